@@ -1,0 +1,1 @@
+"""evalkit: evaluate LLM products with suites of cases, checks, a judge and gates."""

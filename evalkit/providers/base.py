@@ -1,0 +1,110 @@
+"""The one small interface every model provider implements."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One Messages-API request, provider-neutral. Everything in it is part of the cache key."""
+
+    model: str
+    messages: tuple[dict[str, Any], ...]
+    system: str | None = None
+    max_tokens: int = 1024
+    temperature: float | None = None
+    tools: tuple[dict[str, Any], ...] = ()
+    tool_choice: dict[str, Any] | None = None
+
+    @classmethod
+    def from_prompt(cls, prompt: str, *, model: str, **kwargs: Any) -> "ModelRequest":
+        return cls(model=model, messages=({"role": "user", "content": prompt},), **kwargs)
+
+    def to_api_body(self) -> dict[str, Any]:
+        """The JSON body the Messages API receives (and the fakes match on)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [dict(m) for m in self.messages],
+        }
+        if self.system is not None:
+            body["system"] = self.system
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if self.tools:
+            body["tools"] = [dict(t) for t in self.tools]
+        if self.tool_choice is not None:
+            body["tool_choice"] = dict(self.tool_choice)
+        return body
+
+    def cache_key(self, repeat: int = 0) -> str:
+        """Stable hash of every request parameter plus the repeat index."""
+        payload = json.dumps({"body": self.to_api_body(), "repeat": repeat}, sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass
+class ModelResponse:
+    """What a provider returns: the text, the forced tool's input if any, and usage."""
+
+    text: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
+    stop_reason: str | None = None
+    cached: bool = field(default=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "tool_name": self.tool_name,
+            "tool_input": self.tool_input,
+            "stop_reason": self.stop_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ModelResponse":
+        return cls(**{k: data.get(k) for k in ("text", "model", "tool_name", "tool_input", "stop_reason")},
+                   input_tokens=int(data.get("input_tokens") or 0),
+                   output_tokens=int(data.get("output_tokens") or 0))
+
+    @classmethod
+    def from_api_message(cls, message: dict[str, Any]) -> "ModelResponse":
+        """Build from a Messages-API reply body (a dict shaped like `anthropic.types.Message`)."""
+        texts: list[str] = []
+        tool_name = tool_input = None
+        for block in message.get("content") or []:
+            if block.get("type") == "text":
+                texts.append(block.get("text", ""))
+            elif block.get("type") == "tool_use" and tool_name is None:
+                tool_name, tool_input = block.get("name"), block.get("input")
+        usage = message.get("usage") or {}
+        return cls(
+            text="".join(texts),
+            model=message.get("model", ""),
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            tool_name=tool_name,
+            tool_input=tool_input if isinstance(tool_input, dict) else None,
+            stop_reason=message.get("stop_reason"),
+        )
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A model API. Raises `ProviderError` with `retryable` set; never retries by itself."""
+
+    name: str
+
+    async def generate(self, request: ModelRequest) -> ModelResponse: ...
+
+    async def aclose(self) -> None: ...

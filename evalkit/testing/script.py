@@ -1,0 +1,195 @@
+"""Scripted model replies, chosen per request: shared by the in-process scripted provider
+and the loopback fake of the Messages API, so both answer a request the same way."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+FAULT_KINDS = ("429", "529", "500", "400", "drop", "bad_json")
+
+
+@dataclass(frozen=True)
+class TextReply:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """An injected failure: an HTTP status, a dropped connection, or a 200 that is not JSON."""
+
+    kind: str
+    retry_after: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {self.kind!r}; choose one of {', '.join(FAULT_KINDS)}")
+
+
+Action = Union[TextReply, ToolReply, Fault]
+# A responder sees the request body and returns reply text, a tool input dict, or an Action.
+Responder = Callable[[dict[str, Any]], Union[str, dict, TextReply, ToolReply, Fault]]
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """All the prose of a request (system and every message), for prompt matching."""
+    parts: list[str] = []
+
+    def add(content: Any) -> None:
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict):
+                    add(block.get("text") or block.get("content") or "")
+    add(body.get("system") or "")
+    for message in body.get("messages") or []:
+        add(message.get("content"))
+    return "\n".join(parts)
+
+
+def requested_tool(body: dict[str, Any]) -> str | None:
+    """The tool a request forces, else its only tool, else None."""
+    choice = body.get("tool_choice") or {}
+    if choice.get("type") == "tool":
+        return choice.get("name")
+    tools = body.get("tools") or []
+    return tools[0].get("name") if len(tools) == 1 else None
+
+
+@dataclass
+class Rule:
+    action: Action | Responder
+    prompt: str | re.Pattern[str] | None = None
+    tool: str | None = None
+    model: str | None = None
+    times: int | None = None
+    used: int = field(default=0, compare=False)
+
+    def matches(self, body: dict[str, Any], text: str) -> bool:
+        if self.times is not None and self.used >= self.times:
+            return False
+        if self.model is not None and body.get("model") != self.model:
+            return False
+        if self.tool is not None and requested_tool(body) != self.tool:
+            return False
+        if isinstance(self.prompt, re.Pattern):
+            return bool(self.prompt.search(text))
+        return self.prompt is None or self.prompt in text
+
+
+class Script:
+    """An ordered list of rules; the first one that matches a request answers it.
+
+    A rule with `times=N` answers N requests and then stands aside, which is how a fault is
+    injected once before the real reply: `script.fault("429", retry_after=1, times=1)`
+    followed by `script.reply("ok")`.
+    """
+
+    def __init__(self) -> None:
+        self._rules: list[Rule] = []
+        self._lock = threading.Lock()
+
+    def reply(self, text: str, **match: Any) -> "Script":
+        return self._add(TextReply(text), **match)
+
+    def tool_reply(self, tool: str, tool_input: dict[str, Any], **match: Any) -> "Script":
+        match.setdefault("tool", tool)
+        return self._add(ToolReply(tool, tool_input), **match)
+
+    def respond(self, responder: Responder, **match: Any) -> "Script":
+        return self._add(responder, **match)
+
+    def fault(self, kind: str, *, retry_after: float | None = None, times: int | None = 1,
+              **match: Any) -> "Script":
+        return self._add(Fault(kind, retry_after), times=times, **match)
+
+    def _add(self, action: Action | Responder, *, prompt: str | re.Pattern[str] | None = None,
+             tool: str | None = None, model: str | None = None, times: int | None = None) -> "Script":
+        self._rules.append(Rule(action, prompt, tool, model, times))
+        return self
+
+    def action_for(self, body: dict[str, Any]) -> Action:
+        """The action answering `body`; a request no rule matches gets a 400 naming it."""
+        text = request_text(body)
+        with self._lock:
+            rule = next((r for r in self._rules if r.matches(body, text)), None)
+            if rule is not None:
+                rule.used += 1
+        if rule is None:
+            return _NoMatch(text[:200])
+        action = rule.action
+        if callable(action) and not isinstance(action, (TextReply, ToolReply, Fault)):
+            produced = action(body)
+            if isinstance(produced, str):
+                return TextReply(produced)
+            if isinstance(produced, dict):
+                return ToolReply(requested_tool(body) or "tool", produced)
+            return produced
+        return action
+
+
+@dataclass(frozen=True)
+class _NoMatch(Fault):
+    """No rule matched: answered as a 400 whose message shows the start of the prompt."""
+
+    prompt_start: str = ""
+
+    def __init__(self, prompt_start: str) -> None:
+        object.__setattr__(self, "kind", "400")
+        object.__setattr__(self, "retry_after", None)
+        object.__setattr__(self, "prompt_start", prompt_start)
+
+    @property
+    def message(self) -> str:
+        return f"no scripted reply matches this request (prompt starts: {self.prompt_start!r})"
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (4 characters a token), so fakes report plausible usage."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+def message_payload(body: dict[str, Any], action: TextReply | ToolReply) -> dict[str, Any]:
+    """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`."""
+    if isinstance(action, ToolReply):
+        content = [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24],
+                    "name": action.name, "input": action.input}]
+        stop_reason, out_text = "tool_use", json.dumps(action.input)
+    else:
+        content = [{"type": "text", "text": action.text}]
+        stop_reason, out_text = "end_turn", action.text
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", ""),
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": estimate_tokens(request_text(body)),
+                  "output_tokens": estimate_tokens(out_text)},
+    }
+
+
+def error_payload(fault: Fault) -> tuple[int, dict[str, Any]]:
+    """HTTP status and Messages-API error body for a status fault."""
+    kinds = {"429": (429, "rate_limit_error", "Rate limited (scripted)"),
+             "529": (529, "overloaded_error", "Overloaded (scripted)"),
+             "500": (500, "api_error", "Internal server error (scripted)"),
+             "400": (400, "invalid_request_error", "Bad request (scripted)")}
+    status, etype, msg = kinds[fault.kind]
+    if isinstance(fault, _NoMatch):
+        msg = fault.message
+    return status, {"type": "error", "error": {"type": etype, "message": msg}}
