@@ -1,0 +1,175 @@
+"""The Anthropic Messages API behind evalkit's Provider interface.
+
+`anthropic` is imported inside functions only: importing it costs over a second, and this
+module is reachable from the pytest plugin. The SDK never retries (`max_retries=0`): the one
+retry layer is evalkit's client, driven by `ProviderError.retryable` / `.retry_after`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import inspect
+import json
+import time
+import warnings
+from typing import Any, Generator
+
+from evalkit.errors import MissingKeyError, ProviderError
+from evalkit.providers.base import ModelRequest, ModelResponse
+
+# Statuses the API asks clients to retry (the SDK's own policy: timeouts, lock conflicts,
+# rate limits, every 5xx including 529 overloaded).
+_RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+
+class AnthropicProvider:
+    """Calls `messages.create` on an `AsyncAnthropic` client that does not retry."""
+
+    name = "anthropic"
+
+    def __init__(self, api_key: str | None = None, base_url: str | None = None, *,
+                 max_connections: int = 100, timeout: float = 600):
+        import anthropic
+        import httpx2
+
+        # Connect quickly or fail (a wrong base URL should not hang for the read timeout).
+        http_timeout = httpx2.Timeout(timeout, connect=min(5.0, timeout))
+        http_client = anthropic.DefaultAsyncHttpxClient(
+            timeout=http_timeout,
+            limits=httpx2.Limits(max_connections=max_connections,
+                                 max_keepalive_connections=min(100, max_connections)),
+        )
+        # None lets the SDK read ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL (and its profiles).
+        try:
+            self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, timeout=http_timeout,
+                                                    max_retries=0, http_client=http_client)
+        except anthropic.CredentialsError as exc:  # e.g. ANTHROPIC_CONFIG_DIR without a profile
+            raise MissingKeyError(f"No ANTHROPIC_API_KEY: set it, or run `evalkit demo` ({exc})") from exc
+        if self._client.api_key is None and self._client.auth_token is None and self._client.credentials is None:
+            raise MissingKeyError("No ANTHROPIC_API_KEY: set it, or run `evalkit demo`")
+        self.base_url = str(self._client.base_url)
+        self._sdk_params = frozenset(inspect.signature(self._client.messages.create).parameters)
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        body = request.to_api_body()
+        # Fields this SDK version no longer names (2.12.0 has no `temperature`) travel in
+        # extra_body, so the API itself accepts or rejects them, visibly.
+        extra = {k: body.pop(k) for k in list(body) if k not in self._sdk_params}
+        try:
+            message = await _QuietDeprecations(
+                self._client.messages.create(**body, **({"extra_body": extra} if extra else {})))
+        except Exception as exc:
+            raise _provider_error(exc, self.base_url) from exc
+        if not hasattr(message, "model_dump"):
+            # The SDK hands back plain text when a reply is not labelled JSON.
+            raise ProviderError(f"Anthropic API reply was not a message object: {str(message)[:200]!r}",
+                                retryable=True, status=200)
+        return ModelResponse.from_api_message(message.model_dump())
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def deprecated_models() -> dict[str, str]:
+    """The SDK's deprecated model ids mapped to their end-of-life dates ("November 30th, 2026")."""
+    from anthropic.resources.messages.messages import DEPRECATED_MODELS
+
+    return dict(DEPRECATED_MODELS)
+
+
+class _QuietDeprecations:
+    """Await a coroutine with the SDK's model DeprecationWarning silenced.
+
+    The SDK warns synchronously at the start of `create()`, before its first suspension. A
+    `catch_warnings()` block held across an `await` would corrupt the process-wide filter
+    list when concurrent calls interleave (each restores the state it saw on entry, out of
+    order), so the block covers only the first, synchronous step of the coroutine.
+    """
+
+    def __init__(self, coro: Any):
+        self._coro = coro
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        it = self._coro.__await__()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pending = it.send(None)
+        except StopIteration as done:
+            return done.value
+        while True:  # the rest is plain `yield from it`
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                it.close()
+                raise
+            except BaseException as exc:  # noqa: BLE001 - forwarded (cancellation included)
+                try:
+                    pending = it.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    pending = it.send(sent)
+                except StopIteration as done:
+                    return done.value
+
+
+def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
+    """Translate an SDK (or transport) failure into a ProviderError with a retry decision."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        etype = exc.type or "error"
+        detail = exc.api_message or _short(exc.body) or exc.message
+        retryable = status in _RETRYABLE_STATUSES or status >= 500
+        should_retry = exc.response.headers.get("x-should-retry")
+        if should_retry in ("true", "false"):
+            retryable = should_retry == "true"
+        return ProviderError(f"Anthropic API {status} {etype}: {_one_line(detail)}", retryable=retryable,
+                             retry_after=_retry_after(exc.response.headers), status=status)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ProviderError(f"Anthropic API request timed out ({base_url})", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        why = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
+        return ProviderError(f"Anthropic API connection failed ({base_url}): {_one_line(why)}", retryable=True)
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return ProviderError(f"Anthropic API reply did not match the Message schema: {_one_line(exc.message)}",
+                             retryable=True, status=exc.status_code)
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+        # A 200 whose body is cut short or is not JSON: the SDK raises json.JSONDecodeError
+        # straight from `response.json()` (and would not retry it); a retry usually succeeds.
+        return ProviderError(f"Anthropic API reply was not valid JSON: {_one_line(str(exc))}",
+                             retryable=True, status=200)
+    if isinstance(exc, anthropic.AnthropicError):
+        return ProviderError(f"Anthropic client error: {_one_line(str(exc))}")
+    # Raised before any request is sent (bad arguments, the SDK's "streaming is required"
+    # check, missing credentials): retrying cannot help.
+    return ProviderError(f"Anthropic request failed: {type(exc).__name__}: {_one_line(str(exc))}")
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds to wait from `retry-after-ms`, else `retry-after` (seconds or an HTTP date)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            parsed = email.utils.parsedate_tz(value) if scale == 1.0 else None
+            if parsed is None:
+                continue
+            seconds = email.utils.mktime_tz(parsed) - time.time()
+        return max(0.0, seconds)
+    return None
+
+
+def _short(body: object) -> str:
+    return "" if body is None else (body if isinstance(body, str) else json.dumps(body, default=str))[:300]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:500]

@@ -1,0 +1,239 @@
+"""A loopback fake of the Anthropic Messages API: a real HTTP server in a thread that answers
+`POST /v1/messages` from a `Script`, so the real `anthropic` client can be tested offline.
+
+    with FakeAnthropicServer(Script().reply("hello")) as fake:
+        client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
+
+It answers exactly as the in-process `ScriptedProvider` does (same `Script`, same payload
+builders); only the transport differs. Faults: 429 (with `retry-after` when the fault has
+one), 529, 500, 400, "drop" (the socket is closed with no reply) and "bad_json" (a 200 whose
+body is cut short).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import traceback
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from evalkit.testing.script import Fault, Script, error_payload, message_payload
+
+MESSAGES_PATH = "/v1/messages"
+
+
+class FakeAnthropicServer:
+    """A Messages-API server on 127.0.0.1 (a free port), answering from `script`."""
+
+    def __init__(self, script: Script | None = None, *, latency: float = 0.0):
+        self.script = script if script is not None else Script()
+        self.latency = latency
+        self.errors: list[str] = []  # tracebacks of responders that raised (answered as 500)
+        self._requests: list[dict[str, Any]] = []
+        self._headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> "FakeAnthropicServer":
+        if self._server is not None:
+            return self
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.fake = self
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-anthropic", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.close_connections()
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "FakeAnthropicServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- what tests look at ------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """Base URL to pass as `base_url=` or ANTHROPIC_BASE_URL."""
+        if self._server is None:
+            raise RuntimeError("FakeAnthropicServer is not running: call start() or use `with`")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """A snapshot of the JSON bodies received on /v1/messages, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        """A snapshot of the headers (lower-cased names) of those requests."""
+        with self._lock:
+            return list(self._headers)
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self._requests)
+
+    def reset_counts(self) -> None:
+        """Forget the recorded requests (the script's rules keep their use counts)."""
+        with self._lock:
+            self._requests.clear()
+            self._headers.clear()
+            self.errors.clear()
+
+    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self._requests.append(body)
+            self._headers.append(headers)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    # Bursts of 32-64 new connections must not overflow the listen backlog (default 5),
+    # or clients wait out SYN retransmits.
+    request_queue_size = 256
+    fake: FakeAnthropicServer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._conns: set[socket.socket] = set()
+        self._conns_lock = threading.Lock()
+
+    def track(self, conn: socket.socket, alive: bool) -> None:
+        with self._conns_lock:
+            (self._conns.add if alive else self._conns.discard)(conn)
+
+    def close_connections(self) -> None:
+        """Unblock handler threads parked on idle keep-alive connections."""
+        with self._conns_lock:
+            conns = list(self._conns)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive; every reply carries Content-Length
+    server_version = "FakeAnthropic/1.0"
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        self.server.track(self.connection, False)
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet by design
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._read_body()
+        self._not_found()
+
+    do_PUT = do_DELETE = do_PATCH = do_GET
+
+    def do_POST(self) -> None:  # noqa: N802
+        raw = self._read_body()
+        if self.path.split("?", 1)[0].rstrip("/") != MESSAGES_PATH:
+            self._not_found()
+            return
+        try:
+            body = json.loads(raw or b"null")
+            if not isinstance(body, dict):
+                raise ValueError("the request body must be a JSON object")
+        except ValueError as exc:
+            self._send_error(400, "invalid_request_error", f"request body is not valid JSON: {exc}")
+            return
+        fake = self.server.fake
+        fake._record(body, {k.lower(): v for k, v in self.headers.items()})
+        if fake.latency:
+            time.sleep(fake.latency)  # on this handler's own thread: concurrent requests overlap
+        try:
+            action = fake.script.action_for(body)
+        except Exception as exc:  # a responder raised: report it rather than hang the client
+            fake.errors.append(traceback.format_exc())
+            self._send_error(500, "api_error", f"scripted responder raised {exc!r}")
+            return
+        if isinstance(action, Fault):
+            self._send_fault(action)
+        else:
+            self._send_json(200, message_payload(body, action))
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _not_found(self) -> None:
+        self._send_error(404, "not_found_error", f"the fake serves only POST {MESSAGES_PATH}, "
+                                                 f"not {self.command} {self.path}")
+
+    def _send_fault(self, fault: Fault) -> None:
+        if fault.kind == "drop":
+            # No status line at all: the client sees the connection end (a connection error).
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if fault.kind == "bad_json":
+            self._send_bytes(200, b'{"id": "msg_trunc', "application/json")
+            return
+        status, payload = error_payload(fault)
+        headers = {}
+        if fault.retry_after is not None:
+            ra = fault.retry_after
+            headers["retry-after"] = str(int(ra)) if float(ra).is_integer() else repr(float(ra))
+        if status == 529:
+            headers["x-should-retry"] = "true"
+        self._send_json(status, payload, headers)
+
+    def _send_error(self, status: int, etype: str, message: str) -> None:
+        self._send_json(status, {"type": "error", "error": {"type": etype, "message": message}})
+
+    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_bytes(status, json.dumps(payload).encode(), "application/json", headers)
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str,
+                    headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("request-id", "req_" + uuid.uuid4().hex[:24])
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
