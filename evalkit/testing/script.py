@@ -68,6 +68,10 @@ def requested_tool(body: dict[str, Any]) -> str | None:
     return tools[0].get("name") if len(tools) == 1 else None
 
 
+def _forces_tool(body: dict[str, Any]) -> bool:
+    return (body.get("tool_choice") or {}).get("type") in ("tool", "any")
+
+
 @dataclass
 class Rule:
     action: Action | Responder
@@ -82,7 +86,9 @@ class Rule:
             return False
         if self.model is not None and body.get("model") != self.model:
             return False
-        if self.tool is not None and requested_tool(body) != self.tool:
+        # A rule without `tool` answers only requests that force no tool, so a prompt rule for
+        # the target never answers the judge's request that quotes the target's output.
+        if requested_tool(body) != self.tool and (self.tool is not None or _forces_tool(body)):
             return False
         if isinstance(self.prompt, re.Pattern):
             return bool(self.prompt.search(text))

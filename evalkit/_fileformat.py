@@ -1,0 +1,213 @@
+"""Pydantic models of the suite file format (unknown keys refused) and its JSON Schema."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+
+DEFAULT_JUDGE_MODEL = "claude-haiku-4-5-20251001"
+DEFAULT_TARGET_MODEL = "claude-sonnet-4-6"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CheckSpec(_Strict):
+    """A check as written in YAML: `type` plus that type's own arguments (validated later)."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str = Field(description="A registered check type, e.g. syntax, contains, field, llm_judge.")
+
+
+class FieldSpec(_Strict):
+    type: Literal["number", "integer", "boolean", "enum", "string"]
+    description: str = ""
+    values: list[str] | None = Field(default=None, description="Allowed values of an enum field.")
+    tolerance: float | None = Field(default=None, ge=0, description="Relative tolerance for numbers.")
+
+    @model_validator(mode="after")
+    def _enum_values(self) -> "FieldSpec":
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum field needs `values`")
+        if self.type != "enum" and self.values:
+            raise ValueError("`values` is only for enum fields")
+        return self
+
+
+class RubricItemSpec(_Strict):
+    """One checklist item, decided either by code (`check`) or by the judge (`judge`)."""
+
+    id: str | None = None
+    text: str | None = Field(default=None, description="Human label shown in reports.")
+    judge: str | None = Field(default=None, description="Criterion the judge decides.")
+    check: CheckSpec | None = Field(default=None, description="A check that decides this item by code.")
+    critical: bool = Field(default=False, description="Fail the case if this fails, whatever the rate.")
+    when: str | None = Field(default=None, description="Jinja expression over `input` and `facts`; "
+                                                       "false makes the item not applicable.")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "RubricItemSpec":
+        if (self.judge is None) == (self.check is None):
+            raise ValueError("a rubric item needs exactly one of `judge:` or `check:`")
+        return self
+
+
+def _kind(value: Any, kinds: dict[type, str], default: str) -> str:
+    return next((tag for cls, tag in kinds.items() if isinstance(value, cls)), default)
+
+
+# Unions carry tags (starting with "~") so a validation error reports one branch only;
+# the loader drops the tags from error locations.
+RubricEntry = Annotated[
+    Union[Annotated[str, Tag("~text")], Annotated[RubricItemSpec, Tag("~item")]],
+    Discriminator(lambda v: _kind(v, {str: "~text"}, "~item")),
+]
+RubricSpec = list[RubricEntry]
+
+
+class PromptTargetSpec(_Strict):
+    """A Jinja prompt sent to a model: inline `prompt` or a `prompt_file` beside the suite."""
+
+    prompt: str | None = None
+    prompt_file: str | None = None
+    system: str | None = None
+    model: str | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+    temperature: float | None = Field(default=None, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_template(self) -> "PromptTargetSpec":
+        if (self.prompt is None) == (self.prompt_file is None):
+            raise ValueError("a prompt target needs exactly one of `prompt` or `prompt_file`")
+        return self
+
+
+class CallableTargetSpec(_Strict):
+    function: str = Field(description="module:function, resolved relative to the suite's folder.")
+
+
+def _target_kind(v: Any) -> str:
+    if isinstance(v, str):
+        return "~function"
+    if isinstance(v, CallableTargetSpec) or (isinstance(v, dict) and "function" in v):
+        return "~callable"
+    return "~prompt"
+
+
+TargetSpec = Annotated[
+    Union[Annotated[str, Tag("~function")], Annotated[CallableTargetSpec, Tag("~callable")],
+          Annotated[PromptTargetSpec, Tag("~prompt")]],
+    Discriminator(_target_kind),
+]
+CaseRubric = Annotated[
+    Union[Annotated[str, Tag("~name")], Annotated[RubricSpec, Tag("~list")]],
+    Discriminator(lambda v: _kind(v, {str: "~name"}, "~list")),
+]
+
+
+class CaseSpec(_Strict):
+    id: str = Field(min_length=1)
+    description: str = ""
+    input: Any = None
+    checks: list[CheckSpec] = Field(default_factory=list, description="Every one must pass.")
+    rubric: CaseRubric = Field(default_factory=list,
+                                     description="Items scored for the pass rate; or the name of a "
+                                                 "rubric under the suite's `rubrics`.")
+    repeats: int | None = Field(default=None, ge=1, le=100)
+    fields: list[str] | None = Field(default=None, description="Fields to extract (default: all).")
+    tags: list[str] = Field(default_factory=list)
+    skip: str | None = Field(default=None, description="Reason to skip this case.")
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, v: str) -> str:
+        if any(c.isspace() for c in v):
+            raise ValueError("a case id may not contain white space")
+        return v
+
+
+class FieldRef(_Strict):
+    case: str | None = None
+    field: str | None = None
+    fact: str | None = None
+    value: Any = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "FieldRef":
+        if self.value is not None:
+            if self.case or self.field or self.fact:
+                raise ValueError("a constant `value` stands alone")
+        elif not self.case or (self.field is None) == (self.fact is None):
+            raise ValueError("refer to `case` plus one of `field` or `fact`, or give a `value`")
+        return self
+
+
+class CompareSpec(_Strict):
+    """A check across cases on extracted fields, e.g. one runner's volume below another's."""
+
+    id: str
+    text: str | None = None
+    left: FieldRef
+    op: Literal["<", "<=", ">", ">=", "==", "!=", "within"]
+    right: FieldRef
+    tolerance: float = Field(default=0.1, ge=0, description="Relative tolerance for `within`.")
+
+
+class Thresholds(_Strict):
+    rubric: float = Field(default=0.8, ge=0, le=1, description="Minimum rubric pass rate per case.")
+    agreement: float = Field(default=0.8, ge=0, le=1, description="Minimum field agreement per case.")
+
+
+class ModelTiers(_Strict):
+    high: str | None = None
+    low: str | None = None
+
+
+class SuiteSpec(_Strict):
+    """A suite file: cases plus how to run and score them."""
+
+    name: str | None = None
+    description: str = ""
+    target: TargetSpec | None = None
+    model: str | None = Field(default=None, description="Model for the target's calls.")
+    judge_model: str | None = Field(default=None, description=f"Default {DEFAULT_JUDGE_MODEL}.")
+    models: ModelTiers = Field(default_factory=ModelTiers)
+    max_tokens: int = Field(default=1024, gt=0)
+    temperature: float | None = Field(default=None, ge=0, le=1)
+    repeats: int = Field(default=1, ge=1, le=100)
+    watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
+    plugins: list[str] = Field(default_factory=list, description="Modules that register checks.")
+    check_defaults: dict[str, dict[str, Any]] = Field(default_factory=dict,
+                                                      description="Default arguments per check type.")
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+    checks: list[CheckSpec] = Field(default_factory=list, description="Applied to every case.")
+    rubrics: dict[str, RubricSpec] = Field(default_factory=dict)
+    compare: list[CompareSpec] = Field(default_factory=list)
+    cases: list[CaseSpec] = Field(min_length=1)
+
+
+def suite_json_schema() -> dict[str, Any]:
+    """JSON Schema of a suite file, with each registered check type's own arguments."""
+    from evalkit.checks.base import check_types
+
+    schema = SuiteSpec.model_json_schema()
+    variants = []
+    for name, cls in check_types().items():
+        sub = cls.model_json_schema()
+        props = {"type": {"const": name}, **sub.get("properties", {})}
+        variant = {"type": "object", "title": name, "description": (cls.__doc__ or "").strip(),
+                   "properties": props, "required": ["type", *sub.get("required", [])],
+                   "additionalProperties": False}
+        if "$defs" in sub:
+            schema.setdefault("$defs", {}).update(sub["$defs"])
+        variants.append(variant)
+    schema["$defs"]["CheckSpec"] = {"oneOf": variants, "description": "A check: `type` and its arguments."}
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "evalkit suite"
+    return {"anyOf": [schema, {"type": "array", "items": {"$ref": "#/$defs/CaseSpec"},
+                               "description": "A fixture list: cases only."}],
+            "$defs": schema.pop("$defs"), **{k: v for k, v in schema.items() if k.startswith("$s")}}

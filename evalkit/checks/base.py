@@ -1,0 +1,112 @@
+"""What a check is, what it sees, and the registry that maps a YAML `type` to a check class."""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A check's decision: passed True/False, or None when the check does not apply."""
+
+    passed: bool | None
+    reason: str = ""
+
+    @classmethod
+    def not_applicable(cls, reason: str) -> "Outcome":
+        return cls(None, reason)
+
+
+@dataclass
+class CheckContext:
+    """Everything a check may look at for one run of one case."""
+
+    output: Any
+    input: Any = None
+    fields: dict[str, Any] | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    case_id: str = ""
+    suite_dir: Path | None = None
+
+    @property
+    def text(self) -> str:
+        """The output as text: strings as they are, anything else as JSON."""
+        return output_text(self.output)
+
+
+def output_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, BaseModel):
+        return output.model_dump_json(indent=2)
+    try:
+        return json.dumps(output, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(output)
+
+
+class Check(BaseModel):
+    """A scored criterion. Subclasses set `type` and declare their YAML arguments as fields.
+
+    `evaluate` returns an `Outcome`, a bool, or a `(bool, reason)` pair; raising makes an
+    error row, never a pass.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: ClassVar[str]
+    # Checks that read extracted fields make the runner extract them for the case.
+    needs_fields: ClassVar[bool] = False
+    # The `llm_judge` check is batched into the case's one judge call instead of evaluated here.
+    is_judge: ClassVar[bool] = False
+
+    @abstractmethod
+    def evaluate(self, ctx: CheckContext) -> Outcome | bool | tuple[bool, str]:
+        """Decide this check for one run."""
+
+    def describe(self) -> str:
+        """A short human label, e.g. `max_words(per_message=6)`."""
+        args = ", ".join(f"{k}={v!r}" for k, v in self.model_dump(exclude_defaults=True).items())
+        return f"{self.type}({args})" if args else self.type
+
+    def referenced_fields(self) -> set[str]:
+        return set()
+
+
+_REGISTRY: dict[str, type[Check]] = {}
+
+
+def register_check(cls: type[Check]) -> type[Check]:
+    """Class decorator: make `cls` available under its `type` in suite files."""
+    name = getattr(cls, "type", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{cls.__name__} must set a class attribute `type: ClassVar[str]`")
+    existing = _REGISTRY.get(name)
+    if existing is not None and existing is not cls and existing.__qualname__ != cls.__qualname__:
+        raise ValueError(f"check type {name!r} is already registered by {existing.__module__}")
+    _REGISTRY[name] = cls
+    return cls
+
+
+def check_types() -> dict[str, type[Check]]:
+    """The registered check classes by type, built-ins included."""
+    import evalkit.checks.builtin  # noqa: F401  (registers the built-ins)
+
+    return dict(sorted(_REGISTRY.items()))
+
+
+def normalize(result: Outcome | bool | tuple[bool, str] | None) -> Outcome:
+    """Turn what `evaluate` returned into an Outcome."""
+    if isinstance(result, Outcome):
+        return result
+    if isinstance(result, tuple) and len(result) == 2:
+        return Outcome(bool(result[0]), str(result[1]))
+    if isinstance(result, bool):
+        return Outcome(result, "")
+    raise TypeError(f"a check returned {type(result).__name__}; expected Outcome, bool or (bool, reason)")

@@ -1,0 +1,63 @@
+"""Checks decided by code on fields extracted from the output (deterministic rubric items)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import model_validator
+
+from evalkit.checks.base import Check, CheckContext, Outcome, register_check
+
+
+@register_check
+class FieldCheck(Check):
+    """An extracted field lies in `min`..`max`, equals `equals`, or is one of `one_of`."""
+
+    type = "field"
+    needs_fields = True
+    field: str
+    min: float | None = None
+    max: float | None = None
+    equals: Any = None
+    one_of: list[Any] | None = None
+
+    @model_validator(mode="after")
+    def _some_condition(self) -> "FieldCheck":
+        if self.min is None and self.max is None and self.equals is None and self.one_of is None:
+            raise ValueError("field needs `min`, `max`, `equals` or `one_of`")
+        return self
+
+    def referenced_fields(self) -> set[str]:
+        return {self.field}
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        fields = ctx.fields or {}
+        if self.field not in fields:
+            raise ValueError(f"field {self.field!r} was not extracted; declare it under the suite's `fields`")
+        value = fields[self.field]
+        if value is None:
+            return Outcome(False, f"{self.field} is not stated in the output")
+        if self.equals is not None and value != self.equals:
+            return Outcome(False, f"{self.field} = {value!r}, expected {self.equals!r}")
+        if self.one_of is not None and value not in self.one_of:
+            return Outcome(False, f"{self.field} = {value!r}, expected one of {self.one_of}")
+        if self.min is not None or self.max is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return Outcome(False, f"{self.field} = {value!r} is not a number")
+            if self.min is not None and value < self.min:
+                return Outcome(False, f"{self.field} = {value:g} is below {self.min:g}")
+            if self.max is not None and value > self.max:
+                return Outcome(False, f"{self.field} = {value:g} is above {self.max:g}")
+        return Outcome(True, f"{self.field} = {value!r}")
+
+
+@register_check
+class LlmJudge(Check):
+    """The judge model decides whether the output meets `criteria` (batched per case)."""
+
+    type = "llm_judge"
+    is_judge = True
+    criteria: str
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        raise RuntimeError("llm_judge is decided by the judge call, not evaluated locally")

@@ -1,0 +1,232 @@
+"""Checks on the text or the list of messages a target returned."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from evalkit.checks.base import Check, CheckContext, Outcome, register_check
+
+
+def messages_of(output: Any) -> list[str]:
+    """A list of messages: a list as it is, a `messages` field, a JSON list, or lines."""
+    if isinstance(output, (list, tuple)):
+        return [str(m) for m in output]
+    if isinstance(output, dict) and isinstance(output.get("messages"), list):
+        return [str(m) for m in output["messages"]]
+    messages = getattr(output, "messages", None)
+    if isinstance(messages, (list, tuple)):
+        return [str(m) for m in messages]
+    if isinstance(output, str):
+        try:
+            parsed = json.loads(output)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(m) for m in parsed]
+        return [line.strip() for line in output.splitlines() if line.strip()]
+    raise ValueError(f"output is not a list of messages (got {type(output).__name__})")
+
+
+@register_check
+class Count(Check):
+    """The output holds `expected` messages (or between `min` and `max`)."""
+
+    type = "count"
+    expected: int | None = None
+    min: int | None = None
+    max: int | None = None
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> "Count":
+        if self.expected is None and self.min is None and self.max is None:
+            raise ValueError("count needs `expected`, `min` or `max`")
+        return self
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        n = len(messages_of(ctx.output))
+        if self.expected is not None and n != self.expected:
+            return Outcome(False, f"{n} messages, expected {self.expected}")
+        if self.min is not None and n < self.min:
+            return Outcome(False, f"{n} messages, fewer than {self.min}")
+        if self.max is not None and n > self.max:
+            return Outcome(False, f"{n} messages, more than {self.max}")
+        return Outcome(True, f"{n} messages")
+
+
+@register_check
+class MaxWords(Check):
+    """Every message has at most `per_message` words."""
+
+    type = "max_words"
+    per_message: int = Field(gt=0)
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        long = [(i, m) for i, m in enumerate(messages_of(ctx.output), 1) if len(m.split()) > self.per_message]
+        if long:
+            shown = "; ".join(f"#{i} has {len(m.split())} words: {m[:60]!r}" for i, m in long[:3])
+            more = f" (and {len(long) - 3} more)" if len(long) > 3 else ""
+            return Outcome(False, f"{len(long)} message(s) over {self.per_message} words: {shown}{more}")
+        return Outcome(True, f"all messages within {self.per_message} words")
+
+
+class _TextCheck(Check):
+    ignore_case: bool = False
+
+    def _norm(self, s: str) -> str:
+        return s.casefold() if self.ignore_case else s
+
+
+@register_check
+class Equals(_TextCheck):
+    """The output text, stripped, equals `value`."""
+
+    type = "equals"
+    value: str
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        got = ctx.text.strip()
+        if self._norm(got) == self._norm(self.value.strip()):
+            return Outcome(True, "equal")
+        return Outcome(False, f"got {got[:80]!r}, expected {self.value[:80]!r}")
+
+
+@register_check
+class Contains(_TextCheck):
+    """The output text contains `value` (or every one of `values`)."""
+
+    type = "contains"
+    value: str | None = None
+    values: list[str] = []
+
+    @model_validator(mode="after")
+    def _one(self) -> "Contains":
+        if (self.value is None) == (not self.values):
+            raise ValueError(f"{self.type} needs exactly one of `value` or `values`")
+        return self
+
+    def _wanted(self) -> list[str]:
+        return [self.value] if self.value is not None else list(self.values)
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        text = self._norm(ctx.text)
+        missing = [v for v in self._wanted() if self._norm(v) not in text]
+        if missing:
+            return Outcome(False, "missing " + ", ".join(repr(m) for m in missing))
+        return Outcome(True, "contains " + ", ".join(repr(v) for v in self._wanted()))
+
+
+@register_check
+class NotContains(Contains):
+    """The output text contains none of `value` / `values`."""
+
+    type = "not_contains"
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        text = self._norm(ctx.text)
+        found = [v for v in self._wanted() if self._norm(v) in text]
+        if found:
+            return Outcome(False, "contains " + ", ".join(repr(f) for f in found))
+        return Outcome(True, "contains none of " + ", ".join(repr(v) for v in self._wanted()))
+
+
+@register_check
+class Regex(_TextCheck):
+    """The output text matches `pattern` (searched; `match: false` requires no match)."""
+
+    type = "regex"
+    pattern: str
+    match: bool = True
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression: {exc}") from None
+        return v
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        found = re.search(self.pattern, ctx.text, re.IGNORECASE if self.ignore_case else 0)
+        if found and self.match:
+            return Outcome(True, f"matches at {found.start()}: {found.group(0)[:60]!r}")
+        if not found and not self.match:
+            return Outcome(True, f"no match for /{self.pattern}/ as required")
+        if found:
+            return Outcome(False, f"unexpected match: {found.group(0)[:60]!r}")
+        return Outcome(False, f"no match for /{self.pattern}/")
+
+
+@register_check
+class Json(Check):
+    """The output parses as JSON and, with `schema`, validates against that JSON Schema."""
+
+    type = "json"
+    json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
+
+    @field_validator("json_schema")
+    @classmethod
+    def _valid_schema(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is not None:
+            from jsonschema import exceptions, validators
+
+            try:
+                validators.validator_for(v).check_schema(v)
+            except exceptions.SchemaError as exc:
+                raise ValueError(f"invalid JSON Schema: {exc.message}") from None
+        return v
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        data = ctx.output
+        if isinstance(data, str):
+            text = _strip_code_fence(data)
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                return Outcome(False, f"not JSON: {exc}")
+        if self.json_schema is None:
+            return Outcome(True, "valid JSON")
+        from jsonschema import validators
+
+        validator = validators.validator_for(self.json_schema)(self.json_schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
+        if errors:
+            where = "/".join(str(p) for p in errors[0].path) or "(root)"
+            return Outcome(False, f"{len(errors)} schema error(s); first at {where}: {errors[0].message[:200]}")
+        return Outcome(True, "valid JSON matching the schema")
+
+
+def _strip_code_fence(text: str) -> str:
+    m = re.fullmatch(r"\s*```[a-zA-Z0-9_-]*\n(.*)\n```\s*", text, re.DOTALL)
+    return m.group(1) if m else text
+
+
+@register_check
+class Length(Check):
+    """The output's length in `unit` (chars, words or lines) lies within `min`..`max`."""
+
+    type = "length"
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+    unit: Literal["chars", "words", "lines"] = "chars"
+
+    @model_validator(mode="after")
+    def _bounds(self) -> "Length":
+        if self.min is None and self.max is None:
+            raise ValueError("length needs `min` or `max`")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"length min {self.min} exceeds max {self.max}")
+        return self
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        text = ctx.text
+        n = {"chars": len(text), "words": len(text.split()), "lines": len(text.splitlines())}[self.unit]
+        if self.min is not None and n < self.min:
+            return Outcome(False, f"{n} {self.unit}, fewer than {self.min}")
+        if self.max is not None and n > self.max:
+            return Outcome(False, f"{n} {self.unit}, more than {self.max}")
+        return Outcome(True, f"{n} {self.unit}")

@@ -1,0 +1,227 @@
+"""The `evalkit` command. The only place that turns errors into exit codes:
+0 all gates passed, 1 a gate failed, 2 a usage or configuration error."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from evalkit.errors import EvalkitError, SuiteError, UsageError
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"evalkit: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn evalkit's own errors into a clear message and exit code 2 (never a traceback)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SuiteError as exc:
+            click.echo(f"evalkit: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except EvalkitError as exc:
+            _fail(str(exc))
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="evalkit")
+def main() -> None:
+    """Tell whether a change to prompts or agents made an LLM product's answers worse."""
+
+
+paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path())
+
+
+@main.command()
+@paths_argument
+@_guard
+def validate(paths: tuple[str, ...]) -> None:
+    """Check suite files; report every problem at once."""
+    from evalkit.engine import load_suites
+
+    for suite in load_suites(list(paths)):
+        click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+
+
+@main.command("list")
+@paths_argument
+@_guard
+def list_cases(paths: tuple[str, ...]) -> None:
+    """List suites, their cases and repeats."""
+    from evalkit.engine import load_suites
+
+    for suite in load_suites(list(paths)):
+        target = suite.target.describe() if suite.target else "(no target: pass --target)"
+        click.echo(f"{suite.name}  {suite.path}  target={target}  watch={','.join(suite.watch) or '-'}")
+        for case in suite.cases:
+            extras = [f"×{case.repeats}"] if case.repeats > 1 else []
+            extras += [f"{sum(1 for i in case.items if i.required)} checks",
+                       f"{sum(1 for i in case.items if not i.required)} rubric items"]
+            if case.skip:
+                extras.append(f"skip: {case.skip}")
+            click.echo(f"  {case.id}  ({', '.join(extras)})")
+
+
+@main.command()
+@paths_argument
+@click.option("--model", help="Model for the targets' calls.")
+@click.option("--judge-model", help="Model for the judge and extraction.")
+@click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
+@click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob.")
+@_guard
+def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
+         cases: tuple[str, ...]) -> None:
+    """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
+    from evalkit.engine import load_suites
+    from evalkit.planning import estimate
+
+    suites = load_suites(list(paths))
+    est = estimate(suites, model=model, judge_model=judge_model, repeat=repeat, cases=list(cases))
+    click.echo(est.render())
+
+
+@main.command()
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the JSON Schema here.")
+def schema(output: str | None) -> None:
+    """Print the JSON Schema of suite files (for editor autocompletion)."""
+    from evalkit._fileformat import suite_json_schema
+
+    text = json.dumps(suite_json_schema(), indent=2)
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    else:
+        click.echo(text)
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["markdown", "junit", "json"]), default="markdown")
+@click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
+@_guard
+def report(results: str, fmt: str, template: str | None) -> None:
+    """Render a results JSON file as markdown, JUnit XML or JSON."""
+    from pydantic import ValidationError
+
+    from evalkit.render import render_junit, render_markdown
+    from evalkit.report import Report
+
+    try:
+        data = Report.load(results)
+    except (ValidationError, ValueError) as exc:
+        raise UsageError(f"{results} is not an evalkit results file ({str(exc).splitlines()[0]})") from None
+    if fmt == "markdown":
+        click.echo(render_markdown(data, template=template), nl=False)
+    elif fmt == "junit":
+        click.echo(render_junit(data), nl=False)
+    else:
+        click.echo(data.model_dump_json(indent=2))
+
+
+@main.command()
+@paths_argument
+@click.option("--target", help="module:function to run (for fixture lists that name none).")
+@click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
+@click.option("--model", help="Model for the targets' calls (overrides the suite).")
+@click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
+@click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="Model calls in flight at once, shared by targets and the judge.")
+@click.option("--rubric-threshold", type=click.FloatRange(0, 1), help="Minimum rubric pass rate per case.")
+@click.option("--agreement-threshold", type=click.FloatRange(0, 1), help="Minimum field agreement per case.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False),
+              help="Results JSON (default .evalkit/runs/<time>.json); finished cases stream to <output>l.")
+@click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
+@_guard
+def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], model: str | None,
+        judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
+        agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
+        markdown_path: str | None) -> None:
+    """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
+    from evalkit.engine import anthropic_provider, load_suites, make_client
+    from evalkit.runner import RunOptions
+
+    suites = load_suites(list(paths))
+    if target and ":" not in target:
+        raise UsageError(f"--target {target!r} is not of the form module:function")
+    client = make_client(anthropic_provider(max_connections=max(concurrency, 8)), concurrency=concurrency,
+                         cache_dir=cache_dir, no_cache=no_cache)
+    out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+    options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
+                         rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
+                         jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer())
+    sys.exit(execute(suites, client, options, out, markdown_path))
+
+
+def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
+            *, print_markdown: bool = False) -> int:
+    """Run, save, summarise; shared by `run` and `demo`. Returns the exit code."""
+    from evalkit.engine import run as run_engine
+    from evalkit.gates import exit_code
+    from evalkit.render import render_markdown
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        result = run_engine(suites, client, options)
+    except KeyboardInterrupt:
+        click.echo(f"\nevalkit: interrupted; every finished case is saved in {options.jsonl_path}", err=True)
+        return 130
+    result.save(out)
+    markdown = render_markdown(result)
+    if markdown_path:
+        Path(markdown_path).write_text(markdown, encoding="utf-8")
+    if print_markdown:
+        click.echo(markdown)
+    for suite in result.suites:
+        click.echo(f"{suite.verdict.upper():7} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} "
+                   f"failed, {suite.count('error')} errors" + (f" — {suite.error}" if suite.error else ""))
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    u = result.usage
+    click.echo(f"verdict: {result.verdict} · {u.calls} calls, {u.cache_hits} cache hits, "
+               f"{u.input_tokens + u.output_tokens:,} tokens, ${u.cost_usd:.4f}, {result.wall_seconds:.1f} s · "
+               f"results: {out}")
+    return exit_code(result.verdict)
+
+
+def _progress_printer() -> Callable[[Any, Any], None]:
+    tty = sys.stderr.isatty() and not os.environ.get("CI")
+    marks = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-"} if tty else {}
+
+    def show(suite: Any, case: Any) -> None:
+        mark = marks.get(case.verdict, case.verdict.upper())
+        why = f"  ({'; '.join(case.reasons)})" if case.reasons and case.verdict != "pass" else ""
+        text = f"{mark} {suite.name}/{case.id} {case.wall_seconds:.1f}s{why}"
+        if tty:
+            color = {"pass": "green", "fail": "red", "error": "yellow"}.get(case.verdict)
+            text = click.style(text, fg=color)
+        click.echo(text, err=True)
+
+    return show
+
+
+@main.command()
+@click.option("--output-dir", type=click.Path(file_okay=False), default=".evalkit/demo", show_default=True)
+@_guard
+def demo(output_dir: str) -> None:
+    """Run the bundled suites against a local fake of the model API with scripted replies (no key)."""
+    from evalkit.demo import run_demo
+
+    sys.exit(run_demo(Path(output_dir)))

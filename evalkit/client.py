@@ -1,0 +1,223 @@
+"""The evalkit model client: every call of a target, the judge and extraction goes through
+it, so each gets the concurrency limit, the one retry layer, the cache and cost accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from pydantic import BaseModel
+
+from evalkit.cache import ResponseCache
+from evalkit.errors import ProviderError
+from evalkit.pricing import cost_usd
+from evalkit.providers.base import ModelRequest, ModelResponse, Provider
+
+
+class Usage(BaseModel):
+    """Calls, tokens and dollars; cache hits cost nothing and are counted apart."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+
+    def record(self, response: ModelResponse, cached: bool) -> None:
+        if cached:
+            self.cache_hits += 1
+            return
+        self.calls += 1
+        self.input_tokens += response.input_tokens
+        self.output_tokens += response.output_tokens
+        cost = cost_usd(response.model, response.input_tokens, response.output_tokens)
+        if cost is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost_usd += cost
+
+    def add(self, other: "Usage") -> None:
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter; a server's `retry-after` wins when it gives one."""
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    max_retry_after: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.8, 1.0)
+
+
+class ModelClient:
+    """Shared by every case of a run. Use `bind()` to get the client a target receives."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        concurrency: int = 8,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+        deprecated: Callable[[], dict[str, str]] | None = None,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.provider = provider
+        self.cache = cache
+        self.retry = retry
+        self.concurrency = concurrency
+        self._semaphore: asyncio.Semaphore | None = None
+        self._memo: dict[str, asyncio.Future[ModelResponse]] = {}
+        self._deprecated = deprecated
+        self._sleep = sleep
+        self.usage = Usage()
+        self.per_model: dict[str, Usage] = {}
+        self.models_used: dict[str, set[str]] = {}
+        self.warnings: list[str] = []
+        self.retries = 0
+
+    @property
+    def semaphore(self) -> asyncio.Semaphore:
+        # Created lazily so it belongs to the running event loop.
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+        return self._semaphore
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def _note_model(self, model: str, role: str) -> None:
+        roles = self.models_used.setdefault(model, set())
+        if roles:
+            roles.add(role)
+            return
+        roles.add(role)
+        if self._deprecated is not None:
+            eol = self._deprecated().get(model)
+            if eol:
+                self.warn(f"model {model} is deprecated and reaches end-of-life on {eol}; "
+                          f"move to a newer model")
+
+    async def generate(self, request: ModelRequest, *, repeat: int = 0, role: str = "target",
+                       scopes: Iterable[Usage] = ()) -> ModelResponse:
+        """One model call: served from the run's memo or the disk cache when it can be."""
+        self._note_model(request.model, role)
+        key = request.cache_key(repeat)
+        future = self._memo.get(key)
+        owner = future is None
+        if owner:
+            future = asyncio.get_running_loop().create_future()
+            self._memo[key] = future
+            try:
+                response, cached = await self._fetch(request, key)
+            except BaseException as exc:
+                # Failures are not memoised: the next identical request tries again.
+                del self._memo[key]
+                future.set_exception(exc)
+                future.exception()  # mark retrieved; waiters re-raise it themselves
+                raise
+            future.set_result(response)
+        else:
+            response, cached = await asyncio.shield(future), True
+        self._account(response, cached, scopes)
+        return response
+
+    async def _fetch(self, request: ModelRequest, key: str) -> tuple[ModelResponse, bool]:
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit, True
+        response = await self._call_with_retries(request)
+        if self.cache is not None:
+            self.cache.put(key, response)
+        return response, False
+
+    async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with self.semaphore:
+                    return await self.provider.generate(request)
+            except ProviderError as exc:
+                if not exc.retryable or attempt >= self.retry.max_attempts:
+                    if exc.retryable:
+                        raise ProviderError(f"{exc} (gave up after {attempt} attempts)", retryable=False,
+                                            status=exc.status) from exc
+                    raise
+                self.retries += 1
+                await self._sleep(self.retry.delay(attempt, exc.retry_after))
+
+    def _account(self, response: ModelResponse, cached: bool, scopes: Iterable[Usage]) -> None:
+        for usage in (self.usage, self.per_model.setdefault(response.model or "unknown", Usage()), *scopes):
+            usage.record(response, cached)
+
+    def bind(self, *, model: str, repeat: int = 0, scopes: Iterable[Usage] = (), max_tokens: int = 1024,
+             temperature: float | None = None, tiers: dict[str, str] | None = None) -> "BoundClient":
+        return BoundClient(self, model=model, repeat=repeat, scopes=tuple(scopes), max_tokens=max_tokens,
+                           temperature=temperature, tiers=tiers or {})
+
+
+class BoundClient:
+    """The client a target receives: defaults of its suite, and its case's repeat index."""
+
+    def __init__(self, client: ModelClient, *, model: str, repeat: int, scopes: tuple[Usage, ...],
+                 max_tokens: int, temperature: float | None, tiers: dict[str, str]):
+        self._client = client
+        self.model = model
+        self.repeat = repeat
+        self._scopes = scopes
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.tiers = tiers
+
+    def resolve_model(self, model: str | None) -> str:
+        """A model id, a tier name (`high`, `low`), or None for the suite's target model."""
+        if model is None:
+            return self.model
+        return self.tiers.get(model, model)
+
+    async def generate(self, request: ModelRequest, *, role: str = "target") -> ModelResponse:
+        return await self._client.generate(request, repeat=self.repeat, role=role, scopes=self._scopes)
+
+    async def complete(self, prompt: str | list[dict[str, Any]], *, system: str | None = None,
+                       model: str | None = None, max_tokens: int | None = None,
+                       temperature: float | None = None) -> str:
+        """Send a prompt (or a message list) and return the reply's text."""
+        messages = ({"role": "user", "content": prompt},) if isinstance(prompt, str) else tuple(prompt)
+        request = ModelRequest(model=self.resolve_model(model), messages=messages, system=system,
+                               max_tokens=max_tokens or self.max_tokens,
+                               temperature=self.temperature if temperature is None else temperature)
+        return (await self.generate(request)).text
+
+
+class SyncClient:
+    """A blocking view of a BoundClient, for synchronous targets run in a worker thread."""
+
+    def __init__(self, bound: BoundClient, loop: asyncio.AbstractEventLoop):
+        self._bound = bound
+        self._loop = loop
+        self.model = bound.model
+        self.tiers = bound.tiers
+
+    def resolve_model(self, model: str | None) -> str:
+        return self._bound.resolve_model(model)
+
+    def generate(self, request: ModelRequest, *, role: str = "target") -> ModelResponse:
+        return asyncio.run_coroutine_threadsafe(self._bound.generate(request, role=role), self._loop).result()
+
+    def complete(self, prompt: str | list[dict[str, Any]], **kwargs: Any) -> str:
+        return asyncio.run_coroutine_threadsafe(self._bound.complete(prompt, **kwargs), self._loop).result()

@@ -1,0 +1,31 @@
+"""Rubric-item conditions (`when:`): sandboxed Jinja expressions over a case's input and facts."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable
+
+
+@lru_cache(maxsize=512)
+def compile_condition(expr: str) -> Callable[..., Any]:
+    """Compile `expr`; a syntax error becomes a one-line ValueError."""
+    from jinja2 import StrictUndefined, TemplateSyntaxError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(undefined=StrictUndefined)
+    try:
+        return env.compile_expression(expr, undefined_to_none=False)
+    except TemplateSyntaxError as exc:
+        raise ValueError(f"condition {expr!r} is not a valid expression: {exc.message}") from None
+
+
+def condition_holds(expr: str, *, input: Any, facts: dict[str, Any]) -> bool:
+    """Evaluate `expr` with `input` and `facts` in scope; an unknown name raises ValueError."""
+    from jinja2 import UndefinedError
+
+    try:
+        return bool(compile_condition(expr)(input=input, facts=facts))
+    except UndefinedError as exc:
+        raise ValueError(f"condition {expr!r}: {exc.message}") from None
+    except Exception as exc:  # a comparison of None with a number, and the like
+        raise ValueError(f"condition {expr!r} failed: {exc}") from None

@@ -1,0 +1,81 @@
+"""The one engine behind the CLI, the pytest plugin and the Action: load suites, build the
+client, run, and save results."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Callable
+
+from evalkit.cache import ResponseCache, default_cache_dir
+from evalkit.client import ModelClient, RetryPolicy
+from evalkit.errors import MissingKeyError, SuiteError
+from evalkit.providers.base import Provider
+from evalkit.report import Report
+from evalkit.runner import Runner, RunOptions
+from evalkit.suite import Suite, load_suite
+
+NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
+                  "or run `evalkit demo` to see evalkit work with scripted replies")
+
+
+def load_suites(paths: list[str | Path]) -> list[Suite]:
+    """Load every path; problems of all files are reported together in one SuiteError."""
+    suites, errors = [], []
+    for path in paths:
+        try:
+            suites.append(load_suite(path))
+        except SuiteError as exc:
+            errors.append(exc)
+    if errors:
+        if len(errors) == 1:
+            raise errors[0]
+        raise SuiteError(f"{len(errors)} suite files", [str(e) for e in errors])
+    return suites
+
+
+def anthropic_provider(*, max_connections: int = 100) -> Provider:
+    """The real provider; raises MissingKeyError (exit 2) without a key."""
+    if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
+        raise MissingKeyError(NO_KEY_MESSAGE)
+    from evalkit.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(max_connections=max_connections)
+
+
+def anthropic_deprecations() -> dict[str, str]:
+    from evalkit.providers.anthropic import deprecated_models
+
+    return deprecated_models()
+
+
+def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,
+                no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
+                deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
+    cache = None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
+    return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
+                       deprecated=_once(deprecated) if deprecated else None)
+
+
+def _once(fn: Callable[[], dict[str, str]]) -> Callable[[], dict[str, str]]:
+    memo: list[dict[str, str]] = []
+
+    def call() -> dict[str, str]:
+        if not memo:
+            memo.append(fn())
+        return memo[0]
+
+    return call
+
+
+async def run_async(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
+    try:
+        return await Runner(client, options).run(suites)
+    finally:
+        await client.provider.aclose()
+
+
+def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
+    """Run `suites` to a Report (blocking)."""
+    return asyncio.run(run_async(suites, client, options))

@@ -1,0 +1,153 @@
+"""A tiny GitHub REST client on urllib: JSON bodies, auth headers and Link pagination."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.errors import EvalkitError
+
+DEFAULT_API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+
+_NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+
+
+class GitHubAPIError(EvalkitError):
+    """A GitHub REST call failed; `status` is 0 when no HTTP answer came back."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.message = message
+        super().__init__(f"GitHub API error {status}: {message}" if status else f"GitHub API: {message}")
+
+
+@dataclass(frozen=True)
+class Response:
+    """One HTTP answer: status, decoded JSON (or None) and headers."""
+
+    status: int
+    data: Any
+    headers: Mapping[str, str]
+
+
+def next_link(link_header: str | None) -> str | None:
+    """The rel="next" URL of a `Link` header, or None on the last page."""
+    if not link_header:
+        return None
+    for part in link_header.split(","):
+        match = _NEXT_LINK.search(part)
+        if match:
+            return match.group(1)
+    return None
+
+
+class GitHubAPI:
+    """GitHub's REST API with a token; paths are relative to `api_url`."""
+
+    def __init__(self, token: str, api_url: str | None = None, *, timeout: float = 30.0):
+        # Kept private and out of repr so a logged client never shows the token.
+        self._token = token
+        self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return f"GitHubAPI(api_url={self.api_url!r})"
+
+    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
+                body: Any = None) -> Response:
+        """Send one request; raise GitHubAPIError on a status >= 400 or no answer."""
+        url = path if path.startswith(("http://", "https://")) else self.api_url + path
+        if params:
+            url += ("&" if "?" in url else "?") + urllib.parse.urlencode(params)
+        self._check_same_origin(url)
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        req = urllib.request.Request(url, data=data, method=method, headers=self._headers(data is not None))
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return Response(resp.status, _decode(resp.read()), dict(resp.headers.items()))
+        except urllib.error.HTTPError as exc:
+            detail = _error_message(exc.read()) or exc.reason
+            raise GitHubAPIError(exc.code, self._scrub(f"{method} {_strip_query(url)}: {detail}")) from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise GitHubAPIError(0, self._scrub(f"{method} {_strip_query(url)}: cannot reach GitHub ({reason})")) from None
+
+    def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+        """GET and return the decoded JSON."""
+        return self.request("GET", path, params=params).data
+
+    def post(self, path: str, body: Any) -> Any:
+        """POST a JSON body and return the decoded JSON."""
+        return self.request("POST", path, body=body).data
+
+    def patch(self, path: str, body: Any) -> Any:
+        """PATCH a JSON body and return the decoded JSON."""
+        return self.request("PATCH", path, body=body).data
+
+    def paginate(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[Any]:
+        """Yield the items of a list endpoint, following `Link: rel="next"` to the last page."""
+        resp = self.request("GET", path, params=params)
+        while True:
+            if not isinstance(resp.data, list):
+                raise GitHubAPIError(resp.status, f"GET {_strip_query(path)}: expected a JSON list")
+            yield from resp.data
+            url = next_link(_header(resp.headers, "Link"))
+            if url is None:
+                return
+            resp = self.request("GET", url)
+
+    def _headers(self, has_body: bool) -> dict[str, str]:
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {self._token}",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": "evalkit",
+        }
+        if has_body:
+            headers["Content-Type"] = "application/json"
+        return headers
+
+    def _check_same_origin(self, url: str) -> None:
+        # A Link header pointing elsewhere must not receive our token.
+        want = urllib.parse.urlsplit(self.api_url)
+        got = urllib.parse.urlsplit(url)
+        if (got.scheme, got.netloc) != (want.scheme, want.netloc):
+            raise GitHubAPIError(0, f"refusing to send the token to {got.scheme}://{got.netloc}")
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._token, "***") if self._token else text
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _error_message(raw: bytes) -> str:
+    data = _decode(raw)
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return data["message"]
+    return ""
+
+
+def _strip_query(url: str) -> str:
+    return url.split("?", 1)[0]
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    for key, value in headers.items():
+        if key.lower() == name.lower():
+            return value
+    return None

@@ -1,0 +1,107 @@
+"""`evalkit plan`: count the calls a run would make and estimate tokens and dollars."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from evalkit.pricing import cost_usd
+from evalkit.runner import RunOptions, select_cases, target_model
+from evalkit.suite import Suite
+from evalkit.targets import render_prompt
+
+CHARS_PER_TOKEN = 4
+JUDGE_SYSTEM_TOKENS = 150
+JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
+EXTRACT_TOKENS_PER_FIELD = 12
+
+
+@dataclass
+class Line:
+    suite: str
+    cases: int = 0
+    runs: int = 0
+    target_calls: int = 0
+    judge_calls: int = 0
+    extraction_calls: int = 0
+    tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
+
+    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1) -> None:
+        t = self.tokens.setdefault(model, [0, 0])
+        t[0] += input_tokens * calls
+        t[1] += output_tokens * calls
+
+
+@dataclass
+class Estimate:
+    lines: list[Line]
+
+    def cost(self) -> tuple[float, list[str]]:
+        total, unpriced = 0.0, []
+        for line in self.lines:
+            for model, (i, o) in line.tokens.items():
+                c = cost_usd(model, i, o)
+                if c is None:
+                    unpriced.append(model)
+                else:
+                    total += c
+        return total, sorted(set(unpriced))
+
+    def render(self) -> str:
+        rows = ["suite                     cases  runs  target  judge  extract  est. tokens in/out"]
+        for ln in self.lines:
+            i = sum(t[0] for t in ln.tokens.values())
+            o = sum(t[1] for t in ln.tokens.values())
+            rows.append(f"{ln.suite[:25]:25} {ln.cases:5} {ln.runs:5} {ln.target_calls:7} {ln.judge_calls:6} "
+                        f"{ln.extraction_calls:8}  {i:,}/{o:,}")
+        total, unpriced = self.cost()
+        calls = sum(ln.target_calls + ln.judge_calls + ln.extraction_calls for ln in self.lines)
+        rows.append(f"total: {calls} model calls (at most; cached and shared replies cost nothing), "
+                    f"about ${total:.2f}")
+        if unpriced:
+            rows.append(f"no price known for: {', '.join(unpriced)}")
+        rows.append("Token figures are estimates: callable targets are assumed to make one call whose reply "
+                    "fills about half of max_tokens.")
+        return "\n".join(rows)
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // CHARS_PER_TOKEN)
+
+
+def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
+             repeat: int | None = None, cases: list[str] | None = None) -> Estimate:
+    lines = []
+    options = RunOptions(model=model, judge_model=judge_model, repeat=repeat, cases=cases or [])
+    for suite in suites:
+        line = Line(suite.name)
+        tmodel = target_model(suite, options)
+        jmodel = judge_model or suite.judge_model
+        out_tokens = suite.max_tokens // 2
+        for case in select_cases(suite, options.cases):
+            if case.skip:
+                continue
+            runs = repeat or case.repeats
+            line.cases += 1
+            line.runs += runs
+            if suite.target is not None and suite.target.template is not None:
+                try:
+                    prompt_tokens = _tokens(render_prompt(suite.target.template, case.input))
+                except Exception:
+                    prompt_tokens = _tokens(json.dumps(case.input, default=str)) + 200
+            else:
+                prompt_tokens = _tokens(json.dumps(case.input, default=str)) + 200
+            line.target_calls += runs
+            line.add(tmodel, prompt_tokens, out_tokens, runs)
+            judged = [i for i in case.items if i.judge is not None]
+            if judged:
+                line.judge_calls += runs
+                criteria = sum(_tokens(i.judge or "") for i in judged)
+                line.add(jmodel, JUDGE_SYSTEM_TOKENS + criteria + out_tokens + prompt_tokens // 2,
+                         JUDGE_TOKENS_PER_ITEM * len(judged), runs)
+            if case.fields:
+                line.extraction_calls += runs
+                line.add(jmodel, JUDGE_SYSTEM_TOKENS + out_tokens + 30 * len(case.fields),
+                         EXTRACT_TOKENS_PER_FIELD * len(case.fields), runs)
+        lines.append(line)
+    return Estimate(lines)

@@ -1,0 +1,121 @@
+"""The run's results as data: a pydantic `Report` that round-trips through JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from evalkit._fileformat import Thresholds
+from evalkit.client import Usage
+from evalkit.consistency import FieldAgreement
+
+Verdict = Literal["pass", "fail", "error", "skipped"]
+Status = Literal["pass", "fail", "error", "n/a"]
+REPORT_VERSION = 1
+
+
+class ItemResult(BaseModel):
+    """One check or rubric item, decided for one run."""
+
+    id: str
+    text: str
+    status: Status
+    reason: str = ""
+    decided_by: Literal["code", "judge"] = "code"
+    critical: bool = False
+    required: bool = False
+
+    @property
+    def passed(self) -> bool | None:
+        return {"pass": True, "fail": False}.get(self.status)
+
+
+class RunResult(BaseModel):
+    repeat: int
+    output: str = ""
+    output_chars: int = 0
+    items: list[ItemResult] = Field(default_factory=list)
+    fields: dict[str, Any] | None = None
+    facts: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = Field(default=None, description="The target failed: no output.")
+    extraction_error: str | None = None
+    wall_seconds: float = 0.0
+
+    def run_errors(self) -> list[str]:
+        return [e for e in (self.error, self.extraction_error) if e]
+
+
+class CaseResult(BaseModel):
+    id: str
+    verdict: Verdict
+    line: int | None = None
+    description: str = ""
+    runs: list[RunResult] = Field(default_factory=list)
+    rubric_pass_rate: float | None = None
+    checks_passed: int = 0
+    checks_total: int = 0
+    agreement: float | None = None
+    field_agreement: list[FieldAgreement] = Field(default_factory=list)
+    critical_failures: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list, description="Why the gates gave this verdict.")
+    usage: Usage = Field(default_factory=Usage)
+    wall_seconds: float = 0.0
+
+    def failing_items(self) -> list[tuple[int, ItemResult]]:
+        return [(run.repeat, item) for run in self.runs for item in run.items if item.status in ("fail", "error")]
+
+
+class ComparisonResult(BaseModel):
+    id: str
+    text: str
+    status: Status
+    reason: str = ""
+
+
+class SuiteResult(BaseModel):
+    name: str
+    path: str
+    verdict: Verdict
+    target: str = ""
+    description: str = ""
+    cases: list[CaseResult] = Field(default_factory=list)
+    comparisons: list[ComparisonResult] = Field(default_factory=list)
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    models: dict[str, str] = Field(default_factory=dict, description="Role to model id.")
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    wall_seconds: float = 0.0
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for c in self.cases if c.verdict == verdict)
+
+
+class ModelUse(BaseModel):
+    model: str
+    roles: list[str]
+    usage: Usage
+    deprecated: str | None = None
+
+
+class Report(BaseModel):
+    version: int = REPORT_VERSION
+    verdict: Verdict
+    suites: list[SuiteResult] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    models: list[ModelUse] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    started_at: str = ""
+    wall_seconds: float = 0.0
+    demo: bool = False
+    run_url: str | None = None
+    results_path: str | None = None
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.model_dump_json(indent=2), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Report":
+        return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,367 @@
+"""Runtime suites and cases, and `load_suite`, which reports every problem of a file at once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evalkit._fileformat import (
+    DEFAULT_JUDGE_MODEL,
+    CallableTargetSpec,
+    CaseSpec,
+    CheckSpec,
+    CompareSpec,
+    FieldSpec,
+    PromptTargetSpec,
+    RubricItemSpec,
+    SuiteSpec,
+    Thresholds,
+)
+from evalkit._imports import import_module
+from evalkit._yaml import YamlDocument, read_yaml
+from evalkit.checks.base import Check, check_types
+from evalkit.errors import SuiteError
+
+SUITE_FILENAMES = ("suite.yml", "suite.yaml")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The system under test: a callable `module:function`, or a Jinja prompt sent to a model."""
+
+    function: str | None = None
+    template: str | None = None
+    template_name: str | None = None
+    system: str | None = None
+    model: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+    @property
+    def kind(self) -> str:
+        return "callable" if self.function else "prompt"
+
+    def describe(self) -> str:
+        return self.function or f"prompt {self.template_name or '(inline)'}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """A scored criterion of a case: a `checks:` entry (must pass) or a rubric item (rated)."""
+
+    id: str
+    text: str
+    check: Check | None = None
+    judge: str | None = None
+    critical: bool = False
+    required: bool = False
+    when: str | None = None
+    line: int | None = None
+
+    @property
+    def decided_by(self) -> str:
+        return "judge" if self.judge is not None else "code"
+
+
+@dataclass
+class Case:
+    id: str
+    input: Any
+    items: list[Item]
+    repeats: int = 1
+    fields: list[str] = field(default_factory=list)
+    description: str = ""
+    tags: list[str] = field(default_factory=list)
+    skip: str | None = None
+    line: int | None = None
+
+    @property
+    def needs_extraction(self) -> bool:
+        return bool(self.fields)
+
+
+@dataclass
+class Suite:
+    name: str
+    path: Path
+    cases: list[Case]
+    target: Target | None = None
+    model: str | None = None
+    judge_model: str = DEFAULT_JUDGE_MODEL
+    tiers: dict[str, str] = field(default_factory=dict)
+    max_tokens: int = 1024
+    temperature: float | None = None
+    watch: list[str] = field(default_factory=list)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    tolerance: float = 0.10
+    fields: dict[str, FieldSpec] = field(default_factory=dict)
+    comparisons: list[CompareSpec] = field(default_factory=list)
+    description: str = ""
+    is_fixture_list: bool = False
+
+    @property
+    def dir(self) -> Path:
+        return self.path.parent
+
+    def case(self, case_id: str) -> Case:
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        raise KeyError(case_id)
+
+
+def resolve_suite_path(path: str | Path) -> Path:
+    """A suite file, or the `suite.yml` inside a folder."""
+    p = Path(path)
+    if p.is_dir():
+        for name in SUITE_FILENAMES:
+            if (p / name).is_file():
+                return p / name
+        raise SuiteError(str(p), [f"no {' or '.join(SUITE_FILENAMES)} in this folder"])
+    if not p.exists():
+        raise SuiteError(str(p), ["no such file or folder"])
+    return p
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Read and validate a suite file (or folder); raise one SuiteError listing every problem."""
+    file = resolve_suite_path(path)
+    try:
+        doc = read_yaml(file)
+    except (OSError, ValueError) as exc:
+        raise SuiteError(str(file), [str(exc).removeprefix(f"{file}: ")]) from None
+    return _Loader(doc).load()
+
+
+class _Loader:
+    def __init__(self, doc: YamlDocument):
+        self.doc = doc
+        self.problems: list[str] = []
+
+    def problem(self, loc: tuple[Any, ...], message: str, case_id: str | None = None) -> None:
+        line = self.doc.line(loc)
+        where = f"line {line}" if line else "top"
+        who = f"case {case_id}: " if case_id else ""
+        text = f"{where}: {who}{message}"
+        if text not in self.problems:
+            self.problems.append(text)
+
+    def _case_id(self, loc: tuple[Any, ...]) -> str | None:
+        data = self.doc.data
+        if loc and loc[0] == "cases" and len(loc) > 1 and isinstance(data, dict):
+            data, loc = data.get("cases"), loc[1:]
+        if loc and isinstance(loc[0], int) and isinstance(data, list) and loc[0] < len(data):
+            entry = data[loc[0]]
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                return entry["id"]
+            return f"#{loc[0] + 1}"
+        return None
+
+    def load(self) -> Suite:
+        data = self.doc.data
+        fixture_list = isinstance(data, list)
+        if fixture_list:
+            data = {"cases": data}
+        elif data is None:
+            raise SuiteError(str(self.doc.path), ["the file is empty"])
+        elif not isinstance(data, dict):
+            raise SuiteError(str(self.doc.path), [
+                f"top level is a {type(data).__name__}; expected a mapping with `cases:` or a list of cases"])
+        try:
+            spec = SuiteSpec.model_validate(data)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = _clean_loc(err["loc"])
+                if fixture_list and loc and loc[0] == "cases":
+                    loc = loc[1:]
+                self.problem(loc, _pydantic_message(err), self._case_id(loc))
+            raise SuiteError(str(self.doc.path), self.problems) from None
+        suite = self._build(spec, fixture_list)
+        if self.problems:
+            raise SuiteError(str(self.doc.path), self.problems)
+        return suite
+
+    def _build(self, spec: SuiteSpec, fixture_list: bool) -> Suite:
+        base = self.doc.path.parent
+        prefix: tuple[Any, ...] = () if fixture_list else ("cases",)
+        for i, module in enumerate(spec.plugins):
+            try:
+                import_module(module, base)
+            except Exception as exc:  # a plugin's own bug is still this file's problem to report
+                self.problem(("plugins", i), f"plugin {module!r}: {exc}")
+        types = check_types()
+        defaults = spec.check_defaults
+        for name in defaults:
+            if name not in types:
+                self.problem(("check_defaults", name),
+                             f"unknown check type {name!r}; valid types: {', '.join(types)}")
+
+        def make_check(cs: CheckSpec, loc: tuple[Any, ...], case_id: str | None) -> Check | None:
+            cls = types.get(cs.type)
+            if cls is None:
+                self.problem(loc + ("type",), f"unknown check type {cs.type!r}; "
+                                              f"valid types: {', '.join(types)}", case_id)
+                return None
+            args = {**defaults.get(cs.type, {}), **(cs.model_extra or {})}
+            try:
+                return cls.model_validate(args)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    self.problem(loc + _clean_loc(err["loc"]), f"{cs.type}: {_pydantic_message(err)}", case_id)
+                return None
+
+        shared_checks = [(c, ("checks", i)) for i, c in enumerate(spec.checks)]
+        field_names = set(spec.fields)
+        cases: list[Case] = []
+        seen: dict[str, int] = {}
+        for ci, cspec in enumerate(spec.cases):
+            cloc = prefix + (ci,)
+            if cspec.id in seen:
+                self.problem(cloc + ("id",), f"duplicate case id (first at case #{seen[cspec.id] + 1})", cspec.id)
+            seen.setdefault(cspec.id, ci)
+            items: list[Item] = []
+            for cs, loc in shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)]:
+                check = make_check(cs, loc, cspec.id)
+                if check is None:
+                    continue
+                judge = getattr(check, "criteria", None) if check.is_judge else None
+                items.append(Item(id=f"check{len(items) + 1}:{cs.type}", text=judge or check.describe(),
+                                  check=None if judge else check, judge=judge, required=True,
+                                  critical=False, line=self.doc.line(loc)))
+            rubric, rloc = cspec.rubric, cloc + ("rubric",)
+            if isinstance(rubric, str):
+                if rubric not in spec.rubrics:
+                    self.problem(rloc, f"no rubric named {rubric!r}; defined: "
+                                       f"{', '.join(spec.rubrics) or '(none)'}", cspec.id)
+                    rubric = []
+                else:
+                    rloc = ("rubrics", rubric)
+                    rubric = spec.rubrics[rubric]
+            for j, raw in enumerate(rubric):
+                item_spec = RubricItemSpec(judge=raw) if isinstance(raw, str) else raw
+                check = make_check(item_spec.check, rloc + (j, "check"), cspec.id) if item_spec.check else None
+                if item_spec.check and check is None:
+                    continue
+                if item_spec.when is not None:
+                    self._check_expression(item_spec.when, rloc + (j, "when"), cspec.id)
+                items.append(Item(id=item_spec.id or f"item{j + 1}",
+                                  text=item_spec.text or item_spec.judge or (check.describe() if check else ""),
+                                  check=check, judge=item_spec.judge, critical=item_spec.critical,
+                                  when=item_spec.when, line=self.doc.line(rloc + (j,))))
+            ids = [it.id for it in items]
+            for dup in sorted({x for x in ids if ids.count(x) > 1}):
+                self.problem(rloc, f"duplicate rubric item id {dup!r}", cspec.id)
+            repeats = cspec.repeats or spec.repeats
+            needed = set().union(*(it.check.referenced_fields() for it in items if it.check)) if items else set()
+            unknown = sorted(needed - field_names)
+            if unknown:
+                self.problem(cloc, f"checks refer to undeclared field(s) {', '.join(unknown)}; "
+                                   f"declare them under `fields:`", cspec.id)
+            wanted = cspec.fields
+            if wanted is not None:
+                for name in sorted(set(wanted) - field_names):
+                    self.problem(cloc + ("fields",), f"unknown field {name!r}; declared: "
+                                                     f"{', '.join(sorted(field_names)) or '(none)'}", cspec.id)
+            extract = any(it.check is not None and it.check.needs_fields for it in items) or repeats > 1
+            fields = [f for f in (wanted if wanted is not None else list(spec.fields)) if f in field_names] \
+                if extract or wanted else []
+            cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
+                              items=items, repeats=repeats, fields=fields, description=cspec.description,
+                              tags=cspec.tags, skip=cspec.skip, line=self.doc.line(cloc)))
+        compared = self._check_comparisons(spec, seen, field_names)
+        for case in cases:
+            if case.id in compared and not case.fields:
+                case.fields = list(spec.fields)
+        return Suite(
+            name=spec.name or _default_name(self.doc.path),
+            path=self.doc.path,
+            cases=cases,
+            target=self._target(spec),
+            model=spec.model,
+            judge_model=spec.judge_model or DEFAULT_JUDGE_MODEL,
+            tiers={k: v for k, v in spec.models.model_dump().items() if v},
+            max_tokens=spec.max_tokens,
+            temperature=spec.temperature,
+            watch=spec.watch,
+            thresholds=spec.thresholds,
+            tolerance=spec.tolerance,
+            fields=spec.fields,
+            comparisons=spec.compare,
+            description=spec.description,
+            is_fixture_list=fixture_list,
+        )
+
+    def _check_comparisons(self, spec: SuiteSpec, case_ids: dict[str, int], field_names: set[str]) -> set[str]:
+        compared: set[str] = set()
+        for i, cmp in enumerate(spec.compare):
+            for side in ("left", "right"):
+                ref = getattr(cmp, side)
+                if ref.case is None:
+                    continue
+                if ref.case not in case_ids:
+                    self.problem(("compare", i, side, "case"), f"compare {cmp.id}: no case {ref.case!r}")
+                if ref.field is not None and ref.field not in field_names:
+                    self.problem(("compare", i, side, "field"), f"compare {cmp.id}: undeclared field {ref.field!r}")
+                if ref.field is not None:
+                    compared.add(ref.case)
+        return compared
+
+    def _check_expression(self, expr: str, loc: tuple[Any, ...], case_id: str) -> None:
+        from evalkit.conditions import compile_condition
+
+        try:
+            compile_condition(expr)
+        except ValueError as exc:
+            self.problem(loc, str(exc), case_id)
+
+    def _target(self, spec: SuiteSpec) -> Target | None:
+        t = spec.target
+        if t is None:
+            return None
+        if isinstance(t, str):
+            t = CallableTargetSpec(function=t)
+        if isinstance(t, CallableTargetSpec):
+            if not re.fullmatch(r"[\w.]+:[\w.]+", t.function):
+                self.problem(("target",), f"target {t.function!r} is not of the form module:function")
+            return Target(function=t.function)
+        assert isinstance(t, PromptTargetSpec)
+        template, name = t.prompt, None
+        if t.prompt_file is not None:
+            file = self.doc.path.parent / t.prompt_file
+            name = t.prompt_file
+            try:
+                template = file.read_text(encoding="utf-8")
+            except OSError as exc:
+                self.problem(("target", "prompt_file"), f"cannot read prompt file {t.prompt_file}: {exc.strerror}")
+                return None
+        from evalkit.targets import check_template
+
+        error = check_template(template or "")
+        if error:
+            self.problem(("target",), f"prompt template: {error}")
+        return Target(template=template, template_name=name, system=t.system, model=t.model,
+                      max_tokens=t.max_tokens, temperature=t.temperature)
+
+
+def _default_name(path: Path) -> str:
+    return path.parent.name if path.name in SUITE_FILENAMES else path.stem
+
+
+def _clean_loc(loc: Any) -> tuple[Any, ...]:
+    """Drop union tags ("~prompt") and pydantic's internal steps from an error location."""
+    return tuple(p for p in loc if not (isinstance(p, str) and (p.startswith("~") or p.startswith("function-"))))
+
+
+def _pydantic_message(err: dict[str, Any]) -> str:
+    kind, msg, loc = err.get("type"), err.get("msg", ""), _clean_loc(err.get("loc", ()))
+    field_name = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
+    if kind == "extra_forbidden":
+        return f"unknown key {field_name!r}"
+    if kind == "missing":
+        return f"missing required key {field_name!r}"
+    msg = msg.removeprefix("Value error, ")
+    return f"{field_name}: {msg}" if field_name and not msg.startswith(field_name) else msg

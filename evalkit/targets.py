@@ -1,0 +1,116 @@
+"""Targets: resolve `module:function` or a Jinja prompt, and call it for one case run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+from evalkit._imports import import_object
+from evalkit.client import BoundClient, SyncClient
+from evalkit.errors import TargetError
+from evalkit.providers.base import ModelRequest
+from evalkit.suite import Target
+
+# The client of the run in progress, for agent code that does not take one as an argument
+# (003's pattern: `CodeGenerateAgent(input=...).run()`). Set around every target call.
+current_client: contextvars.ContextVar[Any] = contextvars.ContextVar("evalkit_client", default=None)
+
+
+@dataclass
+class TargetResult:
+    """What a target may return instead of a bare output: the output plus facts about the case
+    (numbers its tools computed), which rubric conditions and checks can read."""
+
+    output: Any
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=64)
+def _environment() -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+def check_template(text: str) -> str | None:
+    """A syntax error in a prompt template, or None."""
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        _environment().from_string(text)
+    except TemplateSyntaxError as exc:
+        return f"line {exc.lineno}: {exc.message}"
+    return None
+
+
+def render_prompt(template: str, case_input: Any) -> str:
+    """Render with the input's keys as variables (and the whole input as `input`)."""
+    from jinja2 import UndefinedError
+
+    variables = dict(case_input) if isinstance(case_input, dict) else {}
+    variables["input"] = case_input
+    try:
+        return _environment().from_string(template).render(**variables)
+    except UndefinedError as exc:
+        raise TargetError(f"prompt template: {exc.message}") from None
+
+
+TargetFn = Callable[[Any, BoundClient], Any]
+
+
+def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
+    """An async function `(input, client) -> output` for the target; raises TargetError."""
+    if target.function is not None:
+        try:
+            fn = import_object(target.function, suite_dir)
+        except ValueError as exc:
+            raise TargetError(f"target {target.function}: {exc}") from None
+        if not callable(fn):
+            raise TargetError(f"target {target.function} is not callable")
+        return _adapt_callable(fn)
+    return _prompt_target(target)
+
+
+def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_client = len(positional) >= 2 or any(p.name in ("llm", "client") for p in params)
+    is_async = inspect.iscoroutinefunction(fn)
+
+    async def call(case_input: Any, client: BoundClient) -> Any:
+        if is_async:
+            token = current_client.set(client)
+            try:
+                return await (fn(case_input, client) if takes_client else fn(case_input))
+            finally:
+                current_client.reset(token)
+        sync = SyncClient(client, asyncio.get_running_loop())
+
+        def run() -> Any:
+            current_client.set(sync)  # this thread's own context copy
+            return fn(case_input, sync) if takes_client else fn(case_input)
+
+        return await asyncio.to_thread(run)
+
+    return call
+
+
+def _prompt_target(target: Target) -> TargetFn:
+    async def call(case_input: Any, client: BoundClient) -> Any:
+        prompt = render_prompt(target.template or "", case_input)
+        request = ModelRequest.from_prompt(
+            prompt, model=client.resolve_model(target.model), system=target.system,
+            max_tokens=target.max_tokens or client.max_tokens,
+            temperature=target.temperature if target.temperature is not None else client.temperature)
+        return (await client.generate(request)).text
+
+    return call

@@ -1,0 +1,241 @@
+"""A loopback fake of GitHub's REST API (issue comments, PR files) on a real HTTP server."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.parse
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_COMMENTS = re.compile(r"/repos/([^/]+)/([^/]+)/issues/(\d+)/comments\Z")
+_COMMENT = re.compile(r"/repos/([^/]+)/([^/]+)/issues/comments/(\d+)\Z")
+_FILES = re.compile(r"/repos/([^/]+)/([^/]+)/pulls/(\d+)/files\Z")
+_FILES_LIMIT = 3000  # GitHub never lists more files of a pull request
+_EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request the fake received."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    headers: dict[str, str]
+    raw_body: str
+
+
+class FakeGitHub:
+    """Serve comments and PR files from memory at `.url`; use as a context manager."""
+
+    def __init__(self, *, bot_login: str = "github-actions[bot]", token: str | None = None,
+                 read_only: bool = False, fail_files: bool = False):
+        self.bot_login = bot_login
+        self.token = token  # when set, other tokens get 401
+        self.read_only = read_only
+        self.fail_files = fail_files
+        self.requests: list[Recorded] = []
+        self._comments: dict[int, list[dict[str, Any]]] = {}
+        self._files: dict[int, list[dict[str, Any]]] = {}
+        self._next_id = 1000
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self.url = ""
+
+    def __enter__(self) -> FakeGitHub:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Listen on 127.0.0.1 on a free port, in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop the server."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def add_comment(self, number: int, body: str, *, login: str = "octocat", user_type: str = "User",
+                    owner: str = "octo-org", repo: str = "hello") -> dict[str, Any]:
+        """Seed a comment on PR `number` as if `login` had written it."""
+        with self._lock:
+            return self._new_comment(owner, repo, number, body, login, user_type)
+
+    def comments(self, number: int) -> list[dict[str, Any]]:
+        """The comments of PR `number`, oldest first."""
+        with self._lock:
+            return [dict(c) for c in self._comments.get(number, [])]
+
+    def set_pr_files(self, number: int, files: list[dict[str, Any]]) -> None:
+        """Seed PR `number`'s files from `{filename, status, previous_filename?}` dicts."""
+        self._files[number] = [_diff_entry(f) for f in files]
+
+    # -- request handling (called from the server threads) --
+
+    def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """Route one request to (status, JSON, headers)."""
+        if (m := _COMMENTS.match(path)) and method == "GET":
+            with self._lock:
+                items = list(self._comments.get(int(m.group(3)), []))
+            return self._page(path, query, items)
+        if (m := _COMMENTS.match(path)) and method == "POST":
+            if self.read_only:
+                return _error(403, "Resource not accessible by integration")
+            if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+                return _error(422, "Invalid request: body is required")
+            with self._lock:
+                comment = self._new_comment(m.group(1), m.group(2), int(m.group(3)), body["body"],
+                                            self.bot_login, "Bot")
+            return 201, comment, {"Location": comment["url"]}
+        if (m := _COMMENT.match(path)) and method == "PATCH":
+            if self.read_only:
+                return _error(403, "Resource not accessible by integration")
+            if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+                return _error(422, "Invalid request: body is required")
+            with self._lock:
+                return self._update(int(m.group(3)), body["body"])
+        if (m := _FILES.match(path)) and method == "GET":
+            if self.fail_files:
+                return _error(500, "Internal Server Error")
+            return self._page(path, query, self._files.get(int(m.group(3)), [])[:_FILES_LIMIT])
+        return _error(404, "Not Found")
+
+    def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[int, Any, dict[str, str]]:
+        per_page = min(max(int(query.get("per_page", 30)), 1), 100)
+        page = max(int(query.get("page", 1)), 1)
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        links = []
+        if page < last:
+            links += [(page + 1, "next"), (last, "last")]
+        if page > 1:
+            links += [(1, "first"), (page - 1, "prev")]
+        headers = {}
+        if links:
+            headers["Link"] = ", ".join(
+                f'<{self.url}{path}?{urllib.parse.urlencode({**query, "per_page": per_page, "page": p})}>; rel="{rel}"'
+                for p, rel in links
+            )
+        return 200, items[(page - 1) * per_page: page * per_page], headers
+
+    def _new_comment(self, owner: str, repo: str, number: int, body: str, login: str,
+                     user_type: str) -> dict[str, Any]:
+        self._next_id += 1
+        cid = self._next_id
+        # Each comment a minute after the last, so "newest" is well defined.
+        stamp = (_EPOCH + timedelta(minutes=cid)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        api = self.url or "https://api.github.com"
+        comment = {
+            "id": cid,
+            "node_id": f"IC_kwDO{cid:08d}",
+            "url": f"{api}/repos/{owner}/{repo}/issues/comments/{cid}",
+            "html_url": f"https://github.com/{owner}/{repo}/pull/{number}#issuecomment-{cid}",
+            "body": body,
+            "user": _user(login, user_type),
+            "created_at": stamp,
+            "updated_at": stamp,
+            "issue_url": f"{api}/repos/{owner}/{repo}/issues/{number}",
+            "author_association": "NONE" if user_type == "Bot" else "CONTRIBUTOR",
+            "performed_via_github_app": None,
+        }
+        self._comments.setdefault(number, []).append(comment)
+        return comment
+
+    def _update(self, cid: int, body: str) -> tuple[int, Any, dict[str, str]]:
+        for comments in self._comments.values():
+            for comment in comments:
+                if comment["id"] == cid:
+                    comment["body"] = body
+                    comment["updated_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                    return 200, comment, {}
+        return _error(404, "Not Found")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeGitHub
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def _serve(self, method: str) -> None:
+        split = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(split.query))
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        fake = self.fake
+        fake.requests.append(Recorded(method, split.path, query, body, dict(self.headers.items()), raw))
+        if fake.token is not None and self.headers.get("Authorization") != f"Bearer {fake.token}":
+            status, data, headers = _error(401, "Bad credentials")
+        elif raw and body is None:
+            status, data, headers = _error(400, "Problems parsing JSON")
+        else:
+            status, data, headers = fake.handle(method, split.path, query, body)
+        payload = json.dumps(data).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(payload)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def _error(status: int, message: str) -> tuple[int, Any, dict[str, str]]:
+    return status, {"message": message, "documentation_url": "https://docs.github.com/rest",
+                    "status": str(status)}, {}
+
+
+def _user(login: str, user_type: str) -> dict[str, Any]:
+    uid = zlib.crc32(login.encode()) % 10_000_000 + 1
+    base = f"https://api.github.com/users/{urllib.parse.quote(login)}"
+    return {
+        "login": login, "id": uid, "node_id": f"MDQ6VXNlcj{uid}", "type": user_type, "site_admin": False,
+        "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4", "gravatar_id": "",
+        "url": base, "html_url": f"https://github.com/{urllib.parse.quote(login)}",
+        "followers_url": f"{base}/followers", "following_url": f"{base}/following{{/other_user}}",
+        "gists_url": f"{base}/gists{{/gist_id}}", "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
+        "subscriptions_url": f"{base}/subscriptions", "organizations_url": f"{base}/orgs",
+        "repos_url": f"{base}/repos", "events_url": f"{base}/events{{/privacy}}",
+        "received_events_url": f"{base}/received_events",
+    }
+
+
+def _diff_entry(seed: dict[str, Any]) -> dict[str, Any]:
+    name = seed["filename"]
+    sha = f"{zlib.crc32(name.encode()):08x}" * 5
+    entry = {
+        "sha": sha, "filename": name, "status": seed.get("status", "modified"),
+        "additions": seed.get("additions", 1), "deletions": seed.get("deletions", 0),
+        "changes": seed.get("additions", 1) + seed.get("deletions", 0),
+        "blob_url": f"https://github.com/octo-org/hello/blob/{sha}/{name}",
+        "raw_url": f"https://github.com/octo-org/hello/raw/{sha}/{name}",
+        "contents_url": f"https://api.github.com/repos/octo-org/hello/contents/{name}?ref={sha}",
+    }
+    if "previous_filename" in seed:
+        entry["previous_filename"] = seed["previous_filename"]
+    return entry
