@@ -187,7 +187,15 @@ class SuiteSpec(_Strict):
     checks: list[CheckSpec] = Field(default_factory=list, description="Applied to every case.")
     rubrics: dict[str, RubricSpec] = Field(default_factory=dict)
     compare: list[CompareSpec] = Field(default_factory=list)
-    cases: list[CaseSpec] = Field(min_length=1)
+    cases: list[CaseSpec] | str = Field(description="The cases, or the path of a fixture list (a YAML list "
+                                                    "of cases) relative to this file.")
+
+    @field_validator("cases")
+    @classmethod
+    def _some_cases(cls, v: list[CaseSpec] | str) -> list[CaseSpec] | str:
+        if isinstance(v, list) and not v:
+            raise ValueError("a suite needs at least one case")
+        return v
 
 
 def suite_json_schema() -> dict[str, Any]:

@@ -14,7 +14,7 @@ from evalkit.errors import MissingKeyError, SuiteError
 from evalkit.providers.base import Provider
 from evalkit.report import Report
 from evalkit.runner import Runner, RunOptions
-from evalkit.suite import Suite, load_suite
+from evalkit.suite import Suite, load_suite, resolve_suite_paths
 
 NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
                   "or run `evalkit demo` to see evalkit work with scripted replies")
@@ -25,9 +25,15 @@ def load_suites(paths: list[str | Path]) -> list[Suite]:
     suites, errors = [], []
     for path in paths:
         try:
-            suites.append(load_suite(path))
+            files = resolve_suite_paths(path)
         except SuiteError as exc:
             errors.append(exc)
+            continue
+        for file in files:
+            try:
+                suites.append(load_suite(file))
+            except SuiteError as exc:
+                errors.append(exc)
     if errors:
         if len(errors) == 1:
             raise errors[0]

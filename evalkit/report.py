@@ -51,6 +51,7 @@ class CaseResult(BaseModel):
     id: str
     verdict: Verdict
     line: int | None = None
+    file: str | None = None
     description: str = ""
     runs: list[RunResult] = Field(default_factory=list)
     rubric_pass_rate: float | None = None

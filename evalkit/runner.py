@@ -135,7 +135,8 @@ class Runner:
     async def _run_case(self, suite: Suite, case: Case, fn: TargetFn, model: str, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
-        result = CaseResult(id=case.id, verdict="pass", line=case.line, description=case.description)
+        result = CaseResult(id=case.id, verdict="pass", line=case.line, description=case.description,
+                            file=str(case.file) if case.file else None)
         if case.skip:
             result.verdict, result.reasons = "skipped", [case.skip]
         else:

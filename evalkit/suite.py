@@ -78,6 +78,7 @@ class Case:
     tags: list[str] = field(default_factory=list)
     skip: str | None = None
     line: int | None = None
+    file: Path | None = None  # where the case is written (a suite may take cases from a fixture list)
 
     @property
     def needs_extraction(self) -> bool:
@@ -114,17 +115,28 @@ class Suite:
         raise KeyError(case_id)
 
 
-def resolve_suite_path(path: str | Path) -> Path:
-    """A suite file, or the `suite.yml` inside a folder."""
+def resolve_suite_paths(path: str | Path) -> list[Path]:
+    """The suite files a path names: a file; or in a folder, `suite.yml`, else every `*.suite.yml`."""
     p = Path(path)
     if p.is_dir():
         for name in SUITE_FILENAMES:
             if (p / name).is_file():
-                return p / name
-        raise SuiteError(str(p), [f"no {' or '.join(SUITE_FILENAMES)} in this folder"])
+                return [p / name]
+        found = sorted([*p.glob("*.suite.yml"), *p.glob("*.suite.yaml")])
+        if found:
+            return found
+        raise SuiteError(str(p), [f"no {' or '.join(SUITE_FILENAMES)} or *.suite.yml in this folder"])
     if not p.exists():
         raise SuiteError(str(p), ["no such file or folder"])
-    return p
+    return [p]
+
+
+def resolve_suite_path(path: str | Path) -> Path:
+    """The one suite file a path names."""
+    found = resolve_suite_paths(path)
+    if len(found) > 1:
+        raise SuiteError(str(path), [f"this folder holds {len(found)} suites; load them with load_suites()"])
+    return found[0]
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -141,10 +153,24 @@ class _Loader:
     def __init__(self, doc: YamlDocument):
         self.doc = doc
         self.problems: list[str] = []
+        self.cases_doc: YamlDocument | None = None  # a fixture list named by `cases: file.yml`
+
+    def line_of(self, loc: tuple[Any, ...]) -> int | None:
+        if self.cases_doc is not None and loc[:1] == ("cases",):
+            return self.cases_doc.line(loc[1:])
+        return self.doc.line(loc)
+
+    @property
+    def cases_file(self) -> Path:
+        return (self.cases_doc or self.doc).path
 
     def problem(self, loc: tuple[Any, ...], message: str, case_id: str | None = None) -> None:
-        line = self.doc.line(loc)
-        where = f"line {line}" if line else "top"
+        if self.cases_doc is not None and loc[:1] == ("cases",):
+            line = self.cases_doc.line(loc[1:])
+            where = f"{self.cases_doc.path.name} line {line}" if line else self.cases_doc.path.name
+        else:
+            line = self.doc.line(loc)
+            where = f"line {line}" if line else "top"
         who = f"case {case_id}: " if case_id else ""
         text = f"{where}: {who}{message}"
         if text not in self.problems:
@@ -153,7 +179,7 @@ class _Loader:
     def _case_id(self, loc: tuple[Any, ...]) -> str | None:
         data = self.doc.data
         if loc and loc[0] == "cases" and len(loc) > 1 and isinstance(data, dict):
-            data, loc = data.get("cases"), loc[1:]
+            data, loc = (self.cases_doc.data if self.cases_doc else data.get("cases")), loc[1:]
         if loc and isinstance(loc[0], int) and isinstance(data, list) and loc[0] < len(data):
             entry = data[loc[0]]
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
@@ -171,21 +197,63 @@ class _Loader:
         elif not isinstance(data, dict):
             raise SuiteError(str(self.doc.path), [
                 f"top level is a {type(data).__name__}; expected a mapping with `cases:` or a list of cases"])
-        try:
-            spec = SuiteSpec.model_validate(data)
-        except ValidationError as exc:
-            for err in exc.errors():
-                loc = _clean_loc(err["loc"])
-                if fixture_list and loc and loc[0] == "cases":
-                    loc = loc[1:]
-                self.problem(loc, _pydantic_message(err), self._case_id(loc))
-            raise SuiteError(str(self.doc.path), self.problems) from None
-        suite = self._build(spec, fixture_list)
+        elif isinstance(data.get("cases"), str):
+            data = {**data, "cases": self._include_cases(data["cases"])}
+        prefix: tuple[Any, ...] = () if fixture_list else ("cases",)
+        # Suite-level keys and each case are validated apart, so one bad case does not hide
+        # the problems of the others (nor those found later, like unknown check types).
+        spec = self._validate_settings({k: v for k, v in data.items() if k != "cases"})
+        raw_cases = data.get("cases")
+        cases: list[tuple[int, CaseSpec]] = []
+        if raw_cases is None:
+            self.problem((), "missing required key 'cases'")
+        elif not isinstance(raw_cases, list):
+            self.problem(("cases",), f"`cases` must be a list of cases or a file name, not {type(raw_cases).__name__}")
+        elif not raw_cases:
+            self.problem(("cases",), "a suite needs at least one case")
+        else:
+            for i, raw in enumerate(raw_cases):
+                try:
+                    cases.append((i, CaseSpec.model_validate(raw)))
+                except ValidationError as exc:
+                    for err in exc.errors():
+                        loc = prefix + (i,) + _clean_loc(err["loc"])
+                        self.problem(loc, _pydantic_message(err), self._case_id(loc))
+        suite = self._build(spec, cases, fixture_list)
         if self.problems:
             raise SuiteError(str(self.doc.path), self.problems)
         return suite
 
-    def _build(self, spec: SuiteSpec, fixture_list: bool) -> Suite:
+    def _include_cases(self, name: str) -> Any:
+        file = self.doc.path.parent / name
+        try:
+            self.cases_doc = read_yaml(file)
+        except (OSError, ValueError) as exc:
+            raise SuiteError(str(self.doc.path), [
+                f"line {self.doc.line(('cases',))}: cases file {name}: {str(exc).removeprefix(f'{file}: ')}"]) from None
+        if not isinstance(self.cases_doc.data, list):
+            raise SuiteError(str(self.doc.path), [
+                f"line {self.doc.line(('cases',))}: cases file {name} must hold a YAML list of cases"])
+        return self.cases_doc.data
+
+    def _validate_settings(self, settings: dict[str, Any]) -> SuiteSpec:
+        placeholder = [{"id": "placeholder"}]
+        try:
+            return SuiteSpec.model_validate({**settings, "cases": placeholder})
+        except ValidationError as exc:
+            bad = set()
+            for err in exc.errors():
+                loc = _clean_loc(err["loc"])
+                bad.add(loc[0] if loc else None)
+                self.problem(loc, _pydantic_message(err))
+        # Go on with the keys that were valid, to find the cases' problems too.
+        good = {k: v for k, v in settings.items() if k not in bad and k in SuiteSpec.model_fields}
+        try:
+            return SuiteSpec.model_validate({**good, "cases": placeholder})
+        except ValidationError:
+            return SuiteSpec.model_validate({"cases": placeholder})
+
+    def _build(self, spec: SuiteSpec, case_specs: list[tuple[int, CaseSpec]], fixture_list: bool) -> Suite:
         base = self.doc.path.parent
         prefix: tuple[Any, ...] = () if fixture_list else ("cases",)
         for i, module in enumerate(spec.plugins):
@@ -218,7 +286,7 @@ class _Loader:
         field_names = set(spec.fields)
         cases: list[Case] = []
         seen: dict[str, int] = {}
-        for ci, cspec in enumerate(spec.cases):
+        for ci, cspec in case_specs:
             cloc = prefix + (ci,)
             if cspec.id in seen:
                 self.problem(cloc + ("id",), f"duplicate case id (first at case #{seen[cspec.id] + 1})", cspec.id)
@@ -231,7 +299,7 @@ class _Loader:
                 judge = getattr(check, "criteria", None) if check.is_judge else None
                 items.append(Item(id=f"check{len(items) + 1}:{cs.type}", text=judge or check.describe(),
                                   check=None if judge else check, judge=judge, required=True,
-                                  critical=False, line=self.doc.line(loc)))
+                                  critical=False, line=self.line_of(loc)))
             rubric, rloc = cspec.rubric, cloc + ("rubric",)
             if isinstance(rubric, str):
                 if rubric not in spec.rubrics:
@@ -251,7 +319,7 @@ class _Loader:
                 items.append(Item(id=item_spec.id or f"item{j + 1}",
                                   text=item_spec.text or item_spec.judge or (check.describe() if check else ""),
                                   check=check, judge=item_spec.judge, critical=item_spec.critical,
-                                  when=item_spec.when, line=self.doc.line(rloc + (j,))))
+                                  when=item_spec.when, line=self.line_of(rloc + (j,))))
             ids = [it.id for it in items]
             for dup in sorted({x for x in ids if ids.count(x) > 1}):
                 self.problem(rloc, f"duplicate rubric item id {dup!r}", cspec.id)
@@ -271,7 +339,8 @@ class _Loader:
                 if extract or wanted else []
             cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
-                              tags=cspec.tags, skip=cspec.skip, line=self.doc.line(cloc)))
+                              tags=cspec.tags, skip=cspec.skip, line=self.line_of(cloc),
+                              file=self.cases_file))
         compared = self._check_comparisons(spec, seen, field_names)
         for case in cases:
             if case.id in compared and not case.fields:

@@ -121,6 +121,11 @@ class Script:
               **match: Any) -> "Script":
         return self._add(Fault(kind, retry_after), times=times, **match)
 
+    def extend(self, other: "Script") -> "Script":
+        """Append another script's rules after this one's."""
+        self._rules.extend(other._rules)
+        return self
+
     def _add(self, action: Action | Responder, *, prompt: str | re.Pattern[str] | None = None,
              tool: str | None = None, model: str | None = None, times: int | None = None) -> "Script":
         self._rules.append(Rule(action, prompt, tool, model, times))

@@ -1,0 +1,42 @@
+"""Shared fixtures for evalkit's own tests: suites written on the fly, scripted clients."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from evalkit.engine import load_suites, make_client, run
+from evalkit.providers.scripted import ScriptedProvider
+from evalkit.runner import RunOptions
+from evalkit.testing.script import Script
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """write("name.yml", text) -> path, with the text dedented."""
+
+    def _write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return _write
+
+
+@pytest.fixture
+def run_scripted(tmp_path: Path):
+    """run_scripted(path, script, **options) -> Report, in process, without the disk cache."""
+
+    def _run(path: Path, script: Script, **options):
+        client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
+        return run(load_suites([path]), client, RunOptions(**options))
+
+    return _run
+
+
+def verdicts(tool_input_items: dict[str, str]) -> dict:
+    """A judge tool input giving `verdict` per id with a reason."""
+    return {"items": [{"id": k, "reason": f"because {k}", "verdict": v} for k, v in tool_input_items.items()]}

@@ -1,0 +1,202 @@
+"""Suite files: both formats load, every problem is reported at once with line and case id."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from evalkit._fileformat import suite_json_schema
+from evalkit.engine import load_suites
+from evalkit.errors import SuiteError
+from evalkit.suite import load_suite
+
+SEED_FIXTURE = """
+- id: basic_hello_world
+  input:
+    query: "Write a function that returns 'Hello, World!'"
+    context: ""
+  checks:
+    - type: syntax
+    - type: has_main
+    - type: code_node
+    - type: llm_judge
+      criteria: "The code returns the string 'Hello, World!' when called"
+
+- id: fix_broken_code
+  input:
+    query: "Fix this code"
+    context: "def main(input: str, **kwargs) -> str:\\n    return input.upper("
+  checks:
+    - type: syntax
+    - type: has_main
+    - type: code_node
+    - type: llm_judge
+      criteria: "The code fixes the syntax error and preserves the .upper() intent"
+"""
+
+
+def test_seed_fixture_list_loads_as_is(write):
+    suite = load_suite(write("code_generate.yml", SEED_FIXTURE))
+    assert suite.is_fixture_list and suite.target is None and suite.name == "code_generate"
+    assert [c.id for c in suite.cases] == ["basic_hello_world", "fix_broken_code"]
+    items = suite.cases[0].items
+    assert [i.decided_by for i in items] == ["code", "code", "code", "judge"]
+    assert all(i.required for i in items)
+    assert items[3].judge == "The code returns the string 'Hello, World!' when called"
+    assert suite.cases[1].line == 12
+
+
+def test_full_suite_loads_with_rubrics_fields_and_conditions(write):
+    path = write("s/suite.yml", """
+        name: coach
+        target: coach:run
+        watch: ["prompts/**"]
+        thresholds: {rubric: 0.9}
+        fields:
+          km: {type: number}
+          risk: {type: enum, values: [low, high]}
+        rubrics:
+          plan:
+            - {id: rest, check: {type: field, field: km, max: 50}}
+            - {id: warn, judge: "Warns about injury", critical: true, when: "facts.acwr > 1.5"}
+            - "Mentions paces"
+        cases:
+          - id: a
+            input: {profile: x}
+            rubric: plan
+          - id: b
+            repeats: 3
+    """)
+    suite = load_suite(path.parent)
+    assert suite.name == "coach" and suite.thresholds.rubric == 0.9 and suite.thresholds.agreement == 0.8
+    a, b = suite.cases
+    assert [i.id for i in a.items] == ["rest", "warn", "item3"]
+    assert a.items[1].critical and a.items[1].when == "facts.acwr > 1.5"
+    assert a.fields == ["km", "risk"]  # a field check needs extraction
+    assert b.repeats == 3 and b.fields == ["km", "risk"]  # repeats need extraction for agreement
+
+
+def test_every_problem_reported_at_once_with_lines_case_ids_and_choices(write):
+    path = write("bad.yml", """
+        cases:
+          - id: one
+            input: {}
+            checks:
+              - type: sintax
+              - type: max_words
+          - id: two
+            colour: red
+            rubric:
+              - {id: x}
+          - id: one
+    """)
+    with pytest.raises(SuiteError) as info:
+        load_suite(path)
+    problems = info.value.problems
+    text = "\n".join(problems)
+    assert "line 5: case one: unknown check type 'sintax'; valid types:" in text
+    assert "syntax" in text and "max_words" in text  # the valid choices are listed
+    assert "line 8: case two: unknown key 'colour'" in text
+    assert "case two" in text and "exactly one of `judge:` or `check:`" in text
+    assert len(problems) >= 3
+
+
+def test_problems_after_parsing_are_all_collected(write):
+    path = write("bad2.yml", """
+        fields: {km: {type: number}}
+        cases:
+          - id: a
+            checks:
+              - type: sintax
+              - type: max_words
+              - {type: field, field: nope, min: 1}
+          - id: a
+            rubric:
+              - {judge: ok, when: "facts.x >"}
+    """)
+    with pytest.raises(SuiteError) as info:
+        load_suite(path)
+    text = str(info.value)
+    assert "unknown check type 'sintax'" in text
+    assert "max_words: missing required key 'per_message'" in text
+    assert "undeclared field(s) nope" in text
+    assert "duplicate case id" in text
+    assert "is not a valid expression" in text
+
+
+@pytest.mark.parametrize("content, message", [
+    ("cases: [\n  {id: a\n", "YAML syntax error"),
+    ("", "the file is empty"),
+    ("42\n", "top level is a int"),
+    ("cases: []\n", "at least one case"),
+    ("target: nocolon\ncases: [{id: a}]\n", "not of the form module:function"),
+    ("target: {prompt: 'Hi {{ name'}\ncases: [{id: a}]\n", "prompt template"),
+    ("cases: [{id: 'has space'}]\n", "white space"),
+])
+def test_bad_files_give_one_clear_error(write, content, message):
+    path = write("x.yml", content)
+    with pytest.raises(SuiteError) as info:
+        load_suite(path)
+    assert message in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_missing_path_and_folder_without_suite(tmp_path):
+    with pytest.raises(SuiteError, match="no such file"):
+        load_suite(tmp_path / "nope.yml")
+    with pytest.raises(SuiteError, match="no suite.yml"):
+        load_suite(tmp_path)
+
+
+def test_suite_may_take_cases_from_a_fixture_list_and_folders_hold_several(write, tmp_path):
+    write("agents/code_generate.yml", SEED_FIXTURE)
+    write("agents/code.suite.yml", "target: agents:code\ncases: code_generate.yml\n")
+    write("agents/other.suite.yml", "target: agents:other\ncases: [{id: z}]\n")
+    suites = load_suites([tmp_path / "agents"])
+    assert [s.name for s in suites] == ["code.suite", "other.suite"] or [s.path.name for s in suites] == [
+        "code.suite.yml", "other.suite.yml"]
+    code = suites[0]
+    assert code.target.function == "agents:code" and len(code.cases) == 2
+    assert code.cases[1].file.name == "code_generate.yml" and code.cases[1].line == 12
+
+
+def test_problem_in_included_fixture_list_names_that_file(write):
+    write("fx.yml", "- id: a\n  checks:\n    - type: nope\n")
+    path = write("x.suite.yml", "target: m:f\ncases: fx.yml\n")
+    with pytest.raises(SuiteError, match=r"fx.yml line 3: case a: unknown check type 'nope'"):
+        load_suite(path)
+
+
+def test_plugin_checks_register_like_builtins(write):
+    write("myplug.py", """
+        from evalkit.checks.base import Check, register_check
+
+        @register_check
+        class Shouty(Check):
+            type = "shouty_test"
+            min_caps: int = 1
+
+            def evaluate(self, ctx):
+                return sum(c.isupper() for c in ctx.text) >= self.min_caps, "caps counted"
+    """)
+    path = write("s.yml", "plugins: [myplug]\ncases:\n  - id: a\n    checks: [{type: shouty_test, min_caps: 2}]\n")
+    suite = load_suite(path)
+    assert suite.cases[0].items[0].check.type == "shouty_test"
+    bad = write("t.yml", "plugins: [no_such_plugin_mod]\ncases: [{id: a}]\n")
+    with pytest.raises(SuiteError, match="plugin 'no_such_plugin_mod'"):
+        load_suite(bad)
+
+
+def test_json_schema_accepts_good_suites_and_rejects_unknown_keys():
+    schema = suite_json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    good = {"target": "m:f", "cases": [{"id": "a", "checks": [{"type": "max_words", "per_message": 6}],
+                                        "rubric": [{"judge": "ok", "critical": True}]}]}
+    assert validator.is_valid(good)
+    assert validator.is_valid([{"id": "a", "input": {}, "checks": [{"type": "syntax"}]}])
+    assert not validator.is_valid({"cases": [{"id": "a", "bogus": 1}]})
+    assert not validator.is_valid({"cases": [{"id": "a", "checks": [{"type": "max_words", "per_word": 6}]}]})
+    json.dumps(schema)
