@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 Loc = tuple[Any, ...]
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YamlDocument:
@@ -34,9 +35,12 @@ def read_yaml(path: Path) -> YamlDocument:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    # One parse: compose the node tree (which knows lines), then build the data from it.
+    # libyaml's loader, where PyYAML has it, is an order of magnitude faster on big suites.
+    loader = _Loader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.load(text, Loader=yaml.SafeLoader)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -44,6 +48,8 @@ def read_yaml(path: Path) -> YamlDocument:
         raise ValueError(f"{where}: YAML syntax error: {what}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: YAML error: {exc}") from None
+    finally:
+        loader.dispose()
     lines: dict[Loc, int] = {}
     if node is not None:
         _walk(node, (), lines)

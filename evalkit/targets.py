@@ -38,6 +38,11 @@ def _environment() -> Any:
     return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
 
 
+@lru_cache(maxsize=256)
+def _compiled(template: str) -> Any:
+    return _environment().from_string(template)
+
+
 def check_template(text: str) -> str | None:
     """A syntax error in a prompt template, or None."""
     from jinja2 import TemplateSyntaxError
@@ -56,7 +61,7 @@ def render_prompt(template: str, case_input: Any) -> str:
     variables = dict(case_input) if isinstance(case_input, dict) else {}
     variables["input"] = case_input
     try:
-        return _environment().from_string(template).render(**variables)
+        return _compiled(template).render(**variables)
     except UndefinedError as exc:
         raise TargetError(f"prompt template: {exc.message}") from None
 
