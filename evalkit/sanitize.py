@@ -18,7 +18,10 @@ _PUNCT = frozenset(string.punctuation)
 _HOLD = re.compile("\ue000(\\d+)\ue001")
 _FENCE = re.compile(r"( *)(`{3,}|~{3,})(.*)\Z")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\Z")
-_DEFINITION = re.compile(r"^( {0,3})\[([^\]\n]+)\]:[ \t]*(\S*)", re.MULTILINE)
+# Definitions also live in list items and quotes: allow any container prefix (over-matching is harmless).
+_CONTAINER = r"^([ \t>*+\-\d.)]*)"
+_DEFINITION = re.compile(_CONTAINER + r"\[((?:\\.|[^\]\n\\])+)\]:[ \t]*(\S*)", re.MULTILINE)
+_TILDE_FENCE = re.compile(_CONTAINER + r"(~{3,})", re.MULTILINE)
 # GitHub autolinks bare URLs after any delimiter, so match anywhere (over-matching is harmless).
 _BARE_URL = re.compile(r"(?i)(?:(?:https?|ftp)://|www\.)[^\s<>`\ue000\ue001]+")
 _KEYWORD = r"(?i)\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s*)"
@@ -122,6 +125,9 @@ def _neutralize_prose(text: str, hosts: tuple[str, ...]) -> str:
         held.append(fragment)
         return f"\ue000{len(held) - 1}\ue001"
 
+    # An indented tilde fence is one we do not treat as code; GitHub might, and then a later
+    # column-0 fence would open code for us but close it for GitHub. Make it plain text.
+    text = _TILDE_FENCE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     text = "\n".join(_hold_code_spans(line, hold) for line in text.split("\n"))
     text = _DEFINITION.sub(lambda m: m.group(0) if _allowed(m.group(3), hosts) and m.group(3)
                            else m.group(1) + "\\" + m.group(0)[len(m.group(1)):], text)

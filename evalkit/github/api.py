@@ -78,7 +78,8 @@ class GitHubAPI:
             raise GitHubAPIError(exc.code, self._scrub(f"{method} {_strip_query(url)}: {detail}")) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise GitHubAPIError(0, self._scrub(f"{method} {_strip_query(url)}: cannot reach GitHub ({reason})")) from None
+            message = f"{method} {_strip_query(url)}: cannot reach GitHub ({reason})"
+            raise GitHubAPIError(0, self._scrub(message)) from None
 
     def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
         """GET and return the decoded JSON."""

@@ -17,6 +17,7 @@ _COMMENT = re.compile(r"/repos/([^/]+)/([^/]+)/issues/comments/(\d+)\Z")
 _FILES = re.compile(r"/repos/([^/]+)/([^/]+)/pulls/(\d+)/files\Z")
 _FILES_LIMIT = 3000  # GitHub never lists more files of a pull request
 _EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
+_Answer = tuple[int, Any, dict[str, str]]  # status, JSON body, extra headers
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,9 @@ class FakeGitHub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         # A short poll interval keeps shutdown (once per test) fast.
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        serve = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                 daemon=True)
+        serve.start()
 
     def stop(self) -> None:
         """Stop the server."""
@@ -87,7 +90,7 @@ class FakeGitHub:
 
     # -- request handling (called from the server threads) --
 
-    def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+    def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> _Answer:
         """Route one request to (status, JSON, headers)."""
         if (m := _COMMENTS.match(path)) and method == "GET":
             with self._lock:
@@ -115,7 +118,7 @@ class FakeGitHub:
             return self._page(path, query, self._files.get(int(m.group(3)), [])[:_FILES_LIMIT])
         return _error(404, "Not Found")
 
-    def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[int, Any, dict[str, str]]:
+    def _page(self, path: str, query: dict[str, str], items: list[Any]) -> _Answer:
         per_page = min(max(int(query.get("per_page", 30)), 1), 100)
         page = max(int(query.get("page", 1)), 1)
         last = max((len(items) + per_page - 1) // per_page, 1)
@@ -126,10 +129,10 @@ class FakeGitHub:
             links += [(1, "first"), (page - 1, "prev")]
         headers = {}
         if links:
-            headers["Link"] = ", ".join(
-                f'<{self.url}{path}?{urllib.parse.urlencode({**query, "per_page": per_page, "page": p})}>; rel="{rel}"'
-                for p, rel in links
-            )
+            def href(p: int) -> str:
+                args = urllib.parse.urlencode({**query, "per_page": per_page, "page": p})
+                return f"{self.url}{path}?{args}"
+            headers["Link"] = ", ".join(f'<{href(p)}>; rel="{rel}"' for p, rel in links)
         return 200, items[(page - 1) * per_page: page * per_page], headers
 
     def _new_comment(self, owner: str, repo: str, number: int, body: str, login: str,
@@ -155,7 +158,7 @@ class FakeGitHub:
         self._comments.setdefault(number, []).append(comment)
         return comment
 
-    def _update(self, cid: int, body: str) -> tuple[int, Any, dict[str, str]]:
+    def _update(self, cid: int, body: str) -> _Answer:
         for comments in self._comments.values():
             for comment in comments:
                 if comment["id"] == cid:
@@ -206,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
-def _error(status: int, message: str) -> tuple[int, Any, dict[str, str]]:
+def _error(status: int, message: str) -> _Answer:
     return status, {"message": message, "documentation_url": "https://docs.github.com/rest",
                     "status": str(status)}, {}
 

@@ -8,7 +8,7 @@ import urllib.request
 
 import jsonschema
 import pytest
-from conftest import TOKEN
+from github_helpers import TOKEN
 
 from evalkit.testing.fake_github import FakeGitHub
 

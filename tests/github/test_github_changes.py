@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, actions_env
+from github_helpers import TOKEN, actions_env
 
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
@@ -184,3 +184,18 @@ def test_an_invalid_glob_runs_the_suite_rather_than_skipping_it():
 
 def test_no_changed_files_selects_only_suites_without_globs():
     assert select_suites(WATCH, ChangedFiles([], "pr"))[0] == ["always"]
+
+
+def test_end_to_end_pr_event_to_selected_suites_and_one_comment(tmp_path, fake):
+    from evalkit.github.comment import upsert_comment
+
+    event = load_event(actions_env(tmp_path, "pull_request", "pull_request_opened.json"))
+    fake.set_pr_files(event.pr_number, [{"filename": "suites/pace_ai/prompts/coach.j2", "status": "modified"}])
+    api = GitHubAPI(TOKEN, fake.url)
+    selected, _ = select_suites(WATCH, changed_files(event, api, str(tmp_path)))
+    assert selected == ["pace_ai", "always"]
+    for _ in range(2):
+        result = upsert_comment(api, event.owner, event.repo, event.pr_number, f"Ran {', '.join(selected)}")
+    assert result.action == "updated" and len(fake.comments(event.pr_number)) == 1
+    assert {r.path for r in fake.requests} >= {"/repos/octo-org/hello/pulls/12/files",
+                                                "/repos/octo-org/hello/issues/12/comments"}

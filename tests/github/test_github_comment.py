@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TOKEN
+from github_helpers import TOKEN
 
 from evalkit.github.api import GitHubAPI
 from evalkit.github.comment import (

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import jsonschema
 import pytest
-from conftest import actions_env, load_event_fixture
+from github_helpers import actions_env, load_event_fixture
 
 from evalkit.errors import UsageError
 from evalkit.github.event import ZERO_SHA, load_event
@@ -59,7 +60,7 @@ def test_deleted_fork_counts_as_a_fork(tmp_path):
     payload = load_event_fixture("pull_request_synchronize_fork.json")
     payload["pull_request"]["head"]["repo"] = None
     env = actions_env(tmp_path, "pull_request", "pull_request_synchronize_fork.json")
-    (tmp_path / "event.json").write_text(__import__("json").dumps(payload))
+    (tmp_path / "event.json").write_text(json.dumps(payload))
     assert load_event(env).is_fork is True
 
 

@@ -103,6 +103,19 @@ def test_an_indented_fence_cannot_end_a_block_early():
     assert "@user" not in out and "<img" not in out
 
 
+def test_an_indented_tilde_fence_cannot_swap_code_and_prose():
+    text = "  ~~~\n```\nin code for both\n```\n~~~\n@user <img src=http://evil/a.png>\n"
+    # Escaped, the indented fence is text for GitHub too: both then see the same two code blocks.
+    assert neutralize_markdown(text) == "  \\" + text[2:] + "\n~~~"
+
+
+def test_definitions_inside_lists_and_quotes_are_neutralised():
+    for text in ["- [a]: //evil.example\n\n[b][a]", "> [a]: //evil.example\n\n[b][a]",
+                 "[a\\]b]: //evil.example\n\n[x][a\\]b]"]:
+        out = neutralize_markdown(text)
+        assert "\\[a" in out, out
+
+
 @pytest.mark.parametrize("link", [
     "[a](http://evil.example)",
     "[a](//evil.example/x)",
