@@ -129,8 +129,7 @@ def _neutralize_prose(text: str, hosts: tuple[str, ...]) -> str:
     # column-0 fence would open code for us but close it for GitHub. Make it plain text.
     text = _TILDE_FENCE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     text = "\n".join(_hold_code_spans(line, hold) for line in text.split("\n"))
-    text = _DEFINITION.sub(lambda m: m.group(0) if _allowed(m.group(3), hosts) and m.group(3)
-                           else m.group(1) + "\\" + m.group(0)[len(m.group(1)):], text)
+    text = _DEFINITION.sub(lambda m: _definition(m, hosts), text)
     text = _neutralize_links(text, hosts)
     text = _CLOSING_URL.sub(lambda m: m.group(1) + m.group(2) + hold(f"`{m.group(3)}`"), text)
     text = _BARE_URL.sub(lambda m: _bare_url(m.group(0), hosts, hold), text)
@@ -138,6 +137,13 @@ def _neutralize_prose(text: str, hosts: tuple[str, ...]) -> str:
     text = _MENTION.sub("\uff20", text)  # fullwidth ＠: visible, and GitHub does not ping it
     text = text.replace("&", "&amp;").replace("<", "&lt;")
     return _HOLD.sub(lambda m: held[int(m.group(1))], text)
+
+
+def _definition(m: re.Match[str], hosts: tuple[str, ...]) -> str:
+    """Keep a link definition to an allowed host; escape any other so references stay text."""
+    if m.group(3) and _allowed(m.group(3), hosts):
+        return m.group(0)
+    return m.group(1) + "\\" + m.group(0)[len(m.group(1)):]
 
 
 def _hold_code_spans(line: str, hold: Callable[[str], str]) -> str:
