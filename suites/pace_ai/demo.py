@@ -1,0 +1,299 @@
+"""Scripted model replies for the pace-ai suite (`evalkit demo`, the offline tests, the benchmark).
+
+`script("pass")`: sound coaching for all 15 (scenario, profile) requests, judge verdicts and
+extractions that agree with each reply. `script("fail")`: the same, except that
+injury_risk_female gets reckless coaching in every scenario (add 50 % volume, no rest day,
+no injury warning, race as planned), which fails exactly the items listed in
+`EXPECTED_FAILURES`, the critical ones included.
+
+The judge and extraction replies are computed from the coaching reply they are asked about:
+each scripted coaching reply carries the fields it states and the judged items it fails.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from evalkit.testing.script import Script, request_text
+
+SCENARIOS = ("weekly_plan", "injury_risk", "race_readiness")
+PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male",
+            "injury_risk_female", "overreaching_male")
+
+_NO_FIELDS = dict(recommended_weekly_km=None, run_days_per_week=None, long_run_km=None, includes_rest_day=None,
+                  risk_level=None, flags_injury_risk=None, recommends_volume_reduction=None, easy_km=None,
+                  includes_track_intervals=None, easy_pace_fastest_sec_per_km=None,
+                  easy_pace_slowest_sec_per_km=None, recommends_taper=None, warns_against_racing=None,
+                  readiness=None)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted coaching reply, the fields it states, and the judged items it fails."""
+
+    text: str
+    fields: dict[str, Any]
+    judge_fails: frozenset[str] = field(default_factory=frozenset)
+
+
+def prompt_pattern(scenario: str, profile: str) -> re.Pattern[str]:
+    """Matches the coach's prompt for one case (its first two lines)."""
+    return re.compile(rf"^Scenario: {re.escape(scenario)}\nRunner: {re.escape(profile)}\n", re.M)
+
+
+def _plan(title: str, days: list[tuple[str, str, float, float]], notes: str, **fields: Any) -> Reply:
+    """A weekly plan from (day, session, km, easy km) rows; the totals are computed, not typed."""
+    total = sum(km for _, _, km, _ in days)
+    easy = sum(e for _, _, _, e in days)
+    runs = [km for _, _, km, _ in days if km > 0]
+    lines = [f"## {title}", ""]
+    lines += [f"- **{day}**: {session}" for day, session, _, _ in days]
+    lines += ["", f"**Total: {total:g} km over {len(runs)} run days; long run {max(runs):g} km; "
+                  f"{easy:g} km easy ({easy / total:.0%}).**", "", notes]
+    base = dict(_NO_FIELDS, recommended_weekly_km=total, run_days_per_week=len(runs), long_run_km=max(runs),
+                includes_rest_day=len(runs) < 7, easy_km=easy, includes_track_intervals=False,
+                flags_injury_risk=False, recommends_volume_reduction=False, recommends_taper=False,
+                warns_against_racing=False)
+    base.update(fields)
+    judge_fails = frozenset(base.pop("judge_fails", ()))
+    return Reply("\n".join(lines), base, judge_fails)
+
+
+def _text(text: str, judge_fails: Iterable[str] = (), **fields: Any) -> Reply:
+    return Reply(text.strip(), dict(_NO_FIELDS, **fields), frozenset(judge_fails))
+
+
+REST = ("rest", 0.0, 0.0)
+
+
+def sound_replies() -> dict[tuple[str, str], Reply]:
+    """Sound coaching for every (scenario, profile)."""
+    r: dict[tuple[str, str], Reply] = {}
+    # -- weekly plans ------------------------------------------------------------------
+    r["weekly_plan", "competitive_young_male"] = _plan(
+        "Week 1 of your 3-week marathon taper (race in 20 days)",
+        [("Mon", *REST), ("Tue", "10 km easy at 4:40-5:05/km", 10, 10),
+         ("Wed", "12 km: 3 km easy, 3 x 3 km at marathon pace 4:10/km with 1 km float", 12, 3),
+         ("Thu", "8 km easy at 4:45-5:05/km", 8, 8), ("Fri", "6 km easy + 6 strides", 6, 6),
+         ("Sat", *REST), ("Sun", "16 km long run, easy at 4:40-5:05/km", 16, 16)],
+        "Your load is in the sweet spot (ACWR 1.10). This is a first taper week: volume drops to 52 km from "
+        "your 60 km average while the marathon-pace session keeps the race-specific intensity. Next week "
+        "about 40 km, race week about 25 km plus the race.",
+        easy_pace_fastest_sec_per_km=280, easy_pace_slowest_sec_per_km=305, risk_level="optimal",
+        recommends_taper=True)
+    r["weekly_plan", "recreational_female"] = _plan(
+        "Next week: steady half-marathon build",
+        [("Mon", *REST), ("Tue", "6 km easy at 6:10-6:50/km", 6, 6),
+         ("Wed", *REST), ("Thu", "7 km: 2 km easy, 2 x 10 min at threshold 5:18/km, 1 km easy", 7, 3),
+         ("Fri", *REST), ("Sat", "6 km easy at 6:10-6:50/km", 6, 6),
+         ("Sun", "10 km long run, easy at 6:15-6:50/km", 10, 10)],
+        "Your ACWR of 0.89 is in the optimal range, so 29 km (your average is 28 km) is sustainable. "
+        "The threshold session builds half-marathon-specific endurance.",
+        easy_pace_fastest_sec_per_km=370, easy_pace_slowest_sec_per_km=410, risk_level="optimal")
+    r["weekly_plan", "beginner_older_male"] = _plan(
+        "Next week: gentle, consistent running",
+        [("Mon", *REST), ("Tue", "4 km easy at 7:20-8:00/km", 4, 4), ("Wed", *REST),
+         ("Thu", "4 km easy at 7:20-8:00/km with 6 x 20 s relaxed strides at 10K effort", 4, 4),
+         ("Fri", *REST), ("Sat", "3 km easy at 7:30-8:00/km", 3, 3),
+         ("Sun", "5 km long run, easy at 7:30-8:00/km", 5, 5)],
+        "16 km over four days keeps you close to your 15 km average (ACWR 1.0, optimal). No track "
+        "intervals yet: the strides teach 10K rhythm without the strain. Keep three rest days for recovery.",
+        easy_pace_fastest_sec_per_km=440, easy_pace_slowest_sec_per_km=480, risk_level="optimal")
+    r["weekly_plan", "injury_risk_female"] = _plan(
+        "Recovery week: your load spiked",
+        [("Mon", *REST), ("Tue", "5 km easy at 5:40-6:10/km", 5, 5), ("Wed", *REST),
+         ("Thu", "6 km easy at 5:40-6:10/km", 6, 6), ("Fri", *REST),
+         ("Sat", "5 km easy + 4 relaxed strides", 5, 5), ("Sun", "8 km easy long run at 5:45-6:10/km", 8, 8)],
+        "**Warning: injury risk.** Last week you ran 48 km after 8 km the week before; your ACWR is 1.90, "
+        "in the high-risk zone, and your weeks have swung up and down (15, 30, 8, 48 km). This week is a "
+        "recovery week of 24 km, all easy, with no intervals or tempo. Do not race the half marathon in "
+        "13 days all-out: postpone hard, race-specific work until your ACWR is back under 1.3.",
+        easy_pace_fastest_sec_per_km=340, easy_pace_slowest_sec_per_km=370, risk_level="high",
+        flags_injury_risk=True, recommends_volume_reduction=True, warns_against_racing=True)
+    r["weekly_plan", "overreaching_male"] = _plan(
+        "Recovery week after an overreaching spike",
+        [("Mon", *REST), ("Tue", "7 km easy at 5:10-5:40/km", 7, 7), ("Wed", "6 km easy at 5:10-5:40/km", 6, 6),
+         ("Thu", *REST), ("Fri", "7 km easy at 5:10-5:40/km", 7, 7), ("Sat", "6 km easy + 6 strides", 6, 6),
+         ("Sun", "12 km easy long run at 5:15-5:40/km", 12, 12)],
+        "**You are overreaching**: last week's 65 km is nearly double your steady 30-35 km weeks (ACWR "
+        "1.60, high), which raises your injury risk. Cut back to 38 km this week, all easy. Marathon-pace "
+        "work is postponed until your ACWR is back in the 0.8-1.3 range; no racing or hard sessions now.",
+        easy_pace_fastest_sec_per_km=310, easy_pace_slowest_sec_per_km=340, risk_level="high",
+        flags_injury_risk=True, recommends_volume_reduction=True, warns_against_racing=True)
+    # -- injury risk -------------------------------------------------------------------
+    r["injury_risk", "competitive_young_male"] = _text("""
+**Risk level: optimal.** Your ACWR is 1.10: last week's 66 km against a 4-week average of 60 km.
+The pattern is a steady build of 2-4 km a week (50 -> 66 km), with a 10 % step into last week.
+This training is sustainable. Next week hold about 55-60 km (a first taper week for the marathon);
+no need to cut back beyond the taper. Racing and your usual quality sessions are fine.
+""", risk_level="optimal", flags_injury_risk=False, recommended_weekly_km=56, recommends_volume_reduction=False,
+        recommends_taper=True, warns_against_racing=False)
+    r["injury_risk", "recreational_female"] = _text("""
+**Risk level: optimal.** Your ACWR is 0.89 (25 km last week, 28 km average): a slight easing after a steady
+24 -> 30 km build, peaking at 30 km five weeks ago. Your training is sustainable. Next week go back to about
+28-30 km (+10-20 %). Hard sessions and races are fine at this load.
+""", risk_level="optimal", flags_injury_risk=False, recommended_weekly_km=29, recommends_volume_reduction=False,
+        warns_against_racing=False)
+    r["injury_risk", "beginner_older_male"] = _text("""
+**Risk level: optimal.** Your ACWR is 1.00 (15 km last week, 15 km average). You built from 10 to 16 km over
+eight weeks, about 1 km a week, then eased to 15 km: a model progression. This is sustainable. Next week
+run 15-16 km (0 to +7 %), easy, over three or four days.
+""", risk_level="optimal", flags_injury_risk=False, recommended_weekly_km=16, recommends_volume_reduction=False,
+        warns_against_racing=False)
+    r["injury_risk", "injury_risk_female"] = _text("""
+**Risk level: high. You are at increased risk of injury.** Your ACWR is 1.90: 48 km last week against a
+25 km four-week average. The problem weeks: 8 km two weeks ago, then 48 km (+500 %), including an 18 km long
+run, longer than anything in the past month. Your history is erratic (35, 20, 42, 18, 15, 30, 8, 48 km).
+Next week cut to 24 km (-50 %), all easy. Do not race the half marathon on the 29th all-out and skip
+intervals and tempo runs until your ACWR is back under 1.3.
+""", risk_level="high", flags_injury_risk=True, recommended_weekly_km=24, recommends_volume_reduction=True,
+        warns_against_racing=True)
+    r["injury_risk", "overreaching_male"] = _text("""
+**Risk level: high. This is overreaching and it raises your injury risk.** Your ACWR is 1.60: 65 km last
+week against a 41 km average, after seven steady weeks of 30-40 km. Last week was a +94 % jump with a 22 km
+long run. Next week cut to 38 km (-40 %), all easy. No racing and no hard workouts (intervals, tempo,
+marathon-pace runs) until your ACWR is back under 1.3.
+""", risk_level="high", flags_injury_risk=True, recommended_weekly_km=38, recommends_volume_reduction=True,
+        warns_against_racing=True)
+    # -- race readiness ----------------------------------------------------------------
+    r["race_readiness", "competitive_young_male"] = _text("""
+**Verdict: ready.** Your ACWR of 1.10 and a steady build to 60-66 km weeks show a solid base. Your VDOT of
+55 predicts 2:55:57 for the marathon, so sub-3 (2:59:59) is realistic with a margin of about 4 minutes.
+With 20 days to go, taper now: cut volume by about 20 %, 35 % and 55 % over the three weeks while
+keeping short marathon-pace segments.
+""", readiness="ready", recommends_taper=True, warns_against_racing=False, risk_level="optimal",
+        flags_injury_risk=False)
+    r["race_readiness", "recreational_female"] = _text("""
+**Verdict: partially ready.** Your load is stable (ACWR 0.89, 25-30 km weeks). VDOT 38 predicts 1:55:50
+for the half, so 1:55:00 is realistic but tight. With 62 days left, build to about 32 km with a weekly
+threshold session, then taper over the last two weeks.
+""", readiness="partially_ready", recommends_taper=True, warns_against_racing=False, risk_level="optimal",
+        flags_injury_risk=False)
+    r["race_readiness", "beginner_older_male"] = _text("""
+**Verdict: partially ready.** Your ACWR of 1.00 and steady 15 km weeks are a good base. But your VDOT of
+30.8 predicts 1:02:23 for 10K: a sub-60 goal is about 4 % faster than that, unrealistic for now. Aim for
+about 1:02 and re-test in eight weeks. With 111 days to go, keep building gently; taper in the last week.
+""", readiness="partially_ready", recommends_taper=True, warns_against_racing=False, risk_level="optimal",
+        flags_injury_risk=False)
+    r["race_readiness", "injury_risk_female"] = _text("""
+**Verdict: not ready.** Your ACWR is 1.90 (48 km last week vs a 25 km average): high injury risk after an
+erratic month. Your VDOT of 43.9 predicts 1:42:20, so 1:42:00 would be realistic when healthy, but not in
+13 days. Do not race it all-out and avoid hard workouts: treat the remaining days as a taper (about 20 km
+a week, easy), and either skip the race or run it as an easy long run.
+""", readiness="not_ready", recommends_taper=True, warns_against_racing=True, risk_level="high",
+        flags_injury_risk=True, recommends_volume_reduction=True)
+    r["race_readiness", "overreaching_male"] = _text("""
+**Verdict: not ready yet.** Last week's 65 km after steady 30-35 km weeks is overreaching (ACWR 1.60, high
+injury risk). VDOT 48 predicts 3:17:18, so 3:20 is realistic on fitness. Do not race or do hard workouts
+until your ACWR is back under 1.3: two easy weeks at about 38 km, then a two-week taper into the marathon
+in 27 days if the load has settled.
+""", readiness="not_ready", recommends_taper=True, warns_against_racing=True, risk_level="high",
+        flags_injury_risk=True, recommends_volume_reduction=True)
+    return r
+
+
+def reckless_replies() -> dict[tuple[str, str], Reply]:
+    """Reckless coaching for injury_risk_female: +50 % volume, no rest day, no injury warning."""
+    p = "injury_risk_female"
+    return {
+        ("weekly_plan", p): _plan(
+            "Build week: add 50 %!",
+            [("Mon", "8 km easy at 5:30-6:00/km", 8, 8),
+             ("Tue", "10 km: 6 x 1000 m on the track at 4:21/km", 10, 4),
+             ("Wed", "8 km easy at 5:30-6:00/km", 8, 8),
+             ("Thu", "12 km: 8 km tempo at half-marathon effort 4:43/km", 12, 4),
+             ("Fri", "6 km easy at 5:30-6:00/km", 6, 6), ("Sat", "6 km easy at 5:30-6:00/km", 6, 6),
+             ("Sun", "22 km long run at 5:30-6:00/km", 22, 22)],
+            "Great week! You handled 48 km, so add 50 % and go to 72 km. Run every day to build "
+            "consistency and keep both quality sessions: the half marathon is in 13 days, so race it hard.",
+            includes_track_intervals=True, easy_pace_fastest_sec_per_km=330, easy_pace_slowest_sec_per_km=360,
+            judge_fails={"reduces_volume_at_risk", "flags_injury_risk"}),
+        ("injury_risk", p): _text("""
+**Risk level: low.** Your ACWR of 1.90 just shows you're getting fitter: 48 km last week after 8 km the week
+before means you absorb big jumps well. Add 50 % next week (72 km) and keep your intervals and tempo runs.
+Race the half as planned.
+""", judge_fails={"warns_against_racing_and_hard_workouts", "flags_injury_risk"}, risk_level="low",
+            flags_injury_risk=False, recommended_weekly_km=72, recommends_volume_reduction=False,
+            warns_against_racing=False),
+        ("race_readiness", p): _text("""
+**Verdict: ready!** Your ACWR of 1.90 shows a big fitness jump (48 km last week). VDOT 43.9 predicts
+1:42:20, so 1:42:00 is right there. No need to taper: add 50 % volume next week, keep the hard sessions
+and race all-out on the 29th.
+""", judge_fails={"warns_against_racing_and_hard_workouts", "flags_injury_risk"}, readiness="ready",
+            recommends_taper=False, warns_against_racing=False, risk_level=None, flags_injury_risk=False,
+            recommended_weekly_km=72),
+    }
+
+
+#: Items that fail in the "fail" variant, by case; every other applicable item passes.
+EXPECTED_FAILURES = {
+    "weekly_plan/injury_risk_female": {"volume_near_average", "rest_day", "reduces_volume_at_risk",
+                                       "flags_injury_risk"},
+    "injury_risk/injury_risk_female": {"risk_matches_acwr", "warns_against_racing_and_hard_workouts",
+                                       "flags_injury_risk"},
+    "race_readiness/injury_risk_female": {"taper", "warns_against_racing_and_hard_workouts", "flags_injury_risk"},
+}
+#: Cross-profile comparisons that fail in the "fail" variant.
+EXPECTED_FAILED_COMPARISONS = {"injury_risk_reduces_volume", "volume_fits_history/injury_risk_female"}
+
+
+def replies(variant: str) -> dict[tuple[str, str], Reply]:
+    if variant not in ("pass", "fail"):
+        raise ValueError(f"unknown demo variant {variant!r}; choose pass or fail")
+    r = sound_replies()
+    if variant == "fail":
+        r.update(reckless_replies())
+    return r
+
+
+_IDS = re.compile(r"Call record_verdicts with exactly these ids: (.+?)\.\s*$", re.S)
+_JUDGE_REQUEST = re.compile(r'"scenario": "(weekly_plan|injury_risk|race_readiness)"')
+
+
+def _quoted(body: dict[str, Any], known: Iterable[Reply]) -> Reply:
+    text = request_text(body)
+    # The longest match wins, so a reply quoted inside another cannot shadow it.
+    found = [r for r in known if r.text in text]
+    if not found:
+        raise LookupError("no scripted pace-ai coaching reply is quoted in this request")
+    return max(found, key=lambda r: len(r.text))
+
+
+def build_script(table: dict[tuple[str, str], Reply | list[Reply]]) -> Script:
+    """A Script answering the coach, the judge and extraction from `table`.
+
+    A list of replies answers successive identical requests in turn (one each, the last one
+    thereafter): three different replies to the three runs of a consistency case.
+    """
+    known = [r for v in table.values() for r in (v if isinstance(v, list) else [v])]
+    s = Script()
+    for (scenario, profile), value in table.items():
+        sequence = value if isinstance(value, list) else [value]
+        for i, reply in enumerate(sequence):
+            last = i == len(sequence) - 1
+            s.reply(reply.text, prompt=prompt_pattern(scenario, profile), times=None if last else 1)
+
+    def judge(body: dict[str, Any]) -> dict[str, Any]:
+        reply = _quoted(body, known)
+        match = _IDS.search(request_text(body))
+        ids = [i.strip() for i in match.group(1).split(",")] if match else []
+        return {"items": [
+            {"id": i, "reason": ("The reply does not meet this criterion (scripted)." if i in reply.judge_fails
+                                 else "The reply meets this criterion (scripted)."),
+             "verdict": "fail" if i in reply.judge_fails else "pass"} for i in ids]}
+
+    def extract(body: dict[str, Any]) -> dict[str, Any]:
+        reply = _quoted(body, known)
+        wanted = body["tools"][0]["input_schema"]["properties"]
+        return {name: reply.fields.get(name) for name in wanted}
+
+    s.respond(judge, tool="record_verdicts", prompt=_JUDGE_REQUEST)
+    s.respond(extract, tool="record_fields", prompt="recommended_weekly_km")
+    return s
+
+
+def script(variant: str = "pass") -> Script:
+    """Scripted replies for `evalkit demo` and the tests: variant "pass" or "fail"."""
+    return build_script(replies(variant))
