@@ -95,6 +95,10 @@ class ModelClient:
             self._semaphore = asyncio.Semaphore(self.concurrency)
         return self._semaphore
 
+    def deprecations(self) -> dict[str, str]:
+        """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
+        return self._deprecated() if self._deprecated is not None else {}
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
@@ -106,7 +110,7 @@ class ModelClient:
             return
         roles.add(role)
         if self._deprecated is not None:
-            eol = self._deprecated().get(model)
+            eol = self.deprecations().get(model)
             if eol:
                 self.warn(f"model {model} is deprecated and reaches end-of-life on {eol}; "
                           f"move to a newer model")

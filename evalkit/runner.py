@@ -23,7 +23,7 @@ from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit.judge import judge
 from evalkit.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
-from evalkit.suite import Case, Item, Suite
+from evalkit.suite import Case, Item, Suite, Target
 from evalkit.targets import TargetFn, TargetResult, resolve_target
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
@@ -84,7 +84,7 @@ class Runner:
         return self._report(list(results), started, time.perf_counter() - t0)
 
     def _report(self, results: list[SuiteResult], started: datetime, wall: float) -> Report:
-        deprecated = self.client._deprecated() if self.client._deprecated else {}
+        deprecated = self.client.deprecations()
         models = [ModelUse(model=m, roles=sorted(roles), usage=self.client.per_model.get(m, Usage()),
                            deprecated=deprecated.get(m)) for m, roles in sorted(self.client.models_used.items())]
         return Report(verdict=worst([r.verdict for r in results]), suites=results, usage=self.client.usage,
@@ -105,8 +105,6 @@ class Runner:
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:
             if opts.target:
-                from evalkit.suite import Target
-
                 fn = resolve_target(Target(function=opts.target), suite.dir)
             elif suite.target is None:
                 raise EvalkitError("this suite names no target; pass --target module:function")
