@@ -1,0 +1,268 @@
+"""Where a repository's suites live, which of them a `suites` input names, and what each watches.
+
+The rule, in order:
+
+1. `evalkit.yml` (or `evalkit.yaml`) at the repository root lists the suites under `suites:`
+   (or is itself that list). Each entry is a path relative to the root — a suite file, or a
+   folder holding `suite.yml` or `*.suite.yml` files — or a glob over the repository's files
+   (`suites/**/*.suite.yml`), or a mapping `{path, target, watch}` for a fixture list that sits
+   beside the pytest code that runs it (the `target` it names is resolved from the fixture
+   file's folder, as a suite's own `target:` is; `watch` adds globs).
+2. Without that file: every `suite.yml`, `suite.yaml`, `*.suite.yml` and `*.suite.yaml` under
+   the root, skipping `.git`, `node_modules`, virtual environments, caches and hidden folders.
+   Fixture lists are not found this way: list them in `evalkit.yml`.
+
+Watch globs in a suite file are relative to the repository root (as `on.paths` in a
+workflow); a glob starting with `./` or `../` is relative to the suite file's folder. A suite
+that watches anything also watches its own file. A suite that watches nothing always runs.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import SuiteError, UsageError
+from evalkit.github.globs import glob_match
+from evalkit.suite import Suite, Target, load_suite, resolve_suite_paths
+
+CONFIG_NAMES = ("evalkit.yml", "evalkit.yaml")
+SUITE_NAMES = ("suite.yml", "suite.yaml")
+SUITE_SUFFIXES = (".suite.yml", ".suite.yaml")
+SKIP_DIRS = frozenset({"node_modules", "venv", "env", "__pycache__", "site-packages", "build", "dist"})
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class SuiteRef:
+    """One suite file of the repository, with what `evalkit.yml` adds to it."""
+
+    path: Path  # absolute
+    rel: str  # relative to the repository root, with `/`
+    target: str | None = None
+    watch: tuple[str, ...] = ()
+
+
+@dataclass
+class RepoSuites:
+    """The repository's suites, loaded, and where the list came from."""
+
+    root: Path
+    source: str  # "evalkit.yml" or "discovered"
+    refs: list[SuiteRef] = field(default_factory=list)
+    suites: list[Suite] = field(default_factory=list)  # parallel to refs
+
+    def watch_map(self) -> dict[str, list[str]]:
+        """Suite file (relative) to its watch globs relative to the root."""
+        return {ref.rel: watch_globs(suite, self.root, ref.watch) for ref, suite in zip(self.refs, self.suites)}
+
+    def by_rel(self, rels: list[str]) -> list[Suite]:
+        index = {ref.rel: suite for ref, suite in zip(self.refs, self.suites)}
+        return [index[r] for r in rels]
+
+
+def relative(path: Path, root: Path) -> str:
+    """`path` relative to `root` with `/` (the absolute path when outside it)."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return Path(os.path.abspath(path)).as_posix()
+
+
+def config_file(root: Path) -> Path | None:
+    for name in CONFIG_NAMES:
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
+def discover(root: str | Path) -> tuple[list[SuiteRef], str]:
+    """The suite files of the repository at `root` and the source of the list."""
+    root = Path(root).resolve()
+    config = config_file(root)
+    if config is not None:
+        return _from_config(root, config), config.name
+    return [SuiteRef(p, relative(p, root)) for p in _walk_suite_files(root)], "discovered"
+
+
+def load_repo_suites(root: str | Path) -> RepoSuites:
+    """Discover and load every suite; problems of all files are raised together."""
+    root = Path(root).resolve()
+    refs, source = discover(root)
+    loaded: list[Suite] = []
+    errors: list[str] = []
+    for ref in refs:
+        try:
+            suite = load_suite(ref.path)
+        except SuiteError as exc:
+            errors.append(str(exc))
+            continue
+        if ref.target:
+            suite.target = Target(function=ref.target)
+        loaded.append(suite)
+    if errors:
+        raise SuiteError(f"{len(errors)} suite file(s) in {source}", errors)
+    return RepoSuites(root, source, refs, loaded)
+
+
+def watch_globs(suite: Suite, root: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """The suite's watch globs relative to `root`, plus the suite file itself when any."""
+    base = relative(suite.dir, root)
+    out: list[str] = []
+    for pattern in [*suite.watch, *extra]:
+        if pattern.startswith(("./", "../")):
+            pattern = posixpath.normpath(posixpath.join(base, pattern))
+        out.append(pattern.lstrip("/"))
+    if out:
+        # A suite always watches its own file and the fixture lists its cases come from.
+        files = [suite.path, *(case.file for case in suite.cases if case.file)]
+        out += [relative(Path(f), root) for f in files]
+    return list(dict.fromkeys(out))
+
+
+def parse_list(text: str) -> list[str]:
+    """Split an input of newline- or comma-separated entries; `#` starts a comment."""
+    items: list[str] = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0]
+        items += [part.strip() for part in line.split(",") if part.strip()]
+    return items
+
+
+def select_named(repo: RepoSuites, entries: list[str]) -> list[str]:
+    """Relative suite files named by `entries`: paths, folders, globs or suite names.
+
+    A path outside the discovered list is loaded too (added to `repo`). Unknown entries raise
+    UsageError listing the suites that exist.
+    """
+    chosen: dict[str, None] = {}
+    unknown: list[str] = []
+    for entry in entries:
+        hits = _match_entry(repo, entry)
+        if not hits:
+            unknown.append(entry)
+        chosen.update(dict.fromkeys(hits))
+    if unknown:
+        names = ", ".join(f"{s.name} ({r.rel})" for r, s in zip(repo.refs, repo.suites)) or "none"
+        raise UsageError(f"`suites` input: nothing matches {', '.join(map(repr, unknown))}; "
+                         f"suites in this repository ({repo.source}): {names}")
+    return list(chosen)
+
+
+def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
+    root = repo.root
+    clean = entry[2:] if entry.startswith("./") else entry
+    clean = clean.rstrip("/")
+    # 1. a suite name
+    hits = [r.rel for r, s in zip(repo.refs, repo.suites) if s.name == entry]
+    if hits:
+        return hits
+    # 2. a glob over the known suite files (or their folders)
+    if _GLOB_CHARS & set(clean):
+        return [r.rel for r in repo.refs
+                if glob_match(clean, r.rel) or glob_match(clean, posixpath.dirname(r.rel))]
+    # 3. a path: a known file, a folder of known files, or any loadable suite file
+    hits = [r.rel for r in repo.refs if r.rel == clean or r.rel.startswith(clean + "/")]
+    if hits:
+        return hits
+    candidate = (root / clean).resolve()
+    if not _inside(candidate, root) or not candidate.exists():
+        return []
+    try:
+        files = resolve_suite_paths(candidate)
+    except SuiteError:
+        return []
+    out = []
+    for file in files:
+        rel = relative(file, root)
+        if rel not in {r.rel for r in repo.refs}:
+            repo.refs.append(SuiteRef(file, rel))
+            repo.suites.append(load_suite(file))
+        out.append(rel)
+    return out
+
+
+def _from_config(root: Path, config: Path) -> list[SuiteRef]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"{config.name}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    entries = data.get("suites") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise UsageError(f"{config.name}: expected `suites:` with a list of paths, globs or "
+                         "{path, target, watch} entries")
+    refs: dict[str, SuiteRef] = {}
+    problems: list[str] = []
+    for n, entry in enumerate(entries, 1):
+        try:
+            for ref in _config_entry(root, entry):
+                refs.setdefault(ref.rel, ref)
+        except UsageError as exc:
+            problems.append(f"entry {n}: {exc}")
+    if problems:
+        raise UsageError(f"{config.name}: " + "; ".join(problems))
+    return list(refs.values())
+
+
+def _config_entry(root: Path, entry: Any) -> list[SuiteRef]:
+    target, watch = None, ()
+    if isinstance(entry, dict):
+        unknown = set(entry) - {"path", "target", "watch"}
+        if unknown or not isinstance(entry.get("path"), str):
+            raise UsageError(f"{entry!r}: a mapping needs `path` and may have `target` and `watch` only")
+        target = entry.get("target")
+        if target is not None and (not isinstance(target, str) or ":" not in target):
+            raise UsageError(f"target {target!r} is not of the form module:function")
+        raw_watch = entry.get("watch") or []
+        if isinstance(raw_watch, str):
+            raw_watch = [raw_watch]
+        watch = tuple(str(w) for w in raw_watch)
+        entry = entry["path"]
+    if not isinstance(entry, str) or not entry.strip():
+        raise UsageError(f"{entry!r} is not a path or glob")
+    pattern = entry.strip()
+    pattern = pattern[2:] if pattern.startswith("./") else pattern.lstrip("/")
+    if _GLOB_CHARS & set(pattern):
+        files = [p for p in _walk_files(root) if glob_match(pattern, relative(p, root))]
+        if not files:
+            raise UsageError(f"{pattern!r} matches no file")
+    else:
+        path = (root / pattern).resolve()
+        if not _inside(path, root):
+            raise UsageError(f"{pattern!r} is outside the repository")
+        try:
+            files = resolve_suite_paths(path)
+        except SuiteError as exc:
+            raise UsageError(f"{pattern!r}: {'; '.join(exc.problems)}") from None
+    return [SuiteRef(f, relative(f, root), target, watch) for f in sorted(files)]
+
+
+def _is_suite_file(name: str) -> bool:
+    return name in SUITE_NAMES or name.endswith(SUITE_SUFFIXES)
+
+
+def _walk_suite_files(root: Path) -> list[Path]:
+    return sorted(p for p in _walk_files(root) if _is_suite_file(p.name))
+
+
+def _walk_files(root: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        # Hidden folders (.git, .venv, .tox, .evalkit), dependencies and build output hold no suites.
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
+                         and not (Path(folder) / d / "pyvenv.cfg").exists())
+        found += [Path(folder) / f for f in files]
+    return found
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
