@@ -1,0 +1,153 @@
+"""Helpers for pytest-native evals (seed 003's pattern): `load_fixtures`, `llm_judge`, `run_checks`.
+
+They use the engine's own pieces — the suite loader validates fixture files, checks come from
+the same registry, judge criteria go through the same judge call — so a case scores the same
+here as under `evalkit run`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any, Iterable
+
+from evalkit.checks.base import CheckContext, check_types, normalize, output_text
+from evalkit.errors import SuiteError
+from evalkit.report import ItemResult
+
+MAX_SHOWN_OUTPUT = 1500  # characters of the output quoted in a failure message
+
+
+def load_fixtures(filename: str | Path, *, base: str | Path | None = None) -> list[dict[str, Any]]:
+    """The cases of a fixture list (or a suite file) as dicts, for `pytest.mark.parametrize`.
+
+    A relative name is looked up from the caller's folder upwards, in each folder and its
+    `fixtures/` subfolder. The file is validated by the suite loader first, so a typo in a
+    check fails collection with its line number.
+    """
+    from evalkit._yaml import read_yaml
+    from evalkit.suite import load_suite
+
+    path = _find_fixture_file(Path(filename), Path(base) if base else _caller_dir())
+    suite = load_suite(path)  # raises SuiteError listing every problem of the file
+    data = read_yaml(path).data
+    if isinstance(data, dict):  # a suite file: its cases, inline or from the fixture list it names
+        cases_file = suite.cases[0].file if suite.cases and suite.cases[0].file else path
+        data = data["cases"] if isinstance(data.get("cases"), list) else read_yaml(Path(cases_file)).data
+    return [dict(case) for case in data]
+
+
+def _caller_dir() -> Path:
+    for frame in inspect.stack(0)[2:]:
+        if frame.filename != __file__ and not frame.filename.startswith("<"):
+            return Path(frame.filename).resolve().parent
+    return Path.cwd()
+
+
+def _find_fixture_file(name: Path, start: Path) -> Path:
+    if name.is_absolute():
+        if name.is_file():
+            return name
+        raise FileNotFoundError(f"fixture file {name} does not exist")
+    tried = []
+    for folder in (start, *start.parents):
+        for candidate in (folder / name, folder / "fixtures" / name):
+            tried.append(candidate)
+            if candidate.is_file():
+                return candidate
+        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
+            break  # do not wander out of the project
+    shown = ", ".join(str(t.parent) for t in tried[:6]) + (" …" if len(tried) > 6 else "")
+    raise FileNotFoundError(f"fixture file {name} not found (looked in {shown})")
+
+
+def llm_judge(output: Any, criteria: str, *, case_input: Any = None) -> tuple[bool, str]:
+    """Ask the "low" tier judge whether `output` meets `criteria`: `(passed, reason)`.
+
+    Raises EvalkitError when the judge cannot be reached or keeps answering malformed verdicts.
+    """
+    verdicts = _judge({"criterion": criteria}, output, case_input)
+    verdict = verdicts["criterion"]
+    if isinstance(verdict, str):
+        from evalkit.errors import JudgeError
+
+        raise JudgeError(verdict)
+    return verdict.verdict == "pass", verdict.reason
+
+
+def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> dict[str, Any]:
+    """One judge call for several criteria: id -> ItemVerdict, or id -> error text."""
+    from evalkit import runtime
+    from evalkit.judge import judge
+
+    client = runtime.get_client()
+    model = client.resolve_model("low")
+    outcome = runtime.run_with_client(
+        lambda view: judge(view, model, output_text(output), criteria, case_input=case_input), client)
+    if outcome.error:
+        return {cid: outcome.error for cid in criteria}
+    return dict(outcome.verdicts)
+
+
+def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any = None,
+               suite_dir: str | Path | None = None) -> list[ItemResult]:
+    """Decide every check of a case on `result`; raise one AssertionError listing every failure.
+
+    `checks` is a case's `checks:` list as written in YAML (`{"type": ..., **arguments}`).
+    Programmatic checks run here; all `llm_judge` criteria share one judge call, as in a run.
+    Returns the decided items when all pass.
+    """
+    checks = list(checks)
+    types = check_types()
+    problems, prepared = [], []
+    for i, spec in enumerate(checks, 1):
+        args = dict(spec)
+        kind = args.pop("type", None)
+        cls = types.get(kind)  # type: ignore[arg-type]
+        if cls is None:
+            problems.append(f"check #{i}: unknown check type {kind!r}; valid types: {', '.join(types)}")
+            continue
+        try:
+            prepared.append((f"check{i}:{kind}", cls.model_validate(args)))
+        except Exception as exc:
+            problems.append(f"check #{i} ({kind}): {' '.join(str(exc).split())}")
+    if problems:
+        raise SuiteError("run_checks", problems)
+    ctx = CheckContext(output=result, input=case_input, case_id="",
+                       suite_dir=Path(suite_dir) if suite_dir else None)
+    judged = {cid: getattr(check, "criteria") for cid, check in prepared if check.is_judge}
+    verdicts = _judge(judged, result, case_input) if judged else {}
+    items = []
+    for cid, check in prepared:
+        if check.is_judge:
+            v = verdicts[cid]
+            items.append(ItemResult(id=cid, text=judged[cid], decided_by="judge", required=True,
+                                    **({"status": "error", "reason": v} if isinstance(v, str)
+                                       else {"status": v.verdict, "reason": v.reason})))
+            continue
+        try:
+            outcome = normalize(check.evaluate(ctx))
+            status = "n/a" if outcome.passed is None else ("pass" if outcome.passed else "fail")
+            reason = outcome.reason
+        except Exception as exc:  # a check that raises is an error, never a pass
+            status, reason = "error", f"check raised {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        items.append(ItemResult(id=cid, text=check.describe(), status=status, reason=reason, required=True))
+    failed = [it for it in items if it.status in ("fail", "error")]
+    if failed:
+        raise AssertionError(format_failures(failed, len(items), output_text(result)))
+    return items
+
+
+def format_failures(failed: list[ItemResult], total: int, output: str | None = None,
+                    header: str | None = None) -> str:
+    """Every failing item on its own line, then the start of the output."""
+    lines = [header or f"{len(failed)} of {total} checks failed:"]
+    for it in failed:
+        label = it.text if it.decided_by == "judge" else it.id
+        lines.append(f"  {it.status.upper():5} {it.id}" + (f" ({label})" if label != it.id else "")
+                     + f": {it.reason or '(no reason given)'}")
+    if output is not None:
+        shown = output if len(output) <= MAX_SHOWN_OUTPUT else output[:MAX_SHOWN_OUTPUT] + " […]"
+        lines.append("output:")
+        lines.extend("  | " + line for line in (shown.splitlines() or [""]))
+    return "\n".join(lines)

@@ -1,0 +1,17 @@
+"""The plugin is tested with pytest's own `pytester`."""
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(autouse=True)
+def _clean_runtime(monkeypatch):
+    """No key, default tiers and a fresh ambient client in every test."""
+    from evalkit import runtime
+
+    for var in ("ANTHROPIC_API_KEY", "SYSTEM_AGENT_MODELS_HIGH", "SYSTEM_AGENT_MODELS_LOW"):
+        monkeypatch.delenv(var, raising=False)
+    runtime.reset()
+    yield
+    runtime.reset()
