@@ -1,0 +1,77 @@
+"""The action's files follow GitHub's container-action checklist (no build needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _action() -> dict:
+    return yaml.safe_load((ROOT / "action.yml").read_text())
+
+
+def test_action_runs_the_repository_dockerfile():
+    assert _action()["runs"] == {"using": "docker", "image": "Dockerfile"}
+
+
+def test_inputs_are_snake_case_with_string_defaults():
+    inputs = _action()["inputs"]
+    expected = {
+        "anthropic_api_key", "github_token", "suites", "model", "judge_model",
+        "rubric_threshold", "agreement_threshold", "concurrency", "comment",
+        "fail_on_gate", "template", "cache_dir",
+    }  # fmt: skip
+    assert set(inputs) == expected
+    for name, spec in inputs.items():
+        # INPUT_<NAME> keeps hyphens, which a shell cannot read.
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", name), name
+        assert isinstance(spec.get("default"), str), f"{name}: defaults arrive as strings"
+        assert spec.get("description"), name
+    # No token is injected into a container action; the default hands it over.
+    assert inputs["github_token"]["default"] == "${{ github.token }}"
+    assert inputs["anthropic_api_key"]["default"] == ""
+
+
+def test_outputs():
+    assert set(_action()["outputs"]) == {"verdict", "results_path", "comment_path", "selected_suites"}
+
+
+def test_dockerfile_checklist():
+    text = (ROOT / "Dockerfile").read_text()
+    instructions = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert instructions[0].startswith("ARG BASE_IMAGE=python:")
+    assert re.search(r"@sha256:[0-9a-f]{64}$", instructions[0]), "pin the base image by digest"
+    assert instructions[1] == "FROM ${BASE_IMAGE}"
+    entrypoint = [line for line in instructions if line.startswith("ENTRYPOINT")]
+    assert len(entrypoint) == 1
+    assert json.loads(entrypoint[0].removeprefix("ENTRYPOINT")) == ["/entrypoint"]
+    assert not any(line.startswith("USER") for line in instructions)
+    assert "safe.directory '*'" in text
+
+
+def test_entrypoint_is_executable_and_thin():
+    entrypoint = ROOT / "entrypoint"
+    assert os.access(entrypoint, os.X_OK)
+    commands = [
+        line for line in entrypoint.read_text().splitlines()[1:] if line and not line.startswith("#")
+    ]
+    assert commands == ['exec /opt/evalkit/venv/bin/python -m evalkit.action "$@"']
+
+
+def test_workflow_uses_pinned_actions_and_least_privilege():
+    workflow = yaml.safe_load((ROOT / ".github/workflows/evals.yml").read_text())
+    assert workflow["permissions"] == {}
+    assert "pull_request_target" not in workflow[True]  # YAML 1.1 reads `on` as True
+    for job in workflow["jobs"].values():
+        assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+        for step in job["steps"]:
+            uses = step.get("uses", "./")
+            assert uses == "./" or re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), uses
+            if uses.startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
