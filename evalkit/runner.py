@@ -24,7 +24,7 @@ from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit.judge import judge
 from evalkit.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.suite import Case, Item, Suite, Target
-from evalkit.targets import TargetFn, TargetResult, resolve_target
+from evalkit.targets import TargetFn, TargetResult, resolve_target, target_executor
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
 
@@ -69,16 +69,17 @@ class Runner:
 
     async def run(self, suites: list[Suite]) -> Report:
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
-        loop = asyncio.get_running_loop()
-        # Synchronous targets run in threads: give them as many as model calls may run at once.
-        loop.set_default_executor(ThreadPoolExecutor(max_workers=self.client.concurrency + 4,
-                                                     thread_name_prefix="evalkit-target"))
+        # Synchronous targets run in threads of their own pool, as many as model calls in flight.
+        pool = ThreadPoolExecutor(max_workers=self.client.concurrency + 4, thread_name_prefix="evalkit-target")
+        pool_token = target_executor.set(pool)
         if self.options.jsonl_path:
             self.options.jsonl_path.parent.mkdir(parents=True, exist_ok=True)
             self._jsonl = self.options.jsonl_path.open("a", encoding="utf-8")
         try:
             results = await asyncio.gather(*(self.run_suite(s) for s in suites))
         finally:
+            target_executor.reset(pool_token)
+            pool.shutdown(wait=False, cancel_futures=True)
             if self._jsonl:
                 self._jsonl.close()
         return self._report(list(results), started, time.perf_counter() - t0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from concurrent.futures import Executor
 import inspect
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -19,6 +20,11 @@ from evalkit.suite import Target
 # The client of the run in progress, for agent code that does not take one as an argument
 # (003's pattern: `CodeGenerateAgent(input=...).run()`). Set around every target call.
 current_client: contextvars.ContextVar[Any] = contextvars.ContextVar("evalkit_client", default=None)
+# Synchronous targets block a thread while they wait for their model calls, so they must not
+# share the event loop's default executor: the HTTP client resolves host names there, and a pool
+# full of waiting targets would deadlock. The runner sets a pool of their own here.
+target_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("evalkit_target_executor",
+                                                                                  default=None)
 
 
 @dataclass
@@ -98,13 +104,14 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
                 return await (fn(case_input, client) if takes_client else fn(case_input))
             finally:
                 current_client.reset(token)
-        sync = SyncClient(client, asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        sync = SyncClient(client, loop)
 
         def run() -> Any:
             current_client.set(sync)  # this thread's own context copy
             return fn(case_input, sync) if takes_client else fn(case_input)
 
-        return await asyncio.to_thread(run)
+        return await loop.run_in_executor(target_executor.get(), contextvars.copy_context().run, run)
 
     return call
 

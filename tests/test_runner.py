@@ -365,3 +365,15 @@ def test_deprecated_model_warned_once_and_costs_counted(write):
     model = report.models[0]
     assert model.deprecated == "November 30th, 2026" and model.usage.calls == 3
     assert report.usage.cost_usd > 0 and report.usage.unpriced_calls == 0
+
+
+def test_many_sync_targets_through_the_real_client_do_not_deadlock(write, tmp_path):
+    """Sync targets wait in threads for their model calls; more of them than worker threads
+    must still finish (they once shared the executor the HTTP client resolves names in)."""
+    write("syncmod.py", "def run(input, llm):\n    return llm.complete('case ' + str(input['i']))\n")
+    cases = "\n".join(f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}"
+                      for i in range(40))
+    suite = write("s.yml", f"target: syncmod:run\ncases:\n{cases}\n")
+    with FakeAnthropicServer(Script().reply("ok")) as fake:
+        report = run(load_suites([suite]), real_client(fake, tmp_path, concurrency=2), RunOptions())
+    assert report.verdict == "pass" and report.usage.calls == 40
