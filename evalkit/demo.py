@@ -62,5 +62,21 @@ def run_demo(output_dir: Path) -> int:
         options = RunOptions(demo=True, jsonl_path=output_dir / "results.jsonl")
         if options.jsonl_path.exists():
             options.jsonl_path.unlink()
-        return execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"),
-                       print_markdown=True)
+        code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"))
+    write_demo_comment(output_dir)
+    return code
+
+
+def write_demo_comment(output_dir: Path) -> Path:
+    """The PR comment exactly as the Action would post it (marker, neutralised text), to
+    `comment.md` and the terminal; the report's `demo` flag keeps it marked as a demo."""
+    from evalkit.comment import render_comment
+    from evalkit.report import Report
+
+    report = Report.load(output_dir / "results.json")
+    body = render_comment(report, artifact_hint=str(output_dir))
+    path = output_dir / "comment.md"
+    path.write_text(body, encoding="utf-8")
+    click.echo(f"\n--- the PR comment the Action would post ({path}) ---\n", err=True)
+    click.echo(body)
+    return path
