@@ -1,8 +1,6 @@
-"""The plugin is tested with pytest's own `pytester`."""
+"""The plugin is tested with pytest's own `pytester` (enabled in each test module)."""
 
 import pytest
-
-pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(autouse=True)

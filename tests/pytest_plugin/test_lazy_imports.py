@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+pytest_plugins = ["pytester"]
+
 HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.runtime")
 
 

@@ -2,6 +2,8 @@
 
 import pytest
 
+pytest_plugins = ["pytester"]
+
 EVAL_TESTS = """
 import pytest
 

@@ -8,6 +8,8 @@ from evalkit import runtime
 from evalkit.providers.scripted import ScriptedProvider
 from evalkit.testing.script import Script
 
+pytest_plugins = ["pytester"]
+
 TARGET = '''
 def shout(input):
     return input["text"].upper()

@@ -6,12 +6,14 @@ import json
 import re
 from pathlib import Path
 
-import demo
+import help_agents_demo as demo
 import pytest
 from click.testing import CliRunner
 
 from evalkit.cli import main
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
+
+pytest_plugins = ["pytester"]
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "help_agents"
 EXPECTED_FAILURES = {"pass": set(), "fail": {"basic_hello_world", "fix_broken_code", "parse_json_input",

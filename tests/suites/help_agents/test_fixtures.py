@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-import demo
+import help_agents_demo as demo
 import pytest
 import yaml
 
