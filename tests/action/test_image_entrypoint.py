@@ -1,0 +1,95 @@
+"""The real entrypoint inside the built image, started as GitHub's runner starts a Docker
+action, against the loopback fakes of GitHub and the Messages API on the host (chroot
+isolation shares the host's network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_action_entrypoint import EVENTS, HOSTILE, KEY, SUITE, TOKEN, greet_script, make_repo
+
+from evalkit.github.comment import MARKER
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.fake_github import FakeGitHub
+
+pytestmark = pytest.mark.docker_image
+
+
+def _files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def _env(github: FakeGitHub, anthropic: FakeAnthropicServer) -> dict[str, str]:
+    return {
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_REPOSITORY": "octo-org/hello",
+        "GITHUB_RUN_ID": "777",
+        "GITHUB_API_URL": github.url,
+        "ANTHROPIC_BASE_URL": anthropic.url,
+        "ACTIONS_RUNTIME_TOKEN": "runtime-secret",
+    }
+
+
+def test_entrypoint_in_the_image_comments_once_and_gates(run_action, tmp_path: Path):
+    repo = make_repo(tmp_path / "repo")
+    before = _files(repo)
+    event = json.loads((EVENTS / "pull_request_opened.json").read_text())
+    script = greet_script(reply_bob=HOSTILE, verdict_bob="fail", reason_bob=HOSTILE)
+    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(script) as anthropic:
+        for i in range(120):
+            github.add_comment(12, f"earlier comment {i}")
+        github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
+        inputs = {"anthropic_api_key": KEY}
+        first = run_action(repo, inputs=inputs, env=_env(github, anthropic), event=event)
+        proc = first.process
+        assert proc.returncode == 1, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        ours = [c for c in github.comments(12) if c["body"].startswith(MARKER)]
+        assert len(ours) == 1
+        second = run_action(repo, inputs=inputs, env=_env(github, anthropic), event=event)
+        assert second.process.returncode == 1, second.process.stdout + second.process.stderr
+        after = [c for c in github.comments(12) if c["body"].startswith(MARKER)]
+        assert [c["id"] for c in after] == [ours[0]["id"]]
+        assert anthropic.request_count > 0
+        recorded = [r.raw_body for r in github.requests]
+
+    body = after[0]["body"]
+    assert "A gate failed" in body and "https://github.com/octo-org/hello/actions/runs/777" in body
+    for bad in ("<img", "<script", "https://evil.example", "@octocat", "fixes #1"):
+        assert bad not in body
+    assert "<!--" not in body[len(MARKER):]
+
+    bob_line = SUITE.splitlines().index("  - id: bob") + 1
+    assert f"::error file=evals/greet.suite.yml,line={bob_line}," in proc.stdout
+    assert "::group::FAIL greet" in proc.stdout
+    assert first.outputs["verdict"] == "fail"
+    assert first.outputs["selected_suites"] == "evals/greet.suite.yml"
+    # Results sit in the runner's temp dir, named as a later step on the runner finds them.
+    assert first.outputs["results_path"] == "../../_temp/evalkit/results.json"
+    results = first.runner_temp / "evalkit"
+    assert {"results.json", "junit.xml", "comment.md"} <= {p.name for p in results.iterdir()}
+    assert "A gate failed" in first.summary
+    # Nothing root-owned left in the workspace.
+    assert _files(repo) == before
+
+    # The key: only in the mask command, never in outputs, summary, files or requests to GitHub.
+    log_lines = [line for line in (proc.stdout + proc.stderr).splitlines() if KEY in line]
+    assert log_lines == [f"::add-mask::{KEY}"]
+    assert KEY not in first.summary and KEY not in json.dumps(first.outputs)
+    assert not any(KEY in text for text in recorded)
+    for path in results.rglob("*"):
+        assert KEY not in path.read_text(errors="replace")
+
+
+def test_fork_without_key_skips_in_the_image(run_action, tmp_path: Path):
+    repo = make_repo(tmp_path / "repo")
+    event = json.loads((EVENTS / "pull_request_synchronize_fork.json").read_text())
+    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(greet_script()) as anthropic:
+        run = run_action(repo, inputs={"anthropic_api_key": ""}, env=_env(github, anthropic), event=event)
+        assert anthropic.request_count == 0
+        assert not [r for r in github.requests if r.method in ("POST", "PATCH")]
+    assert run.process.returncode == 0, run.process.stdout + run.process.stderr
+    assert "::notice" in run.process.stdout
+    assert run.outputs["verdict"] == "skipped"
+    assert "fork" in run.summary and "not a failure" in run.summary
