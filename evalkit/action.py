@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -456,10 +457,15 @@ def _suite_error(exc: SuiteError, env: Mapping[str, str]) -> None:
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     commands.annotation("error", f"evalkit: {exc}", title="evalkit: suite files")
     for problem in exc.problems:
-        first = str(problem).split("\n", 1)[0]
+        first, *details = str(problem).split("\n")
         path = first.split(":", 1)[0]
-        if path and Path(path).exists():
-            commands.annotation("error", str(problem), file=_relative(path, workspace), title="evalkit: suite file")
+        if not path or not Path(path).is_file():
+            continue
+        file = _relative(path, workspace)
+        for detail in details or [first]:
+            found = re.search(r"\bline (\d+)", detail)
+            commands.annotation("error", detail.strip(), file=file, line=int(found.group(1)) if found else None,
+                                title="evalkit: suite file")
 
 
 if __name__ == "__main__":

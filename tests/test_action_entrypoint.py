@@ -426,3 +426,21 @@ def test_without_evalkit_yml_suites_are_discovered(action, tmp_path, github):
                      inputs={"suites": textwrap.dedent("greet\n")})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/greet.suite.yml"
+
+
+def test_a_broken_suite_file_is_annotated_on_its_line_and_exits_2(action, repo, github):
+    (repo / "evals" / "greet.suite.yml").write_text(SUITE.replace("cases:", "bogus: 1\ncases:"))
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, inputs={"suites": "greet"})
+    assert run.code == 2
+    line = SUITE.splitlines().index("cases:") + 1
+    assert f"::error file=evals/greet.suite.yml,line={line},title=evalkit%3A suite file::" in run.proc.stdout
+
+
+def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path):
+    github.set_pr_files(12, [{"filename": f"docs/f{i}.md"} for i in range(3000)])
+    with FakeAnthropicServer(greet_script()) as fake_llm:
+        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(tmp_path / "env.json")})
+    assert run.code == 0, run.log
+    assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
+    assert "3,000+ files" in run.proc.stdout
