@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 from evalkit.pricing import cost_usd
-from evalkit.runner import RunOptions, select_cases, target_model
+from evalkit.runner import RunOptions, judge_model as resolve_judge_model, select_cases, target_model
 from evalkit.suite import Suite
 from evalkit.targets import render_prompt
 
@@ -76,7 +76,7 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
     for suite in suites:
         line = Line(suite.name)
         tmodel = target_model(suite, options)
-        jmodel = judge_model or suite.judge_model
+        jmodel = resolve_judge_model(suite, options)
         out_tokens = suite.max_tokens // 2
         for case in select_cases(suite, options.cases):
             if case.skip:

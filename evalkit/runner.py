@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import json
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evalkit._fileformat import DEFAULT_TARGET_MODEL, CompareSpec, FieldRef, Thresholds
+from evalkit._fileformat import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL, CompareSpec, FieldRef, Thresholds
 from evalkit.checks.base import CheckContext, normalize, output_text
 from evalkit.client import ModelClient, Usage
 from evalkit.conditions import condition_holds
@@ -22,6 +23,7 @@ from evalkit.errors import EvalkitError, ProviderError
 from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit.judge import judge
+from evalkit.runtime import TIER_ENV
 from evalkit.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.suite import Case, Item, Suite, Target
 from evalkit.targets import TargetFn, TargetResult, resolve_target, target_executor
@@ -55,8 +57,20 @@ def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
         agreement=suite.thresholds.agreement if options.agreement_threshold is None else options.agreement_threshold)
 
 
+def _env_tier(tier: str) -> str | None:
+    return os.environ.get(TIER_ENV[tier], "").strip() or None
+
+
 def target_model(suite: Suite, options: RunOptions) -> str:
-    return options.model or suite.model or suite.tiers.get("high") or DEFAULT_TARGET_MODEL
+    """--model, else the suite's model, its `high` tier, SYSTEM_AGENT_MODELS_HIGH, the default."""
+    return (options.model or suite.model or suite.tiers.get("high") or _env_tier("high")
+            or DEFAULT_TARGET_MODEL)
+
+
+def judge_model(suite: Suite, options: RunOptions) -> str:
+    """--judge-model, else the suite's judge_model, its `low` tier, SYSTEM_AGENT_MODELS_LOW, the default."""
+    return (options.judge_model or suite.judge_model or suite.tiers.get("low") or _env_tier("low")
+            or DEFAULT_JUDGE_MODEL)
 
 
 class Runner:
@@ -98,11 +112,11 @@ class Runner:
         t0 = time.perf_counter()
         opts = self.options
         model = target_model(suite, opts)
-        judge_model = opts.judge_model or suite.judge_model
+        judge = judge_model(suite, opts)
         thresholds = effective_thresholds(suite, opts)
         result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
                              description=suite.description,
-                             models={"target": model, "judge": judge_model})
+                             models={"target": model, "judge": judge})
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:
             if opts.target:
@@ -116,11 +130,11 @@ class Runner:
             result.error = str(exc)
             result.verdict = "error"
             return result
-        tiers = {"high": model, "low": judge_model, **suite.tiers}
-        if opts.model:
-            tiers["high"] = opts.model
+        tiers = {"high": model, "low": judge}
+        if opts.model is None:
+            tiers.update(suite.tiers)
         cases = select_cases(suite, opts.cases)
-        done = await asyncio.gather(*(self._run_case(suite, case, fn, model, judge_model, tiers, thresholds,
+        done = await asyncio.gather(*(self._run_case(suite, case, fn, model, judge, tiers, thresholds,
                                                      result) for case in cases))
         result.cases = list(done)
         result.comparisons = [compare(c, suite, result.cases) for c in suite.comparisons

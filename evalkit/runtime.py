@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from evalkit.client import ModelClient, SyncClient, Usage
     from evalkit.providers.base import Provider
 
+# Model tiers from the environment (the help-agents design's settings): "high" for the system
+# under test, "low" for the judge. The runner reads the same variables.
 TIER_ENV = {"high": "SYSTEM_AGENT_MODELS_HIGH", "low": "SYSTEM_AGENT_MODELS_LOW"}
 KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 1024

@@ -92,7 +92,7 @@ class Suite:
     cases: list[Case]
     target: Target | None = None
     model: str | None = None
-    judge_model: str = DEFAULT_JUDGE_MODEL
+    judge_model: str | None = None  # None: the `low` tier, else the default judge
     tiers: dict[str, str] = field(default_factory=dict)
     max_tokens: int = 1024
     temperature: float | None = None
@@ -351,7 +351,7 @@ class _Loader:
             cases=cases,
             target=self._target(spec),
             model=spec.model,
-            judge_model=spec.judge_model or DEFAULT_JUDGE_MODEL,
+            judge_model=spec.judge_model,
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
             max_tokens=spec.max_tokens,
             temperature=spec.temperature,

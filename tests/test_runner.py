@@ -377,3 +377,21 @@ def test_many_sync_targets_through_the_real_client_do_not_deadlock(write, tmp_pa
     with FakeAnthropicServer(Script().reply("ok")) as fake:
         report = run(load_suites([suite]), real_client(fake, tmp_path, concurrency=2), RunOptions())
     assert report.verdict == "pass" and report.usage.calls == 40
+
+
+def test_models_follow_cli_then_suite_then_tiers_then_environment(write, monkeypatch):
+    from evalkit.runner import judge_model, target_model
+    from evalkit.suite import load_suite
+
+    bare = load_suite(write("a.yml", "cases: [{id: a}]\n"))
+    tiered = load_suite(write("b.yml", "models: {high: hi-model, low: lo-model}\ncases: [{id: a}]\n"))
+    explicit = load_suite(write("c.yml", "judge_model: j-model\nmodels: {low: lo-model}\ncases: [{id: a}]\n"))
+    none = RunOptions()
+    assert (target_model(bare, none), judge_model(bare, none)) == ("claude-sonnet-4-6", "claude-haiku-4-5-20251001")
+    monkeypatch.setenv("SYSTEM_AGENT_MODELS_HIGH", "env-high")
+    monkeypatch.setenv("SYSTEM_AGENT_MODELS_LOW", "env-low")
+    assert (target_model(bare, none), judge_model(bare, none)) == ("env-high", "env-low")
+    assert (target_model(tiered, none), judge_model(tiered, none)) == ("hi-model", "lo-model")
+    assert judge_model(explicit, none) == "j-model"
+    cli = RunOptions(model="cli-m", judge_model="cli-j")
+    assert (target_model(tiered, cli), judge_model(explicit, cli)) == ("cli-m", "cli-j")
