@@ -250,12 +250,34 @@ class ActionImage:
         return list(self.config.get("config", {}).get("Entrypoint") or [])
 
 
+CONTAINER_PREFIX = "evalkit-test-"
+
+
+def _remove_stale_containers(buildah: Buildah) -> None:
+    """Remove containers left by killed sessions or failed builds (whole vfs copies).
+
+    Called under the build lock, so no build of another session is running; test
+    containers of a session whose process is still alive are kept.
+    """
+    listed = subprocess.run(
+        [*buildah.base, "containers", "--format", "{{.ContainerName}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for name in listed.stdout.split():
+        if name.startswith(CONTAINER_PREFIX):
+            pid = name.removeprefix(CONTAINER_PREFIX).split("-", 1)[0]
+            if pid.isdigit() and Path(f"/proc/{pid}").exists():
+                continue
+        subprocess.run([*buildah.base, "rm", name], capture_output=True, check=False)
+
+
 def _build_image(buildah: Buildah, cache: Path) -> ActionImage:
     key = _base_key()
     base = f"{BASE_REPO}:{key}"
     with _locked(cache / "build.lock"):
-        # Working containers left by killed runs or failed builds hold whole vfs copies.
-        subprocess.run([*buildah.base, "rm", "--all"], capture_output=True, check=False)
+        _remove_stale_containers(buildah)
         if buildah.image_exists(base):
             _timings["base image"] = f"reused {base}"
         else:
@@ -292,8 +314,10 @@ def _build_image(buildah: Buildah, cache: Path) -> ActionImage:
         # Drop superseded builds' layers so the vfs store does not grow run after run.
         subprocess.run([*buildah.base, "rmi", "--prune"], capture_output=True, check=False)
 
-    inspected = json.loads(buildah("inspect", "--type", "image", IMAGE_TAG).stdout)
-    return ActionImage(name=IMAGE_TAG, buildah=buildah, config=inspected.get("OCIv1", {}))
+        # Run by ID: another session re-tagging IMAGE_TAG cannot swap the image under us.
+        image_id = buildah("images", "--quiet", "--no-trunc", IMAGE_TAG).stdout.split()[0]
+        inspected = json.loads(buildah("inspect", "--type", "image", image_id).stdout)
+    return ActionImage(name=image_id, buildah=buildah, config=inspected.get("OCIv1", {}))
 
 
 @pytest.fixture(scope="session")
@@ -326,7 +350,8 @@ def run_in_image(action_image: ActionImage) -> Iterator[RunInImage]:
     created: list[str] = []
 
     def new_container() -> str:
-        container = buildah("from", "--pull=never", action_image.name).stdout.strip()
+        name = f"{CONTAINER_PREFIX}{os.getpid()}-{len(created)}-{time.monotonic_ns()}"
+        container = buildah("from", "--pull=never", "--name", name, action_image.name).stdout.strip()
         created.append(container)
         return container
 
