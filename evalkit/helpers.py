@@ -11,7 +11,7 @@ import inspect
 from pathlib import Path
 from typing import Any, Iterable
 
-from evalkit.checks.base import CheckContext, check_types, normalize, output_text
+from evalkit.checks.base import CheckContext, check_types, output_text
 from evalkit.errors import SuiteError
 from evalkit.report import ItemResult
 
@@ -66,27 +66,24 @@ def llm_judge(output: Any, criteria: str, *, case_input: Any = None) -> tuple[bo
 
     Raises EvalkitError when the judge cannot be reached or keeps answering malformed verdicts.
     """
-    verdicts = _judge({"criterion": criteria}, output, case_input)
-    verdict = verdicts["criterion"]
-    if isinstance(verdict, str):
+    outcome = _judge({"criterion": criteria}, output, case_input)
+    if outcome.error:
         from evalkit.errors import JudgeError
 
-        raise JudgeError(verdict)
+        raise JudgeError(outcome.error)
+    verdict = outcome.verdicts["criterion"]
     return verdict.verdict == "pass", verdict.reason
 
 
-def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> dict[str, Any]:
-    """One judge call for several criteria: id -> ItemVerdict, or id -> error text."""
+def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> Any:
+    """One judge call for several criteria: the JudgeOutcome."""
     from evalkit import runtime
     from evalkit.judge import judge
 
     client = runtime.get_client()
     model = client.resolve_model("low")
-    outcome = runtime.run_with_client(
+    return runtime.run_with_client(
         lambda view: judge(view, model, output_text(output), criteria, case_input=case_input), client)
-    if outcome.error:
-        return {cid: outcome.error for cid in criteria}
-    return dict(outcome.verdicts)
 
 
 def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any = None,
@@ -113,25 +110,17 @@ def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any
             problems.append(f"check #{i} ({kind}): {' '.join(str(exc).split())}")
     if problems:
         raise SuiteError("run_checks", problems)
+    from evalkit.runner import decide_item, judged_item
+    from evalkit.suite import Item
+
     ctx = CheckContext(output=result, input=case_input, case_id="",
                        suite_dir=Path(suite_dir) if suite_dir else None)
-    judged = {cid: getattr(check, "criteria") for cid, check in prepared if check.is_judge}
-    verdicts = _judge(judged, result, case_input) if judged else {}
-    items = []
-    for cid, check in prepared:
-        if check.is_judge:
-            v = verdicts[cid]
-            items.append(ItemResult(id=cid, text=judged[cid], decided_by="judge", required=True,
-                                    **({"status": "error", "reason": v} if isinstance(v, str)
-                                       else {"status": v.verdict, "reason": v.reason})))
-            continue
-        try:
-            outcome = normalize(check.evaluate(ctx))
-            status = "n/a" if outcome.passed is None else ("pass" if outcome.passed else "fail")
-            reason = outcome.reason
-        except Exception as exc:  # a check that raises is an error, never a pass
-            status, reason = "error", f"check raised {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-        items.append(ItemResult(id=cid, text=check.describe(), status=status, reason=reason, required=True))
+    # The same items and the same deciding functions as a run, so verdicts match the CLI's.
+    case_items = [Item(id=cid, text=check.criteria, judge=check.criteria, required=True) if check.is_judge
+                  else Item(id=cid, text=check.describe(), check=check, required=True) for cid, check in prepared]
+    judged = {it.id: it.judge for it in case_items if it.judge is not None}
+    outcome = _judge(judged, result, case_input) if judged else None
+    items = [judged_item(it, outcome) if it.judge is not None else decide_item(it, ctx) for it in case_items]
     failed = [it for it in items if it.status in ("fail", "error")]
     if failed:
         raise AssertionError(format_failures(failed, len(items), output_text(result)))

@@ -212,11 +212,11 @@ class Runner:
         decided = {r.id: r for r in run.items}
         for it in applicable:
             if it.judge is not None:
-                decided[it.id] = _judged_item(it, verdicts)
+                decided[it.id] = judged_item(it, verdicts)
             elif it.check is not None and it.check.needs_fields and fields is None:
                 decided[it.id] = _item(it, "error", extract_error or "no fields were extracted")
             else:
-                decided[it.id] = _decide(it, ctx)
+                decided[it.id] = decide_item(it, ctx)
         run.items = [decided[it.id] for it in case.items]
         run.wall_seconds = round(time.perf_counter() - t0, 3)
         return run
@@ -253,17 +253,19 @@ def _item(it: Item, status: str, reason: str) -> ItemResult:
                       decided_by=it.decided_by, critical=it.critical, required=it.required)  # type: ignore[arg-type]
 
 
-def _judged_item(it: Item, outcome: Any) -> ItemResult:
+def judged_item(it: Item, outcome: Any) -> ItemResult:
+    """The item's result from the judge's outcome (a JudgeOutcome, or None if never called)."""
     if outcome is None or outcome.error:
         return _item(it, "error", outcome.error if outcome else "judge not called")
     v = outcome.verdicts[it.id]
     return _item(it, v.verdict, v.reason)
 
 
-def _decide(it: Item, ctx: CheckContext) -> ItemResult:
+def decide_item(it: Item, ctx: CheckContext) -> ItemResult:
+    """Decide a code item; a check that raises is an error row, never a pass."""
     try:
         outcome = normalize(it.check.evaluate(ctx))  # type: ignore[union-attr]
-    except Exception as exc:  # a check that raises is an error row, never a pass
+    except Exception as exc:  # the check's own bug, or an output it cannot read
         return _item(it, "error", f"check raised {type(exc).__name__}: {_one_line(exc)}")
     status = "n/a" if outcome.passed is None else ("pass" if outcome.passed else "fail")
     return _item(it, status, outcome.reason)
