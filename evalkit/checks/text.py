@@ -108,15 +108,18 @@ class Contains(_TextCheck):
             raise ValueError(f"{self.type} needs exactly one of `value` or `values`")
         return self
 
-    def _wanted(self) -> list[str]:
-        return [self.value] if self.value is not None else list(self.values)
+    def _split(self, ctx: CheckContext) -> tuple[list[str], list[str]]:
+        """The wanted strings the text contains, and those it lacks."""
+        text = self._norm(ctx.text)
+        wanted = [self.value] if self.value is not None else list(self.values)
+        found = [v for v in wanted if self._norm(v) in text]
+        return found, [v for v in wanted if v not in found]
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        text = self._norm(ctx.text)
-        missing = [v for v in self._wanted() if self._norm(v) not in text]
+        found, missing = self._split(ctx)
         if missing:
-            return Outcome(False, "missing " + ", ".join(repr(m) for m in missing))
-        return Outcome(True, "contains " + ", ".join(repr(v) for v in self._wanted()))
+            return Outcome(False, "missing " + _quoted(missing))
+        return Outcome(True, "contains " + _quoted(found))
 
 
 @register_check
@@ -126,11 +129,14 @@ class NotContains(Contains):
     type = "not_contains"
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        text = self._norm(ctx.text)
-        found = [v for v in self._wanted() if self._norm(v) in text]
+        found, missing = self._split(ctx)
         if found:
-            return Outcome(False, "contains " + ", ".join(repr(f) for f in found))
-        return Outcome(True, "contains none of " + ", ".join(repr(v) for v in self._wanted()))
+            return Outcome(False, "contains " + _quoted(found))
+        return Outcome(True, "contains none of " + _quoted(missing))
+
+
+def _quoted(values: list[str]) -> str:
+    return ", ".join(repr(v) for v in values)
 
 
 @register_check
