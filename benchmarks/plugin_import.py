@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.runtime")
+HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.ambient")
 
 
 def timed(code: str, runs: int) -> float:

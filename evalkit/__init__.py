@@ -1,46 +1,68 @@
 """evalkit: evaluate LLM products with suites of cases, checks, a judge and gates.
 
 The public names below are loaded on first use, so `import evalkit` (which every pytest
-session does through the plugin) stays cheap.
+session does through the plugin) stays cheap; the `TYPE_CHECKING` block shows editors and
+type checkers the real types.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING
 
-_EXPORTS = {
-    "Case": "evalkit.suite",
+from evalkit._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from evalkit.ambient import get_client
+    from evalkit.checks.base import Check, CheckContext, Outcome
+    from evalkit.checks.registry import register_check
+    from evalkit.errors import EvalkitError, Problem, ProviderError, SuiteError
+    from evalkit.providers.base import ModelRequest, ModelResponse
+    from evalkit.pytest_plugin.helpers import llm_judge, load_fixtures, run_checks
+    from evalkit.report import Report
+    from evalkit.suite._loader import load_suite
+    from evalkit.suite.model import Case, Suite
+    from evalkit.targets import TargetResult
+
+__all__ = [
+    "Case",
+    "Check",
+    "CheckContext",
+    "EvalkitError",
+    "ModelRequest",
+    "ModelResponse",
+    "Outcome",
+    "Problem",
+    "ProviderError",
+    "Report",
+    "Suite",
+    "SuiteError",
+    "TargetResult",
+    "get_client",
+    "llm_judge",
+    "load_fixtures",
+    "load_suite",
+    "register_check",
+    "run_checks",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "Case": "evalkit.suite.model",
     "Check": "evalkit.checks.base",
     "CheckContext": "evalkit.checks.base",
     "EvalkitError": "evalkit.errors",
     "ModelRequest": "evalkit.providers.base",
     "ModelResponse": "evalkit.providers.base",
     "Outcome": "evalkit.checks.base",
+    "Problem": "evalkit.errors",
     "ProviderError": "evalkit.errors",
     "Report": "evalkit.report",
-    "Suite": "evalkit.suite",
+    "Suite": "evalkit.suite.model",
     "SuiteError": "evalkit.errors",
     "TargetResult": "evalkit.targets",
-    "get_client": "evalkit.runtime",
-    "llm_judge": "evalkit.helpers",
-    "load_fixtures": "evalkit.helpers",
-    "load_suite": "evalkit.suite",
-    "register_check": "evalkit.checks.base",
-    "run_checks": "evalkit.helpers",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+    "get_client": "evalkit.ambient",
+    "llm_judge": "evalkit.pytest_plugin.helpers",
+    "load_fixtures": "evalkit.pytest_plugin.helpers",
+    "load_suite": "evalkit.suite._loader",
+    "register_check": "evalkit.checks.registry",
+    "run_checks": "evalkit.pytest_plugin.helpers",
+})

@@ -100,7 +100,7 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the JSON Schema here.")
 def schema(output: str | None) -> None:
     """Print the JSON Schema of suite files (for editor autocompletion)."""
-    from evalkit._fileformat import suite_json_schema
+    from evalkit.suite.schema import suite_json_schema
 
     text = json.dumps(suite_json_schema(), indent=2)
     if output:
@@ -118,7 +118,8 @@ def report(results: str, fmt: str, template: str | None) -> None:
     """Render a results JSON file as markdown, JUnit XML or JSON."""
     from pydantic import ValidationError
 
-    from evalkit.render import render_junit, render_markdown
+    from evalkit.render.junit import render_junit
+    from evalkit.render.markdown import render_markdown
     from evalkit.report import Report
 
     try:
@@ -170,34 +171,28 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     sys.exit(execute(suites, client, options, out, markdown_path))
 
 
-def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
-            *, print_markdown: bool = False) -> int:
-    """Run, save, summarise; shared by `run` and `demo`. Returns the exit code."""
-    from evalkit.engine import run as run_engine
-    from evalkit.gates import exit_code
-    from evalkit.render import render_markdown
+def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None) -> int:
+    """Run and save through the engine, then print the summary. Returns the exit code."""
+    from evalkit.engine import run_and_save
 
-    out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        result = run_engine(suites, client, options)
+        result = run_and_save(suites, client, options, out, markdown_path=markdown_path)
     except KeyboardInterrupt:
         click.echo(f"\nevalkit: interrupted; every finished case is saved in {options.jsonl_path}", err=True)
         return 130
-    result.save(out)
-    markdown = render_markdown(result)
-    if markdown_path:
-        Path(markdown_path).write_text(markdown, encoding="utf-8")
-    if print_markdown:
-        click.echo(markdown)
+    return summarise(result, out)
+
+
+def summarise(result: Any, out: Path) -> int:
+    """A line per suite, the warnings, the usage; the exit code of the verdict."""
+    from evalkit.gates import exit_code
+    from evalkit.render.log import suite_line, usage_line
+
     for suite in result.suites:
-        click.echo(f"{suite.verdict.upper():7} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} "
-                   f"failed, {suite.count('error')} errors" + (f" — {suite.error}" if suite.error else ""))
+        click.echo(suite_line(suite))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    u = result.usage
-    click.echo(f"verdict: {result.verdict} · {u.calls} calls, {u.cache_hits} cache hits, "
-               f"{u.input_tokens + u.output_tokens:,} tokens, ${u.cost_usd:.4f}, {result.wall_seconds:.1f} s · "
-               f"results: {out}")
+    click.echo(f"verdict: {result.verdict} · {usage_line(result)} · results: {out}")
     return exit_code(result.verdict)
 
 
@@ -224,4 +219,4 @@ def demo(output_dir: str) -> None:
     """Run the bundled suites against a local fake of the model API with scripted replies (no key)."""
     from evalkit.demo import run_demo
 
-    sys.exit(run_demo(Path(output_dir)))
+    sys.exit(run_demo(Path(output_dir), execute))

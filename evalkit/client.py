@@ -8,40 +8,10 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from pydantic import BaseModel
-
 from evalkit.cache import ResponseCache
 from evalkit.errors import ProviderError
-from evalkit.pricing import cost_usd
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
-
-
-class Usage(BaseModel):
-    """Calls, tokens and dollars; cache hits cost nothing and are counted apart."""
-
-    calls: int = 0
-    cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    unpriced_calls: int = 0
-
-    def record(self, response: ModelResponse, cached: bool) -> None:
-        if cached:
-            self.cache_hits += 1
-            return
-        self.calls += 1
-        self.input_tokens += response.input_tokens
-        self.output_tokens += response.output_tokens
-        cost = cost_usd(response.model, response.input_tokens, response.output_tokens)
-        if cost is None:
-            self.unpriced_calls += 1
-        else:
-            self.cost_usd += cost
-
-    def add(self, other: "Usage") -> None:
-        for name in type(self).model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+from evalkit.usage import Usage
 
 
 @dataclass(frozen=True)

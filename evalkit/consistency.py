@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evalkit._fileformat import FieldSpec
+from evalkit.suite._spec import FieldSpec
 
 
 class FieldAgreement(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -40,8 +40,8 @@ def demo_plan(root: Path) -> list[tuple[Path, Any]]:
     return plan
 
 
-def run_demo(output_dir: Path) -> int:
-    from evalkit.cli import execute
+def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
+    """Run the bundled suites against the fake with `execute` (the CLI's run-save-summarise)."""
     from evalkit.engine import load_suites, make_client
     from evalkit.providers.anthropic import AnthropicProvider
     from evalkit.runner import RunOptions
@@ -70,7 +70,7 @@ def run_demo(output_dir: Path) -> int:
 def write_demo_comment(output_dir: Path) -> Path:
     """The PR comment exactly as the Action would post it (marker, neutralised text), to
     `comment.md` and the terminal; the report's `demo` flag keeps it marked as a demo."""
-    from evalkit.comment import render_comment
+    from evalkit.render.comment import render_comment
     from evalkit.report import Report
 
     report = Report.load(output_dir / "results.json")

@@ -14,7 +14,9 @@ from evalkit.errors import MissingKeyError, SuiteError
 from evalkit.providers.base import Provider
 from evalkit.report import Report
 from evalkit.runner import Runner, RunOptions
-from evalkit.suite import Suite, load_suite, resolve_suite_paths
+from evalkit.suite._loader import load_suite
+from evalkit.suite.files import resolve_suite_paths
+from evalkit.suite.model import Suite
 
 NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
                   "or run `evalkit demo` to see evalkit work with scripted replies")
@@ -35,9 +37,7 @@ def load_suites(paths: list[str | Path]) -> list[Suite]:
             except SuiteError as exc:
                 errors.append(exc)
     if errors:
-        if len(errors) == 1:
-            raise errors[0]
-        raise SuiteError(f"{len(errors)} suite files", [str(e) for e in errors])
+        raise SuiteError.merge(errors, f"{len(errors)} suite files")
     return suites
 
 
@@ -85,3 +85,20 @@ async def run_async(suites: list[Suite], client: ModelClient, options: RunOption
 def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
     """Run `suites` to a Report (blocking)."""
     return asyncio.run(run_async(suites, client, options))
+
+
+def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,
+                 markdown_path: str | Path | None = None,
+                 finish: Callable[[Report], Report] | None = None) -> Report:
+    """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
+    to `out` and, if asked, the markdown report. Every front door that saves results calls this."""
+    from evalkit.render.markdown import render_markdown
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report = run(suites, client, options)
+    if finish is not None:
+        report = finish(report)
+    report.save(out)
+    if markdown_path:
+        Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")
+    return report

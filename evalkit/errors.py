@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
 
 class EvalkitError(Exception):
     """Base of every error evalkit raises on purpose; its message is meant for a user."""
@@ -11,14 +15,58 @@ class UsageError(EvalkitError):
     """A bad flag, path or setting given by the user (exit code 2)."""
 
 
-class SuiteError(EvalkitError):
-    """A suite file that cannot be loaded; carries every problem found in it."""
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a suite file, with where it is, so a front door can point at the line.
 
-    def __init__(self, path: str, problems: list[str]):
+    `line` 0 means the top of the file (a key missing from the whole document); None, nowhere
+    in particular (the file cannot be read)."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    case_id: str | None = None
+
+    def describe(self, suite_file: str | None = None) -> str:
+        """`line 12: case x: message`; the file's name is added when it is not `suite_file`."""
+        at = "" if self.line is None else ("top" if self.line == 0 else f"line {self.line}")
+        if self.file and suite_file is not None and self.file != suite_file:
+            at = f"{Path(self.file).name} {at}".strip()
+        who = f"case {self.case_id}: " if self.case_id else ""
+        return f"{at}: {who}{self.message}" if at else f"{who}{self.message}"
+
+    def __str__(self) -> str:
+        return self.describe(self.file)
+
+
+class SuiteError(EvalkitError):
+    """Suite files that cannot be loaded; carries every problem found, each a `Problem`."""
+
+    def __init__(self, path: str, problems: Sequence[Problem | str]):
         self.path = path
-        self.problems = list(problems)
-        head = f"{path}: {len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
-        super().__init__(head + "".join(f"\n  {p}" for p in self.problems))
+        self.problems = [p if isinstance(p, Problem) else Problem(p, file=path) for p in problems]
+        self.blocks: list[tuple[str, list[Problem]]] = [(path, self.problems)]
+        super().__init__(_headed(path, self.problems))
+
+    @classmethod
+    def merge(cls, errors: Sequence["SuiteError"], label: str) -> "SuiteError":
+        """One error for several suite files' errors, each file's problems kept in a block."""
+        if len(errors) == 1:
+            return errors[0]
+        merged = cls(label, [p for e in errors for p in e.problems])
+        merged.blocks = [b for e in errors for b in e.blocks]
+        text = "\n".join(_headed(path, problems) for path, problems in merged.blocks)
+        merged.args = (f"{label}: {len(merged.problems)} problems\n" + _indent(text),)
+        return merged
+
+
+def _headed(path: str, problems: Sequence[Problem]) -> str:
+    head = f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    return head + "".join(f"\n  {p.describe(path)}" for p in problems)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
 
 
 class TargetError(EvalkitError):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit._fileformat import FieldSpec
+from evalkit.suite._spec import FieldSpec
 from evalkit.client import BoundClient
 from evalkit.errors import ProviderError
-from evalkit.judge import fence
 from evalkit.providers.base import ModelRequest
+from evalkit.untrusted import fence
 
 EXTRACT_TOOL = "record_fields"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalkit._fileformat import Thresholds
+from evalkit.suite._spec import Thresholds
 from evalkit.report import CaseResult, ComparisonResult, SuiteResult, Verdict
 
 _SEVERITY = {"skipped": 0, "pass": 1, "fail": 2, "error": 3}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any, Literal
 
@@ -11,9 +10,9 @@ from pydantic import BaseModel, ValidationError
 from evalkit.client import BoundClient
 from evalkit.errors import ProviderError
 from evalkit.providers.base import ModelRequest
+from evalkit.untrusted import fence
 
 JUDGE_TOOL = "record_verdicts"
-MAX_OUTPUT_CHARS = 60_000  # what the judge sees of a huge output; the rest is cut with a note
 
 JUDGE_SYSTEM = (
     "You are an evaluation judge. You decide, for each criterion, whether an output meets it.\n"
@@ -50,14 +49,6 @@ JUDGE_TOOL_SPEC = {
         "required": ["items"],
     },
 }
-
-
-def fence(text: str, label: str = "output") -> str:
-    """Enclose untrusted text in tags whose name it cannot guess (derived from its hash)."""
-    if len(text) > MAX_OUTPUT_CHARS:
-        text = text[:MAX_OUTPUT_CHARS] + f"\n[... {len(text) - MAX_OUTPUT_CHARS} more characters cut ...]"
-    tag = f"{label}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
-    return f"<{tag}>\n{text}\n</{tag}>"
 
 
 def _context_block(case_input: Any, facts: dict[str, Any] | None) -> str:

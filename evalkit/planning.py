@@ -6,9 +6,8 @@ import json
 from dataclasses import dataclass, field
 
 from evalkit.pricing import cost_usd
-from evalkit.runner import RunOptions, judge_model as resolve_judge_model, select_cases, target_model
-from evalkit.suite import Suite
-from evalkit.targets import render_prompt
+from evalkit.suite.model import Suite
+from evalkit.suite.prompts import render_prompt
 
 CHARS_PER_TOKEN = 4
 JUDGE_SYSTEM_TOKENS = 150
@@ -72,13 +71,12 @@ def _tokens(text: str) -> int:
 def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
              repeat: int | None = None, cases: list[str] | None = None) -> Estimate:
     lines = []
-    options = RunOptions(model=model, judge_model=judge_model, repeat=repeat, cases=cases or [])
     for suite in suites:
         line = Line(suite.name)
-        tmodel = target_model(suite, options)
-        jmodel = resolve_judge_model(suite, options)
+        tiers = suite.tier_models(model, judge_model)
+        tmodel, jmodel = tiers["high"], tiers["low"]
         out_tokens = suite.max_tokens // 2
-        for case in select_cases(suite, options.cases):
+        for case in suite.select(cases or []):
             if case.skip:
                 continue
             runs = repeat or case.repeats

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evalkit._fileformat import Thresholds
-from evalkit.client import Usage
+from evalkit.suite._spec import Thresholds
+from evalkit.usage import Usage
 from evalkit.consistency import FieldAgreement
 
 Verdict = Literal["pass", "fail", "error", "skipped"]

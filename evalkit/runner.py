@@ -4,9 +4,7 @@ finished case appended to a JSONL file at once so an interrupted run loses nothi
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import json
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -14,19 +12,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evalkit._fileformat import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL, CompareSpec, FieldRef, Thresholds
-from evalkit.checks.base import CheckContext, normalize, output_text
-from evalkit.client import ModelClient, Usage
-from evalkit.conditions import condition_holds
-from evalkit.consistency import agreement, consensus
+from evalkit.checks.base import CheckContext, output_text
+from evalkit.client import ModelClient
+from evalkit.consistency import agreement
 from evalkit.errors import EvalkitError, ProviderError
 from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit.judge import judge
-from evalkit.runtime import TIER_ENV
-from evalkit.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
-from evalkit.suite import Case, Item, Suite, Target
+from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
+from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line
+from evalkit.suite._spec import Thresholds
+from evalkit.suite.model import Case, Suite, Target
 from evalkit.targets import TargetFn, TargetResult, resolve_target, target_executor
+from evalkit.usage import Usage
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
 
@@ -45,32 +43,10 @@ class RunOptions:
     demo: bool = False
 
 
-def select_cases(suite: Suite, globs: list[str]) -> list[Case]:
-    if not globs:
-        return list(suite.cases)
-    return [c for c in suite.cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
-
-
 def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
     return Thresholds(
         rubric=suite.thresholds.rubric if options.rubric_threshold is None else options.rubric_threshold,
         agreement=suite.thresholds.agreement if options.agreement_threshold is None else options.agreement_threshold)
-
-
-def _env_tier(tier: str) -> str | None:
-    return os.environ.get(TIER_ENV[tier], "").strip() or None
-
-
-def target_model(suite: Suite, options: RunOptions) -> str:
-    """--model, else the suite's model, its `high` tier, SYSTEM_AGENT_MODELS_HIGH, the default."""
-    return (options.model or suite.model or suite.tiers.get("high") or _env_tier("high")
-            or DEFAULT_TARGET_MODEL)
-
-
-def judge_model(suite: Suite, options: RunOptions) -> str:
-    """--judge-model, else the suite's judge_model, its `low` tier, SYSTEM_AGENT_MODELS_LOW, the default."""
-    return (options.judge_model or suite.judge_model or suite.tiers.get("low") or _env_tier("low")
-            or DEFAULT_JUDGE_MODEL)
 
 
 class Runner:
@@ -111,8 +87,8 @@ class Runner:
     async def run_suite(self, suite: Suite) -> SuiteResult:
         t0 = time.perf_counter()
         opts = self.options
-        model = target_model(suite, opts)
-        judge = judge_model(suite, opts)
+        tiers = suite.tier_models(opts.model, opts.judge_model)
+        model, judge = tiers["high"], tiers["low"]
         thresholds = effective_thresholds(suite, opts)
         result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
                              description=suite.description,
@@ -130,15 +106,11 @@ class Runner:
             result.error = str(exc)
             result.verdict = "error"
             return result
-        tiers = {"high": model, "low": judge}
-        if opts.model is None:
-            tiers.update(suite.tiers)
-        cases = select_cases(suite, opts.cases)
+        cases = suite.select(opts.cases)
         done = await asyncio.gather(*(self._run_case(suite, case, fn, model, judge, tiers, thresholds,
                                                      result) for case in cases))
         result.cases = list(done)
-        result.comparisons = [compare(c, suite, result.cases) for c in suite.comparisons
-                              if _compared_cases_ran(c, result.cases)]
+        result.comparisons = compare_cases(suite, result.cases)
         for case in result.cases:
             result.usage.add(case.usage)
         result.verdict = suite_verdict(result)
@@ -186,7 +158,7 @@ class Runner:
         except ProviderError as exc:
             run.error = f"target's model call failed: {exc}"
         except Exception as exc:  # the system under test may raise anything: that is an error row
-            run.error = f"target raised {type(exc).__name__}: {_one_line(exc)}"
+            run.error = f"target raised {type(exc).__name__}: {one_line(exc)}"
         if run.error:
             run.wall_seconds = round(time.perf_counter() - t0, 3)
             return run
@@ -197,8 +169,8 @@ class Runner:
         run.output_chars = len(text)
         run.output = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
-        run.facts = _jsonable(facts)
-        applicable, run.items = self._applicability(case, facts)
+        run.facts = jsonable(facts)
+        applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
         judge_task = judge(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
@@ -209,36 +181,9 @@ class Runner:
         run.fields, run.extraction_error = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir)
-        decided = {r.id: r for r in run.items}
-        for it in applicable:
-            if it.judge is not None:
-                decided[it.id] = judged_item(it, verdicts)
-            elif it.check is not None and it.check.needs_fields and fields is None:
-                decided[it.id] = _item(it, "error", extract_error or "no fields were extracted")
-            else:
-                decided[it.id] = decide_item(it, ctx)
-        run.items = [decided[it.id] for it in case.items]
+        run.items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error)
         run.wall_seconds = round(time.perf_counter() - t0, 3)
         return run
-
-    def _applicability(self, case: Case, facts: dict[str, Any]) -> tuple[list[Item], list[ItemResult]]:
-        """Items whose `when` holds; the others are recorded as not applicable (or error)."""
-        applicable, recorded = [], []
-        for it in case.items:
-            if it.when is None:
-                applicable.append(it)
-                continue
-            try:
-                holds = condition_holds(it.when, input=case.input, facts=facts)
-            except ValueError as exc:
-                recorded.append(_item(it, "error", str(exc)))
-                continue
-            if holds:
-                applicable.append(it)
-            else:
-                recorded.append(_item(it, "n/a", f"not applicable: {it.when}"))
-        return applicable, recorded
-
 
 async def _none() -> None:
     return None
@@ -248,91 +193,5 @@ async def _pair_none() -> tuple[None, None]:
     return None, None
 
 
-def _item(it: Item, status: str, reason: str) -> ItemResult:
-    return ItemResult(id=it.id, text=it.text, status=status, reason=reason,  # type: ignore[arg-type]
-                      decided_by=it.decided_by, critical=it.critical, required=it.required)  # type: ignore[arg-type]
-
-
-def judged_item(it: Item, outcome: Any) -> ItemResult:
-    """The item's result from the judge's outcome (a JudgeOutcome, or None if never called)."""
-    if outcome is None or outcome.error:
-        return _item(it, "error", outcome.error if outcome else "judge not called")
-    v = outcome.verdicts[it.id]
-    return _item(it, v.verdict, v.reason)
-
-
-def decide_item(it: Item, ctx: CheckContext) -> ItemResult:
-    """Decide a code item; a check that raises is an error row, never a pass."""
-    try:
-        outcome = normalize(it.check.evaluate(ctx))  # type: ignore[union-attr]
-    except Exception as exc:  # the check's own bug, or an output it cannot read
-        return _item(it, "error", f"check raised {type(exc).__name__}: {_one_line(exc)}")
-    status = "n/a" if outcome.passed is None else ("pass" if outcome.passed else "fail")
-    return _item(it, status, outcome.reason)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300] + ("…" if len(text) > 300 else "")
-
-
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
-
-
-def _compared_cases_ran(cmp: CompareSpec, cases: list[CaseResult]) -> bool:
-    ran = {c.id for c in cases}
-    return all(ref.case is None or ref.case in ran for ref in (cmp.left, cmp.right))
-
-
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-}
-
-
-def compare(cmp: CompareSpec, suite: Suite, cases: list[CaseResult]) -> ComparisonResult:
-    """Evaluate a check across cases on extracted fields (consensus over a case's runs)."""
-    by_id = {c.id: c for c in cases}
-    text = cmp.text or f"{_ref_name(cmp.left)} {cmp.op} {_ref_name(cmp.right)}"
-    try:
-        left, right = _ref_value(cmp.left, by_id), _ref_value(cmp.right, by_id)
-    except LookupError as exc:
-        return ComparisonResult(id=cmp.id, text=text, status="error", reason=str(exc))
-    if left is None or right is None:
-        missing = _ref_name(cmp.left) if left is None else _ref_name(cmp.right)
-        return ComparisonResult(id=cmp.id, text=text, status="fail", reason=f"{missing} is not stated")
-    try:
-        if cmp.op == "within":
-            ok = abs(left - right) <= cmp.tolerance * abs(right)
-            detail = f"{left:g} vs {right:g} (±{cmp.tolerance:.0%})"
-        else:
-            ok = _OPS[cmp.op](left, right)
-            detail = f"{left!r} {cmp.op} {right!r}"
-    except TypeError:
-        return ComparisonResult(id=cmp.id, text=text, status="error",
-                                reason=f"cannot compare {left!r} with {right!r}")
-    return ComparisonResult(id=cmp.id, text=text, status="pass" if ok else "fail", reason=detail)
-
-
-def _ref_name(ref: FieldRef) -> str:
-    if ref.case is None:
-        return repr(ref.value)
-    return f"{ref.case}.{ref.field or 'facts.' + str(ref.fact)}"
-
-
-def _ref_value(ref: FieldRef, cases: dict[str, CaseResult]) -> Any:
-    if ref.case is None:
-        return ref.value
-    case = cases[ref.case]
-    runs = [r for r in case.runs if r.error is None]
-    if not runs:
-        raise LookupError(f"case {ref.case} has no successful run")
-    if ref.fact is not None:
-        if ref.fact not in runs[0].facts:
-            raise LookupError(f"case {ref.case} has no fact {ref.fact!r}")
-        return runs[0].facts[ref.fact]
-    values = [r.fields.get(ref.field) for r in runs if r.fields is not None]  # type: ignore[arg-type]
-    if not values:
-        raise LookupError(f"case {ref.case}: field {ref.field} was not extracted")
-    return consensus(values)

@@ -7,7 +7,6 @@ import contextvars
 from concurrent.futures import Executor
 import inspect
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,7 +14,8 @@ from evalkit._imports import import_object
 from evalkit.client import BoundClient, SyncClient
 from evalkit.errors import TargetError
 from evalkit.providers.base import ModelRequest
-from evalkit.suite import Target
+from evalkit.suite.model import Target
+from evalkit.suite.prompts import render_prompt
 
 # The client of the run in progress, for agent code that does not take one as an argument
 # (003's pattern: `CodeGenerateAgent(input=...).run()`). Set around every target call.
@@ -34,42 +34,6 @@ class TargetResult:
 
     output: Any
     facts: dict[str, Any] = field(default_factory=dict)
-
-
-@lru_cache(maxsize=64)
-def _environment() -> Any:
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
-
-    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
-
-
-@lru_cache(maxsize=256)
-def _compiled(template: str) -> Any:
-    return _environment().from_string(template)
-
-
-def check_template(text: str) -> str | None:
-    """A syntax error in a prompt template, or None."""
-    from jinja2 import TemplateSyntaxError
-
-    try:
-        _environment().from_string(text)
-    except TemplateSyntaxError as exc:
-        return f"line {exc.lineno}: {exc.message}"
-    return None
-
-
-def render_prompt(template: str, case_input: Any) -> str:
-    """Render with the input's keys as variables (and the whole input as `input`)."""
-    from jinja2 import UndefinedError
-
-    variables = dict(case_input) if isinstance(case_input, dict) else {}
-    variables["input"] = case_input
-    try:
-        return _compiled(template).render(**variables)
-    except UndefinedError as exc:
-        raise TargetError(f"prompt template: {exc.message}") from None
 
 
 TargetFn = Callable[[Any, BoundClient], Any]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.engine import load_suites, make_client, run
-from evalkit.providers.scripted import ScriptedProvider
+from evalkit.testing.scripted import ScriptedProvider
 from evalkit.runner import RunOptions
 from evalkit.testing.script import Script
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalkit.github.comment import MARKER
+from evalkit.render.comment import MARKER
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from evalkit.checks.base import CheckContext, check_types, normalize
+from evalkit.checks import CheckContext, check_types, normalize
 
 
 def decide(type_: str, output, fields=None, **args):

@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from evalkit._fileformat import suite_json_schema
+from evalkit.suite.schema import suite_json_schema
 from evalkit.engine import load_suites
 from evalkit.errors import SuiteError
 from evalkit.suite import load_suite
@@ -95,7 +95,8 @@ def test_every_problem_reported_at_once_with_lines_case_ids_and_choices(write):
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     problems = info.value.problems
-    text = "\n".join(problems)
+    text = "\n".join(map(str, problems))
+    assert all(p.file == str(path) and (p.line or 0) > 0 for p in problems if p.case_id)
     assert "line 5: case one: unknown check type 'sintax'; valid types:" in text
     assert "syntax" in text and "max_words" in text  # the valid choices are listed
     assert "line 8: case two: unknown key 'colour'" in text
@@ -171,7 +172,7 @@ def test_problem_in_included_fixture_list_names_that_file(write):
 
 def test_plugin_checks_register_like_builtins(write):
     write("myplug.py", """
-        from evalkit.checks.base import Check, register_check
+        from evalkit import Check, register_check
 
         @register_check
         class Shouty(Check):

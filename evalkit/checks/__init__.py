@@ -1,0 +1,13 @@
+"""Checks: small classes whose fields are their YAML arguments, looked up by `type`."""
+
+from evalkit.checks.base import Check, CheckContext, Outcome, normalize, output_text
+from evalkit.checks.registry import (
+    JUDGE_TYPE,
+    CheckRegistry,
+    JudgeCriterion,
+    check_types,
+    register_check,
+)
+
+__all__ = ["JUDGE_TYPE", "Check", "CheckContext", "CheckRegistry", "JudgeCriterion", "Outcome", "check_types",
+           "normalize", "output_text", "register_check"]

@@ -1,4 +1,4 @@
-"""What a check is, what it sees, and the registry that maps a YAML `type` to a check class."""
+"""What a check is and what it sees; `registry` maps a YAML `type` to a check class."""
 
 from __future__ import annotations
 
@@ -63,8 +63,6 @@ class Check(BaseModel):
     type: ClassVar[str]
     # Checks that read extracted fields make the runner extract them for the case.
     needs_fields: ClassVar[bool] = False
-    # The `llm_judge` check is batched into the case's one judge call instead of evaluated here.
-    is_judge: ClassVar[bool] = False
 
     @abstractmethod
     def evaluate(self, ctx: CheckContext) -> Outcome | bool | tuple[bool, str]:
@@ -77,28 +75,6 @@ class Check(BaseModel):
 
     def referenced_fields(self) -> set[str]:
         return set()
-
-
-_REGISTRY: dict[str, type[Check]] = {}
-
-
-def register_check(cls: type[Check]) -> type[Check]:
-    """Class decorator: make `cls` available under its `type` in suite files."""
-    name = getattr(cls, "type", None)
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"{cls.__name__} must set a class attribute `type: ClassVar[str]`")
-    existing = _REGISTRY.get(name)
-    if existing is not None and existing is not cls and existing.__qualname__ != cls.__qualname__:
-        raise ValueError(f"check type {name!r} is already registered by {existing.__module__}")
-    _REGISTRY[name] = cls
-    return cls
-
-
-def check_types() -> dict[str, type[Check]]:
-    """The registered check classes by type, built-ins included."""
-    import evalkit.checks.builtin  # noqa: F401  (registers the built-ins)
-
-    return dict(sorted(_REGISTRY.items()))
 
 
 def normalize(result: Outcome | bool | tuple[bool, str] | None) -> Outcome:

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from evalkit._imports import import_object
-from evalkit.checks.base import Check, CheckContext, Outcome, register_check
+from evalkit.checks.base import Check, CheckContext, Outcome
 
 
 def code_of(output: Any) -> str:
@@ -23,7 +23,6 @@ def code_of(output: Any) -> str:
     raise ValueError(f"output has no code (got {type(output).__name__}, expected a string or a `code` field)")
 
 
-@register_check
 class Syntax(Check):
     """The code parses as Python (`ast.parse`)."""
 
@@ -37,7 +36,6 @@ class Syntax(Check):
         return Outcome(True, "parses as Python")
 
 
-@register_check
 class HasMain(Check):
     """The code defines `def main(input: str, **kwargs) -> str` at module level."""
 
@@ -80,7 +78,6 @@ def _signature_problems(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]
     return problems
 
 
-@register_check
 class CodeNode(Check):
     """The output validates against a pydantic model, `model: module:Class`.
 
@@ -112,3 +109,7 @@ class CodeNode(Check):
             return Outcome(False, f"not a valid {cls.__name__}: {where}: {first['msg']} "
                                   f"({exc.error_count()} error{'s' if exc.error_count() != 1 else ''})")
         return Outcome(True, f"valid {cls.__name__}")
+
+
+# The registry lists these as built-ins (they are not registered by import side effect).
+CHECKS = (Syntax, HasMain, CodeNode)

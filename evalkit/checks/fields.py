@@ -6,10 +6,9 @@ from typing import Any
 
 from pydantic import model_validator
 
-from evalkit.checks.base import Check, CheckContext, Outcome, register_check
+from evalkit.checks.base import Check, CheckContext, Outcome
 
 
-@register_check
 class FieldCheck(Check):
     """An extracted field lies in `min`..`max`, equals `equals`, or is one of `one_of`."""
 
@@ -51,13 +50,5 @@ class FieldCheck(Check):
         return Outcome(True, f"{self.field} = {value!r}")
 
 
-@register_check
-class LlmJudge(Check):
-    """The judge model decides whether the output meets `criteria` (batched per case)."""
-
-    type = "llm_judge"
-    is_judge = True
-    criteria: str
-
-    def evaluate(self, ctx: CheckContext) -> Outcome:
-        raise RuntimeError("llm_judge is decided by the judge call, not evaluated locally")
+# The registry lists these as built-ins (they are not registered by import side effect).
+CHECKS = (FieldCheck,)

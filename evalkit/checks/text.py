@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from evalkit.checks.base import Check, CheckContext, Outcome, register_check
+from evalkit.checks.base import Check, CheckContext, Outcome
 
 
 def messages_of(output: Any) -> list[str]:
@@ -31,7 +31,6 @@ def messages_of(output: Any) -> list[str]:
     raise ValueError(f"output is not a list of messages (got {type(output).__name__})")
 
 
-@register_check
 class Count(Check):
     """The output holds `expected` messages (or between `min` and `max`)."""
 
@@ -57,7 +56,6 @@ class Count(Check):
         return Outcome(True, f"{n} messages")
 
 
-@register_check
 class MaxWords(Check):
     """Every message has at most `per_message` words."""
 
@@ -80,7 +78,6 @@ class _TextCheck(Check):
         return s.casefold() if self.ignore_case else s
 
 
-@register_check
 class Equals(_TextCheck):
     """The output text, stripped, equals `value`."""
 
@@ -94,7 +91,6 @@ class Equals(_TextCheck):
         return Outcome(False, f"got {got[:80]!r}, expected {self.value[:80]!r}")
 
 
-@register_check
 class Contains(_TextCheck):
     """The output text contains `value` (or every one of `values`)."""
 
@@ -122,7 +118,6 @@ class Contains(_TextCheck):
         return Outcome(True, "contains " + _quoted(found))
 
 
-@register_check
 class NotContains(Contains):
     """The output text contains none of `value` / `values`."""
 
@@ -139,7 +134,6 @@ def _quoted(values: list[str]) -> str:
     return ", ".join(repr(v) for v in values)
 
 
-@register_check
 class Regex(_TextCheck):
     """The output text matches `pattern` (searched; `match: false` requires no match)."""
 
@@ -167,7 +161,6 @@ class Regex(_TextCheck):
         return Outcome(False, f"no match for /{self.pattern}/")
 
 
-@register_check
 class Json(Check):
     """The output parses as JSON and, with `schema`, validates against that JSON Schema."""
 
@@ -211,7 +204,6 @@ def _strip_code_fence(text: str) -> str:
     return m.group(1) if m else text
 
 
-@register_check
 class Length(Check):
     """The output's length in `unit` (chars, words or lines) lies within `min`..`max`."""
 
@@ -236,3 +228,7 @@ class Length(Check):
         if self.max is not None and n > self.max:
             return Outcome(False, f"{n} {self.unit}, more than {self.max}")
         return Outcome(True, f"{n} {self.unit}")
+
+
+# The registry lists these as built-ins (they are not registered by import side effect).
+CHECKS = (Count, MaxWords, Equals, Contains, NotContains, Regex, Json, Length)

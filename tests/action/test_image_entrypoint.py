@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_action_entrypoint import EVENTS, HOSTILE, KEY, SUITE, TOKEN, greet_script, make_repo
 
-from evalkit.github.comment import MARKER
+from evalkit.render.comment import MARKER
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
 

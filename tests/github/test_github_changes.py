@@ -187,7 +187,8 @@ def test_no_changed_files_selects_only_suites_without_globs():
 
 
 def test_end_to_end_pr_event_to_selected_suites_and_one_comment(tmp_path, fake):
-    from evalkit.github.comment import upsert_comment
+    from evalkit.github.sticky_comment import upsert_comment
+    from evalkit.render.comment import MARKER, finish
 
     event = load_event(actions_env(tmp_path, "pull_request", "pull_request_opened.json"))
     fake.set_pr_files(event.pr_number, [{"filename": "suites/pace_ai/prompts/coach.j2", "status": "modified"}])
@@ -195,7 +196,8 @@ def test_end_to_end_pr_event_to_selected_suites_and_one_comment(tmp_path, fake):
     selected, _ = select_suites(WATCH, changed_files(event, api, str(tmp_path)))
     assert selected == ["pace_ai", "always"]
     for _ in range(2):
-        result = upsert_comment(api, event.owner, event.repo, event.pr_number, f"Ran {', '.join(selected)}")
+        result = upsert_comment(api, event.owner, event.repo, event.pr_number,
+                                finish(f"Ran {', '.join(selected)}"), marker=MARKER)
     assert result.action == "updated" and len(fake.comments(event.pr_number)) == 1
     assert {r.path for r in fake.requests} >= {"/repos/octo-org/hello/pulls/12/files",
                                                 "/repos/octo-org/hello/issues/12/comments"}

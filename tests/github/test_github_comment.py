@@ -6,16 +6,17 @@ import pytest
 from github_helpers import TOKEN
 
 from evalkit.github.api import GitHubAPI
-from evalkit.github.comment import (
-    BOT_LOGIN, MARKER, MAX_COMMENT_CHARS, find_sticky, marker, upsert_comment, with_marker,
-)
+from evalkit.github.sticky_comment import BOT_LOGIN, find_sticky, upsert_comment
+from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS, finish, marker, with_marker
 from evalkit.testing.fake_github import FakeGitHub
 
 PR = 7
 
 
-def upsert(fake, body, **kwargs):
-    return upsert_comment(GitHubAPI(TOKEN, fake.url), "octo-org", "hello", PR, body, **kwargs)
+def upsert(fake, body, marker=MARKER, **kwargs):
+    """Post `body` as the Action does: marked and cut to size by the renderer, then upserted."""
+    return upsert_comment(GitHubAPI(TOKEN, fake.url), "octo-org", "hello", PR, finish(body, mark=marker),
+                          marker=marker, **kwargs)
 
 
 def test_first_run_creates_second_run_edits_the_same_comment(fake):

@@ -5,10 +5,10 @@ import textwrap
 
 import pytest
 
-from evalkit import runtime
+from evalkit import ambient as runtime
 from evalkit.errors import SuiteError
-from evalkit.helpers import llm_judge, load_fixtures, run_checks
-from evalkit.providers.scripted import ScriptedProvider
+from evalkit import llm_judge, load_fixtures, run_checks
+from evalkit.testing.scripted import ScriptedProvider
 from evalkit.testing.script import Script
 
 GOOD = "def main(input: str, **kwargs) -> str:\n    return 'Hello, World!'\n"

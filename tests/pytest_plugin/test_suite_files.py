@@ -4,8 +4,8 @@ import textwrap
 
 import pytest
 
-from evalkit import runtime
-from evalkit.providers.scripted import ScriptedProvider
+from evalkit import ambient as runtime
+from evalkit.testing.scripted import ScriptedProvider
 from evalkit.testing.script import Script
 
 pytest_plugins = ["pytester"]

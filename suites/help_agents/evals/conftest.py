@@ -1,5 +1,5 @@
 """Seed 003's conftest: the marker, the skip logic, `load_fixtures`, `llm_judge` and
-`run_checks` come with evalkit's pytest plugin and `evalkit.helpers`; this file only puts the
+`run_checks` come with evalkit (`from evalkit import ...`); this file only puts the
 agents' package (`suites/help_agents/help_agents`) on the import path."""
 
 import sys

@@ -3,7 +3,7 @@
 import pytest
 from help_agents import ProgressMessagesAgent, ProgressMessagesInput
 
-from evalkit.helpers import load_fixtures, run_checks
+from evalkit import load_fixtures, run_checks
 
 
 @pytest.mark.eval

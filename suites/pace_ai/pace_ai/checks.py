@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from evalkit.checks.base import Check, CheckContext, Outcome, register_check
+from evalkit import Check, CheckContext, Outcome, register_check
 
 __all__ = [
     "BeginnerLimits",

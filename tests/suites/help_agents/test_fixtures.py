@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from evalkit.engine import load_suites, make_client, run
-from evalkit.providers.scripted import ScriptedProvider
+from evalkit.testing.scripted import ScriptedProvider
 from evalkit.runner import RunOptions
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "help_agents"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.conditions import condition_holds
+from evalkit.suite.conditions import condition_holds
 from evalkit.engine import load_suites, make_client
-from evalkit.providers.scripted import ScriptedProvider
+from evalkit.testing.scripted import ScriptedProvider
 from evalkit.suite import load_suite
 from evalkit.testing.script import Script
 from pace_ai import coach

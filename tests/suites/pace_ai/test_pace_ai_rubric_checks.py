@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalkit.checks.base import CheckContext, check_types, normalize
+from evalkit.checks import CheckContext, check_types, normalize
 from pace_ai import checks
 from pace_ai.coach import case_facts
 

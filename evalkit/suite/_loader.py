@@ -1,142 +1,32 @@
-"""Runtime suites and cases, and `load_suite`, which reports every problem of a file at once."""
+"""`load_suite`: read a suite file, validate it, and build the runtime `Suite`, reporting every
+problem of the file at once."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit._fileformat import (
-    DEFAULT_JUDGE_MODEL,
+from evalkit._imports import import_module
+from evalkit._validation import clean_loc, pydantic_message
+from evalkit.checks.base import Check
+from evalkit.checks.registry import CheckRegistry, JudgeCriterion
+from evalkit.errors import Problem, SuiteError
+from evalkit.suite._spec import (
     CallableTargetSpec,
     CaseSpec,
     CheckSpec,
-    CompareSpec,
-    FieldSpec,
     PromptTargetSpec,
     RubricItemSpec,
     SuiteSpec,
-    Thresholds,
 )
-from evalkit._imports import import_module
-from evalkit._yaml import YamlDocument, read_yaml
-from evalkit.checks.base import Check, check_types
-from evalkit.errors import SuiteError
-
-SUITE_FILENAMES = ("suite.yml", "suite.yaml")
-
-
-@dataclass(frozen=True)
-class Target:
-    """The system under test: a callable `module:function`, or a Jinja prompt sent to a model."""
-
-    function: str | None = None
-    template: str | None = None
-    template_name: str | None = None
-    system: str | None = None
-    model: str | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-
-    @property
-    def kind(self) -> str:
-        return "callable" if self.function else "prompt"
-
-    def describe(self) -> str:
-        return self.function or f"prompt {self.template_name or '(inline)'}"
-
-
-@dataclass(frozen=True)
-class Item:
-    """A scored criterion of a case: a `checks:` entry (must pass) or a rubric item (rated)."""
-
-    id: str
-    text: str
-    check: Check | None = None
-    judge: str | None = None
-    critical: bool = False
-    required: bool = False
-    when: str | None = None
-    line: int | None = None
-
-    @property
-    def decided_by(self) -> str:
-        return "judge" if self.judge is not None else "code"
-
-
-@dataclass
-class Case:
-    id: str
-    input: Any
-    items: list[Item]
-    repeats: int = 1
-    fields: list[str] = field(default_factory=list)
-    description: str = ""
-    tags: list[str] = field(default_factory=list)
-    skip: str | None = None
-    line: int | None = None
-    file: Path | None = None  # where the case is written (a suite may take cases from a fixture list)
-
-    @property
-    def needs_extraction(self) -> bool:
-        return bool(self.fields)
-
-
-@dataclass
-class Suite:
-    name: str
-    path: Path
-    cases: list[Case]
-    target: Target | None = None
-    model: str | None = None
-    judge_model: str | None = None  # None: the `low` tier, else the default judge
-    tiers: dict[str, str] = field(default_factory=dict)
-    max_tokens: int = 1024
-    temperature: float | None = None
-    watch: list[str] = field(default_factory=list)
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    tolerance: float = 0.10
-    fields: dict[str, FieldSpec] = field(default_factory=dict)
-    comparisons: list[CompareSpec] = field(default_factory=list)
-    description: str = ""
-    is_fixture_list: bool = False
-
-    @property
-    def dir(self) -> Path:
-        return self.path.parent
-
-    def case(self, case_id: str) -> Case:
-        for case in self.cases:
-            if case.id == case_id:
-                return case
-        raise KeyError(case_id)
-
-
-def resolve_suite_paths(path: str | Path) -> list[Path]:
-    """The suite files a path names: a file; or in a folder, `suite.yml`, else every `*.suite.yml`."""
-    p = Path(path)
-    if p.is_dir():
-        for name in SUITE_FILENAMES:
-            if (p / name).is_file():
-                return [p / name]
-        found = sorted([*p.glob("*.suite.yml"), *p.glob("*.suite.yaml")])
-        if found:
-            return found
-        raise SuiteError(str(p), [f"no {' or '.join(SUITE_FILENAMES)} or *.suite.yml in this folder"])
-    if not p.exists():
-        raise SuiteError(str(p), ["no such file or folder"])
-    return [p]
-
-
-def resolve_suite_path(path: str | Path) -> Path:
-    """The one suite file a path names."""
-    found = resolve_suite_paths(path)
-    if len(found) > 1:
-        raise SuiteError(str(path), [f"this folder holds {len(found)} suites; load them with load_suites()"])
-    return found[0]
+from evalkit.suite._yaml import YamlDocument, read_yaml
+from evalkit.suite.conditions import compile_condition
+from evalkit.suite.files import default_suite_name, resolve_suite_path
+from evalkit.suite.model import Case, Item, Suite, Target
+from evalkit.suite.prompts import check_template
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -145,14 +35,14 @@ def load_suite(path: str | Path) -> Suite:
     try:
         doc = read_yaml(file)
     except (OSError, ValueError) as exc:
-        raise SuiteError(str(file), [str(exc).removeprefix(f"{file}: ")]) from None
+        raise SuiteError(str(file), [Problem(str(exc).removeprefix(f"{file}: "), file=str(file))]) from None
     return _Loader(doc).load()
 
 
 class _Loader:
     def __init__(self, doc: YamlDocument):
         self.doc = doc
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
         self.cases_doc: YamlDocument | None = None  # a fixture list named by `cases: file.yml`
 
     def line_of(self, loc: tuple[Any, ...]) -> int | None:
@@ -166,15 +56,13 @@ class _Loader:
 
     def problem(self, loc: tuple[Any, ...], message: str, case_id: str | None = None) -> None:
         if self.cases_doc is not None and loc[:1] == ("cases",):
-            line = self.cases_doc.line(loc[1:])
-            where = f"{self.cases_doc.path.name} line {line}" if line else self.cases_doc.path.name
+            file, line = self.cases_doc.path, self.cases_doc.line(loc[1:])
         else:
-            line = self.doc.line(loc)
-            where = f"line {line}" if line else "top"
-        who = f"case {case_id}: " if case_id else ""
-        text = f"{where}: {who}{message}"
-        if text not in self.problems:
-            self.problems.append(text)
+            file, line = self.doc.path, self.doc.line(loc)
+        found = Problem(message, file=str(file), line=line or (0 if file == self.doc.path else None),
+                        case_id=case_id)
+        if found not in self.problems:
+            self.problems.append(found)
 
     def _case_id(self, loc: tuple[Any, ...]) -> str | None:
         data = self.doc.data
@@ -193,10 +81,11 @@ class _Loader:
         if fixture_list:
             data = {"cases": data}
         elif data is None:
-            raise SuiteError(str(self.doc.path), ["the file is empty"])
+            raise SuiteError(str(self.doc.path), [Problem("the file is empty", file=str(self.doc.path))])
         elif not isinstance(data, dict):
-            raise SuiteError(str(self.doc.path), [
-                f"top level is a {type(data).__name__}; expected a mapping with `cases:` or a list of cases"])
+            raise SuiteError(str(self.doc.path), [Problem(
+                f"top level is a {type(data).__name__}; expected a mapping with `cases:` or a list of cases",
+                file=str(self.doc.path))])
         elif isinstance(data.get("cases"), str):
             data = {**data, "cases": self._include_cases(data["cases"])}
         prefix: tuple[Any, ...] = () if fixture_list else ("cases",)
@@ -217,8 +106,8 @@ class _Loader:
                     cases.append((i, CaseSpec.model_validate(raw)))
                 except ValidationError as exc:
                     for err in exc.errors():
-                        loc = prefix + (i,) + _clean_loc(err["loc"])
-                        self.problem(loc, _pydantic_message(err), self._case_id(loc))
+                        loc = prefix + (i,) + clean_loc(err["loc"])
+                        self.problem(loc, pydantic_message(err), self._case_id(loc))
         suite = self._build(spec, cases, fixture_list)
         if self.problems:
             raise SuiteError(str(self.doc.path), self.problems)
@@ -229,11 +118,13 @@ class _Loader:
         try:
             self.cases_doc = read_yaml(file)
         except (OSError, ValueError) as exc:
-            raise SuiteError(str(self.doc.path), [
-                f"line {self.doc.line(('cases',))}: cases file {name}: {str(exc).removeprefix(f'{file}: ')}"]) from None
+            raise SuiteError(str(self.doc.path), [Problem(
+                f"cases file {name}: {str(exc).removeprefix(f'{file}: ')}", file=str(self.doc.path),
+                line=self.doc.line(("cases",)))]) from None
         if not isinstance(self.cases_doc.data, list):
-            raise SuiteError(str(self.doc.path), [
-                f"line {self.doc.line(('cases',))}: cases file {name} must hold a YAML list of cases"])
+            raise SuiteError(str(self.doc.path), [Problem(
+                f"cases file {name} must hold a YAML list of cases", file=str(self.doc.path),
+                line=self.doc.line(("cases",)))])
         return self.cases_doc.data
 
     def _validate_settings(self, settings: dict[str, Any]) -> SuiteSpec:
@@ -243,9 +134,9 @@ class _Loader:
         except ValidationError as exc:
             bad = set()
             for err in exc.errors():
-                loc = _clean_loc(err["loc"])
+                loc = clean_loc(err["loc"])
                 bad.add(loc[0] if loc else None)
-                self.problem(loc, _pydantic_message(err))
+                self.problem(loc, pydantic_message(err))
         # Go on with the keys that were valid, to find the cases' problems too.
         good = {k: v for k, v in settings.items() if k not in bad and k in SuiteSpec.model_fields}
         try:
@@ -261,26 +152,26 @@ class _Loader:
                 import_module(module, base)
             except Exception as exc:  # a plugin's own bug is still this file's problem to report
                 self.problem(("plugins", i), f"plugin {module!r}: {exc}")
-        types = check_types()
+        registry = CheckRegistry(spec.plugins)
+        for collision in registry.problems:
+            self.problem(("plugins",), collision)
         defaults = spec.check_defaults
         for name in defaults:
-            if name not in types:
+            if name not in registry:
                 self.problem(("check_defaults", name),
-                             f"unknown check type {name!r}; valid types: {', '.join(types)}")
+                             f"unknown check type {name!r}; valid types: {registry.valid_types()}")
 
-        def make_check(cs: CheckSpec, loc: tuple[Any, ...], case_id: str | None) -> Check | None:
-            cls = types.get(cs.type)
-            if cls is None:
-                self.problem(loc + ("type",), f"unknown check type {cs.type!r}; "
-                                              f"valid types: {', '.join(types)}", case_id)
-                return None
+        def make_check(cs: CheckSpec, loc: tuple[Any, ...], case_id: str | None) -> Check | JudgeCriterion | None:
             args = {**defaults.get(cs.type, {}), **(cs.model_extra or {})}
             try:
-                return cls.model_validate(args)
+                return registry.build(cs.type, args)
+            except KeyError:
+                self.problem(loc + ("type",), f"unknown check type {cs.type!r}; "
+                                              f"valid types: {registry.valid_types()}", case_id)
             except ValidationError as exc:
                 for err in exc.errors():
-                    self.problem(loc + _clean_loc(err["loc"]), f"{cs.type}: {_pydantic_message(err)}", case_id)
-                return None
+                    self.problem(loc + clean_loc(err["loc"]), f"{cs.type}: {pydantic_message(err)}", case_id)
+            return None
 
         shared_checks = [(c, ("checks", i)) for i, c in enumerate(spec.checks)]
         field_names = set(spec.fields)
@@ -296,10 +187,7 @@ class _Loader:
                 check = make_check(cs, loc, cspec.id)
                 if check is None:
                     continue
-                judge = getattr(check, "criteria", None) if check.is_judge else None
-                items.append(Item(id=f"check{len(items) + 1}:{cs.type}", text=judge or check.describe(),
-                                  check=None if judge else check, judge=judge, required=True,
-                                  critical=False, line=self.line_of(loc)))
+                items.append(checks_item(f"check{len(items) + 1}:{cs.type}", check, line=self.line_of(loc)))
             rubric, rloc = cspec.rubric, cloc + ("rubric",)
             if isinstance(rubric, str):
                 if rubric not in spec.rubrics:
@@ -313,6 +201,10 @@ class _Loader:
                 item_spec = RubricItemSpec(judge=raw) if isinstance(raw, str) else raw
                 check = make_check(item_spec.check, rloc + (j, "check"), cspec.id) if item_spec.check else None
                 if item_spec.check and check is None:
+                    continue
+                if isinstance(check, JudgeCriterion):
+                    self.problem(rloc + (j, "check"), "a rubric item's `check:` cannot be llm_judge; "
+                                                      "write the criterion as `judge:`", cspec.id)
                     continue
                 if item_spec.when is not None:
                     self._check_expression(item_spec.when, rloc + (j, "when"), cspec.id)
@@ -346,7 +238,7 @@ class _Loader:
             if case.id in compared and not case.fields:
                 case.fields = list(spec.fields)
         return Suite(
-            name=spec.name or _default_name(self.doc.path),
+            name=spec.name or default_suite_name(self.doc.path),
             path=self.doc.path,
             cases=cases,
             target=self._target(spec),
@@ -380,8 +272,6 @@ class _Loader:
         return compared
 
     def _check_expression(self, expr: str, loc: tuple[Any, ...], case_id: str) -> None:
-        from evalkit.conditions import compile_condition
-
         try:
             compile_condition(expr)
         except ValueError as exc:
@@ -407,8 +297,6 @@ class _Loader:
             except OSError as exc:
                 self.problem(("target", "prompt_file"), f"cannot read prompt file {t.prompt_file}: {exc.strerror}")
                 return None
-        from evalkit.targets import check_template
-
         error = check_template(template or "")
         if error:
             self.problem(("target",), f"prompt template: {error}")
@@ -416,21 +304,8 @@ class _Loader:
                       max_tokens=t.max_tokens, temperature=t.temperature)
 
 
-def _default_name(path: Path) -> str:
-    return path.parent.name if path.name in SUITE_FILENAMES else path.stem
-
-
-def _clean_loc(loc: Any) -> tuple[Any, ...]:
-    """Drop union tags ("~prompt") and pydantic's internal steps from an error location."""
-    return tuple(p for p in loc if not (isinstance(p, str) and (p.startswith("~") or p.startswith("function-"))))
-
-
-def _pydantic_message(err: dict[str, Any]) -> str:
-    kind, msg, loc = err.get("type"), err.get("msg", ""), _clean_loc(err.get("loc", ()))
-    field_name = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
-    if kind == "extra_forbidden":
-        return f"unknown key {field_name!r}"
-    if kind == "missing":
-        return f"missing required key {field_name!r}"
-    msg = msg.removeprefix("Value error, ")
-    return f"{field_name}: {msg}" if field_name and not msg.startswith(field_name) else msg
+def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None) -> Item:
+    """The item of a `checks:` entry: required, decided by code or, for `llm_judge`, by the judge."""
+    if isinstance(check, JudgeCriterion):
+        return Item(id=item_id, text=check.criteria, judge=check.criteria, required=True, line=line)
+    return Item(id=item_id, text=check.describe(), check=check, required=True, line=line)

@@ -27,11 +27,11 @@ from typing import Any
 
 from evalkit.errors import SuiteError, UsageError
 from evalkit.github.globs import glob_match
-from evalkit.suite import Suite, Target, load_suite, resolve_suite_paths
+from evalkit.suite._loader import load_suite
+from evalkit.suite.files import SUITE_FILENAMES, SUITE_SUFFIXES, resolve_suite_paths
+from evalkit.suite.model import Suite, Target
 
 CONFIG_NAMES = ("evalkit.yml", "evalkit.yaml")
-SUITE_NAMES = ("suite.yml", "suite.yaml")
-SUITE_SUFFIXES = (".suite.yml", ".suite.yaml")
 SKIP_DIRS = frozenset({"node_modules", "venv", "env", "__pycache__", "site-packages", "build", "dist"})
 _GLOB_CHARS = frozenset("*?[")
 
@@ -93,18 +93,18 @@ def load_repo_suites(root: str | Path) -> RepoSuites:
     root = Path(root).resolve()
     refs, source = discover(root)
     loaded: list[Suite] = []
-    errors: list[str] = []
+    errors: list[SuiteError] = []
     for ref in refs:
         try:
             suite = load_suite(ref.path)
         except SuiteError as exc:
-            errors.append(str(exc))
+            errors.append(exc)
             continue
         if ref.target:
             suite.target = Target(function=ref.target)
         loaded.append(suite)
     if errors:
-        raise SuiteError(f"{len(errors)} suite file(s) in {source}", errors)
+        raise SuiteError.merge(errors, f"{len(errors)} suite file(s) in {source}")
     return RepoSuites(root, source, refs, loaded)
 
 
@@ -238,12 +238,12 @@ def _config_entry(root: Path, entry: Any) -> list[SuiteRef]:
         try:
             files = resolve_suite_paths(path)
         except SuiteError as exc:
-            raise UsageError(f"{pattern!r}: {'; '.join(exc.problems)}") from None
+            raise UsageError(f"{pattern!r}: {'; '.join(p.message for p in exc.problems)}") from None
     return [SuiteRef(f, relative(f, root), target, watch) for f in sorted(files)]
 
 
 def _is_suite_file(name: str) -> bool:
-    return name in SUITE_NAMES or name.endswith(SUITE_SUFFIXES)
+    return name in SUITE_FILENAMES or name.endswith(SUITE_SUFFIXES)
 
 
 def _walk_suite_files(root: Path) -> list[Path]:

@@ -10,14 +10,30 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalkit.github.comment import MARKER, MAX_COMMENT_CHARS, with_marker
+from evalkit.render._sanitize import neutralize_markdown, strip_invisible, truncate_markdown
+from evalkit.render.markdown import render_markdown
 from evalkit.report import Report
-from evalkit.sanitize import neutralize_markdown, strip_invisible, truncate_markdown
+
+MARKER = "<!-- evalkit:comment -->"
+MAX_COMMENT_CHARS = 65_536  # GitHub's limit on a comment's body
+_KEY = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
 TRUNCATED_NOTE = ("*… comment truncated: GitHub allows at most 65,536 characters. The full report is in "
                   "the job summary and in the results files (`results.json`, `junit.xml`){where}.*")
 MAX_LISTED_FILES = 30
 _COMMENT_OPENER = re.compile(r"<!--")
+
+
+def marker(key: str = "default") -> str:
+    """The hidden marker for `key`; "default" gives `MARKER`, so two workflows can keep one each."""
+    if not _KEY.match(key):
+        raise ValueError(f"comment key {key!r}: use letters, digits, `_`, `.` or `-`")
+    return MARKER if key == "default" else f"<!-- evalkit:comment:{key} -->"
+
+
+def with_marker(body: str, mark: str = MARKER) -> str:
+    """`body` with `mark` exactly once, at the start."""
+    return mark + "\n" + body.replace(mark, "").lstrip("\n")
 
 
 def clean(value: Any) -> str:
@@ -37,8 +53,6 @@ def code_span(text: str) -> str:
 def render_comment(report: Report, *, template: str | Path | None = None, run_url: str | None = None,
                    artifact_hint: str = "", mark: str = MARKER, limit: int = MAX_COMMENT_CHARS) -> str:
     """The whole comment body, marker first, at most `limit` characters."""
-    from evalkit.render import render_markdown
-
     if run_url:
         report = report.model_copy(update={"run_url": run_url})
     body = render_markdown(report, template=template, clean=clean)

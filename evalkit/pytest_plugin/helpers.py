@@ -11,7 +11,7 @@ import inspect
 from pathlib import Path
 from typing import Any, Iterable
 
-from evalkit.checks.base import CheckContext, check_types, output_text
+from evalkit.checks.base import CheckContext, output_text
 from evalkit.errors import SuiteError
 from evalkit.report import ItemResult
 
@@ -25,8 +25,8 @@ def load_fixtures(filename: str | Path, *, base: str | Path | None = None) -> li
     `fixtures/` subfolder. The file is validated by the suite loader first, so a typo in a
     check fails collection with its line number.
     """
-    from evalkit._yaml import read_yaml
     from evalkit.suite import load_suite
+    from evalkit.suite._yaml import read_yaml
 
     path = _find_fixture_file(Path(filename), Path(base) if base else _caller_dir())
     suite = load_suite(path)  # raises SuiteError listing every problem of the file
@@ -77,12 +77,12 @@ def llm_judge(output: Any, criteria: str, *, case_input: Any = None) -> tuple[bo
 
 def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> Any:
     """One judge call for several criteria: the JudgeOutcome."""
-    from evalkit import runtime
+    from evalkit import ambient
     from evalkit.judge import judge
 
-    client = runtime.get_client()
+    client = ambient.get_client()
     model = client.resolve_model("low")
-    return runtime.run_with_client(
+    return ambient.run_with_client(
         lambda view: judge(view, model, output_text(output), criteria, case_input=case_input), client)
 
 
@@ -94,30 +94,26 @@ def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any
     Programmatic checks run here; all `llm_judge` criteria share one judge call, as in a run.
     Returns the decided items when all pass.
     """
-    checks = list(checks)
-    types = check_types()
-    problems, prepared = [], []
+    from evalkit.checks.registry import CheckRegistry
+    from evalkit.scoring import decide_item, judged_item
+    from evalkit.suite import checks_item
+
+    registry = CheckRegistry()
+    problems, case_items = [], []
     for i, spec in enumerate(checks, 1):
         args = dict(spec)
-        kind = args.pop("type", None)
-        cls = types.get(kind)  # type: ignore[arg-type]
-        if cls is None:
-            problems.append(f"check #{i}: unknown check type {kind!r}; valid types: {', '.join(types)}")
-            continue
+        kind = str(args.pop("type", None))
         try:
-            prepared.append((f"check{i}:{kind}", cls.model_validate(args)))
-        except Exception as exc:
+            case_items.append(checks_item(f"check{i}:{kind}", registry.build(kind, args)))
+        except KeyError:
+            problems.append(f"check #{i}: unknown check type {kind!r}; valid types: {registry.valid_types()}")
+        except ValueError as exc:  # pydantic's ValidationError: the check's arguments
             problems.append(f"check #{i} ({kind}): {' '.join(str(exc).split())}")
     if problems:
         raise SuiteError("run_checks", problems)
-    from evalkit.runner import decide_item, judged_item
-    from evalkit.suite import Item
-
     ctx = CheckContext(output=result, input=case_input, case_id="",
                        suite_dir=Path(suite_dir) if suite_dir else None)
     # The same items and the same deciding functions as a run, so verdicts match the CLI's.
-    case_items = [Item(id=cid, text=check.criteria, judge=check.criteria, required=True) if check.is_judge
-                  else Item(id=cid, text=check.describe(), check=check, required=True) for cid, check in prepared]
     judged = {it.id: it.judge for it in case_items if it.judge is not None}
     outcome = _judge(judged, result, case_input) if judged else None
     items = [judged_item(it, outcome) if it.judge is not None else decide_item(it, ctx) for it in case_items]

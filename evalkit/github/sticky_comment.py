@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from evalkit.github.api import GitHubAPI, GitHubAPIError
-from evalkit.sanitize import truncate_markdown
 
-MARKER = "<!-- evalkit:comment -->"
 BOT_LOGIN = "github-actions[bot]"
-MAX_COMMENT_CHARS = 65_536
-TRUNCATED_NOTE = "*… comment truncated: GitHub allows at most 65,536 characters. See the job summary.*"
-
-_KEY = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
 
 @dataclass(frozen=True)
@@ -28,20 +21,8 @@ class CommentResult:
     reason: str = ""
 
 
-def marker(key: str = "default") -> str:
-    """The hidden marker for `key`; "default" gives `MARKER`, so two workflows can keep one each."""
-    if not _KEY.match(key):
-        raise ValueError(f"comment key {key!r}: use letters, digits, `_`, `.` or `-`")
-    return MARKER if key == "default" else f"<!-- evalkit:comment:{key} -->"
-
-
-def with_marker(body: str, mark: str = MARKER) -> str:
-    """`body` with `mark` exactly once, at the start."""
-    return mark + "\n" + body.replace(mark, "").lstrip("\n")
-
-
 def find_sticky(
-    comments: Iterable[Mapping[str, Any]], mark: str = MARKER, author: str | None = BOT_LOGIN
+    comments: Iterable[Mapping[str, Any]], mark: str, author: str | None = BOT_LOGIN
 ) -> Mapping[str, Any] | None:
     """The newest comment that starts with `mark` and is ours (login `author`, or any bot if None)."""
     ours = [c for c in comments if _is_ours(c, mark, author)]
@@ -55,12 +36,16 @@ def upsert_comment(
     number: int,
     body: str,
     *,
-    marker: str = MARKER,
+    marker: str,
     author: str | None = BOT_LOGIN,
 ) -> CommentResult:
-    """Edit our marked comment on PR `number`, or create it; API failures return "fallback"."""
-    room = MAX_COMMENT_CHARS - len(marker) - 1
-    text = with_marker(truncate_markdown(body.replace(marker, ""), room, TRUNCATED_NOTE), marker)
+    """Edit our marked comment on PR `number`, or create it; API failures return "fallback".
+
+    `body` is the finished comment (`evalkit.render.comment` adds the marker and cuts it to
+    GitHub's limit); a body that does not start with `marker` is refused."""
+    if not body.startswith(marker):
+        raise ValueError("the comment body must start with its marker (render it with evalkit.render.comment)")
+    text = body
     base = f"/repos/{owner}/{repo}/issues"
     try:
         existing = find_sticky(api.paginate(f"{base}/{number}/comments", {"per_page": 100}), marker, author)

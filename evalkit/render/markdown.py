@@ -1,8 +1,7 @@
-"""Render a Report: markdown through a Jinja template (replaceable), and JUnit XML."""
+"""A Report as markdown, through a Jinja template (the bundled one, or a user's)."""
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ def _environment(template_dir: Path | None) -> Any:
     from jinja2 import ChoiceLoader, FileSystemLoader, PackageLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    loaders = [PackageLoader("evalkit", "templates")]
+    loaders = [PackageLoader("evalkit.render", "templates")]
     if template_dir is not None:
         loaders.insert(0, FileSystemLoader(str(template_dir)))
     # Sandboxed: a user's template from a PR must not reach Python internals.
@@ -54,32 +53,3 @@ def render_markdown(report: Report, *, template: str | Path | None = None,
 
         where = f" ({path})" if path else ""
         raise UsageError(f"report template{where}: {exc}") from None
-
-
-def render_junit(report: Report) -> str:
-    """JUnit XML: a testsuite per suite, a testcase per case (and per comparison)."""
-    root = ET.Element("testsuites", name="evalkit", tests=str(sum(len(s.cases) for s in report.suites)),
-                      time=f"{report.wall_seconds:.3f}")
-    for suite in report.suites:
-        el = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(suite.cases)),
-                           failures=str(suite.count("fail")), errors=str(suite.count("error")),
-                           skipped=str(suite.count("skipped")), time=f"{suite.wall_seconds:.3f}")
-        if suite.error:
-            tc = ET.SubElement(el, "testcase", classname=suite.name, name="(suite)")
-            ET.SubElement(tc, "error", message=suite.error[:500]).text = suite.error
-        for case in suite.cases:
-            tc = ET.SubElement(el, "testcase", classname=suite.name, name=case.id, time=f"{case.wall_seconds:.3f}")
-            detail = "\n".join(f"[run {r + 1}] {i.id} ({i.status}): {i.reason}" for r, i in case.failing_items())
-            message = "; ".join(case.reasons)[:500]
-            if case.verdict == "fail":
-                ET.SubElement(tc, "failure", message=message).text = detail
-            elif case.verdict == "error":
-                ET.SubElement(tc, "error", message=message).text = "\n".join(case.errors) + "\n" + detail
-            elif case.verdict == "skipped":
-                ET.SubElement(tc, "skipped", message="; ".join(case.reasons)[:500])
-        for cmp in suite.comparisons:
-            tc = ET.SubElement(el, "testcase", classname=f"{suite.name}.compare", name=cmp.id)
-            if cmp.status in ("fail", "error"):
-                ET.SubElement(tc, "failure" if cmp.status == "fail" else "error", message=cmp.reason[:500])
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

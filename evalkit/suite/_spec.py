@@ -1,4 +1,5 @@
-"""Pydantic models of the suite file format (unknown keys refused) and its JSON Schema."""
+"""Pydantic models of the suite file as written (unknown keys refused); the loader turns them
+into the runtime `Suite` and `Case`."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
-DEFAULT_JUDGE_MODEL = "claude-haiku-4-5-20251001"
-DEFAULT_TARGET_MODEL = "claude-sonnet-4-6"
+from evalkit.models import DEFAULT_JUDGE_MODEL
+
 
 
 class _Strict(BaseModel):
@@ -196,26 +197,3 @@ class SuiteSpec(_Strict):
         if isinstance(v, list) and not v:
             raise ValueError("a suite needs at least one case")
         return v
-
-
-def suite_json_schema() -> dict[str, Any]:
-    """JSON Schema of a suite file, with each registered check type's own arguments."""
-    from evalkit.checks.base import check_types
-
-    schema = SuiteSpec.model_json_schema()
-    variants = []
-    for name, cls in check_types().items():
-        sub = cls.model_json_schema()
-        props = {"type": {"const": name}, **sub.get("properties", {})}
-        variant = {"type": "object", "title": name, "description": (cls.__doc__ or "").strip(),
-                   "properties": props, "required": ["type", *sub.get("required", [])],
-                   "additionalProperties": False}
-        if "$defs" in sub:
-            schema.setdefault("$defs", {}).update(sub["$defs"])
-        variants.append(variant)
-    schema["$defs"]["CheckSpec"] = {"oneOf": variants, "description": "A check: `type` and its arguments."}
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "evalkit suite"
-    return {"anyOf": [schema, {"type": "array", "items": {"$ref": "#/$defs/CaseSpec"},
-                               "description": "A fixture list: cases only."}],
-            "$defs": schema.pop("$defs"), **{k: v for k, v in schema.items() if k.startswith("$s")}}

@@ -21,13 +21,13 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from evalkit.models import TIER_ENV, resolve_tiers
+
 if TYPE_CHECKING:
-    from evalkit.client import ModelClient, SyncClient, Usage
+    from evalkit.client import ModelClient, SyncClient
+    from evalkit.usage import Usage
     from evalkit.providers.base import Provider
 
-# Model tiers from the environment (the help-agents design's settings): "high" for the system
-# under test, "low" for the judge. The runner reads the same variables.
-TIER_ENV = {"high": "SYSTEM_AGENT_MODELS_HIGH", "low": "SYSTEM_AGENT_MODELS_LOW"}
 KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 1024
 
@@ -35,21 +35,9 @@ DEFAULT_MAX_TOKENS = 1024
 _overrides: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("evalkit_tiers", default={})
 
 
-def default_tiers() -> dict[str, str]:
-    from evalkit._fileformat import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL
-
-    return {"high": DEFAULT_TARGET_MODEL, "low": DEFAULT_JUDGE_MODEL}
-
-
 def model_tiers() -> dict[str, str]:
     """Tier name to model id: per-suite override, else environment, else evalkit's defaults."""
-    tiers = default_tiers()
-    for tier, var in TIER_ENV.items():
-        value = os.environ.get(var, "").strip()
-        if value:
-            tiers[tier] = value
-    tiers.update({k: v for k, v in _overrides.get().items() if v})
-    return tiers
+    return resolve_tiers(_overrides.get())
 
 
 @contextlib.contextmanager

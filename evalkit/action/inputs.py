@@ -1,0 +1,84 @@
+"""The Action's inputs (action.yml) as the runner passes them (`INPUT_<NAME>`), checked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from evalkit.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The action's inputs (action.yml), checked."""
+
+    anthropic_api_key: str
+    github_token: str
+    suites: str
+    model: str | None
+    judge_model: str | None
+    rubric_threshold: float
+    agreement_threshold: float
+    concurrency: int
+    comment: bool
+    fail_on_gate: bool
+    template: str | None
+    cache_dir: str | None
+
+    def __repr__(self) -> str:  # never show the secrets
+        return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
+
+
+def read_input(env: Mapping[str, str], name: str, default: str = "") -> str:
+    """`INPUT_<NAME>` as the runner sets it (upper-cased, trimmed)."""
+    return env.get(f"INPUT_{name.upper()}", default).strip()
+
+
+def parse_inputs(env: Mapping[str, str]) -> Inputs:
+    """Read and check every input; raise UsageError naming the input and what it accepts."""
+    problems: list[str] = []
+
+    def fraction(name: str, default: str) -> float:
+        raw = read_input(env, name) or default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:
+            problems.append(f"{name}: {raw!r} is not a number between 0 and 1 (e.g. 0.8)")
+            return 0.0
+        return value
+
+    def boolean(name: str, default: str) -> bool:
+        raw = (read_input(env, name) or default).lower()
+        if raw in ("true", "yes", "1", "on"):
+            return True
+        if raw in ("false", "no", "0", "off"):
+            return False
+        problems.append(f"{name}: {raw!r} is not true or false")
+        return False
+
+    raw_conc = read_input(env, "concurrency") or "8"
+    try:
+        concurrency = int(raw_conc)
+    except ValueError:
+        concurrency = 0
+    if not 1 <= concurrency <= 256:
+        problems.append(f"concurrency: {raw_conc!r} is not a whole number from 1 to 256")
+    inputs = Inputs(
+        anthropic_api_key=read_input(env, "anthropic_api_key"),
+        github_token=read_input(env, "github_token"),
+        suites=env.get("INPUT_SUITES", ""),
+        model=read_input(env, "model") or None,
+        judge_model=read_input(env, "judge_model") or None,
+        rubric_threshold=fraction("rubric_threshold", "0.8"),
+        agreement_threshold=fraction("agreement_threshold", "0.8"),
+        concurrency=concurrency,
+        comment=boolean("comment", "true"),
+        fail_on_gate=boolean("fail_on_gate", "true"),
+        template=read_input(env, "template") or None,
+        cache_dir=read_input(env, "cache_dir") or None,
+    )
+    if problems:
+        raise UsageError("invalid input: " + "; ".join(problems))
+    return inputs

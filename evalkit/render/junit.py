@@ -1,0 +1,36 @@
+"""A Report as JUnit XML: a testsuite per suite, a testcase per case and per comparison."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from evalkit.report import Report
+
+
+def render_junit(report: Report) -> str:
+    """JUnit XML: a testsuite per suite, a testcase per case (and per comparison)."""
+    root = ET.Element("testsuites", name="evalkit", tests=str(sum(len(s.cases) for s in report.suites)),
+                      time=f"{report.wall_seconds:.3f}")
+    for suite in report.suites:
+        el = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(suite.cases)),
+                           failures=str(suite.count("fail")), errors=str(suite.count("error")),
+                           skipped=str(suite.count("skipped")), time=f"{suite.wall_seconds:.3f}")
+        if suite.error:
+            tc = ET.SubElement(el, "testcase", classname=suite.name, name="(suite)")
+            ET.SubElement(tc, "error", message=suite.error[:500]).text = suite.error
+        for case in suite.cases:
+            tc = ET.SubElement(el, "testcase", classname=suite.name, name=case.id, time=f"{case.wall_seconds:.3f}")
+            detail = "\n".join(f"[run {r + 1}] {i.id} ({i.status}): {i.reason}" for r, i in case.failing_items())
+            message = "; ".join(case.reasons)[:500]
+            if case.verdict == "fail":
+                ET.SubElement(tc, "failure", message=message).text = detail
+            elif case.verdict == "error":
+                ET.SubElement(tc, "error", message=message).text = "\n".join(case.errors) + "\n" + detail
+            elif case.verdict == "skipped":
+                ET.SubElement(tc, "skipped", message="; ".join(case.reasons)[:500])
+        for cmp in suite.comparisons:
+            tc = ET.SubElement(el, "testcase", classname=f"{suite.name}.compare", name=cmp.id)
+            if cmp.status in ("fail", "error"):
+                ET.SubElement(tc, "failure" if cmp.status == "fail" else "error", message=cmp.reason[:500])
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

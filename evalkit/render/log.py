@@ -1,0 +1,42 @@
+"""A Report as plain log lines: one summary line per suite, the run's usage, and the failing
+cases' details. The CLI and the Action print these same lines."""
+
+from __future__ import annotations
+
+from evalkit.report import Report, SuiteResult
+
+MAX_LOGGED_OUTPUT = 4000  # characters of each failing output shown in a log
+
+
+def suite_line(suite: SuiteResult, width: int = 7) -> str:
+    """`FAIL    pace_ai: 3 passed, 2 failed, 0 errors — why the suite could not run`; the verdict
+    padded to `width` so a column of them lines up."""
+    return (f"{suite.verdict.upper().ljust(width)} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} failed, "
+            f"{suite.count('error')} errors" + (f" — {suite.error}" if suite.error else ""))
+
+
+def usage_line(report: Report) -> str:
+    """Calls, cache hits, tokens, dollars and wall time of the run."""
+    u = report.usage
+    return (f"{u.calls} model calls, {u.cache_hits} cache hits, {u.input_tokens + u.output_tokens:,} tokens, "
+            f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s")
+
+
+def case_lines(suite: SuiteResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[str]:
+    """Each case's verdict; for failing cases, their failing items, run errors and outputs."""
+    lines = []
+    if suite.error:
+        lines.append(f"suite error: {suite.error}")
+    for case in suite.cases:
+        lines.append(f"{case.verdict.upper():7} {case.id}" + (f"  ({'; '.join(case.reasons)})"
+                                                              if case.reasons else ""))
+        if case.verdict not in ("fail", "error"):
+            continue
+        for repeat, item in case.failing_items():
+            lines.append(f"    [run {repeat + 1}] {item.id} {item.status}: {item.reason}")
+        for run in case.runs:
+            lines += [f"    [run {run.repeat + 1}] {e}" for e in run.run_errors()]
+            if run.output:
+                lines.append(f"    --- output of run {run.repeat + 1} ---")
+                lines.append(run.output[:max_output])
+    return lines

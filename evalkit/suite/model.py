@@ -1,0 +1,110 @@
+"""Runtime suites and cases: what the loader builds from a suite file and the runner runs."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.checks.base import Check
+from evalkit.models import resolve_tiers
+from evalkit.suite._spec import CompareSpec, FieldSpec, Thresholds
+
+
+@dataclass(frozen=True)
+class Target:
+    """The system under test: a callable `module:function`, or a Jinja prompt sent to a model."""
+
+    function: str | None = None
+    template: str | None = None
+    template_name: str | None = None
+    system: str | None = None
+    model: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+    @property
+    def kind(self) -> str:
+        return "callable" if self.function else "prompt"
+
+    def describe(self) -> str:
+        return self.function or f"prompt {self.template_name or '(inline)'}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """A scored criterion of a case: a `checks:` entry (must pass) or a rubric item (rated)."""
+
+    id: str
+    text: str
+    check: Check | None = None
+    judge: str | None = None
+    critical: bool = False
+    required: bool = False
+    when: str | None = None
+    line: int | None = None
+
+    @property
+    def decided_by(self) -> str:
+        return "judge" if self.judge is not None else "code"
+
+
+@dataclass
+class Case:
+    id: str
+    input: Any
+    items: list[Item]
+    repeats: int = 1
+    fields: list[str] = field(default_factory=list)
+    description: str = ""
+    tags: list[str] = field(default_factory=list)
+    skip: str | None = None
+    line: int | None = None
+    file: Path | None = None  # where the case is written (a suite may take cases from a fixture list)
+
+    @property
+    def needs_extraction(self) -> bool:
+        return bool(self.fields)
+
+
+@dataclass
+class Suite:
+    name: str
+    path: Path
+    cases: list[Case]
+    target: Target | None = None
+    model: str | None = None
+    judge_model: str | None = None  # None: the `low` tier, else the default judge
+    tiers: dict[str, str] = field(default_factory=dict)
+    max_tokens: int = 1024
+    temperature: float | None = None
+    watch: list[str] = field(default_factory=list)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    tolerance: float = 0.10
+    fields: dict[str, FieldSpec] = field(default_factory=dict)
+    comparisons: list[CompareSpec] = field(default_factory=list)
+    description: str = ""
+    is_fixture_list: bool = False
+
+    @property
+    def dir(self) -> Path:
+        return self.path.parent
+
+    def tier_models(self, model: str | None = None, judge_model: str | None = None) -> dict[str, str]:
+        """Model by tier for this suite: `model` / `judge_model` (the command line's), then the suite's
+        `model` / `judge_model`, its `models:` tiers, the environment's tiers, evalkit's defaults."""
+        return resolve_tiers({"high": model, "low": judge_model}, {"high": self.model, "low": self.judge_model},
+                             self.tiers)
+
+    def select(self, globs: list[str]) -> list[Case]:
+        """The cases whose id matches one of `globs` (all of them when there is none)."""
+        if not globs:
+            return list(self.cases)
+        return [c for c in self.cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+
+    def case(self, case_id: str) -> Case:
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        raise KeyError(case_id)

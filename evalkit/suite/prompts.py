@@ -1,0 +1,44 @@
+"""Prompt templates: Jinja in a sandbox, compiled once, rendered with a case's input."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from evalkit.errors import TargetError
+
+
+@lru_cache(maxsize=64)
+def _environment() -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+@lru_cache(maxsize=256)
+def _compiled(template: str) -> Any:
+    return _environment().from_string(template)
+
+
+def check_template(text: str) -> str | None:
+    """A syntax error in a prompt template, or None."""
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        _environment().from_string(text)
+    except TemplateSyntaxError as exc:
+        return f"line {exc.lineno}: {exc.message}"
+    return None
+
+
+def render_prompt(template: str, case_input: Any) -> str:
+    """Render with the input's keys as variables (and the whole input as `input`)."""
+    from jinja2 import UndefinedError
+
+    variables = dict(case_input) if isinstance(case_input, dict) else {}
+    variables["input"] = case_input
+    try:
+        return _compiled(template).render(**variables)
+    except UndefinedError as exc:
+        raise TargetError(f"prompt template: {exc.message}") from None
