@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import textwrap
 from pathlib import Path
 
@@ -11,6 +13,20 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.testing.scripted import ScriptedProvider
 from evalkit.runner import RunOptions
 from evalkit.testing.script import Script
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# No test may reach a real model by accident: no key, and the SDK's default endpoint is a loopback
+# port that refuses connections. Tests that want a model start a loopback fake and say so.
+os.environ.pop("ANTHROPIC_API_KEY", None)
+os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+os.environ["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{_closed_port()}"
 
 
 @pytest.fixture

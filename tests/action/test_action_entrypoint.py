@@ -21,7 +21,7 @@ from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 EVENTS = REPO_ROOT / "tests" / "github" / "events"
 KEY = "sk-ant-api03-EVALKIT-FAKE-KEY-q7Zx9-do-not-leak"
 TOKEN = "ghs_fakeTokenForEvalkitTests0123456789"
