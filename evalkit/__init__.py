@@ -66,3 +66,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "register_check": "evalkit.checks.registry",
     "run_checks": "evalkit.pytest_plugin.helpers",
 })
+
+# Only the public names stay bound on the package (a test compares vars() with __all__).
+del annotations, TYPE_CHECKING, lazy_exports

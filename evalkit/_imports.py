@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,14 +17,11 @@ def import_object(spec: str, base_dir: Path | None = None) -> Any:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"{spec!r} is not of the form module:function")
-    module = import_module(module_name, base_dir)
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
-    return obj
+    import_module(module_name, base_dir)  # first, for a message that says what went wrong
+    try:
+        return pkgutil.resolve_name(spec)
+    except AttributeError:
+        raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
 
 
 def import_module(name: str, base_dir: Path | None = None) -> Any:

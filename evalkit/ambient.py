@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from evalkit.models import TIER_ENV, resolve_tiers
 
 if TYPE_CHECKING:
-    from evalkit.client import ModelClient, SyncClient
+    from evalkit.client import ModelClient, SyncClient  # on use: agent code imports this module; the engine is heavy
     from evalkit.usage import Usage
     from evalkit.providers.base import Provider
 
@@ -90,7 +90,7 @@ def provider() -> Provider:
     """A fresh provider: the configured factory's, else Anthropic's (MissingKeyError without a key)."""
     if _state.provider_factory is not None:
         return _state.provider_factory()
-    from evalkit.engine import anthropic_provider
+    from evalkit.engine import anthropic_provider  # on use: agent code imports this module; the engine is heavy
 
     return anthropic_provider()
 
@@ -115,7 +115,7 @@ def unavailable_reason() -> str | None:
 def _ensure() -> tuple[ModelClient, asyncio.AbstractEventLoop]:
     with _state.lock:
         if _state.client is None or _state.loop is None:
-            from evalkit.engine import make_client
+            from evalkit.engine import make_client  # on use: agent code imports this module; the engine is heavy
 
             built = make_client(provider(), **client_settings())
             loop = asyncio.new_event_loop()
@@ -128,7 +128,7 @@ def _ensure() -> tuple[ModelClient, asyncio.AbstractEventLoop]:
 
 def ambient_client() -> SyncClient:
     """A blocking client on the session-wide ModelClient, with the current model tiers."""
-    from evalkit.client import SyncClient
+    from evalkit.client import SyncClient  # on use: agent code imports this module; the engine is heavy
 
     model_client, loop = _ensure()
     tiers = model_tiers()
@@ -138,7 +138,7 @@ def ambient_client() -> SyncClient:
 
 def get_client() -> Any:
     """The client of the run in progress (inside a target), else the ambient blocking client."""
-    from evalkit.targets import current_client
+    from evalkit.targets import current_client  # on use: agent code imports this module; the engine is heavy
 
     current = current_client.get()
     if current is None:

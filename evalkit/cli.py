@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -24,8 +25,6 @@ def _fail(message: str) -> None:
 
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn evalkit's own errors into a clear message and exit code 2 (never a traceback)."""
-    import functools
-
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -53,7 +52,7 @@ paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Pat
 @_guard
 def validate(paths: tuple[str, ...]) -> None:
     """Check suite files; report every problem at once."""
-    from evalkit.engine import load_suites
+    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
 
     for suite in load_suites(list(paths)):
         click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
@@ -64,7 +63,7 @@ def validate(paths: tuple[str, ...]) -> None:
 @_guard
 def list_cases(paths: tuple[str, ...]) -> None:
     """List suites, their cases and repeats."""
-    from evalkit.engine import load_suites
+    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
 
     for suite in load_suites(list(paths)):
         target = suite.target.describe() if suite.target else "(no target: pass --target)"
@@ -88,7 +87,7 @@ def list_cases(paths: tuple[str, ...]) -> None:
 def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
          cases: tuple[str, ...]) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
-    from evalkit.engine import load_suites
+    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
     from evalkit.planning import estimate
 
     suites = load_suites(list(paths))
@@ -100,7 +99,7 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the JSON Schema here.")
 def schema(output: str | None) -> None:
     """Print the JSON Schema of suite files (for editor autocompletion)."""
-    from evalkit.suite.schema import suite_json_schema
+    from evalkit.suite.schema import suite_json_schema  # imported per command: --help and light commands stay fast
 
     text = json.dumps(suite_json_schema(), indent=2)
     if output:
@@ -116,9 +115,9 @@ def schema(output: str | None) -> None:
 @_guard
 def report(results: str, fmt: str, template: str | None) -> None:
     """Render a results JSON file as markdown, JUnit XML or JSON."""
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # imported per command: --help and light commands stay fast
 
-    from evalkit.render.junit import render_junit
+    from evalkit.render.junit import render_junit  # imported per command: --help and light commands stay fast
     from evalkit.render.markdown import render_markdown
     from evalkit.report import Report
 
@@ -156,6 +155,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
         markdown_path: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
+    # imported per command: --help and light commands stay fast
     from evalkit.engine import anthropic_provider, load_suites, make_client
     from evalkit.runner import RunOptions
 
@@ -173,7 +173,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
 
 def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None) -> int:
     """Run and save through the engine, then print the summary. Returns the exit code."""
-    from evalkit.engine import run_and_save
+    from evalkit.engine import run_and_save  # imported per command: --help and light commands stay fast
 
     try:
         result = run_and_save(suites, client, options, out, markdown_path=markdown_path)
@@ -185,7 +185,7 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
 
 def summarise(result: Any, out: Path) -> int:
     """A line per suite, the warnings, the usage; the exit code of the verdict."""
-    from evalkit.gates import exit_code
+    from evalkit.gates import exit_code  # imported per command: --help and light commands stay fast
     from evalkit.render.log import suite_line, usage_line
 
     for suite in result.suites:
@@ -217,6 +217,6 @@ def _progress_printer() -> Callable[[Any, Any], None]:
 @_guard
 def demo(output_dir: str) -> None:
     """Run the bundled suites against a local fake of the model API with scripted replies (no key)."""
-    from evalkit.demo import run_demo
+    from evalkit.demo import run_demo  # imported per command: --help and light commands stay fast
 
     sys.exit(run_demo(Path(output_dir), execute))

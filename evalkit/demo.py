@@ -3,6 +3,7 @@ scripted replies, through the real anthropic client — no key, no network, one 
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -10,7 +11,14 @@ from typing import Any, Callable
 import click
 
 from evalkit._imports import import_object
+from evalkit.engine import load_suites, make_client
 from evalkit.errors import UsageError
+from evalkit.providers.anthropic import AnthropicProvider
+from evalkit.render.comment import render_comment
+from evalkit.report import Report
+from evalkit.runner import RunOptions
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import Script
 
 # Which scripted variant each bundled suite plays: one passes, one shows a blocked PR.
 DEMO_SUITES = (("help_agents", "pass"), ("pace_ai", "fail"))
@@ -34,7 +42,6 @@ def demo_plan(root: Path) -> list[tuple[Path, Any]]:
         except ValueError as exc:
             raise UsageError(f"suite {name} has no demo replies ({exc})") from None
         finally:
-            import sys
             sys.modules.pop("demo", None)  # each suite folder has its own `demo` module
         plan.append((folder, make_script(variant)))
     return plan
@@ -42,11 +49,6 @@ def demo_plan(root: Path) -> list[tuple[Path, Any]]:
 
 def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
     """Run the bundled suites against the fake with `execute` (the CLI's run-save-summarise)."""
-    from evalkit.engine import load_suites, make_client
-    from evalkit.providers.anthropic import AnthropicProvider
-    from evalkit.runner import RunOptions
-    from evalkit.testing.fake_anthropic import FakeAnthropicServer
-    from evalkit.testing.script import Script
 
     plan = demo_plan(bundled_suites_dir())
     merged = Script()
@@ -70,8 +72,6 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
 def write_demo_comment(output_dir: Path) -> Path:
     """The PR comment exactly as the Action would post it (marker, neutralised text), to
     `comment.md` and the terminal; the report's `demo` flag keeps it marked as a demo."""
-    from evalkit.render.comment import render_comment
-    from evalkit.report import Report
 
     report = Report.load(output_dir / "results.json")
     body = render_comment(report, artifact_hint=str(output_dir))

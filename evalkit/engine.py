@@ -12,6 +12,7 @@ from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError
 from evalkit.providers.base import Provider
+from evalkit.render.markdown import render_markdown
 from evalkit.report import Report
 from evalkit.runner import Runner, RunOptions
 from evalkit.suite._loader import load_suite
@@ -45,13 +46,13 @@ def anthropic_provider(*, max_connections: int = 100) -> Provider:
     """The real provider; raises MissingKeyError (exit 2) without a key."""
     if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
         raise MissingKeyError(NO_KEY_MESSAGE)
-    from evalkit.providers.anthropic import AnthropicProvider
+    from evalkit.providers.anthropic import AnthropicProvider  # anthropic loads only when a run needs it
 
     return AnthropicProvider(max_connections=max_connections)
 
 
 def anthropic_deprecations() -> dict[str, str]:
-    from evalkit.providers.anthropic import deprecated_models
+    from evalkit.providers.anthropic import deprecated_models  # likewise: only once a model is called
 
     return deprecated_models()
 
@@ -92,8 +93,6 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
                  finish: Callable[[Report], Report] | None = None) -> Report:
     """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
     to `out` and, if asked, the markdown report. Every front door that saves results calls this."""
-    from evalkit.render.markdown import render_markdown
-
     out.parent.mkdir(parents=True, exist_ok=True)
     report = run(suites, client, options)
     if finish is not None:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from evalkit.errors import SuiteError, UsageError
 from evalkit.github.globs import glob_match
 from evalkit.suite._loader import load_suite
@@ -186,8 +188,6 @@ def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
 
 
 def _from_config(root: Path, config: Path) -> list[SuiteRef]:
-    import yaml
-
     try:
         data = yaml.safe_load(config.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from evalkit.errors import UsageError
+from evalkit.github.commands import annotation, append_summary, set_output
 
 CONTAINER_WORKSPACE = "/github/workspace"
 CONTAINER_RUNNER_TEMP = "/github/runner_temp"
@@ -59,8 +60,6 @@ class Outputs:
         return str(path)
 
     def set(self, **values: str) -> None:
-        from evalkit.github.commands import set_output
-
         for name, value in values.items():
             if self.output_file:
                 set_output(name, value, self.output_file)
@@ -68,8 +67,6 @@ class Outputs:
                 print(f"evalkit: output {name}={value}")
 
     def summary(self, markdown: str) -> None:
-        from evalkit.github.commands import annotation, append_summary
-
         if not self.summary_file:
             return
         if append_summary(markdown, self.summary_file):

@@ -9,5 +9,15 @@ from evalkit.checks.registry import (
     register_check,
 )
 
-__all__ = ["JUDGE_TYPE", "Check", "CheckContext", "CheckRegistry", "JudgeCriterion", "Outcome", "check_types",
-           "normalize", "output_text", "register_check"]
+__all__ = [
+    "Check",
+    "CheckContext",
+    "CheckRegistry",
+    "JUDGE_TYPE",
+    "JudgeCriterion",
+    "Outcome",
+    "check_types",
+    "normalize",
+    "output_text",
+    "register_check",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -68,8 +69,6 @@ def entry_point_checks() -> list[type[Check]]:
     """Check classes installed packages declare under the `evalkit.checks` entry points (loaded once)."""
     global _entry_point_checks
     if _entry_point_checks is None:
-        from importlib.metadata import entry_points
-
         found: list[type[Check]] = []
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             obj = ep.load()

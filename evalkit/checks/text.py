@@ -171,7 +171,7 @@ class Json(Check):
     @classmethod
     def _valid_schema(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         if v is not None:
-            from jsonschema import exceptions, validators
+            from jsonschema import exceptions, validators  # jsonschema is slow to import; only json checks need it
 
             try:
                 validators.validator_for(v).check_schema(v)
@@ -189,7 +189,7 @@ class Json(Check):
                 return Outcome(False, f"not JSON: {exc}")
         if self.json_schema is None:
             return Outcome(True, "valid JSON")
-        from jsonschema import validators
+        from jsonschema import validators  # jsonschema is slow to import; only json checks need it
 
         validator = validators.validator_for(self.json_schema)(self.json_schema)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))

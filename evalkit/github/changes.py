@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from evalkit.github.api import GitHubAPI, GitHubAPIError
 from evalkit.github.event import PULL_REQUEST_EVENTS, ZERO_SHA, Event
-from evalkit.github.globs import glob_match
+from evalkit.github.globs import first_match
 
 PR_FILES_LIMIT = 3000  # GitHub lists at most this many files of a pull request
 
@@ -51,14 +51,11 @@ def _why_selected(globs: list[str], changed: ChangedFiles) -> str | None:
         return f"changed files unknown ({changed.reason})"
     if not globs:
         return "no watch globs: always runs"
-    for pattern in globs:
-        try:
-            hit = next((p for p in changed.paths if glob_match(pattern, p)), None)
-        except ValueError as exc:
-            return f"runs because a watch glob is invalid: {exc}"
-        if hit is not None:
-            return f"{hit} matches {pattern}"
-    return None
+    try:
+        hit = first_match(globs, changed.paths)
+    except ValueError as exc:
+        return f"runs because a watch glob is invalid: {exc}"
+    return f"{hit[0]} matches {hit[1]}" if hit else None
 
 
 def _pull_request_files(event: Event, api: GitHubAPI | None) -> ChangedFiles:

@@ -29,7 +29,7 @@ class AnthropicProvider:
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None, *,
                  max_connections: int = 100, timeout: float = 600):
-        import anthropic
+        import anthropic  # anthropic loads when a provider is made, not when this module is imported
         import httpx2
 
         # Connect quickly or fail (a wrong base URL should not hang for the read timeout).
@@ -72,7 +72,7 @@ class AnthropicProvider:
 
 def deprecated_models() -> dict[str, str]:
     """The SDK's deprecated model ids mapped to their end-of-life dates ("November 30th, 2026")."""
-    from anthropic.resources.messages.messages import DEPRECATED_MODELS
+    from anthropic.resources.messages.messages import DEPRECATED_MODELS  # likewise, on use
 
     return dict(DEPRECATED_MODELS)
 
@@ -117,7 +117,7 @@ class _QuietDeprecations:
 
 def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
     """Translate an SDK (or transport) failure into a ProviderError with a retry decision."""
-    import anthropic
+    import anthropic  # likewise, on use
 
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code

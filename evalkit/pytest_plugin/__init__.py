@@ -84,7 +84,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if not is_eval(item):
         return
-    from evalkit import ambient
+    from evalkit import ambient  # on use: the plugin loads in every pytest run
 
     reason = ambient.unavailable_reason()
     if reason:
@@ -98,7 +98,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         models.update(marker.kwargs.get("models") or {})
     if not models:
         return (yield)
-    from evalkit import ambient
+    from evalkit import ambient  # on use: the plugin loads in every pytest run
 
     with ambient.use_models(**models):
         return (yield)

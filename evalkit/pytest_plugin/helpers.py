@@ -11,9 +11,15 @@ import inspect
 from pathlib import Path
 from typing import Any, Iterable
 
+from evalkit import ambient
 from evalkit.checks.base import CheckContext, output_text
-from evalkit.errors import SuiteError
+from evalkit.checks.registry import CheckRegistry
+from evalkit.errors import JudgeError, SuiteError
+from evalkit.judge import judge
 from evalkit.report import ItemResult
+from evalkit.scoring import decide_item, judged_item
+from evalkit.suite._loader import checks_item, load_suite
+from evalkit.suite._yaml import read_yaml
 
 MAX_SHOWN_OUTPUT = 1500  # characters of the output quoted in a failure message
 
@@ -25,8 +31,6 @@ def load_fixtures(filename: str | Path, *, base: str | Path | None = None) -> li
     `fixtures/` subfolder. The file is validated by the suite loader first, so a typo in a
     check fails collection with its line number.
     """
-    from evalkit.suite import load_suite
-    from evalkit.suite._yaml import read_yaml
 
     path = _find_fixture_file(Path(filename), Path(base) if base else _caller_dir())
     suite = load_suite(path)  # raises SuiteError listing every problem of the file
@@ -68,8 +72,6 @@ def llm_judge(output: Any, criteria: str, *, case_input: Any = None) -> tuple[bo
     """
     outcome = _judge({"criterion": criteria}, output, case_input)
     if outcome.error:
-        from evalkit.errors import JudgeError
-
         raise JudgeError(outcome.error)
     verdict = outcome.verdicts["criterion"]
     return verdict.verdict == "pass", verdict.reason
@@ -77,8 +79,6 @@ def llm_judge(output: Any, criteria: str, *, case_input: Any = None) -> tuple[bo
 
 def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> Any:
     """One judge call for several criteria: the JudgeOutcome."""
-    from evalkit import ambient
-    from evalkit.judge import judge
 
     client = ambient.get_client()
     model = client.resolve_model("low")
@@ -94,9 +94,6 @@ def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any
     Programmatic checks run here; all `llm_judge` criteria share one judge call, as in a run.
     Returns the decided items when all pass.
     """
-    from evalkit.checks.registry import CheckRegistry
-    from evalkit.scoring import decide_item, judged_item
-    from evalkit.suite import checks_item
 
     registry = CheckRegistry()
     problems, case_items = [], []

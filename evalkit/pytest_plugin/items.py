@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import pytest
 
 if TYPE_CHECKING:
-    from evalkit.report import CaseResult, Report
+    from evalkit.report import CaseResult, Report  # on use: the plugin loads in every pytest run
 
 usage_key = pytest.StashKey[list]()
 
@@ -26,7 +26,7 @@ class EvalSuiteFile(pytest.File):
     _error: str | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
-        from evalkit.errors import SuiteError
+        from evalkit.errors import SuiteError  # on use: the plugin loads in every pytest run
         from evalkit.suite import load_suite
 
         try:
@@ -53,7 +53,7 @@ class EvalSuiteFile(pytest.File):
     def _run(self) -> tuple[Report | None, str | None]:
         from glob import escape  # case ids are passed to the runner as globs
 
-        from evalkit import ambient
+        from evalkit import ambient  # on use: the plugin loads in every pytest run
         from evalkit.engine import make_client, run
         from evalkit.errors import EvalkitError
         from evalkit.runner import RunOptions
@@ -106,7 +106,7 @@ class EvalCaseItem(pytest.Item):
         raise EvalFailed(f"case {self.case_id} did not run")
 
     def runtest(self) -> None:
-        from evalkit.pytest_plugin.helpers import format_failures
+        from evalkit.pytest_plugin.helpers import format_failures  # on use: the plugin loads in every pytest run
 
         case = self._case()
         if case.verdict == "skipped":

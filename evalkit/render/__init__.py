@@ -25,3 +25,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "case_lines": "evalkit.render.log", "suite_line": "evalkit.render.log", "usage_line": "evalkit.render.log",
     "render_markdown": "evalkit.render.markdown",
 })
+
+# Only the public names stay bound on the package (a test compares vars() with __all__).
+del annotations, TYPE_CHECKING, lazy_exports

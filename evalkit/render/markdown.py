@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evalkit.errors import UsageError
 from evalkit.report import Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
@@ -12,6 +13,7 @@ ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "
 
 
 def _environment(template_dir: Path | None) -> Any:
+    # jinja2 loads only when a template is used
     from jinja2 import ChoiceLoader, FileSystemLoader, PackageLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
@@ -39,7 +41,7 @@ def _cell(value: Any) -> str:
 def render_markdown(report: Report, *, template: str | Path | None = None,
                     clean: Any = None, extra: dict[str, Any] | None = None) -> str:
     """Markdown for `report`; `template` is a user's file, `clean` neutralises untrusted text."""
-    from jinja2 import TemplateError
+    from jinja2 import TemplateError  # jinja2 loads only when a template is used
 
     path = Path(template) if template else None
     env = _environment(path.parent if path else None)
@@ -49,7 +51,5 @@ def render_markdown(report: Report, *, template: str | Path | None = None,
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
         return tmpl.render(report=report, **(extra or {}))
     except TemplateError as exc:
-        from evalkit.errors import UsageError
-
         where = f" ({path})" if path else ""
         raise UsageError(f"report template{where}: {exc}") from None

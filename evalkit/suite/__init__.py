@@ -22,8 +22,21 @@ if TYPE_CHECKING:
     )
     from evalkit.suite.model import Case, Item, Suite, Target
 
-__all__ = ["SUITE_FILENAMES", "SUITE_SUFFIXES", "Case", "Item", "Problem", "Suite", "SuiteError", "Target",
-           "checks_item", "is_suite_file", "load_suite", "resolve_suite_path", "resolve_suite_paths"]
+__all__ = [
+    "Case",
+    "Item",
+    "Problem",
+    "SUITE_FILENAMES",
+    "SUITE_SUFFIXES",
+    "Suite",
+    "SuiteError",
+    "Target",
+    "checks_item",
+    "is_suite_file",
+    "load_suite",
+    "resolve_suite_path",
+    "resolve_suite_paths",
+]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "Problem": "evalkit.errors", "SuiteError": "evalkit.errors",
@@ -34,3 +47,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "Case": "evalkit.suite.model", "Item": "evalkit.suite.model", "Suite": "evalkit.suite.model",
     "Target": "evalkit.suite.model",
 })
+
+# Only the public names stay bound on the package (a test compares vars() with __all__).
+del annotations, TYPE_CHECKING, lazy_exports

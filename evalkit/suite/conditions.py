@@ -9,7 +9,7 @@ from typing import Any, Callable
 @lru_cache(maxsize=512)
 def compile_condition(expr: str) -> Callable[..., Any]:
     """Compile `expr`; a syntax error becomes a one-line ValueError."""
-    from jinja2 import StrictUndefined, TemplateSyntaxError
+    from jinja2 import StrictUndefined, TemplateSyntaxError  # jinja2 loads only when a template is used
     from jinja2.sandbox import SandboxedEnvironment
 
     env = SandboxedEnvironment(undefined=StrictUndefined)
@@ -21,7 +21,7 @@ def compile_condition(expr: str) -> Callable[..., Any]:
 
 def condition_holds(expr: str, *, input: Any, facts: dict[str, Any]) -> bool:
     """Evaluate `expr` with `input` and `facts` in scope; an unknown name raises ValueError."""
-    from jinja2 import UndefinedError
+    from jinja2 import UndefinedError  # jinja2 loads only when a template is used
 
     try:
         return bool(compile_condition(expr)(input=input, facts=facts))

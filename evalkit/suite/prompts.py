@@ -10,7 +10,7 @@ from evalkit.errors import TargetError
 
 @lru_cache(maxsize=64)
 def _environment() -> Any:
-    from jinja2 import StrictUndefined
+    from jinja2 import StrictUndefined  # jinja2 loads only when a template is used
     from jinja2.sandbox import SandboxedEnvironment
 
     return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
@@ -23,7 +23,7 @@ def _compiled(template: str) -> Any:
 
 def check_template(text: str) -> str | None:
     """A syntax error in a prompt template, or None."""
-    from jinja2 import TemplateSyntaxError
+    from jinja2 import TemplateSyntaxError  # jinja2 loads only when a template is used
 
     try:
         _environment().from_string(text)
@@ -34,7 +34,7 @@ def check_template(text: str) -> str | None:
 
 def render_prompt(template: str, case_input: Any) -> str:
     """Render with the input's keys as variables (and the whole input as `input`)."""
-    from jinja2 import UndefinedError
+    from jinja2 import UndefinedError  # jinja2 loads only when a template is used
 
     variables = dict(case_input) if isinstance(case_input, dict) else {}
     variables["input"] = case_input

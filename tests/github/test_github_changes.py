@@ -178,8 +178,18 @@ def test_unknown_changes_select_every_suite():
 
 
 def test_an_invalid_glob_runs_the_suite_rather_than_skipping_it():
-    selected, reasons = select_suites({"s": ["!negated/**"]}, ChangedFiles(["x"], "pr"))
-    assert selected == ["s"] and "invalid" in reasons["s"]
+    for bad in ([""], ["!only/negated/**"]):
+        selected, reasons = select_suites({"s": bad}, ChangedFiles(["x"], "pr"))
+        assert selected == ["s"] and "invalid" in reasons["s"]
+
+
+def test_a_later_negated_glob_takes_back_what_an_earlier_one_matched():
+    watch = {"docs": ["docs/**", "!docs/drafts/**"]}
+    assert select_suites(watch, ChangedFiles(["docs/drafts/x.md"], "pr"))[0] == []
+    selected, reasons = select_suites(watch, ChangedFiles(["docs/drafts/x.md", "docs/a.md"], "pr"))
+    assert selected == ["docs"] and reasons["docs"] == "docs/a.md matches docs/**"
+    again = {"docs": ["docs/**", "!docs/drafts/**", "docs/drafts/keep.md"]}
+    assert select_suites(again, ChangedFiles(["docs/drafts/keep.md"], "pr"))[0] == ["docs"]
 
 
 def test_no_changed_files_selects_only_suites_without_globs():

@@ -1,0 +1,102 @@
+"""The package layout holds: the import contracts pass, nothing imports in a cycle, and no module
+grows past the size at which it should be split."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MAX_MODULE_LINES = 350
+
+grimp = pytest.importorskip("grimp", reason="import-linter (which brings grimp) is in the test extra")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` with this repository's contracts, on the `evalkit` package found under `root`."""
+    script = Path(sys.executable).with_name("lint-imports")
+    return subprocess.run([str(script), "--config", str(REPO / "pyproject.toml"), "--no-cache"],
+                          cwd=root, capture_output=True, text=True, env={"PYTHONPATH": str(root), "PATH": ""})
+
+
+def test_import_contracts_are_kept():
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize("module, line", [
+    ("report.py", "import evalkit.runner"),             # a wrong-way arrow: data importing orchestration
+    ("demo.py", "import evalkit.cli"),                  # the old cli <-> demo cycle
+    ("suite/_loader.py", "import evalkit.targets"),     # the old suite <-> targets cycle
+    ("github/api.py", "import evalkit.engine"),         # the GitHub glue reaching into the engine
+    ("testing/script.py", "import evalkit.runner"),     # the fakes reaching into the engine
+])
+def test_the_contracts_catch_a_wrong_way_import(tmp_path, module, line):
+    shutil.copytree(REPO / "evalkit", tmp_path / "evalkit", ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "evalkit" / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # injected by the test\n", encoding="utf-8")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert "BROKEN" in result.stdout
+
+
+def _cycles(graph) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), lazy imports included."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.find_modules_directly_imported_by(node):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_imports_in_a_cycle_not_even_inside_functions():
+    graph = grimp.build_graph("evalkit", exclude_type_checking_imports=True)
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    class Graph:
+        modules = {"a", "b", "c"}
+        edges = {"a": {"b"}, "b": {"a"}, "c": {"a"}}
+
+        def find_modules_directly_imported_by(self, module):
+            return self.edges[module]
+
+    assert _cycles(Graph()) == [["a", "b"]]
+
+
+def test_no_module_is_longer_than_the_limit():
+    long = {str(p.relative_to(REPO)): n for p in (REPO / "evalkit").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"split these by concept: {long}"
