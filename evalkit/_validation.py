@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -10,7 +11,7 @@ def clean_loc(loc: Any) -> tuple[Any, ...]:
     return tuple(p for p in loc if not (isinstance(p, str) and (p.startswith("~") or p.startswith("function-"))))
 
 
-def pydantic_message(err: dict[str, Any]) -> str:
+def pydantic_message(err: Mapping[str, Any]) -> str:
     kind, msg, loc = err.get("type"), err.get("msg", ""), clean_loc(err.get("loc", ()))
     field_name = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
     if kind == "extra_forbidden":

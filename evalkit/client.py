@@ -90,10 +90,9 @@ class ModelClient:
         """One model call: served from the run's memo or the disk cache when it can be."""
         self._note_model(request.model, role)
         key = request.cache_key(repeat)
-        future = self._memo.get(key)
-        owner = future is None
-        if owner:
-            future = asyncio.get_running_loop().create_future()
+        shared = self._memo.get(key)
+        if shared is None:
+            future: asyncio.Future[ModelResponse] = asyncio.get_running_loop().create_future()
             self._memo[key] = future
             try:
                 response, cached = await self._fetch(request, key)
@@ -105,7 +104,7 @@ class ModelClient:
                 raise
             future.set_result(response)
         else:
-            response, cached = await asyncio.shield(future), True
+            response, cached = await asyncio.shield(shared), True
         self._account(response, cached, scopes)
         return response
 

@@ -61,9 +61,9 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
     with FakeAnthropicServer(merged) as fake, tempfile.TemporaryDirectory() as cache:
         provider = AnthropicProvider(api_key="demo-not-a-key", base_url=fake.url)
         client = make_client(provider, concurrency=8, cache_dir=cache)
-        options = RunOptions(demo=True, jsonl_path=output_dir / "results.jsonl")
-        if options.jsonl_path.exists():
-            options.jsonl_path.unlink()
+        jsonl = output_dir / "results.jsonl"
+        jsonl.unlink(missing_ok=True)
+        options = RunOptions(demo=True, jsonl_path=jsonl)
         code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"))
     write_demo_comment(output_dir)
     return code

@@ -49,8 +49,11 @@ def suite_verdict(suite: SuiteResult) -> Verdict:
     return worst(verdicts)
 
 
+_COMPARISON_VERDICT: dict[str, Verdict] = {"pass": "pass", "fail": "fail", "error": "error", "n/a": "skipped"}
+
+
 def _comparison_verdict(c: ComparisonResult) -> Verdict:
-    return {"pass": "pass", "fail": "fail", "error": "error", "n/a": "skipped"}[c.status]
+    return _COMPARISON_VERDICT[c.status]
 
 
 def worst(verdicts: list[Verdict]) -> Verdict:

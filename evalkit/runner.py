@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.client import ModelClient
@@ -55,7 +55,7 @@ class Runner:
     def __init__(self, client: ModelClient, options: RunOptions | None = None):
         self.client = client
         self.options = options or RunOptions()
-        self._jsonl = None
+        self._jsonl: TextIO | None = None
 
     async def run(self, suites: list[Suite]) -> Report:
         started, t0 = datetime.now(timezone.utc), time.perf_counter()

@@ -100,3 +100,10 @@ def test_no_module_is_longer_than_the_limit():
     long = {str(p.relative_to(REPO)): n for p in (REPO / "evalkit").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert long == {}, f"split these by concept: {long}"
+
+
+def test_mypy_finds_no_error_in_evalkit():
+    mypy = pytest.importorskip("mypy.api", reason="mypy is in the test extra")
+    out, err, status = mypy.run(["--config-file", str(REPO / "pyproject.toml"), "--cache-dir",
+                                 str(REPO / ".mypy_cache"), str(REPO / "evalkit")])
+    assert status == 0, out + err

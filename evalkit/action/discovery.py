@@ -210,7 +210,8 @@ def _from_config(root: Path, config: Path) -> list[SuiteRef]:
 
 
 def _config_entry(root: Path, entry: Any) -> list[SuiteRef]:
-    target, watch = None, ()
+    target: str | None = None
+    watch: tuple[str, ...] = ()
     if isinstance(entry, dict):
         unknown = set(entry) - {"path", "target", "watch"}
         if unknown or not isinstance(entry.get("path"), str):

@@ -56,8 +56,10 @@ class AnthropicProvider:
         # extra_body, so the API itself accepts or rejects them, visibly.
         extra = {k: body.pop(k) for k in list(body) if k not in self._sdk_params}
         try:
-            message = await _QuietDeprecations(
-                self._client.messages.create(**body, **({"extra_body": extra} if extra else {})))
+            # The body is built from our own request type, not the SDK's TypedDicts; the API
+            # validates it.
+            create: Any = self._client.messages.create
+            message = await _QuietDeprecations(create(**body, **({"extra_body": extra} if extra else {})))
         except Exception as exc:
             raise _provider_error(exc, self.base_url) from exc
         if not hasattr(message, "model_dump"):

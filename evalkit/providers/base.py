@@ -73,7 +73,8 @@ class ModelResponse:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ModelResponse":
-        return cls(**{k: data.get(k) for k in ("text", "model", "tool_name", "tool_input", "stop_reason")},
+        return cls(text=data.get("text") or "", model=data.get("model") or "", tool_name=data.get("tool_name"),
+                   tool_input=data.get("tool_input"), stop_reason=data.get("stop_reason"),
                    input_tokens=int(data.get("input_tokens") or 0),
                    output_tokens=int(data.get("output_tokens") or 0))
 

@@ -110,7 +110,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(
             f"evalkit: {n} eval test{'s' if n != 1 else ''} deselected; run them with `-m eval` "
             f"(or name their folder or file)")
-    usages = list(config.stash.get(usage_key, []))
+    stored: list[Any] = config.stash.get(usage_key, [])
+    usages = list(stored)
     ambient = sys.modules.get("evalkit.ambient")
     if ambient is not None and ambient.usage() is not None:
         usages.append(ambient.usage())

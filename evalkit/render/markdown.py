@@ -14,10 +14,10 @@ ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "
 
 def _environment(template_dir: Path | None) -> Any:
     # jinja2 loads only when a template is used
-    from jinja2 import ChoiceLoader, FileSystemLoader, PackageLoader, StrictUndefined
+    from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PackageLoader, StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    loaders = [PackageLoader("evalkit.render", "templates")]
+    loaders: list[BaseLoader] = [PackageLoader("evalkit.render", "templates")]
     if template_dir is not None:
         loaders.insert(0, FileSystemLoader(str(template_dir)))
     # Sandboxed: a user's template from a PR must not reach Python internals.

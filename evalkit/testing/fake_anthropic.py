@@ -76,8 +76,7 @@ class FakeAnthropicServer:
         """Base URL to pass as `base_url=` or ANTHROPIC_BASE_URL."""
         if self._server is None:
             raise RuntimeError("FakeAnthropicServer is not running: call start() or use `with`")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     @property
     def requests(self) -> list[dict[str, Any]]:
