@@ -77,6 +77,16 @@ class Check(BaseModel):
         return set()
 
 
+def out_of_range(value: float, minimum: float | None, maximum: float | None,
+                 words: tuple[str, str] = ("fewer than", "more than")) -> str | None:
+    """`fewer than MIN` / `more than MAX` (or other words) when `value` is outside, else None."""
+    if minimum is not None and value < minimum:
+        return f"{words[0]} {minimum:g}"
+    if maximum is not None and value > maximum:
+        return f"{words[1]} {maximum:g}"
+    return None
+
+
 def normalize(result: Outcome | bool | tuple[bool, str] | None) -> Outcome:
     """Turn what `evaluate` returned into an Outcome."""
     if isinstance(result, Outcome):

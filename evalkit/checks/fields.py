@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import model_validator
 
-from evalkit.checks.base import Check, CheckContext, Outcome
+from evalkit.checks.base import Check, CheckContext, Outcome, out_of_range
 
 
 class FieldCheck(Check):
@@ -43,10 +43,9 @@ class FieldCheck(Check):
         if self.min is not None or self.max is not None:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 return Outcome(False, f"{self.field} = {value!r} is not a number")
-            if self.min is not None and value < self.min:
-                return Outcome(False, f"{self.field} = {value:g} is below {self.min:g}")
-            if self.max is not None and value > self.max:
-                return Outcome(False, f"{self.field} = {value:g} is above {self.max:g}")
+            beyond = out_of_range(value, self.min, self.max, ("is below", "is above"))
+            if beyond:
+                return Outcome(False, f"{self.field} = {value:g} {beyond}")
         return Outcome(True, f"{self.field} = {value!r}")
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from evalkit.checks.base import Check, CheckContext, Outcome
+from evalkit.checks.base import Check, CheckContext, Outcome, out_of_range
 
 
 def messages_of(output: Any) -> list[str]:
@@ -49,11 +49,8 @@ class Count(Check):
         n = len(messages_of(ctx.output))
         if self.expected is not None and n != self.expected:
             return Outcome(False, f"{n} messages, expected {self.expected}")
-        if self.min is not None and n < self.min:
-            return Outcome(False, f"{n} messages, fewer than {self.min}")
-        if self.max is not None and n > self.max:
-            return Outcome(False, f"{n} messages, more than {self.max}")
-        return Outcome(True, f"{n} messages")
+        beyond = out_of_range(n, self.min, self.max)
+        return Outcome(beyond is None, f"{n} messages" + (f", {beyond}" if beyond else ""))
 
 
 class MaxWords(Check):
@@ -223,11 +220,8 @@ class Length(Check):
     def evaluate(self, ctx: CheckContext) -> Outcome:
         text = ctx.text
         n = {"chars": len(text), "words": len(text.split()), "lines": len(text.splitlines())}[self.unit]
-        if self.min is not None and n < self.min:
-            return Outcome(False, f"{n} {self.unit}, fewer than {self.min}")
-        if self.max is not None and n > self.max:
-            return Outcome(False, f"{n} {self.unit}, more than {self.max}")
-        return Outcome(True, f"{n} {self.unit}")
+        beyond = out_of_range(n, self.min, self.max)
+        return Outcome(beyond is None, f"{n} {self.unit}" + (f", {beyond}" if beyond else ""))
 
 
 # The registry lists these as built-ins (they are not registered by import side effect).
