@@ -31,7 +31,7 @@ class ResponseCache:
         try:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
             return ModelResponse.from_dict(data["response"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def put(self, key: str, response: ModelResponse) -> None:

@@ -1,0 +1,38 @@
+"""Agreement across repeated runs, and the consensus value used by checks across cases."""
+
+from __future__ import annotations
+
+from evalkit.consistency import agreement, consensus, values_agree
+from evalkit.suite._spec import FieldSpec
+
+NUMBER = FieldSpec(type="number")
+
+
+def test_numbers_agree_within_the_tolerance_of_their_median():
+    assert values_agree([50, 52, 54], NUMBER, 0.10)
+    assert not values_agree([50, 52, 60], NUMBER, 0.10)
+    assert values_agree([50, 60], FieldSpec(type="number", tolerance=0.5), 0.0)  # the field's own wins
+    assert values_agree([0, 0], NUMBER, 0.10) and not values_agree([0, 1e-9], NUMBER, 0.10)
+
+
+def test_strings_agree_ignoring_case_and_spacing_enums_exactly():
+    assert values_agree(["Rest  day", "rest day"], FieldSpec(type="string"), 0)
+    assert not values_agree(["low", "high"], FieldSpec(type="enum", values=["low", "high"]), 0)
+
+
+def test_a_value_missing_from_some_runs_disagrees():
+    assert not values_agree([50, None, 50], NUMBER, 0.10)
+
+
+def test_agreement_is_the_share_of_agreeing_fields_with_detail():
+    fields = {"km": NUMBER, "rest": FieldSpec(type="boolean")}
+    share, detail = agreement([{"km": 50, "rest": True}, {"km": 51, "rest": False}], fields, 0.10)
+    assert share == 0.5
+    assert [(d.field, d.agreed, d.values) for d in detail] == [("km", True, [50, 51]), ("rest", False, [True, False])]
+    assert agreement([{"km": 1}], fields, 0.1) == (None, [])
+
+
+def test_consensus_is_the_median_of_numbers_else_the_most_common_value():
+    assert consensus([3, 1, 2, None]) == 2
+    assert consensus(["a", "b", "b"]) == "b"
+    assert consensus([None, None]) is None
