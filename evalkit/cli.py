@@ -134,6 +134,29 @@ def report(results: str, fmt: str, template: str | None) -> None:
 
 
 @main.command()
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("head", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
+@click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level of Fisher's exact test on items with repeats.")
+@_guard
+def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) -> None:
+    """Compare two results files (JSON or JSONL) case by case (exit 1 when a case regressed)."""
+    from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
+    from evalkit.render.compare import comparison_table, render_comparison
+
+    cmp = compare_reports(load_results(base), load_results(head), alpha=alpha, base_label=base, head_label=head)
+    if fmt == "json":
+        click.echo(cmp.model_dump_json(indent=2))
+    elif fmt == "markdown":
+        click.echo(render_comparison(cmp, template=template), nl=False)
+    else:
+        click.echo(comparison_table(cmp), nl=False)
+    sys.exit(1 if cmp.regressed else 0)
+
+
+@main.command()
 @paths_argument
 @click.option("--target", help="module:function to run (for fixture lists that name none).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from evalkit.suite._spec import Thresholds
 from evalkit.usage import Usage
 from evalkit.consistency import FieldAgreement
+from evalkit.provenance import Provenance
 
 Verdict = Literal["pass", "fail", "error", "skipped"]
 Status = Literal["pass", "fail", "error", "n/a"]
@@ -113,6 +114,7 @@ class Report(BaseModel):
     demo: bool = False
     run_url: str | None = None
     results_path: str | None = None
+    provenance: Provenance | None = Field(default=None, description="Absent in reports older than it.")
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.model_dump_json(indent=2), encoding="utf-8")

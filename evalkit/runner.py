@@ -18,6 +18,7 @@ from evalkit.consistency import agreement
 from evalkit.errors import EvalkitError, ProviderError
 from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
+from evalkit import provenance
 from evalkit.judge import judge
 from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line
@@ -72,9 +73,9 @@ class Runner:
             pool.shutdown(wait=False, cancel_futures=True)
             if self._jsonl:
                 self._jsonl.close()
-        return self._report(list(results), started, time.perf_counter() - t0)
+        return self._report(list(results), started, time.perf_counter() - t0, suites)
 
-    def _report(self, results: list[SuiteResult], started: datetime, wall: float) -> Report:
+    def _report(self, results: list[SuiteResult], started: datetime, wall: float, suites: list[Suite]) -> Report:
         deprecated = self.client.deprecations()
         models = [ModelUse(model=m, roles=sorted(roles), usage=self.client.per_model.get(m, Usage()),
                            deprecated=deprecated.get(m)) for m, roles in sorted(self.client.models_used.items())]
@@ -82,7 +83,14 @@ class Runner:
                       models=models, warnings=list(self.client.warnings),
                       started_at=started.isoformat(timespec="seconds"), wall_seconds=round(wall, 3),
                       demo=self.options.demo,
-                      results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None)
+                      results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
+                      provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used))
+
+    def _recorded_options(self) -> dict[str, Any]:
+        o = self.options
+        return {"target": o.target, "cases": o.cases, "model": o.model, "judge_model": o.judge_model,
+                "repeat": o.repeat, "rubric_threshold": o.rubric_threshold,
+                "agreement_threshold": o.agreement_threshold, "concurrency": self.client.concurrency}
 
     async def run_suite(self, suite: Suite) -> SuiteResult:
         t0 = time.perf_counter()

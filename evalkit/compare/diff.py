@@ -1,0 +1,198 @@
+"""Base against head, case by case: which cases regressed, which were fixed, which were failing
+already, and which item flips are only noise.
+
+The noise rule: an item flips when its pass rate differs between the sides. When the item ran
+once on each side, a judge-decided flip is "within noise" (a model rating one output can flip
+without any change); a code-decided or critical item's flip counts, since code decides the same
+way given the same output and a critical item is never waved through. When either side has
+repeats, a flip counts when Fisher's exact test (two-sided) finds the two pass rates different
+at level `alpha` (0.05 by default); the p-value is kept. A case is `regressed` when its verdict
+got worse and a counting flip (or a new error, or a gate with no item behind it) explains it, or
+when it still passes but an item got significantly worse; a verdict change explained only by
+noise is `within noise`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from evalkit.compare.model import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
+from evalkit.compare.stats import fisher_exact
+from evalkit.report import CaseResult, ItemResult, Report, SuiteResult
+
+DEFAULT_ALPHA = 0.05
+_FAILING = ("fail", "error")
+
+
+def compare_reports(base: Report, head: Report, *, alpha: float = DEFAULT_ALPHA, base_label: str = "base",
+                    head_label: str = "head") -> Comparison:
+    """The whole comparison: suites matched by name, cases by id."""
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must lie between 0 and 1")
+    result = Comparison(base_label=base_label, head_label=head_label, alpha=alpha,
+                        base=side_stats(base.suites, base), head=side_stats(head.suites, head),
+                        demo=base.demo or head.demo)
+    base_suites = {s.name: s for s in base.suites}
+    head_suites = {s.name: s for s in head.suites}
+    for name in list(base_suites) + [n for n in head_suites if n not in base_suites]:
+        b, h = base_suites.get(name), head_suites.get(name)
+        diff = SuiteDiff(name=name, base=side_stats([b]) if b else None, head=side_stats([h]) if h else None)
+        diff.cases = _suite_cases(name, b, h, alpha)
+        result.suites.append(diff)
+    _provenance(result, base, head)
+    return result
+
+
+def _suite_cases(name: str, base: SuiteResult | None, head: SuiteResult | None, alpha: float) -> list[CaseDiff]:
+    b = {c.id: c for c in (base.cases if base else []) if c.verdict != "skipped"}
+    h = {c.id: c for c in (head.cases if head else []) if c.verdict != "skipped"}
+    diffs = [compare_case(name, b[i], h[i], alpha) for i in b if i in h]
+    gone, added = [i for i in b if i not in h], [i for i in h if i not in b]
+    # Cases are matched by id: a renamed case shows as one removed and one new, and says so.
+    hint = " (a renamed case shows as removed + new)" if gone and added else ""
+    diffs += [CaseDiff(suite=name, id=i, change="removed", base_verdict=b[i].verdict,
+                       note="not run on head (absent or skipped)" + hint) for i in gone]
+    diffs += [CaseDiff(suite=name, id=i, change="new", head_verdict=h[i].verdict, head_reasons=h[i].reasons,
+                       note="not run on base (absent or skipped)" + hint) for i in added]
+    return diffs
+
+
+def compare_case(suite: str, base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA) -> CaseDiff:
+    flips = item_flips(base, head, alpha)
+    diff = CaseDiff(suite=suite, id=base.id, change="still passing", base_verdict=base.verdict,
+                    head_verdict=head.verdict, base_reasons=base.reasons, head_reasons=head.reasons,
+                    flips=flips, fields=field_changes(base, head))
+    diff.change = _classify(base, head, flips)
+    return diff
+
+
+def _classify(base: CaseResult, head: CaseResult, flips: list[ItemFlip]) -> Change:
+    was_failing, is_failing = base.verdict in _FAILING, head.verdict in _FAILING
+    worse = [f for f in flips if f.worse and f.significant]
+    better = [f for f in flips if not f.worse and f.significant]
+    if was_failing and is_failing:
+        return "still failing"
+    if not was_failing and not is_failing:
+        return "regressed" if worse else "still passing"
+    if is_failing:
+        # A new error, or a gate no item flip explains (agreement, rubric rate), is not noise.
+        unexplained = head.verdict == "error" or not any(f.worse for f in flips)
+        return "regressed" if worse or unexplained else "within noise"
+    return "fixed" if better or base.verdict == "error" or not any(not f.worse for f in flips) else "within noise"
+
+
+def _counts(items: list[ItemResult]) -> tuple[int, int]:
+    scored = [i for i in items if i.status != "n/a"]
+    return sum(i.status == "pass" for i in scored), len(scored)
+
+
+def item_flips(base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA) -> list[ItemFlip]:
+    """Items whose pass rate differs, each judged by the noise rule."""
+    def by_id(case: CaseResult) -> dict[str, list[ItemResult]]:
+        found: dict[str, list[ItemResult]] = defaultdict(list)
+        for run in case.runs:
+            for item in run.items:
+                found[item.id].append(item)
+        return found
+
+    b_items, h_items = by_id(base), by_id(head)
+    flips = []
+    for item_id, b in b_items.items():
+        h = h_items.get(item_id)
+        if not h:
+            continue
+        (bp, bn), (hp, hn) = _counts(b), _counts(h)
+        if not bn or not hn or bp * hn == hp * bn:
+            continue
+        flips.append(_judge_flip(item_id, b, h, bp, bn, hp, hn, alpha))
+    return flips
+
+
+def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int, bn: int, hp: int, hn: int,
+                alpha: float) -> ItemFlip:
+    sample = h[-1]
+    critical = any(i.critical for i in b + h)
+    decided_by = "judge" if any(i.decided_by == "judge" for i in b + h) else "code"
+    p_value: float | None = None
+    if bn == 1 and hn == 1:
+        significant = critical or decided_by == "code"
+        why = ("critical item: every flip counts" if critical else "code-decided: the same output decides "
+               "the same way" if decided_by == "code" else "within noise: a judge item flipped on a single run")
+    else:
+        p_value = fisher_exact(bp, bn, hp, hn)
+        significant = p_value < alpha
+        why = (f"Fisher's exact test p = {p_value:.3g} {'<' if significant else '≥'} {alpha:g}"
+               + ("" if significant else ": within noise"))
+    return ItemFlip(id=item_id, text=sample.text, decided_by=decided_by, critical=critical,  # type: ignore[arg-type]
+                    base_passed=bp, base_runs=bn, head_passed=hp, head_runs=hn,
+                    base_reason=_reason(b, bp < bn), head_reason=_reason(h, hp < hn),
+                    worse=hp * bn < bp * hn, significant=significant, p_value=p_value, why=why)
+
+
+def _reason(items: list[ItemResult], prefer_failure: bool) -> str:
+    """A reason from this side: a failing item's when some failed, else a passing one's."""
+    chosen = [i for i in items if (i.status != "pass") == prefer_failure] or items
+    return chosen[0].reason
+
+
+def field_changes(base: CaseResult, head: CaseResult) -> list[FieldChange]:
+    def values(case: CaseResult) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = defaultdict(list)
+        for run in case.runs:
+            for name, value in (run.fields or {}).items():
+                found[name].append(value)
+        return found
+
+    b, h = values(base), values(head)
+    return [FieldChange(field=n, base=b.get(n, []), head=h.get(n, [])) for n in sorted(set(b) | set(h))
+            if sorted(map(repr, b.get(n, []))) != sorted(map(repr, h.get(n, [])))]
+
+
+def side_stats(suites: list[SuiteResult], report: Report | None = None) -> SideStats:
+    """Totals of `suites`; the run's own usage and wall time when given the report."""
+    cases = [c for s in suites for c in s.cases if c.verdict != "skipped"]
+    stats = SideStats(cases=len(cases), passed=sum(c.verdict == "pass" for c in cases),
+                      failed=sum(c.verdict == "fail" for c in cases),
+                      errors=sum(c.verdict == "error" for c in cases),
+                      critical_failures=sum(len(c.critical_failures) for c in cases))
+    stats.pass_rate = stats.passed / stats.cases if stats.cases else None
+    agreements = [c.agreement for c in cases if c.agreement is not None]
+    stats.agreement = sum(agreements) / len(agreements) if agreements else None
+    usages = [report.usage] if report else [s.usage for s in suites]
+    for u in usages:
+        stats.calls += u.calls
+        stats.cache_hits += u.cache_hits
+        stats.input_tokens += u.input_tokens
+        stats.output_tokens += u.output_tokens
+        stats.cost_usd += u.cost_usd
+    stats.wall_seconds = report.wall_seconds if report else max((s.wall_seconds for s in suites), default=0.0)
+    stats.latency_median, stats.latency_p95 = latency([r.wall_seconds for c in cases for r in c.runs])
+    return stats
+
+
+def latency(seconds: list[float]) -> tuple[float | None, float | None]:
+    """Median and 95th percentile (nearest rank) of run times."""
+    if not seconds:
+        return None, None
+    ordered = sorted(seconds)
+    rank = max(0, -(-95 * len(ordered) // 100) - 1)
+    return statistics.median(ordered), ordered[rank]
+
+
+def _provenance(result: Comparison, base: Report, head: Report) -> None:
+    bp, hp = base.provenance, head.provenance
+    if bp is None or hp is None:
+        result.notes.append("one side has no provenance (an older results file): what differed between the "
+                            "runs is not recorded")
+        return
+    result.base_commit, result.head_commit = bp.git_commit, hp.git_commit
+    result.changed_files = sorted(p for p in set(bp.files) | set(hp.files) if bp.files.get(p) != hp.files.get(p))
+    for key in sorted(set(bp.options) | set(hp.options)):
+        if key != "concurrency" and bp.options.get(key) != hp.options.get(key):
+            result.notes.append(f"option {key} differs: {bp.options.get(key)!r} on base, "
+                                f"{hp.options.get(key)!r} on head")
+    if bp.models_called != hp.models_called:
+        result.notes.append(f"models called differ: {', '.join(bp.models_called) or '-'} on base, "
+                            f"{', '.join(hp.models_called) or '-'} on head")

@@ -1,0 +1,78 @@
+"""A Comparison as markdown (Jinja, replaceable like the report's template) or a terminal table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evalkit.compare.model import CHANGES, Comparison, SideStats
+from evalkit.errors import UsageError
+from evalkit.render.markdown import _environment
+
+DEFAULT_TEMPLATE = "compare.md.j2"
+CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "within noise": "〰️", "still failing": "⚠️",
+                "still passing": "✔️", "new": "🆕", "removed": "➖"}
+
+
+def _fmt(stats: SideStats | None, what: str) -> str:
+    if stats is None:
+        return "—"
+    if what == "pass_rate" or what == "agreement":
+        value = getattr(stats, what)
+        return "—" if value is None else f"{value:.0%}"
+    if what == "tokens":
+        return f"{stats.input_tokens + stats.output_tokens:,}"
+    if what == "cost_usd":
+        return f"${stats.cost_usd:.4f}"
+    if what == "latency":
+        if stats.latency_median is None:
+            return "—"
+        return f"{stats.latency_median:.2f} / {stats.latency_p95:.2f} s"
+    return str(getattr(stats, what))
+
+
+def side(holder: Any, what: str) -> str:
+    """`base → head` of one figure (a suite's or the run's)."""
+    return f"{_fmt(holder.base, what)} → {_fmt(holder.head, what)}"
+
+
+def render_comparison(cmp: Comparison, *, template: str | Path | None = None, clean: Any = None,
+                      extra: dict[str, Any] | None = None) -> str:
+    """Markdown for `cmp`; `template` is a user's file, `clean` neutralises untrusted text."""
+    from jinja2 import TemplateError  # jinja2 loads only when a template is used
+
+    path = Path(template) if template else None
+    env = _environment(path.parent if path else None)
+    if clean is not None:
+        env.filters["clean"] = clean
+    try:
+        tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
+        return tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, **(extra or {}))
+    except TemplateError as exc:
+        where = f" ({path})" if path else ""
+        raise UsageError(f"comparison template{where}: {exc}") from None
+
+
+def comparison_table(cmp: Comparison) -> str:
+    """Plain text for a terminal: the sentence, one row per case that changed, the totals."""
+    lines = [cmp.sentence(), ""]
+    rows = [("change", "case", "base", "head", "items")]
+    for change in CHANGES:
+        for case in cmp.cases(change):
+            if change == "still passing" and not case.flips:
+                continue
+            items = ", ".join(f"{f.id} {f.base_passed}/{f.base_runs}→{f.head_passed}/{f.head_runs}"
+                              + (f" p={f.p_value:.3g}" if f.p_value is not None else "")
+                              + ("" if f.significant else " ~noise") for f in case.flips)
+            rows.append((change, f"{case.suite}/{case.id}", case.base_verdict or "-", case.head_verdict or "-",
+                         items or case.note or "; ".join(case.head_reasons)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4])
+    lines.append("")
+    lines.append(f"{'':14}{cmp.base_label:>24} → {cmp.head_label}")
+    for label, what in (("pass rate", "pass_rate"), ("critical", "critical_failures"), ("agreement", "agreement"),
+                        ("tokens", "tokens"), ("dollars", "cost_usd"), ("latency", "latency")):
+        lines.append(f"{label:14}{_fmt(cmp.base, what):>24} → {_fmt(cmp.head, what)}")
+    lines += [f"note: {n}" for n in cmp.notes]
+    return "\n".join(lines) + "\n"
