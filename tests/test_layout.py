@@ -107,3 +107,17 @@ def test_mypy_finds_no_error_in_evalkit():
     out, err, status = mypy.run(["--config-file", str(REPO / "pyproject.toml"), "--cache-dir",
                                  str(REPO / ".mypy_cache"), str(REPO / "evalkit")])
     assert status == 0, out + err
+
+
+def test_every_module_has_a_place_in_the_layers():
+    """A new module or subpackage of evalkit must be placed in the layers contract (pyproject.toml),
+    or its arrows go unchecked."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")["layers"]
+    placed = {name.strip() for layer in layers for name in layer.replace(":", "|").split("|")}
+    package = REPO / "evalkit"
+    modules = {f"evalkit.{p.stem}" for p in package.glob("*.py") if p.name != "__init__.py"}
+    modules |= {f"evalkit.{p.parent.name}" for p in package.glob("*/__init__.py")}
+    assert sorted(modules - placed) == []
