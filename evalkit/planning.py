@@ -24,11 +24,22 @@ class Line:
     judge_calls: int = 0
     extraction_calls: int = 0
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
+    cost: float = 0.0  # interactive (Messages API) dollars
+    batch_cost: float = 0.0  # the same calls through the Message Batches API
+    unpriced: set[str] = field(default_factory=set)
 
     def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1) -> None:
         t = self.tokens.setdefault(model, [0, 0])
         t[0] += input_tokens * calls
         t[1] += output_tokens * calls
+        # Priced per call: a long-context tier depends on one request's size, not on a total.
+        one, one_batch = cost_usd(model, input_tokens, output_tokens), cost_usd(model, input_tokens,
+                                                                               output_tokens, batch=True)
+        if one is None or one_batch is None:
+            self.unpriced.add(model)
+        else:
+            self.cost += one * calls
+            self.batch_cost += one_batch * calls
 
 
 @dataclass
@@ -36,32 +47,33 @@ class Estimate:
     lines: list[Line]
 
     def cost(self) -> tuple[float, list[str]]:
-        total, unpriced = 0.0, []
-        for line in self.lines:
-            for model, (i, o) in line.tokens.items():
-                c = cost_usd(model, i, o)
-                if c is None:
-                    unpriced.append(model)
-                else:
-                    total += c
-        return total, sorted(set(unpriced))
+        """Interactive dollars of the priced calls, and the models without a known price."""
+        return sum(ln.cost for ln in self.lines), sorted(set().union(*(ln.unpriced for ln in self.lines)))
+
+    def batch_cost(self) -> float:
+        return sum(ln.batch_cost for ln in self.lines)
 
     def render(self) -> str:
-        rows = ["suite                     cases  runs  target  judge  extract  est. tokens in/out"]
+        rows = ["suite                     cases  runs  target  judge  extract  est. tokens in/out  "
+                "interactive  batch"]
         for ln in self.lines:
             i = sum(t[0] for t in ln.tokens.values())
             o = sum(t[1] for t in ln.tokens.values())
             rows.append(f"{ln.suite[:25]:25} {ln.cases:5} {ln.runs:5} {ln.target_calls:7} {ln.judge_calls:6} "
-                        f"{ln.extraction_calls:8}  {i:,}/{o:,}")
+                        f"{ln.extraction_calls:8}  {f'{i:,}/{o:,}':18}  {_dollars(ln.cost):>11}  {_dollars(ln.batch_cost)}")
         total, unpriced = self.cost()
         calls = sum(ln.target_calls + ln.judge_calls + ln.extraction_calls for ln in self.lines)
         rows.append(f"total: {calls} model calls (at most; cached and shared replies cost nothing), "
-                    f"about ${total:.2f}")
+                    f"about ${total:.2f} interactive, ${self.batch_cost():.2f} at Message Batches prices")
         if unpriced:
-            rows.append(f"no price known for: {', '.join(unpriced)}")
+            rows.append(f"no price known for: {', '.join(unpriced)} (its calls are left out of the dollars)")
         rows.append("Token figures are estimates: callable targets are assumed to make one call whose reply "
                     "fills about half of max_tokens.")
         return "\n".join(rows)
+
+
+def _dollars(amount: float) -> str:
+    return f"${amount:.4f}"
 
 
 def _tokens(text: str) -> int:

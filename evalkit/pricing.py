@@ -1,37 +1,56 @@
-"""Prices of Claude models in US dollars per million tokens (input, output).
+"""Dollar cost of one model call, from `genai-prices` (pydantic's maintained price database:
+current Claude models, long-context tiers, prompt-cache and Message Batches prices).
 
-Figures from Anthropic's published price list; a model missing here is reported as
-unpriced rather than guessed.
+A model the database does not know is reported as unpriced, never guessed. Prices are per
+call, because the long-context tiers depend on one request's prompt size, not on a total.
 """
 
 from __future__ import annotations
 
-PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
-    "claude-haiku-4-5": (1.00, 5.00),
-    "claude-sonnet-4-5": (3.00, 15.00),
-    "claude-sonnet-4-6": (3.00, 15.00),
-    "claude-sonnet-4": (3.00, 15.00),
-    "claude-opus-4-5": (5.00, 25.00),
-    "claude-opus-4-6": (5.00, 25.00),
-    "claude-opus-4-1": (15.00, 75.00),
-    "claude-opus-4": (15.00, 75.00),
-    "claude-3-7-sonnet": (3.00, 15.00),
-    "claude-3-5-haiku": (0.80, 4.00),
-    "claude-3-haiku": (0.25, 1.25),
-}
+import functools
+from typing import Any
+
+# Anthropic charges Message Batches at half the standard rates (cache reads and writes too).
+# Used only for a model whose database entry carries no batch price of its own.
+BATCH_DISCOUNT = 0.5
+PROVIDER = "anthropic"
 
 
-def price_for(model: str) -> tuple[float, float] | None:
-    """Price of `model`, matching dated ids (`claude-haiku-4-5-20251001`) to their family."""
-    best = None
-    for family, price in PRICES_PER_MTOK.items():
-        if (model == family or model.startswith(family + "-")) and (best is None or len(family) > len(best[0])):
-            best = (family, price)
-    return best[1] if best else None
+def cost_usd(model: str, input_tokens: int, output_tokens: int, *, cache_read_tokens: int = 0,
+             cache_write_tokens: int = 0, batch: bool = False) -> float | None:
+    """Cost of one call in US dollars, or None when the model has no known price.
 
-
-def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:
-    price = price_for(model)
-    if price is None:
+    `input_tokens` is the Messages API's count, which excludes the prompt-cache tokens (the
+    price database counts them inside its input total, so they are added here).
+    """
+    entry = _model(model)
+    if entry is None:
         return None
-    return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+    from genai_prices import Usage  # price data loads on first use: it is 1.6 MB of Python
+
+    usage = Usage(input_tokens=input_tokens + cache_read_tokens + cache_write_tokens,
+                  output_tokens=output_tokens, cache_read_tokens=cache_read_tokens,
+                  cache_write_tokens=cache_write_tokens)
+    provider, info = entry
+    own_batch_price = batch and _has_batch_price(info)
+    price = info.calc_price(usage, provider, price_context={"processing": "batch"} if own_batch_price else None)
+    total = float(price.total_price)
+    return total * BATCH_DISCOUNT if batch and not own_batch_price else total
+
+
+def is_priced(model: str) -> bool:
+    return _model(model) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _model(model: str) -> tuple[Any, Any] | None:
+    from genai_prices import data_snapshot  # likewise, on first use
+
+    try:
+        return data_snapshot.get_snapshot().find_provider_model(model, None, PROVIDER, None)
+    except LookupError:
+        return None
+
+
+def _has_batch_price(info: Any) -> bool:
+    return any(dict(v.when) == {"processing": "batch"} for v in (info.price_variants or ()))

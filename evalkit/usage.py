@@ -15,6 +15,8 @@ class Usage(BaseModel):
     cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
 
@@ -25,7 +27,9 @@ class Usage(BaseModel):
         self.calls += 1
         self.input_tokens += response.input_tokens
         self.output_tokens += response.output_tokens
-        cost = cost_usd(response.model, response.input_tokens, response.output_tokens)
+        self.cache_read_tokens += response.cache_read_tokens
+        self.cache_write_tokens += response.cache_write_tokens
+        cost = call_cost(response)
         if cost is None:
             self.unpriced_calls += 1
         else:
@@ -34,3 +38,17 @@ class Usage(BaseModel):
     def add(self, other: "Usage") -> None:
         for name in type(self).model_fields:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+_UNSET = object()
+
+
+def call_cost(response: ModelResponse) -> float | None:
+    """The call's dollars, priced once although the call is counted in several scopes."""
+    cost = response.__dict__.get("_cost", _UNSET)
+    if cost is _UNSET:
+        cost = cost_usd(response.model, response.input_tokens, response.output_tokens,
+                        cache_read_tokens=response.cache_read_tokens,
+                        cache_write_tokens=response.cache_write_tokens, batch=response.batch)
+        response.__dict__["_cost"] = cost
+    return cost

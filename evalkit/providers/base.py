@@ -58,7 +58,10 @@ class ModelResponse:
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
     stop_reason: str | None = None
+    cache_read_tokens: int = 0  # prompt-cache tokens, not included in input_tokens (as the API counts)
+    cache_write_tokens: int = 0
     cached: bool = field(default=False, compare=False)
+    batch: bool = False  # answered through the Message Batches API (priced at batch rates)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +72,9 @@ class ModelResponse:
             "tool_name": self.tool_name,
             "tool_input": self.tool_input,
             "stop_reason": self.stop_reason,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "batch": self.batch,
         }
 
     @classmethod
@@ -76,7 +82,10 @@ class ModelResponse:
         return cls(text=data.get("text") or "", model=data.get("model") or "", tool_name=data.get("tool_name"),
                    tool_input=data.get("tool_input"), stop_reason=data.get("stop_reason"),
                    input_tokens=int(data.get("input_tokens") or 0),
-                   output_tokens=int(data.get("output_tokens") or 0))
+                   output_tokens=int(data.get("output_tokens") or 0),
+                   cache_read_tokens=int(data.get("cache_read_tokens") or 0),
+                   cache_write_tokens=int(data.get("cache_write_tokens") or 0),
+                   batch=bool(data.get("batch")))
 
     @classmethod
     def from_api_message(cls, message: dict[str, Any]) -> "ModelResponse":
@@ -94,6 +103,8 @@ class ModelResponse:
             model=message.get("model", ""),
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
             tool_name=tool_name,
             tool_input=tool_input if isinstance(tool_input, dict) else None,
             stop_reason=message.get("stop_reason"),
