@@ -2,8 +2,10 @@
 pick the suites, run them through the engine, and report to GitHub. Orchestration only: each
 step lives in a module of its own.
 
-Exit codes: 0 gates passed (or nothing to run, or no key), 1 a gate failed and
-`fail_on_gate` is true, 2 a bad input or suite file.
+Exit codes: 0 gates passed (or nothing to run, or no key where that means skip), 1 a gate
+failed and `fail_on_gate` is true, 2 the evals could not run (a bad input or suite file, a
+missing key where one was expected, a refused fork). Every exit publishes the comment, the
+summary and the outputs (evalkit/action/outcome.py).
 """
 
 from __future__ import annotations
@@ -14,87 +16,97 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from evalkit.action.discovery import RepoSuites, load_repo_suites, parse_list, select_named
+from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
-from evalkit.action.publish import annotate_suite_error, log_report, post_comment
-from evalkit.action.redact import redact, redact_file, scrub_environment
-from evalkit.action.workspace import Outputs, give_to_workspace_owner, results_dir, template_path
+from evalkit.action.outcome import Outcome
+from evalkit.action.publish import annotate_suite_error, log_report
+from evalkit.action.redact import redact, redact_file, scrub_environment, secret_values
+from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.engine import make_client, run_and_save
 from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.gates import exit_code
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
-from evalkit.github.event import Event, load_event
-from evalkit.render.comment import no_key_body, nothing_affected_body, render_comment
+from evalkit.github.event import Event
+from evalkit.render.comment import SUMMARY_CHARS, no_key_body, nothing_affected_body, render_comment
 from evalkit.render.junit import render_junit
 from evalkit.report import Report
 from evalkit.runner import RunOptions
 from evalkit.suite.model import Suite
 
 EXIT_USAGE = 2
+SUMMARY_CAP = 20_000  # characters of one reason in the job summary (the comment: MAX_QUOTED_CHARS)
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:
     env = dict(os.environ if environ is None else environ)
-    # First of all: the key must be masked before anything can print it.
-    for secret in (env.get("INPUT_ANTHROPIC_API_KEY", ""), env.get("INPUT_GITHUB_TOKEN", "")):
-        if secret.strip():
-            commands.mask(secret.strip())
+    # First of all: every secret must be masked before anything can print it.
+    secrets = secret_values(env)
+    for secret in secrets:
+        commands.mask(secret)
+    outcome = Outcome.from_env(env, secrets)
     try:
-        return _main(env)
+        return _main(env, outcome)
     except SuiteError as exc:
-        annotate_suite_error(exc, Path(env.get("GITHUB_WORKSPACE") or os.getcwd()))
+        annotate_suite_error(exc, outcome.workspace)
+        outcome.setup_error(exc)
         return EXIT_USAGE
     except EvalkitError as exc:
         commands.annotation("error", f"evalkit: {exc}", title="evalkit")
+        outcome.setup_error(exc)
         return EXIT_USAGE
 
 
-def _main(env: dict[str, str]) -> int:
+def _main(env: dict[str, str], outcome: Outcome) -> int:
     inputs = parse_inputs(env)
-    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
-    out_dir = results_dir(env)
-    event = load_event(env)
-    outputs = Outputs(env, workspace)
+    workspace = outcome.workspace
+    out_dir = outcome.out_dir
+    event = outcome.event
+    if event is None:  # unreadable: load it again to raise the reason
+        from evalkit.github.event import load_event
+
+        event = load_event(env)
+
+    refusal = fork_head_refusal(event, workspace, inputs.allow_fork_head)
+    if refusal:
+        raise UsageError(refusal)
 
     if not inputs.anthropic_api_key:
-        commands.annotation("notice", "evalkit: anthropic_api_key is empty (fork or Dependabot pull requests "
-                            "get no secrets): evaluations skipped", title="evalkit")
-        body = no_key_body(event.name, is_fork=event.is_fork, run_url=event.run_url)
-        comment_path = out_dir / "comment.md"
-        comment_path.write_text(body, encoding="utf-8")
-        outputs.summary(body)
-        outputs.set(verdict="skipped", results_path="", comment_path=outputs.show(comment_path),
-                    selected_suites="")
-        return 0
+        action = missing_key_action(inputs.on_missing_key, event, env)
+        level = "error" if action == "fail" else "notice"
+        commands.annotation(level, "evalkit: anthropic_api_key is empty (fork and Dependabot pull requests "
+                            f"get no secrets): evaluations {'could not run' if action == 'fail' else 'skipped'}",
+                            title="evalkit")
+        body = no_key_body(event.name, is_fork=event.is_fork, run_url=event.run_url, mark=outcome.mark,
+                           failed=action == "fail")
+        # A skip only brings an existing comment up to date: fork PRs cannot comment anyway.
+        outcome.publish(body, verdict="error" if action == "fail" else "skipped", create=action == "fail")
+        return EXIT_USAGE if action == "fail" else 0
 
     template = template_path(inputs.template, workspace)
     repo = _load_suites(workspace)
-    api = _github(inputs, env)
+    api = outcome.api
     rels, note, changed = _select(inputs, event, repo, workspace, api)
     print(f"evalkit: {len(repo.refs)} suite(s) from {repo.source}; {note}")
 
     if not rels:
-        return _nothing_affected(inputs, event, repo, changed, out_dir, outputs, api)
+        return _nothing_affected(event, repo, changed, outcome)
 
     print("evalkit: running " + ", ".join(rels))
-    report = _run(inputs, repo.by_rel(rels), event, workspace, out_dir)
+    report = _run(inputs, repo.by_rel(rels), event, workspace, out_dir, outcome.secrets)
     results_path = out_dir / "results.json"
     (out_dir / "junit.xml").write_text(render_junit(report), encoding="utf-8")
-    hint = f"`{outputs.show(out_dir)}`; upload it with actions/upload-artifact"
-    body = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint)
-    comment_path = out_dir / "comment.md"
-    comment_path.write_text(body, encoding="utf-8")
+    hint = f"`{outcome.outputs.show(out_dir)}`; upload it with actions/upload-artifact"
+    body = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint, mark=outcome.mark)
+    summary = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
+                             mark=outcome.mark, limit=SUMMARY_CHARS, cap=SUMMARY_CAP)
 
-    give_to_workspace_owner(out_dir, workspace)
     log_report(report, workspace)
-    outputs.summary(body)
-    if inputs.comment and event.is_pull_request:
-        post_comment(api, event, body)
-    outputs.set(verdict=report.verdict, results_path=outputs.show(results_path),
-                comment_path=outputs.show(comment_path), selected_suites="\n".join(rels))
+    outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels)
+    give_to_workspace_owner(out_dir, workspace)
     code = exit_code(report.verdict)
-    print(f"evalkit: verdict {report.verdict}; results in {outputs.show(out_dir)}")
+    print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")
     if code and not inputs.fail_on_gate:
         print("evalkit: a gate failed, but fail_on_gate is false: the step passes")
         return 0
@@ -127,28 +139,17 @@ def _select(inputs: Inputs, event: Event, repo: RepoSuites, workspace: Path,
     return selected, changed.reason, changed
 
 
-def _github(inputs: Inputs, env: Mapping[str, str]) -> GitHubAPI | None:
-    if not inputs.github_token:
-        return None
-    return GitHubAPI(inputs.github_token, env.get("GITHUB_API_URL") or None)
-
-
-def _nothing_affected(inputs: Inputs, event: Event, repo: RepoSuites, changed: ChangedFiles | None,
-                      out_dir: Path, outputs: Outputs, api: GitHubAPI | None) -> int:
+def _nothing_affected(event: Event, repo: RepoSuites, changed: ChangedFiles | None, outcome: Outcome) -> int:
     paths = changed.paths if changed is not None and changed.paths is not None else []
     body = nothing_affected_body(paths, changed.reason if changed else "", [r.rel for r in repo.refs],
-                                 run_url=event.run_url)
-    comment_path = out_dir / "comment.md"
-    comment_path.write_text(body, encoding="utf-8")
+                                 run_url=event.run_url, mark=outcome.mark)
     print(f"evalkit: no suite watches the {len(paths)} changed file(s): nothing to run")
-    outputs.summary(body)
-    if inputs.comment and event.is_pull_request:
-        post_comment(api, event, body)
-    outputs.set(verdict="skipped", results_path="", comment_path=outputs.show(comment_path), selected_suites="")
+    outcome.publish(body, verdict="skipped")
     return 0
 
 
-def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out_dir: Path) -> Report:
+def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out_dir: Path,
+         secrets: list[str]) -> Report:
     """Run and save; the results (and the JSONL of finished cases) never hold a secret."""
     # anthropic is imported only once a run is certain (a skipped run never pays for it).
     from evalkit.providers.anthropic import AnthropicProvider
@@ -165,7 +166,6 @@ def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out
     provider = AnthropicProvider(api_key=inputs.anthropic_api_key,
                                  max_connections=max(inputs.concurrency, 8))
     client = make_client(provider, concurrency=inputs.concurrency, cache_dir=cache_dir)
-    secrets = [inputs.anthropic_api_key, inputs.github_token]
 
     def finish(report: Report) -> Report:
         # Belt and braces beside the mask: a target or model that echoes a secret does not get

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+import re
 from dataclasses import dataclass
 
 from evalkit.errors import UsageError
@@ -24,6 +25,10 @@ class Inputs:
     fail_on_gate: bool
     template: str | None
     cache_dir: str | None
+    comment_key: str = "default"
+    on_missing_key: str | None = None  # "skip" | "fail"; None: skip on forks and Dependabot, else fail
+    allow_fork_head: bool = False
+    install: str | None = None
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -58,6 +63,12 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         problems.append(f"{name}: {raw!r} is not true or false")
         return False
 
+    def choice(name: str, allowed: tuple[str, ...]) -> str | None:
+        raw = read_input(env, name).lower()
+        if raw and raw not in allowed:
+            problems.append(f"{name}: {raw!r} is not one of {', '.join(allowed)}")
+        return raw or None
+
     raw_conc = read_input(env, "concurrency") or "8"
     try:
         concurrency = int(raw_conc)
@@ -78,7 +89,28 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         fail_on_gate=boolean("fail_on_gate", "true"),
         template=read_input(env, "template") or None,
         cache_dir=read_input(env, "cache_dir") or None,
+        comment_key=comment_key(env),
+        on_missing_key=choice("on_missing_key", ("skip", "fail")),
+        allow_fork_head=boolean("allow_pull_request_target_fork", "false"),
+        install=read_input(env, "install") or None,
     )
     if problems:
         raise UsageError("invalid input: " + "; ".join(problems))
     return inputs
+
+
+_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def comment_key(env: Mapping[str, str]) -> str:
+    """The `comment_key` input, else the workflow and job (`evals.yml.evals`), else "default"."""
+    raw = read_input(env, "comment_key")
+    if not raw:
+        parts = [env.get("GITHUB_WORKFLOW", "").strip(), env.get("GITHUB_JOB", "").strip()]
+        raw = ".".join(p for p in parts if p) or "default"
+    return _KEY_CHARS.sub("-", raw).strip("-.")[:100] or "default"
+
+
+def wants_comment(env: Mapping[str, str]) -> bool:
+    """The `comment` input read leniently, for reporting a setup error before inputs are checked."""
+    return read_input(env, "comment", "true").lower() not in ("false", "no", "0", "off")

@@ -9,25 +9,27 @@ from evalkit.errors import SuiteError
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
-from evalkit.github.sticky_comment import upsert_comment
+from evalkit.github.sticky_comment import CommentResult, upsert_comment
 from evalkit.render.comment import MARKER
 from evalkit.render.log import case_lines, suite_line, usage_line
 from evalkit.report import Report
 
 
-def post_comment(api: GitHubAPI | None, event: Event, body: str) -> None:
+def post_comment(api: GitHubAPI | None, event: Event, body: str, *, mark: str = MARKER,
+                 create: bool = True) -> CommentResult | None:
     """Create or edit the sticky comment; without a token or permission, say the summary has it."""
     if api is None:
         commands.annotation("warning", "evalkit: no github_token: the results are in the job summary only",
                             title="evalkit")
-        return
+        return None
     assert event.pr_number is not None
-    result = upsert_comment(api, event.owner, event.repo, event.pr_number, body, marker=MARKER)
+    result = upsert_comment(api, event.owner, event.repo, event.pr_number, body, marker=mark, create=create)
     if result.action == "fallback":
         commands.annotation("warning", f"evalkit: {result.reason}; the results are in the job summary",
                             title="evalkit")
-    else:
+    elif result.action != "unchanged":
         print(f"evalkit: {result.action} the PR comment {result.url or ''}".rstrip())
+    return result
 
 
 def log_report(report: Report, workspace: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from evalkit.report import Report
@@ -20,6 +22,28 @@ _KEEP = frozenset({
 _KEEP_PREFIXES = ("LC_", "PYTHON", "ANTHROPIC_", "SYSTEM_AGENT_MODELS_", "EVALKIT_")
 # Credentials never kept, whatever their prefix: the provider gets the key as an argument.
 _DROP = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+
+
+# Names whose values are credentials: the inputs, the runner's own tokens and anything named so.
+_SECRET_NAME = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)")
+_NOT_SECRET = frozenset({"ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL", "ACTIONS_RESULTS_URL",
+                         "ACTIONS_CACHE_URL"})
+MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
+
+
+def secret_values(env: Mapping[str, str]) -> list[str]:
+    """Every secret-like value the runner passed (longest first, each once), to mask and redact."""
+    found = {v.strip() for k, v in env.items()
+             if _SECRET_NAME.search(k) and k not in _NOT_SECRET and len(v.strip()) >= MIN_SECRET_CHARS}
+    return sorted(found, key=lambda v: (-len(v), v))
+
+
+def redact_text(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every secret (raw or JSON-escaped) replaced by `***`."""
+    for secret in secrets:
+        if len(secret) >= MIN_SECRET_CHARS:
+            text = text.replace(json.dumps(secret)[1:-1], "***").replace(secret, "***")
+    return text
 
 
 def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:
@@ -47,6 +71,6 @@ def redact_file(path: Path, secrets: list[str]) -> None:
     if not path.is_file():
         return
     text = path.read_text(encoding="utf-8", errors="replace")
-    for secret in (x for x in secrets if len(x) >= 8):
-        text = text.replace(json.dumps(secret)[1:-1], "***").replace(secret, "***")
-    path.write_text(text, encoding="utf-8")
+    redacted = redact_text(text, secrets)
+    if redacted != text:
+        path.write_text(redacted, encoding="utf-8")

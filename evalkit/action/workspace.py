@@ -11,26 +11,29 @@ from pathlib import Path
 from evalkit.errors import UsageError
 from evalkit.github.commands import annotation, append_summary, set_output
 
-CONTAINER_WORKSPACE = "/github/workspace"
-CONTAINER_RUNNER_TEMP = "/github/runner_temp"
 
 
-def results_dir(env: Mapping[str, str]) -> Path:
-    """Where results go: `EVALKIT_RESULTS_DIR`, else `$RUNNER_TEMP/evalkit`, else a temp dir.
+RESULTS_FOLDER = ".evalkit/results"  # inside the workspace; `.evalkit/.gitignore` keeps it out of git
 
-    Outside the workspace by default, so the container's root-owned files do not break later
-    steps; `$RUNNER_TEMP` is the runner's temp dir (`${{ runner.temp }}` in later steps).
+
+def results_dir(env: Mapping[str, str], workspace: Path) -> Path:
+    """Where results go: `EVALKIT_RESULTS_DIR`, else `.evalkit/results` in the workspace.
+
+    In the workspace, so the paths in the outputs are plain relative paths that later steps
+    (which run outside the container) read as given, and that `actions/upload-artifact` accepts:
+    no `.` or `..` segment. A `.gitignore` beside it keeps git status clean.
     """
-    configured = env.get("EVALKIT_RESULTS_DIR") or (
-        os.path.join(env["RUNNER_TEMP"], "evalkit") if env.get("RUNNER_TEMP") else None)
-    if configured:
-        path = Path(configured)
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            return path
-        except OSError:
-            pass
-    return Path(tempfile.mkdtemp(prefix="evalkit-"))
+    configured = env.get("EVALKIT_RESULTS_DIR")
+    path = Path(configured) if configured else workspace / RESULTS_FOLDER
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not configured:
+            ignore = path.parent / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# evalkit's results (the Action writes them here)\n*\n", encoding="utf-8")
+        return path
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="evalkit-"))
 
 
 class Outputs:
@@ -40,24 +43,15 @@ class Outputs:
         self.output_file = env.get("GITHUB_OUTPUT")
         self.summary_file = env.get("GITHUB_STEP_SUMMARY")
         self.workspace = workspace
-        self.runner_temp = Path(env.get("RUNNER_TEMP") or "/nonexistent").resolve()
 
     def show(self, path: Path) -> str:
-        """`path` as a later step on the runner can use it (they run outside the container)."""
+        """`path` as a later step on the runner can use it (they run outside the container):
+        relative to the workspace, never with a `.` or `..` segment; else absolute."""
         resolved = path.resolve()
         try:
             return resolved.relative_to(self.workspace).as_posix()
         except ValueError:
-            pass
-        if self.workspace == Path(CONTAINER_WORKSPACE) and self.runner_temp == Path(CONTAINER_RUNNER_TEMP):
-            # Inside the action's container the runner mounts its temp dir (`_work/_temp`) at
-            # /github/runner_temp and the workspace (`_work/<repo>/<repo>`) at /github/workspace:
-            # relative to the workspace, the same file is ../../_temp/... on the runner too.
-            try:
-                return "../../_temp/" + resolved.relative_to(self.runner_temp).as_posix()
-            except ValueError:
-                pass
-        return str(path)
+            return resolved.as_posix()
 
     def set(self, **values: str) -> None:
         for name, value in values.items():
@@ -76,11 +70,14 @@ class Outputs:
 def give_to_workspace_owner(out_dir: Path, workspace: Path) -> None:
     """Results written into the workspace belong to its owner, not to the container's root."""
     try:
-        out_dir.resolve().relative_to(workspace)
+        inside = out_dir.resolve().relative_to(workspace)
     except ValueError:
         return
+    if not inside.parts:
+        return
+    top = workspace / inside.parts[0]  # `.evalkit`, with its .gitignore
     owner = workspace.stat()
-    for path in [out_dir, *out_dir.rglob("*")]:
+    for path in [top, *top.rglob("*")]:
         try:
             os.chown(path, owner.st_uid, owner.st_gid)
         except OSError:

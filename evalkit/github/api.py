@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,6 +19,8 @@ DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+MAX_ATTEMPTS = 4
+MAX_WAIT_SECONDS = 60.0  # longer waits (a primary rate limit reset an hour away) are not worth a job's time
 
 
 class GitHubAPIError(EvalkitError):
@@ -52,18 +55,33 @@ def next_link(link_header: str | None) -> str | None:
 class GitHubAPI:
     """GitHub's REST API with a token; paths are relative to `api_url`."""
 
-    def __init__(self, token: str, api_url: str | None = None, *, timeout: float = 30.0):
+    def __init__(self, token: str, api_url: str | None = None, *, timeout: float = 30.0,
+                 backoff: float = 1.0, sleep: Any = time.sleep):
         # Kept private and out of repr so a logged client never shows the token.
         self._token = token
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
         self.timeout = timeout
+        self.backoff = backoff
+        self._sleep = sleep
 
     def __repr__(self) -> str:
         return f"GitHubAPI(api_url={self.api_url!r})"
 
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
                 body: Any = None) -> Response:
-        """Send one request; raise GitHubAPIError on a status >= 400 or no answer."""
+        """Send one request, retried with backoff on 5xx, rate limits (honouring `retry-after`) and
+        lost connections; raise GitHubAPIError on a status >= 400 or no answer."""
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                return self._request_once(method, path, params=params, body=body)
+            except _Retryable as exc:
+                if attempt == MAX_ATTEMPTS or exc.wait > MAX_WAIT_SECONDS:
+                    raise exc.error from None
+                self._sleep(exc.wait if exc.wait >= 0 else self.backoff * 2 ** (attempt - 1))
+        raise AssertionError("unreachable")
+
+    def _request_once(self, method: str, path: str, *, params: Mapping[str, Any] | None,
+                      body: Any) -> Response:
         url = path if path.startswith(("http://", "https://")) else self.api_url + path
         if params:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(params)
@@ -74,12 +92,17 @@ class GitHubAPI:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 return Response(resp.status, _decode(resp.read()), dict(resp.headers.items()))
         except urllib.error.HTTPError as exc:
-            detail = _error_message(exc.read()) or exc.reason
-            raise GitHubAPIError(exc.code, self._scrub(f"{method} {_strip_query(url)}: {detail}")) from None
+            raw = exc.read()
+            detail = _error_message(raw) or exc.reason
+            error = GitHubAPIError(exc.code, self._scrub(f"{method} {_strip_query(url)}: {detail}"))
+            wait = _retry_wait(exc.code, dict(exc.headers.items()) if exc.headers else {}, detail)
+            if wait is not None:
+                raise _Retryable(error, wait) from None
+            raise error from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             message = f"{method} {_strip_query(url)}: cannot reach GitHub ({reason})"
-            raise GitHubAPIError(0, self._scrub(message)) from None
+            raise _Retryable(GitHubAPIError(0, self._scrub(message)), -1) from None
 
     def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
         """GET and return the decoded JSON."""
@@ -125,6 +148,37 @@ class GitHubAPI:
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._token, "***") if self._token else text
+
+
+class _Retryable(Exception):
+    """A failure worth another try after `wait` seconds (-1: the client's own backoff)."""
+
+    def __init__(self, error: GitHubAPIError, wait: float):
+        self.error = error
+        self.wait = wait
+
+
+def _retry_wait(status: int, headers: Mapping[str, str], message: str) -> float | None:
+    """Seconds to wait before retrying (-1: back off), or None when retrying cannot help.
+
+    GitHub's guidance: 5xx may be retried; a secondary rate limit (403 or 429) says how long in
+    `retry-after`, or a primary one by `x-ratelimit-reset` with `x-ratelimit-remaining: 0`."""
+    retry_after = _header(headers, "retry-after")
+    if status in (403, 429):
+        if retry_after is not None:
+            try:
+                return max(0.0, float(retry_after))
+            except ValueError:
+                return -1
+        if _header(headers, "x-ratelimit-remaining") == "0":
+            try:
+                return max(0.0, float(_header(headers, "x-ratelimit-reset") or "") - time.time())
+            except ValueError:
+                return -1
+        return -1 if status == 429 or "secondary rate limit" in message.lower() else None
+    if status >= 500:
+        return -1
+    return None
 
 
 def _decode(raw: bytes) -> Any:

@@ -28,6 +28,20 @@ _KEYWORD = r"(?i)\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s*)"
 _CLOSING_REF = re.compile(_KEYWORD + r"((?:[\w.-]+/[\w.-]+)?#|gh-)(\d+)")
 _CLOSING_URL = re.compile(_KEYWORD + r"(https?://[^\s<>`\ue000\ue001]+)")
 _MENTION = re.compile(r"(?<![A-Za-z0-9])@(?=[A-Za-z0-9])")
+# `#12` or `owner/repo#12` anywhere in prose links the issue and leaves a backlink on it.
+_ISSUE_REF = re.compile(r"(?<![\w/&])((?:[\w.-]+/[\w.-]+)?#)(\d+)\b")
+# A ```math fence renders LaTeX, which can draw any text (a fake verdict) at any size.
+_MATH_FENCE = re.compile(r"( *)(`{3,}|~{3,})[ \t]*math\b", re.IGNORECASE)
+
+MAX_QUOTED_CHARS = 1000  # characters of any one reason or quoted output in a comment or log
+CAP_POINTER = " … [{more:,} more characters in {where}]"
+
+
+def cap_text(text: str, limit: int = MAX_QUOTED_CHARS, where: str = "results.json") -> str:
+    """`text` cut to `limit` characters, saying how much more there is and where it is."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + CAP_POINTER.format(more=len(text) - limit, where=where)
 
 
 def neutralize_markdown(
@@ -40,7 +54,9 @@ def neutralize_markdown(
     segments, open_fence = _split_fenced(lines, max_indent=0)
     for is_code, chunk in segments:
         if is_code:
-            # Code renders literally; only a comment opener matters (marker search on the raw body).
+            # Code renders literally; only a comment opener matters (marker search on the raw body),
+            # and a math fence, which GitHub renders as LaTeX.
+            chunk = [_MATH_FENCE.sub(lambda m: m.group(1) + m.group(2) + "text", chunk[0]), *chunk[1:]]
             out.extend(line.replace("<!--", "<! --") for line in chunk)
         else:
             out.extend(_neutralize_prose("\n".join(chunk), hosts).split("\n"))
@@ -134,8 +150,11 @@ def _neutralize_prose(text: str, hosts: tuple[str, ...]) -> str:
     text = _CLOSING_URL.sub(lambda m: m.group(1) + m.group(2) + hold(f"`{m.group(3)}`"), text)
     text = _BARE_URL.sub(lambda m: _bare_url(m.group(0), hosts, hold), text)
     text = _CLOSING_REF.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)} {m.group(4)}", text)
+    text = _ISSUE_REF.sub(lambda m: hold(f"`{m.group(1)}{m.group(2)}`"), text)  # code: no backlink
     text = _MENTION.sub("\uff20", text)  # fullwidth ＠: visible, and GitHub does not ping it
     text = text.replace("&", "&amp;").replace("<", "&lt;")
+    # `$…$` and `$$…$$` render as LaTeX math; an entity shows the sign without delimiting math.
+    text = text.replace("$", "&#36;")
     return _HOLD.sub(lambda m: held[int(m.group(1))], text)
 
 

@@ -3,9 +3,10 @@ cases' details. The CLI and the Action print these same lines."""
 
 from __future__ import annotations
 
+from evalkit.render._sanitize import cap_text
 from evalkit.report import Report, SuiteResult
 
-MAX_LOGGED_OUTPUT = 4000  # characters of each failing output shown in a log
+MAX_LOGGED_OUTPUT = 4000  # characters of each failing output shown in a log (reasons: MAX_QUOTED_CHARS)
 
 
 def suite_line(suite: SuiteResult, width: int = 7) -> str:
@@ -28,15 +29,15 @@ def case_lines(suite: SuiteResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[
     if suite.error:
         lines.append(f"suite error: {suite.error}")
     for case in suite.cases:
-        lines.append(f"{case.verdict.upper():7} {case.id}" + (f"  ({'; '.join(case.reasons)})"
-                                                              if case.reasons else ""))
+        reasons = cap_text("; ".join(case.reasons))
+        lines.append(f"{case.verdict.upper():7} {case.id}" + (f"  ({reasons})" if reasons else ""))
         if case.verdict not in ("fail", "error"):
             continue
         for repeat, item in case.failing_items():
-            lines.append(f"    [run {repeat + 1}] {item.id} {item.status}: {item.reason}")
+            lines.append(f"    [run {repeat + 1}] {item.id} {item.status}: {cap_text(item.reason)}")
         for run in case.runs:
-            lines += [f"    [run {run.repeat + 1}] {e}" for e in run.run_errors()]
+            lines += [f"    [run {run.repeat + 1}] {cap_text(e)}" for e in run.run_errors()]
             if run.output:
                 lines.append(f"    --- output of run {run.repeat + 1} ---")
-                lines.append(run.output[:max_output])
+                lines.append(cap_text(run.output, max_output))
     return lines

@@ -30,6 +30,10 @@ def _environment(template_dir: Path | None) -> Any:
     env.filters["clean"] = lambda v: str(v)
     env.filters["seconds"] = lambda v: f"{v:.1f} s" if v < 120 else f"{v / 60:.1f} min"
     env.filters["thousands"] = lambda v: f"{v:,}"
+    # Where a block that may be left out to fit a size limit starts and ends (render/comment.py
+    # gives these meaning; everywhere else they print nothing).
+    env.globals["block"] = lambda kind: ""
+    env.globals["end_block"] = lambda: ""
     return env
 
 

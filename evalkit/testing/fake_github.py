@@ -1,4 +1,5 @@
-"""A loopback fake of GitHub's REST API (issue comments, PR files) on a real HTTP server."""
+"""A loopback fake of GitHub's REST API (issue comments, PR files, the token's user) on a real
+HTTP server. Its answers follow GitHub's OpenAPI description (tests validate them)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 _COMMENTS = re.compile(r"/repos/([^/]+)/([^/]+)/issues/(\d+)/comments\Z")
 _COMMENT = re.compile(r"/repos/([^/]+)/([^/]+)/issues/comments/(\d+)\Z")
 _FILES = re.compile(r"/repos/([^/]+)/([^/]+)/pulls/(\d+)/files\Z")
+_USER = "/user"
 _FILES_LIMIT = 3000  # GitHub never lists more files of a pull request
 _EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
 _Answer = tuple[int, Any, dict[str, str]]  # status, JSON body, extra headers
@@ -36,12 +38,19 @@ class FakeGitHub:
     """Serve comments and PR files from memory at `.url`; use as a context manager."""
 
     def __init__(self, *, bot_login: str = "github-actions[bot]", token: str | None = None,
-                 read_only: bool = False, fail_files: bool = False):
-        self.bot_login = bot_login
+                 read_only: bool = False, fail_files: bool = False, user_login: str | None = None,
+                 create_barrier: int = 0):
+        # A personal token (`user_login`) writes as that user and answers GET /user; an
+        # installation token writes as `bot_login` and gets 403 there, as on GitHub.
+        self.bot_login = user_login or bot_login
+        self.user_login = user_login
         self.token = token  # when set, other tokens get 401
         self.read_only = read_only
         self.fail_files = fail_files
         self.requests: list[Recorded] = []
+        self.faults: list[_Answer] = []  # answered, one per request, before anything else
+        # Hold each comment POST until this many have arrived: overlapping runs, made certain.
+        self._barrier = threading.Barrier(create_barrier, timeout=30) if create_barrier > 1 else None
         self._comments: dict[int, list[dict[str, Any]]] = {}
         self._files: dict[int, list[dict[str, Any]]] = {}
         self._next_id = 1000
@@ -84,6 +93,11 @@ class FakeGitHub:
         with self._lock:
             return [dict(c) for c in self._comments.get(number, [])]
 
+    def fail_next(self, status: int, message: str = "Server Error", headers: dict[str, str] | None = None,
+                  times: int = 1) -> None:
+        """Answer the next `times` requests with `status` (e.g. 502, or 403 with retry-after)."""
+        self.faults += [(status, _error(status, message)[1], dict(headers or {}))] * times
+
     def set_pr_files(self, number: int, files: list[dict[str, Any]]) -> None:
         """Seed PR `number`'s files from `{filename, status, previous_filename?}` dicts."""
         self._files[number] = [_diff_entry(f) for f in files]
@@ -92,6 +106,13 @@ class FakeGitHub:
 
     def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> _Answer:
         """Route one request to (status, JSON, headers)."""
+        with self._lock:
+            if self.faults:
+                return self.faults.pop(0)
+        if path == _USER and method == "GET":
+            if self.user_login is None:
+                return _error(403, "Resource not accessible by integration")
+            return 200, _user(self.user_login, "User"), {}
         if (m := _COMMENTS.match(path)) and method == "GET":
             with self._lock:
                 items = list(self._comments.get(int(m.group(3)), []))
@@ -99,11 +120,16 @@ class FakeGitHub:
         if (m := _COMMENTS.match(path)) and method == "POST":
             if self.read_only:
                 return _error(403, "Resource not accessible by integration")
+            if self._barrier is not None:
+                try:
+                    self._barrier.wait()
+                except threading.BrokenBarrierError:
+                    pass
             if not isinstance(body, dict) or not isinstance(body.get("body"), str):
                 return _error(422, "Invalid request: body is required")
             with self._lock:
                 comment = self._new_comment(m.group(1), m.group(2), int(m.group(3)), body["body"],
-                                            self.bot_login, "Bot")
+                                            self.bot_login, "User" if self.user_login else "Bot")
             return 201, comment, {"Location": comment["url"]}
         if (m := _COMMENT.match(path)) and method == "PATCH":
             if self.read_only:
@@ -112,6 +138,11 @@ class FakeGitHub:
                 return _error(422, "Invalid request: body is required")
             with self._lock:
                 return self._update(int(m.group(3)), body["body"])
+        if (m := _COMMENT.match(path)) and method == "DELETE":
+            if self.read_only:
+                return _error(403, "Resource not accessible by integration")
+            with self._lock:
+                return self._delete(int(m.group(3)))
         if (m := _FILES.match(path)) and method == "GET":
             if self.fail_files:
                 return _error(500, "Internal Server Error")
@@ -158,6 +189,14 @@ class FakeGitHub:
         self._comments.setdefault(number, []).append(comment)
         return comment
 
+    def _delete(self, cid: int) -> _Answer:
+        for comments in self._comments.values():
+            for i, comment in enumerate(comments):
+                if comment["id"] == cid:
+                    del comments[i]
+                    return 204, None, {}
+        return _error(404, "Not Found")
+
     def _update(self, cid: int, body: str) -> _Answer:
         for comments in self._comments.values():
             for comment in comments:
@@ -183,6 +222,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_PATCH(self) -> None:
         self._serve("PATCH")
 
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
     def _serve(self, method: str) -> None:
         split = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(split.query))
@@ -199,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
             status, data, headers = _error(400, "Problems parsing JSON")
         else:
             status, data, headers = fake.handle(method, split.path, query, body)
-        payload = json.dumps(data).encode("utf-8")
+        payload = b"" if status == 204 else json.dumps(data).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(payload)))

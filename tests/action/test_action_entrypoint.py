@@ -134,7 +134,8 @@ class Run:
         return self.proc.stdout + self.proc.stderr
 
     def file(self, output: str) -> Path:
-        return self.results / Path(self.outputs[output]).name
+        """The file an output names, read as a later step does (relative to the workspace)."""
+        return self.results.parents[1] / self.outputs[output]
 
 
 @pytest.fixture
@@ -183,7 +184,7 @@ def action(tmp_path: Path):
         proc = subprocess.run([sys.executable, "-m", "evalkit.action"], env=env, cwd=workspace,
                               capture_output=True, text=True, timeout=300, check=False)
         return Run(proc, parse_outputs((work / "output").read_text()), (work / "summary").read_text(),
-                   work / "temp" / "evalkit")
+                   workspace / ".evalkit" / "results")
 
     return run
 
@@ -231,8 +232,9 @@ def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo,
     assert (first.results / "junit.xml").is_file()
     assert "::group::PASS greet" in first.proc.stdout
     assert "All gates passed" in first.summary
-    # Results stay out of the workspace.
-    assert not list(repo.rglob("results.json"))
+    # Results sit in a git-ignored folder of the workspace.
+    assert first.outputs["results_path"] == ".evalkit/results/results.json"
+    assert (repo / ".evalkit" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
 def test_failing_gate_exits_1_with_an_annotation_on_the_case_line(action, repo, github):
@@ -381,10 +383,15 @@ def test_read_only_token_falls_back_to_the_summary(action, repo):
     ({"fail_on_gate": "maybe"}, "fail_on_gate"),
 ])
 def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
+    github.add_comment(12, MARKER + "\n## ✅ evalkit: All gates passed", login="github-actions[bot]", user_type="Bot")
     run = action(repo, "pull_request_opened.json", "pull_request", github=github, inputs=inputs)
     assert run.code == 2
     assert f"::error title=evalkit::evalkit: invalid input: {message}" in run.proc.stdout
-    assert run.outputs == {}
+    # The stale green comment, the summary and the outputs all say the evals could not run.
+    assert run.outputs["verdict"] == "error" and run.outputs["results_path"] == ""
+    (comment,) = marked(github, 12)
+    for text in (comment["body"], run.summary):
+        assert "evals could not run" in text and message in text and "All gates passed" not in text
 
 
 def test_custom_template_from_the_repository(action, repo, github):

@@ -26,6 +26,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "anthropic_api_key", "github_token", "suites", "model", "judge_model",
         "rubric_threshold", "agreement_threshold", "concurrency", "comment",
         "fail_on_gate", "template", "cache_dir",
+        "on_missing_key", "comment_key", "allow_pull_request_target_fork",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
@@ -39,7 +40,8 @@ def test_inputs_are_snake_case_with_string_defaults():
 
 
 def test_outputs():
-    assert set(_action()["outputs"]) == {"verdict", "results_path", "comment_path", "selected_suites"}
+    assert set(_action()["outputs"]) == {"verdict", "results_path", "comment_path", "selected_suites",
+                                         "comment_id", "comment_url"}
 
 
 def test_dockerfile_checklist():

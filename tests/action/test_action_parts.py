@@ -132,8 +132,12 @@ def test_comment_is_marked_and_neutralised():
 def test_long_comment_is_cut_to_65536_with_a_note_and_closed_details():
     body = render_comment(_report("r" * 900, n_cases=200), artifact_hint="`/tmp/x`")
     assert len(body) <= MAX_COMMENT_CHARS
-    assert "comment truncated" in body and "results.json" in body and "/tmp/x" in body
+    # Whole failing cases' details are left out from the end, and the note counts them.
+    kept = body.count("<details>")
+    assert 0 < kept < 200 and f"{200 - kept} failing cases' details left out" in body
+    assert "results.json" in body and "/tmp/x" in body
     assert body.count("<details>") == body.count("</details>")
+    assert "`case0`" in body and "<code>case0</code>" in body and "<code>case199</code>" not in body
     short = finish("hello\n")
     assert short == MARKER + "\nhello\n"
 

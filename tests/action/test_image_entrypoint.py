@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from test_action_entrypoint import EVENTS, HOSTILE, KEY, SUITE, TOKEN, greet_script, make_repo
+from test_action_outcomes import glob_accepts
 
 from evalkit.render.comment import MARKER
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -65,13 +66,17 @@ def test_entrypoint_in_the_image_comments_once_and_gates(run_action, tmp_path: P
     assert "::group::FAIL greet" in proc.stdout
     assert first.outputs["verdict"] == "fail"
     assert first.outputs["selected_suites"] == "evals/greet.suite.yml"
-    # Results sit in the runner's temp dir, named as a later step on the runner finds them.
-    assert first.outputs["results_path"] == "../../_temp/evalkit/results.json"
-    results = first.runner_temp / "evalkit"
+    # Results sit in a git-ignored folder of the workspace, named as a later step on the runner
+    # finds them and as upload-artifact accepts them (no `.` or `..` segment).
+    assert first.outputs["results_path"] == ".evalkit/results/results.json"
+    assert glob_accepts(first.outputs["results_path"]) and glob_accepts(first.outputs["comment_path"])
+    results = repo / ".evalkit" / "results"
     assert {"results.json", "junit.xml", "comment.md"} <= {p.name for p in results.iterdir()}
     assert "A gate failed" in first.summary
-    # Nothing root-owned left in the workspace.
-    assert _files(repo) == before
+    # Nothing else changed in the workspace, and nothing there is root-owned.
+    assert {f for f in _files(repo) if not f.startswith(".evalkit")} == before
+    owner = repo.stat().st_uid
+    assert all(p.stat().st_uid == owner for p in results.rglob("*"))
 
     # The key: only in the mask command, never in outputs, summary, files or requests to GitHub.
     log_lines = [line for line in (proc.stdout + proc.stderr).splitlines() if KEY in line]

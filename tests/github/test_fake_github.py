@@ -94,3 +94,36 @@ def test_bad_request_bodies_are_rejected(fake):
     assert call(fake, "POST", "/repos/o/r/issues/5/comments", {"text": "x"})[0] == 422
     assert call(fake, "PATCH", "/repos/o/r/issues/comments/999999", {"body": "x"})[0] == 404
     assert call(fake, "GET", "/repos/o/r/nothing")[0] == 404
+
+
+def test_user_endpoint_answers_a_personal_token_with_a_documented_user(openapi):
+    with FakeGitHub(token=TOKEN, user_login="octocat") as fake:
+        status, user, _ = call(fake, "GET", "/user")
+        assert status == 200 and user["login"] == "octocat" and user["type"] == "User"
+        _, created, _ = call(fake, "POST", "/repos/o/r/issues/5/comments", {"body": "hi"})
+    # GET /user returns a superset of the simple-user a comment's `user` documents.
+    user_schema = openapi.operation(LIST, "get")["responses"]["200"]["content"]["application/json"]["schema"]
+    user_schema = user_schema["items"]["properties"]["user"]
+    from github_helpers import to_jsonschema
+
+    jsonschema.Draft4Validator(to_jsonschema(user_schema, strict=True)).validate(user)
+    assert created["user"] == user
+    openapi.validate_response(LIST, "post", 201, created)
+
+
+def test_user_endpoint_refuses_an_installation_token(fake):
+    status, body, _ = call(fake, "GET", "/user")
+    assert status == 403 and body["message"] == "Resource not accessible by integration"
+
+
+def test_delete_comment_and_injected_faults(fake):
+    created = fake.add_comment(5, "x", login="github-actions[bot]", user_type="Bot")
+    req = urllib.request.Request(f"{fake.url}/repos/o/r/issues/comments/{created['id']}", method="DELETE",
+                                 headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(req, timeout=5) as resp:
+        assert resp.status == 204 and resp.read() == b""
+    assert fake.comments(5) == []
+    fake.fail_next(403, "You have exceeded a secondary rate limit", {"Retry-After": "3"})
+    status, body, headers = call(fake, "GET", "/repos/o/r/issues/5/comments")
+    assert status == 403 and headers["Retry-After"] == "3" and "secondary rate limit" in body["message"]
+    assert call(fake, "GET", "/repos/o/r/issues/5/comments")[0] == 200

@@ -1,0 +1,86 @@
+"""How every exit of the Action is told: the sticky comment, the job summary and the step
+outputs, together, with every secret redacted, so no exit (pass, fail, error, setup problem,
+skip) leaves a previous verdict standing."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalkit.action.discovery import relative
+from evalkit.action.inputs import comment_key, read_input, wants_comment
+from evalkit.action.publish import post_comment
+from evalkit.action.redact import redact_text
+from evalkit.action.workspace import Outputs, results_dir
+from evalkit.errors import EvalkitError, Problem
+from evalkit.github.api import GitHubAPI
+from evalkit.github.event import Event, load_event
+from evalkit.render.comment import marker, setup_error_body
+
+OUTPUT_NAMES = ("verdict", "results_path", "comment_path", "selected_suites", "comment_id", "comment_url")
+
+
+@dataclass
+class Outcome:
+    """Where the run's verdict goes; built before anything can fail, from what is readable."""
+
+    env: Mapping[str, str]
+    workspace: Path
+    out_dir: Path
+    outputs: Outputs
+    secrets: Sequence[str]
+    event: Event | None = None
+    api: GitHubAPI | None = None
+    comment: bool = True
+    mark: str = field(default_factory=marker)
+    published: bool = False
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], secrets: Sequence[str]) -> Outcome:
+        workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+        out_dir = results_dir(env, workspace)
+        try:
+            event = load_event(env)
+        except EvalkitError:
+            event = None  # the run reports this error itself; the summary and outputs still work
+        token = read_input(env, "github_token")
+        api = GitHubAPI(token, env.get("GITHUB_API_URL") or None) if token else None
+        return cls(env, workspace, out_dir, Outputs(env, workspace), secrets, event, api, wants_comment(env),
+                   marker(comment_key(env)))
+
+    @property
+    def run_url(self) -> str | None:
+        return self.event.run_url if self.event else None
+
+    def publish(self, body: str, *, verdict: str, summary: str | None = None, results_path: Path | None = None,
+                selected: Sequence[str] = (), create: bool = True) -> None:
+        """Write comment.md, the job summary (`summary`, else `body`), the sticky comment (created
+        only if `create`; otherwise an existing one is brought up to date) and every output."""
+        body = redact_text(body, self.secrets)
+        comment_path = self.out_dir / "comment.md"
+        comment_path.write_text(body, encoding="utf-8")
+        self.outputs.summary(redact_text(summary, self.secrets) if summary is not None else body)
+        posted = None
+        if self.comment and self.event is not None and self.event.is_pull_request:
+            posted = post_comment(self.api, self.event, body, mark=self.mark, create=create)
+        self.outputs.set(
+            verdict=verdict,
+            results_path=self.outputs.show(results_path) if results_path else "",
+            comment_path=self.outputs.show(comment_path),
+            selected_suites="\n".join(selected),
+            comment_id=str(posted.id) if posted and posted.id else "",
+            comment_url=(posted.url or "") if posted else "",
+        )
+        self.published = True
+
+    def setup_error(self, error: EvalkitError) -> None:
+        """The evals could not run: say why (each suite problem at its file:line), verdict error."""
+        if self.published:
+            return
+
+        def where(problem: Problem) -> str:
+            return relative(Path(problem.file), self.workspace) if problem.file else ""
+
+        self.publish(setup_error_body(error, where=where, run_url=self.run_url, mark=self.mark), verdict="error")
