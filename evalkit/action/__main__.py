@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evalkit.action.discovery import RepoSuites, load_repo_suites, parse_list, select_named
@@ -149,7 +149,7 @@ def _nothing_affected(event: Event, repo: RepoSuites, changed: ChangedFiles | No
 
 
 def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out_dir: Path,
-         secrets: list[str]) -> Report:
+         secrets: Sequence[str]) -> Report:
     """Run and save; the results (and the JSONL of finished cases) never hold a secret."""
     # anthropic is imported only once a run is certain (a skipped run never pays for it).
     from evalkit.providers.anthropic import AnthropicProvider

@@ -55,7 +55,7 @@ def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:
     return dropped
 
 
-def redact(report: Report, secrets: list[str]) -> Report:
+def redact(report: Report, secrets: Iterable[str]) -> Report:
     """`report` with every secret replaced by `***`."""
     secrets = [x for x in secrets if len(x) >= 8]
     text = report.model_dump_json()
@@ -67,7 +67,7 @@ def redact(report: Report, secrets: list[str]) -> Report:
     return Report.model_validate_json(text)
 
 
-def redact_file(path: Path, secrets: list[str]) -> None:
+def redact_file(path: Path, secrets: Iterable[str]) -> None:
     if not path.is_file():
         return
     text = path.read_text(encoding="utf-8", errors="replace")
