@@ -236,6 +236,15 @@ def _progress_printer() -> Callable[[Any, Any], None]:
 
 
 @main.command()
+@click.option("--all", "show_all", is_flag=True, help="Also list retired models.")
+def models(show_all: bool) -> None:
+    """List the models the installed anthropic SDK knows, with end-of-life dates and prices."""
+    from evalkit.lifecycle import known_models, models_table  # imported per command: light commands stay fast
+
+    click.echo(models_table(known_models(), include_retired=show_all), nl=False)
+
+
+@main.command()
 @click.option("--output-dir", type=click.Path(file_okay=False), default=".evalkit/demo", show_default=True)
 @_guard
 def demo(output_dir: str) -> None:

@@ -18,7 +18,7 @@ from evalkit.consistency import agreement
 from evalkit.errors import EvalkitError, ProviderError
 from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
-from evalkit import provenance
+from evalkit import lifecycle, provenance
 from evalkit.judge import judge
 from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line
@@ -59,6 +59,9 @@ class Runner:
         self._jsonl: TextIO | None = None
 
     async def run(self, suites: list[Suite]) -> Report:
+        # A retired model fails the whole run here, before any call (exit 2 at the front door).
+        lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
+                                 self.client.deprecations())
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
         # Synchronous targets run in threads of their own pool, as many as model calls in flight.
         pool = ThreadPoolExecutor(max_workers=self.client.concurrency + 4, thread_name_prefix="evalkit-target")

@@ -73,12 +73,15 @@ def test_sound_coaching_passes_every_gate(sound):
     assert all(c.rubric_pass_rate == 1.0 for c in suite.cases if not c.id.startswith("consistency/"))
     assert all(c.agreement == 1.0 for c in suite.cases if c.id.startswith("consistency/"))
     assert [c.status for c in suite.comparisons] == ["pass"] * 12
-    assert suite.models == {"target": "claude-sonnet-4-5-20250929", "judge": "claude-haiku-4-5-20251001"}
+    assert suite.models == {"target": "claude-sonnet-4-6", "judge": "claude-haiku-4-5-20251001"}
 
 
-def test_sound_run_warns_that_the_coaching_model_is_deprecated(sound):
+def test_the_coaching_model_is_one_the_sdk_does_not_deprecate(sound):
+    from evalkit.providers.anthropic import deprecated_models
+
     report, _ = sound
-    assert any("claude-sonnet-4-5-20250929" in w and "2026" in w for w in report.warnings)
+    assert "claude-sonnet-4-6" not in deprecated_models()
+    assert not any("deprecated" in w for w in report.warnings)
 
 
 def test_conditions_make_items_not_applicable_where_they_do_not_hold(sound):
@@ -113,7 +116,7 @@ def test_calls_by_role_and_consistency_run_one_shares_the_scenario_reply(sound):
                 and b["messages"][0]["content"].startswith(f"Scenario: weekly_plan\nRunner: {profile}\n")]
         assert len(same) == 3, profile  # not 4: the shared request was made once
         assert all(b == same[0] for b in same)  # byte-identical input, model and parameters
-        assert same[0]["model"] == "claude-sonnet-4-5-20250929" and "pace-ai" in same[0]["system"]
+        assert same[0]["model"] == "claude-sonnet-4-6" and "pace-ai" in same[0]["system"]
     suite = report.suites[0]
     cases = {c.id: c for c in suite.cases}
     for profile in PROFILES:

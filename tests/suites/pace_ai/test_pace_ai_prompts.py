@@ -145,7 +145,7 @@ def test_templates_use_strict_undefined(tmp_path, monkeypatch):
 
 def test_suite_shape():
     suite = load_suites([SUITE_DIR])[0]
-    assert suite.model == "claude-sonnet-4-5-20250929"
+    assert suite.model == "claude-sonnet-4-6"
     assert len(suite.cases) == 20
     assert sum(c.repeats == 3 for c in suite.cases) == 5
     assert all(g.startswith("suites/pace_ai/") for g in suite.watch)
