@@ -172,17 +172,20 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
+@click.option("--shard", help="Run only share I of N (e.g. 2/3) of the cases; join with `evalkit merge`.")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], model: str | None,
         judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
-        markdown_path: str | None) -> None:
+        markdown_path: str | None, shard: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.engine import anthropic_provider, load_suites, make_client
     from evalkit.runner import RunOptions
+    from evalkit.sharding import parse_shard
 
     suites = load_suites(list(paths))
+    share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
         raise UsageError(f"--target {target!r} is not of the form module:function")
     client = make_client(anthropic_provider(max_connections=max(concurrency, 8)), concurrency=concurrency,
@@ -190,8 +193,22 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
     options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
-                         jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer())
+                         jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer(), shard=share)
     sys.exit(execute(suites, client, options, out, markdown_path))
+
+
+@main.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default="results.json", show_default=True,
+              help="The merged results JSON.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
+@_guard
+def merge(results: tuple[str, ...], output: str, markdown_path: str | None) -> None:
+    """Join the results of every shard of a run (`run --shard I/N`) into one report and gate it."""
+    from evalkit.engine import merge_and_save  # imported per command: --help and light commands stay fast
+
+    report = merge_and_save(list(results), Path(output), markdown_path=markdown_path)
+    sys.exit(summarise(report, Path(output)))
 
 
 def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None) -> int:

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from evalkit import merging
 from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError
@@ -97,6 +98,20 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
     report = run(suites, client, options)
     if finish is not None:
         report = finish(report)
+    report.save(out)
+    if markdown_path:
+        Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")
+    return report
+
+
+def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:
+    """Join every shard's results into one Report (checks across cases computed over all cases),
+    save it to `out` and, if asked, the markdown report."""
+    shards = merging.load_shard_reports(result_paths)
+    merging.check_complete(shards)
+    reports = [r for _, r in shards]
+    report = merging.merge_reports(reports, load_suites(list(merging.suite_paths(reports))))
+    out.parent.mkdir(parents=True, exist_ok=True)
     report.save(out)
     if markdown_path:
         Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")

@@ -115,6 +115,7 @@ class Report(BaseModel):
     run_url: str | None = None
     results_path: str | None = None
     provenance: Provenance | None = Field(default=None, description="Absent in reports older than it.")
+    shard: str | None = Field(default=None, description="`I/N` for one shard's results; `evalkit merge` joins them.")
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.model_dump_json(indent=2), encoding="utf-8")

@@ -22,6 +22,7 @@ from evalkit import lifecycle, provenance
 from evalkit.judge import judge
 from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line
+from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
 from evalkit.suite.model import Case, Suite, Target
 from evalkit.targets import TargetFn, TargetResult, resolve_target, target_executor
@@ -42,6 +43,7 @@ class RunOptions:
     jsonl_path: Path | None = None
     on_case: Callable[[SuiteResult, CaseResult], None] | None = None
     demo: bool = False
+    shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
 
 
 def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
@@ -57,12 +59,15 @@ class Runner:
         self.client = client
         self.options = options or RunOptions()
         self._jsonl: TextIO | None = None
+        self._shard_members: set[tuple[str, str]] | None = None
 
     async def run(self, suites: list[Suite]) -> Report:
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
                                  self.client.deprecations())
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
+        if self.options.shard:
+            self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
         # Synchronous targets run in threads of their own pool, as many as model calls in flight.
         pool = ThreadPoolExecutor(max_workers=self.client.concurrency + 4, thread_name_prefix="evalkit-target")
         pool_token = target_executor.set(pool)
@@ -87,7 +92,8 @@ class Runner:
                       started_at=started.isoformat(timespec="seconds"), wall_seconds=round(wall, 3),
                       demo=self.options.demo,
                       results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
-                      provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used))
+                      provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used),
+                      shard=str(self.options.shard) if self.options.shard else None)
 
     def _recorded_options(self) -> dict[str, Any]:
         o = self.options
@@ -118,10 +124,13 @@ class Runner:
             result.verdict = "error"
             return result
         cases = suite.select(opts.cases)
+        if self._shard_members is not None:
+            cases = [c for c in cases if (str(suite.path), c.id) in self._shard_members]
         done = await asyncio.gather(*(self._run_case(suite, case, fn, model, judge, tiers, thresholds,
                                                      result) for case in cases))
         result.cases = list(done)
-        result.comparisons = compare_cases(suite, result.cases)
+        # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
+        result.comparisons = [] if opts.shard else compare_cases(suite, result.cases)
         for case in result.cases:
             result.usage.add(case.usage)
         result.verdict = suite_verdict(result)

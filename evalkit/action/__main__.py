@@ -21,6 +21,7 @@ from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
 from evalkit.action.redact import redact, redact_file, scrub_environment, secret_values
+from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.engine import make_client, run_and_save
 from evalkit.errors import EvalkitError, SuiteError, UsageError
@@ -33,6 +34,7 @@ from evalkit.render.comment import SUMMARY_CHARS, no_key_body, nothing_affected_
 from evalkit.render.junit import render_junit
 from evalkit.report import Report
 from evalkit.runner import RunOptions
+from evalkit.sharding import parse_shard
 from evalkit.suite.model import Suite
 
 EXIT_USAGE = 2
@@ -60,6 +62,8 @@ def main(environ: Mapping[str, str] | None = None) -> int:
 
 def _main(env: dict[str, str], outcome: Outcome) -> int:
     inputs = parse_inputs(env)
+    if inputs.shard:  # one shard's results are partial: the final `merge` job posts the comment
+        outcome.comment = False
     workspace = outcome.workspace
     out_dir = outcome.out_dir
     event = outcome.event
@@ -71,6 +75,12 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     refusal = fork_head_refusal(event, workspace, inputs.allow_fork_head)
     if refusal:
         raise UsageError(refusal)
+
+    if inputs.merge:  # merge mode: joins the shards' results, calls no model, needs no key
+        report, files = merge_shards(inputs.merge, workspace, out_dir)
+        print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
+        return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
+                        [s.path for s in report.suites])
 
     if not inputs.anthropic_api_key:
         action = missing_key_action(inputs.on_missing_key, event, env)
@@ -93,8 +103,17 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if not rels:
         return _nothing_affected(event, repo, changed, outcome)
 
-    print("evalkit: running " + ", ".join(rels))
+    print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else ""))
     report = _run(inputs, repo.by_rel(rels), event, workspace, out_dir, outcome.secrets)
+    return _publish(report, inputs, event, outcome, template, rels)
+
+
+def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
+             rels: list[str]) -> int:
+    """JUnit, comment, summary, log and outputs of a finished (or merged) run; the exit code."""
+    workspace, out_dir = outcome.workspace, outcome.out_dir
+    if inputs.shard:
+        print(f"evalkit: shard {inputs.shard}: no comment from this job; a final job with `merge` posts it")
     results_path = out_dir / "results.json"
     (out_dir / "junit.xml").write_text(render_junit(report), encoding="utf-8")
     hint = f"`{outcome.outputs.show(out_dir)}`; upload it with actions/upload-artifact"
@@ -160,7 +179,8 @@ def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out
         jsonl.unlink()
     options = RunOptions(model=inputs.model, judge_model=inputs.judge_model,
                          rubric_threshold=inputs.rubric_threshold,
-                         agreement_threshold=inputs.agreement_threshold, jsonl_path=jsonl)
+                         agreement_threshold=inputs.agreement_threshold, jsonl_path=jsonl,
+                         shard=parse_shard(inputs.shard) if inputs.shard else None)
     # Targets run in this process: from here on they see only the allow-listed environment.
     scrub_environment()
     provider = AnthropicProvider(api_key=inputs.anthropic_api_key,

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from evalkit.errors import UsageError
+from evalkit.sharding import parse_shard
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Inputs:
     on_missing_key: str | None = None  # "skip" | "fail"; None: skip on forks and Dependabot, else fail
     allow_fork_head: bool = False
     install: str | None = None
+    shard: str | None = None  # "I/N": this job runs that share of the cases and does not comment
+    merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -93,6 +96,8 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         on_missing_key=choice("on_missing_key", ("skip", "fail")),
         allow_fork_head=boolean("allow_pull_request_target_fork", "false"),
         install=read_input(env, "install") or None,
+        shard=_shard(read_input(env, "shard"), problems),
+        merge=env.get("INPUT_MERGE", ""),
     )
     if problems:
         raise UsageError("invalid input: " + "; ".join(problems))
@@ -114,3 +119,13 @@ def comment_key(env: Mapping[str, str]) -> str:
 def wants_comment(env: Mapping[str, str]) -> bool:
     """The `comment` input read leniently, for reporting a setup error before inputs are checked."""
     return read_input(env, "comment", "true").lower() not in ("false", "no", "0", "off")
+
+
+def _shard(raw: str, problems: list[str]) -> str | None:
+    if not raw:
+        return None
+    try:
+        return str(parse_shard(raw))
+    except UsageError:
+        problems.append(f"shard: {raw!r} is not of the form I/N with 1 <= I <= N (e.g. 2/3)")
+        return None

@@ -26,7 +26,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "anthropic_api_key", "github_token", "suites", "model", "judge_model",
         "rubric_threshold", "agreement_threshold", "concurrency", "comment",
         "fail_on_gate", "template", "cache_dir",
-        "on_missing_key", "comment_key", "allow_pull_request_target_fork",
+        "on_missing_key", "comment_key", "allow_pull_request_target_fork", "shard", "merge",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
