@@ -160,7 +160,9 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @paths_argument
 @click.option("--target", help="module:function to run (for fixture lists that name none).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
-@click.option("--model", help="Model for the targets' calls (overrides the suite).")
+@click.option("--model", "models", multiple=True,
+              help="Model for the targets' calls (overrides the suite); twice or more runs the cases once per "
+                   "model, side by side.")
 @click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
@@ -173,28 +175,50 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
 @click.option("--shard", help="Run only share I of N (e.g. 2/3) of the cases; join with `evalkit merge`.")
+@click.option("--baseline", help="A git ref: run the same suites on it first, then compare head with it.")
+@click.option("--gate", type=click.Choice(["thresholds", "regressions", "both"]), default="both", show_default=True,
+              help="With --baseline: fail on the thresholds, on regressions against the base, or on either.")
 @_guard
-def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], model: str | None,
+def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], models: tuple[str, ...],
         judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
-        markdown_path: str | None, shard: str | None) -> None:
+        markdown_path: str | None, shard: str | None, baseline: str | None, gate: str) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.engine import anthropic_provider, load_suites, make_client
+    from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
     from evalkit.sharding import parse_shard
+    from evalkit.versus import against_base, models_side_by_side
 
     suites = load_suites(list(paths))
     share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
         raise UsageError(f"--target {target!r} is not of the form module:function")
-    client = make_client(anthropic_provider(max_connections=max(concurrency, 8)), concurrency=concurrency,
-                         cache_dir=cache_dir, no_cache=no_cache)
+    compared = models_to_compare(suites, list(models))
+    if compared and baseline:
+        raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
+    provider = anthropic_provider(max_connections=max(concurrency, 8))
+
+    def new_client() -> Any:
+        return make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)
+
     out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+    model = models[0] if len(models) == 1 else None
     options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
                          jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer(), shard=share)
-    sys.exit(execute(suites, client, options, out, markdown_path))
+    if compared:
+        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path))
+    if baseline:
+        from evalkit.baseline import forwarded_args, run_base
+
+        base = run_base(baseline, paths, forwarded_args(options, concurrency, cache_dir, no_cache)
+                        + (["--shard", shard] if shard else []),
+                        out.with_name(out.stem + ".base.json"))
+        code = execute(suites, new_client(), options, out, markdown_path)
+        sys.exit(against_base(base, out, markdown_path, gate, code))
+    sys.exit(execute(suites, new_client(), options, out, markdown_path))
 
 
 @main.command()

@@ -1,4 +1,5 @@
-"""A Comparison as markdown (Jinja, replaceable like the report's template) or a terminal table."""
+"""A Comparison (base against head) or a ModelComparison as markdown (Jinja, replaceable like the
+report's template) or a terminal table."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.compare.model import CHANGES, Comparison, SideStats
+from evalkit.compare.models import ModelComparison
 from evalkit.errors import UsageError
 from evalkit.render.markdown import _environment
 
@@ -75,4 +77,41 @@ def comparison_table(cmp: Comparison) -> str:
                         ("tokens", "tokens"), ("dollars", "cost_usd"), ("latency", "latency")):
         lines.append(f"{label:14}{_fmt(cmp.base, what):>24} → {_fmt(cmp.head, what)}")
     lines += [f"note: {n}" for n in cmp.notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_model_comparison(mc: ModelComparison, *, template: str | Path | None = None, clean: Any = None) -> str:
+    """Markdown for a model-against-model run (`models.md.j2`, or a user's template)."""
+    from jinja2 import TemplateError  # jinja2 loads only when a template is used
+
+    path = Path(template) if template else None
+    env = _environment(path.parent if path else None)
+    if clean is not None:
+        env.filters["clean"] = clean
+    try:
+        return env.get_template(path.name if path else "models.md.j2").render(mc=mc, fmt=_fmt)
+    except TemplateError as exc:
+        raise UsageError(f"model comparison template{f' ({path})' if path else ''}: {exc}") from None
+
+
+def model_table(mc: ModelComparison) -> str:
+    """Plain text: one row per case with a verdict column per model, then the per-model figures."""
+    head = ["case", *mc.models, "items that differ"]
+    rows = [head]
+    for row in mc.rows:
+        diffs = [f"{item} " + " vs ".join(per.get(m, "-") for m in mc.models) for item, per in row.items.items()
+                 if len({per.get(m, "-") for m in mc.models}) > 1]
+        rows.append([("* " if row.differs else "  ") + f"{row.suite}/{row.id}",
+                     *[row.verdicts.get(m, "-") for m in mc.models], ", ".join(diffs)])
+    for label, what in (("pass rate", "pass_rate"), ("critical", "critical_failures"), ("agreement", "agreement"),
+                        ("dollars", "cost_usd"), ("latency", "latency")):
+        rows.append([label, *[_fmt(c.stats, what) for c in mc.columns], ""])
+    rows.append(["model's own $", *[f"${c.model_cost_usd:.4f}" for c in mc.columns], ""])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
+    lines = [f"{len(mc.differing)} of {len(mc.rows)} cases differ between {' and '.join(mc.models)}. "
+             + mc.judge_line(), ""]
+    for i, cells in enumerate(rows):
+        if i == len(mc.rows) + 1:
+            lines.append("")
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cells[:-1], widths)) + ("  " + cells[-1] if cells[-1] else ""))
     return "\n".join(lines) + "\n"

@@ -244,6 +244,7 @@ class _Loader:
             target=self._target(spec),
             model=spec.model,
             judge_model=spec.judge_model,
+            compare_models=list(spec.compare_models),
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
             max_tokens=spec.max_tokens,
             temperature=spec.temperature,

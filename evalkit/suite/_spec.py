@@ -175,6 +175,8 @@ class SuiteSpec(_Strict):
     model: str | None = Field(default=None, description="Model for the target's calls.")
     judge_model: str | None = Field(default=None, description=f"Default {DEFAULT_JUDGE_MODEL}.")
     models: ModelTiers = Field(default_factory=ModelTiers)
+    compare_models: list[str] = Field(default_factory=list, description="Run the cases once per model, side by "
+                                      "side (the judge stays the same); `--model` twice does the same.")
     max_tokens: int = Field(default=1024, gt=0)
     temperature: float | None = Field(default=None, ge=0, le=1)
     repeats: int = Field(default=1, ge=1, le=100)

@@ -1,0 +1,132 @@
+"""Run the same suites on another git ref: check the ref out into a temporary worktree, run
+`evalkit run` there in a process of its own (the base's agent modules must not mix with the
+head's in one interpreter), with the head's options and the same response cache, so a request
+that did not change is answered from the cache instead of being made twice."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.cache import default_cache_dir
+from evalkit.compare.load import load_results
+from evalkit.errors import UsageError
+from evalkit.report import Report
+from evalkit.runner import RunOptions
+
+# The base side runs this command with the head's evalkit: the engine is held fixed, only the
+# repository's files (suites, prompts, agent code) differ.
+_EVALKIT = [sys.executable, "-c", "import sys; from evalkit.cli import main; sys.exit(main())"]
+
+
+@dataclass
+class Git:
+    """git in one repository; `safe` trusts a checkout owned by another user (the Action's)."""
+
+    root: Path
+    safe: bool = False
+
+    def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        config = ["-c", "safe.directory=*"] if self.safe else []
+        done = subprocess.run(["git", *config, *args], cwd=self.root, capture_output=True, text=True,
+                              timeout=600)
+        if check and done.returncode != 0:
+            raise UsageError(f"git {' '.join(args)} failed: {_last_line(done.stderr)}")
+        return done
+
+    @classmethod
+    def of(cls, where: Path, *, safe: bool = False) -> "Git":
+        """The repository holding `where`; UsageError outside one."""
+        probe = cls(where if where.is_dir() else where.parent, safe)
+        done = probe("rev-parse", "--show-toplevel", check=False)
+        if done.returncode != 0:
+            raise UsageError(f"--baseline needs a git repository: {where} is not in one "
+                             f"({_last_line(done.stderr)})")
+        return cls(Path(done.stdout.strip()).resolve(), safe)
+
+    def commit(self, ref: str) -> str | None:
+        done = self("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+        return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+@dataclass
+class BaseRun:
+    ref: str
+    commit: str
+    report: Report
+    results_path: Path
+    missing: list[str]  # suite paths that do not exist on the base (new on head)
+
+
+@contextlib.contextmanager
+def worktree(git: Git, commit: str) -> Iterator[Path]:
+    """A detached checkout of `commit` in a temporary folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="evalkit-base-") as tmp:
+        path = Path(tmp) / "base"
+        git("worktree", "add", "--detach", "--quiet", str(path), commit)
+        try:
+            yield path
+        finally:
+            git("worktree", "remove", "--force", str(path), check=False)
+            git("worktree", "prune", check=False)
+
+
+def run_base(ref: str, paths: Sequence[str | Path], run_args: Sequence[str], out: Path, *,
+             env: Mapping[str, str] | None = None, git: Git | None = None, cwd: Path | None = None) -> BaseRun:
+    """Run `evalkit run <paths on ref> -o out <run_args>` in a worktree of `ref`."""
+    cwd = (cwd or Path.cwd()).resolve()
+    git = git or Git.of(cwd)
+    commit = git.commit(ref)
+    if commit is None:
+        raise UsageError(f"--baseline {ref}: no such commit in {git.root} (fetch it first)")
+    rels = [_relative(Path(p), cwd, git.root) for p in paths]
+    with worktree(git, commit) as tree:
+        present = [r for r in rels if (tree / r).exists()]
+        missing = [r for r in rels if not (tree / r).exists()]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not present:
+            report = Report(verdict="skipped")
+            report.save(out)
+            return BaseRun(ref, commit, report, out, missing)
+        where = tree / cwd.relative_to(git.root) if cwd.is_relative_to(git.root) else tree
+        command = [*_EVALKIT, "run", *[str(tree / r) for r in present], "-o", str(out), *run_args]
+        done = subprocess.run(command, cwd=where if where.is_dir() else tree, capture_output=True, text=True,
+                              env=dict(os.environ if env is None else env))
+        if done.returncode not in (0, 1) or not out.exists():
+            raise UsageError(f"the run on {ref} ({commit[:12]}) failed: {_last_line(done.stderr or done.stdout)}")
+    return BaseRun(ref, commit, load_results(out), out, missing)
+
+
+def _relative(path: Path, cwd: Path, root: Path) -> str:
+    full = (cwd / path).resolve()
+    if not full.is_relative_to(root):
+        raise UsageError(f"--baseline: {path} is outside the repository {root}")
+    return full.relative_to(root).as_posix()
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no message"
+
+
+def forwarded_args(options: RunOptions, concurrency: int, cache_dir: str | None, no_cache: bool) -> list[str]:
+    """The head run's options as `evalkit run` arguments, for the base side; the cache is shared."""
+    args: list[str] = []
+    for flag, value in (("--target", options.target), ("--model", options.model),
+                        ("--judge-model", options.judge_model), ("--repeat", options.repeat),
+                        ("--rubric-threshold", options.rubric_threshold),
+                        ("--agreement-threshold", options.agreement_threshold)):
+        if value is not None:
+            args += [flag, str(value)]
+    for glob in options.cases:
+        args += ["--case", glob]
+    args += ["--concurrency", str(concurrency)]
+    args += ["--no-cache"] if no_cache else ["--cache-dir", str(Path(cache_dir).resolve() if cache_dir
+                                                                   else default_cache_dir())]
+    return args

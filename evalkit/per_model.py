@@ -1,0 +1,60 @@
+"""Model against model: the same suites run once per model, each with a client of its own (so
+usage is counted per model) over one provider and one response cache. The judge is not touched:
+`--model` sets the target's tier only."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from evalkit import lifecycle
+from evalkit.client import ModelClient
+from evalkit.errors import UsageError
+from evalkit.report import Report
+from evalkit.runner import Runner, RunOptions
+from evalkit.suite.model import Suite
+
+
+def models_to_compare(suites: list[Suite], cli_models: list[str]) -> list[str]:
+    """Two or more models from the command line, else the suites' `compare_models` (one list)."""
+    if len(cli_models) > 1:
+        return list(dict.fromkeys(cli_models))
+    lists = {tuple(s.compare_models) for s in suites if s.compare_models}
+    if len(lists) > 1:
+        raise UsageError("the suites name different compare_models lists: run them apart, or pass --model "
+                         "twice to choose")
+    if lists and cli_models:
+        raise UsageError("one --model with suites that set compare_models: pass every model with --model, "
+                         "or none")
+    return list(lists.pop()) if lists else []
+
+
+def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[[], ModelClient],
+                  options: RunOptions) -> list[tuple[str, Report]]:
+    """A Report per model, in order. A retired model among them stops all before any call."""
+    if len(models) < 2:
+        raise UsageError("a model comparison needs at least two models")
+    clients = [make_client() for _ in models]
+    deprecated = clients[0].deprecations()
+    for model in models:
+        lifecycle.refuse_retired(lifecycle.suite_models(suites, model, options.judge_model), deprecated)
+    return asyncio.run(_run_all(suites, models, clients, options))
+
+
+async def _run_all(suites: list[Suite], models: list[str], clients: list[ModelClient],
+                   options: RunOptions) -> list[tuple[str, Report]]:
+    reports = []
+    try:
+        for model, client in zip(models, clients):
+            jsonl = _per_model_path(options.jsonl_path, model) if options.jsonl_path else None
+            report = await Runner(client, replace(options, model=model, jsonl_path=jsonl)).run(suites)
+            reports.append((model, report))
+    finally:
+        await clients[0].provider.aclose()
+    return reports
+
+
+def _per_model_path(path: Path, model: str) -> Path:
+    return path.with_name(f"{path.name.split('.')[0]}.{model}{''.join(path.suffixes)}")
