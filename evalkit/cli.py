@@ -96,6 +96,21 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
 
 
 @main.command()
+@paths_argument
+@_guard
+def selftest(paths: tuple[str, ...]) -> None:
+    """Run the code-decided items on each suite's gold outputs, compare with the labels (offline; exit 1
+    on a disagreement)."""
+    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
+    from evalkit.selftest import describe, selftest as check_suite
+
+    results = [check_suite(s) for s in load_suites(list(paths))]
+    for result in results:
+        click.echo("\n".join(describe(result)))
+    sys.exit(0 if all(r.ok for r in results) else 1)
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the JSON Schema here.")
 def schema(output: str | None) -> None:
     """Print the JSON Schema of suite files (for editor autocompletion)."""

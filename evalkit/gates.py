@@ -11,7 +11,8 @@ _SEVERITY = {"skipped": 0, "pass": 1, "fail": 2, "error": 3}
 def score_case(case: CaseResult) -> None:
     """Fill the case's pass rate, check counts, critical failures and errors from its runs."""
     rubric = [i for r in case.runs for i in r.items if not i.required and i.status in ("pass", "fail")]
-    case.rubric_pass_rate = sum(i.status == "pass" for i in rubric) / len(rubric) if rubric else None
+    weight = sum(i.weight for i in rubric)
+    case.rubric_pass_rate = sum(i.weight for i in rubric if i.status == "pass") / weight if rubric else None
     checks = [i for r in case.runs for i in r.items if i.required and i.status != "n/a"]
     case.checks_total = len(checks)
     case.checks_passed = sum(i.status == "pass" for i in checks)

@@ -24,9 +24,10 @@ class ItemResult(BaseModel):
     text: str
     status: Status
     reason: str = ""
-    decided_by: Literal["code", "judge"] = "code"
+    decided_by: Literal["code", "judge", "code+judge"] = "code"
     critical: bool = False
     required: bool = False
+    weight: float = 1.0
 
     @property
     def passed(self) -> bool | None:

@@ -38,18 +38,28 @@ def decide_items(case: Case, applicable: list[Item], recorded: list[ItemResult],
     """Every item of a run, in the case's order: judged, decided by code, or recorded before."""
     decided = {r.id: r for r in recorded}
     for it in applicable:
-        if it.judge is not None:
-            decided[it.id] = judged_item(it, verdicts)
-        elif it.check is not None and it.check.needs_fields and ctx.fields is None:
-            decided[it.id] = item_result(it, "error", extract_error or "no fields were extracted")
-        else:
-            decided[it.id] = decide_item(it, ctx)
+        code = None
+        if it.check is not None and it.check.needs_fields and ctx.fields is None:
+            code = item_result(it, "error", extract_error or "no fields were extracted")
+        elif it.check is not None:
+            code = decide_item(it, ctx)
+        judged = judged_item(it, verdicts) if it.judge is not None else None
+        decided[it.id] = both_witnesses(it, code, judged) if code and judged else (code or judged)  # type: ignore[assignment]
     return [decided[it.id] for it in case.items]
+
+
+def both_witnesses(it: Item, code: ItemResult, judged: ItemResult) -> ItemResult:
+    """Two witnesses: a fail of either fails the item, then an error of either is an error;
+    one witness not applicable leaves the other's verdict."""
+    statuses = {code.status, judged.status}
+    status = next((s for s in ("fail", "error", "pass") if s in statuses), "n/a")
+    return item_result(it, status, f"code: {code.reason} · judge: {judged.reason}")
 
 
 def item_result(it: Item, status: str, reason: str) -> ItemResult:
     return ItemResult(id=it.id, text=it.text, status=status, reason=reason,  # type: ignore[arg-type]
-                      decided_by=it.decided_by, critical=it.critical, required=it.required)  # type: ignore[arg-type]
+                      decided_by=it.decided_by, critical=it.critical, required=it.required,  # type: ignore[arg-type]
+                      weight=it.weight)
 
 
 def judged_item(it: Item, outcome: Any) -> ItemResult:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
+from evalkit.pytest_plugin.gold import GoldItem
+
 if TYPE_CHECKING:
     from evalkit.report import CaseResult, Report  # on use: the plugin loads in every pytest run
 
@@ -40,6 +42,8 @@ class EvalSuiteFile(pytest.File):
             yield EvalCaseItem.from_parent(self, name=case.id, case_id=case.id, repeat=None)
         for cmp in self.suite.comparisons:
             yield EvalCompareItem.from_parent(self, name=f"compare:{cmp.id}", case_id=cmp.id, repeat=None)
+        for gold in self.suite.gold:
+            yield GoldItem.from_parent(self, name=f"gold[{gold.where}]", suite=self.suite, gold=gold)
 
     def run_report(self) -> Report:
         """Run the file's selected cases through the engine, once; later items read the result."""

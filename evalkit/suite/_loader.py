@@ -25,6 +25,7 @@ from evalkit.suite._spec import (
 from evalkit.suite._yaml import YamlDocument, read_yaml
 from evalkit.suite.conditions import compile_condition
 from evalkit.suite.files import default_suite_name, resolve_suite_path
+from evalkit.suite.gold import GoldReader
 from evalkit.suite.model import Case, Item, Suite, Target
 from evalkit.suite.prompts import check_template
 
@@ -211,7 +212,7 @@ class _Loader:
                 items.append(Item(id=item_spec.id or f"item{j + 1}",
                                   text=item_spec.text or item_spec.judge or (check.describe() if check else ""),
                                   check=check, judge=item_spec.judge, critical=item_spec.critical,
-                                  when=item_spec.when, line=self.line_of(rloc + (j,))))
+                                  when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight))
             ids = [it.id for it in items]
             for dup in sorted({x for x in ids if ids.count(x) > 1}):
                 self.problem(rloc, f"duplicate rubric item id {dup!r}", cspec.id)
@@ -237,6 +238,9 @@ class _Loader:
         for case in cases:
             if case.id in compared and not case.fields:
                 case.fields = list(spec.fields)
+        gold = GoldReader(self.doc, cases, spec.fields)
+        gold_outputs = gold.read(spec.gold)
+        self.problems += [p for p in gold.problems if p not in self.problems]
         return Suite(
             name=spec.name or default_suite_name(self.doc.path),
             path=self.doc.path,
@@ -255,6 +259,7 @@ class _Loader:
             comparisons=spec.compare,
             description=spec.description,
             is_fixture_list=fixture_list,
+            gold=gold_outputs,
         )
 
     def _check_comparisons(self, spec: SuiteSpec, case_ids: dict[str, int], field_names: set[str]) -> set[str]:

@@ -38,7 +38,8 @@ class FieldSpec(_Strict):
 
 
 class RubricItemSpec(_Strict):
-    """One checklist item, decided either by code (`check`) or by the judge (`judge`)."""
+    """One checklist item, decided by code (`check`), by the judge (`judge`), or by both (two
+    witnesses: it passes only when both do)."""
 
     id: str | None = None
     text: str | None = Field(default=None, description="Human label shown in reports.")
@@ -47,11 +48,12 @@ class RubricItemSpec(_Strict):
     critical: bool = Field(default=False, description="Fail the case if this fails, whatever the rate.")
     when: str | None = Field(default=None, description="Jinja expression over `input` and `facts`; "
                                                        "false makes the item not applicable.")
+    weight: float = Field(default=1.0, gt=0, description="Weight of this item in the rubric pass rate.")
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> "RubricItemSpec":
-        if (self.judge is None) == (self.check is None):
-            raise ValueError("a rubric item needs exactly one of `judge:` or `check:`")
+    def _some_witness(self) -> "RubricItemSpec":
+        if self.judge is None and self.check is None:
+            raise ValueError("a rubric item needs `judge:`, `check:` or both")
         return self
 
 
@@ -156,6 +158,29 @@ class CompareSpec(_Strict):
     tolerance: float = Field(default=0.1, ge=0, description="Relative tolerance for `within`.")
 
 
+GoldLabel = Literal["pass", "fail", "n/a"]
+
+
+class GoldSpec(_Strict):
+    """A gold-labelled output: what a careful reader decides about one output of one case."""
+
+    case: str = Field(min_length=1, description="The id of the case this output answers.")
+    output: Any = Field(description="The output (text, or the data the target returns).")
+    fields: dict[str, Any] | None = Field(default=None, description="The field values a careful reader "
+                                                                    "records; a declared field left out is "
+                                                                    "not stated (null).")
+    facts: dict[str, Any] = Field(default_factory=dict, description="Facts for `when:` conditions.")
+    labels: dict[str, GoldLabel] = Field(min_length=1, description="Item or check id -> pass, fail or n/a.")
+    note: str = Field(default="", description="One line: why these labels.")
+
+    @field_validator("output")
+    @classmethod
+    def _has_output(cls, v: Any) -> Any:
+        if v is None:
+            raise ValueError("a gold entry needs an `output`")
+        return v
+
+
 class Thresholds(_Strict):
     rubric: float = Field(default=0.8, ge=0, le=1, description="Minimum rubric pass rate per case.")
     agreement: float = Field(default=0.8, ge=0, le=1, description="Minimum field agreement per case.")
@@ -190,6 +215,8 @@ class SuiteSpec(_Strict):
     checks: list[CheckSpec] = Field(default_factory=list, description="Applied to every case.")
     rubrics: dict[str, RubricSpec] = Field(default_factory=dict)
     compare: list[CompareSpec] = Field(default_factory=list)
+    gold: list[dict[str, Any]] | str | None = Field(default=None, description="Gold-labelled outputs, or a glob of "
+                                                                    "YAML files holding them, relative to this file.")
     cases: list[CaseSpec] | str = Field(description="The cases, or the path of a fixture list (a YAML list "
                                                     "of cases) relative to this file.")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.checks.base import Check
 from evalkit.models import resolve_tiers
-from evalkit.suite._spec import CompareSpec, FieldSpec, Thresholds
+from evalkit.suite._spec import CompareSpec, FieldSpec, GoldLabel, Thresholds
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,32 @@ class Item:
     required: bool = False
     when: str | None = None
     line: int | None = None
+    weight: float = 1.0
 
     @property
     def decided_by(self) -> str:
+        """code, judge, or code+judge: two witnesses that must both pass."""
+        if self.judge is not None and self.check is not None:
+            return "code+judge"
         return "judge" if self.judge is not None else "code"
+
+
+@dataclass(frozen=True)
+class GoldOutput:
+    """A gold-labelled output of a case: its expected verdict per item id (labels by item id)."""
+
+    case_id: str
+    output: Any
+    labels: dict[str, GoldLabel]
+    fields: dict[str, Any] | None = None  # None: the entry records no fields
+    facts: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+    file: Path | None = None
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.file.name if self.file else '?'}:{self.line or 0}"
 
 
 @dataclass
@@ -87,6 +109,7 @@ class Suite:
     comparisons: list[CompareSpec] = field(default_factory=list)
     description: str = ""
     is_fixture_list: bool = False
+    gold: list[GoldOutput] = field(default_factory=list)
 
     @property
     def dir(self) -> Path:

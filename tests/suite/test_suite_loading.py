@@ -100,7 +100,7 @@ def test_every_problem_reported_at_once_with_lines_case_ids_and_choices(write):
     assert "line 5: case one: unknown check type 'sintax'; valid types:" in text
     assert "syntax" in text and "max_words" in text  # the valid choices are listed
     assert "line 8: case two: unknown key 'colour'" in text
-    assert "case two" in text and "exactly one of `judge:` or `check:`" in text
+    assert "case two" in text and "needs `judge:`, `check:` or both" in text
     assert len(problems) >= 3
 
 

@@ -1,0 +1,112 @@
+"""`evalkit selftest`: every code-decided item of a suite run on its gold outputs and compared with
+the gold labels, offline (no model, no key). Judge items are measured by `evalkit calibrate`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evalkit.checks.base import CheckContext
+from evalkit.report import ItemResult
+from evalkit.scoring import applicable_items, decide_item, item_result
+from evalkit.suite.model import GoldOutput, Item, Suite
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    gold: GoldOutput
+    item_id: str
+    label: str
+    verdict: str
+    reason: str
+
+    def describe(self) -> str:
+        return (f"{self.gold.where} case {self.gold.case_id}: {self.item_id} labelled {self.label}, "
+                f"code says {self.verdict}: {self.reason}")
+
+
+@dataclass
+class GoldCheck:
+    """One gold output's code verdicts against its labels."""
+
+    gold: GoldOutput
+    compared: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+    judge_labels: int = 0  # labels of judge-only items: selftest cannot decide them
+
+
+@dataclass
+class SelftestResult:
+    suite: Suite
+    checked: list[GoldCheck] = field(default_factory=list)
+
+    @property
+    def compared(self) -> int:
+        return sum(g.compared for g in self.checked)
+
+    @property
+    def disagreements(self) -> list[Disagreement]:
+        return [d for g in self.checked for d in g.disagreements]
+
+    @property
+    def judge_labels(self) -> int:
+        return sum(g.judge_labels for g in self.checked)
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+    def summary(self, judge_note: str | None = None) -> str:
+        if not self.suite.gold:
+            return f"{self.suite.name}: no gold outputs (add `gold:` to the suite to prove its checks)"
+        agree = self.compared - len(self.disagreements)
+        judge = judge_note or ("judge items: not measured (run `evalkit calibrate`)" if self.judge_labels
+                               else "no judge labels")
+        return (f"{self.suite.name}: code-decided items agree with {agree}/{self.compared} gold labels "
+                f"({len(self.suite.gold)} gold outputs); {judge}")
+
+
+def code_verdicts(suite: Suite, gold: GoldOutput) -> dict[str, ItemResult]:
+    """The code witness's verdict of every code-decided item of the gold output's case, by item id."""
+    case = suite.case(gold.case_id)
+    applicable, recorded = applicable_items(case, gold.facts)
+    verdicts = {r.id: r for r in recorded}
+    ctx = CheckContext(output=gold.output, input=case.input, fields=gold.fields, facts=gold.facts,
+                       case_id=case.id, suite_dir=suite.dir)
+    for it in applicable:
+        if it.check is None:
+            continue
+        if it.check.needs_fields and gold.fields is None:
+            verdicts[it.id] = item_result(it, "error", "the gold entry records no `fields:`")
+        else:
+            verdicts[it.id] = decide_item(_code_witness(it), ctx)
+    return verdicts
+
+
+def _code_witness(it: Item) -> Item:
+    return Item(id=it.id, text=it.text, check=it.check, critical=it.critical, required=it.required,
+                weight=it.weight)
+
+
+def check_gold(suite: Suite, gold: GoldOutput) -> GoldCheck:
+    result = GoldCheck(gold)
+    verdicts = code_verdicts(suite, gold)
+    items = {it.id: it for it in suite.case(gold.case_id).items}
+    for item_id, label in gold.labels.items():
+        got = verdicts.get(item_id)
+        if got is None or (items[item_id].check is None and got.status != "n/a"):
+            result.judge_labels += 1  # decided by the judge alone: calibrate measures it
+            continue
+        result.compared += 1
+        if got.status != label:
+            result.disagreements.append(Disagreement(gold, item_id, label, got.status, got.reason))
+    return result
+
+
+def selftest(suite: Suite) -> SelftestResult:
+    """Every gold output of `suite` checked against its labels."""
+    return SelftestResult(suite, [check_gold(suite, g) for g in suite.gold])
+
+
+def describe(result: SelftestResult, judge_note: str | None = None) -> list[str]:
+    """The summary line, then one line per disagreement."""
+    return [result.summary(judge_note)] + [f"  DISAGREE {d.describe()}" for d in result.disagreements]

@@ -1,0 +1,132 @@
+"""Gold-labelled outputs (`gold:` in a suite, inline or a glob of files): read, validated against the
+suite's cases, items and fields, every problem with its file and line."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evalkit._validation import clean_loc, pydantic_message
+from evalkit.errors import Problem
+from evalkit.suite._spec import FieldSpec, GoldSpec
+from evalkit.suite._yaml import YamlDocument, read_yaml
+from evalkit.suite.model import Case, GoldOutput
+
+_KIND_CHECK = {
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "enum": lambda v: isinstance(v, str),
+}
+
+
+class GoldReader:
+    """Reads a suite's `gold:` value; `problems` collects what is wrong, `read` returns the entries."""
+
+    def __init__(self, doc: YamlDocument, cases: list[Case], fields: dict[str, FieldSpec]):
+        self.doc = doc
+        self.cases = {c.id: c for c in cases}
+        self.fields = fields
+        self.problems: list[Problem] = []
+
+    def read(self, value: list[dict[str, Any]] | str | None) -> list[GoldOutput]:
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return self._entries(self.doc, value, ("gold",))
+        found: list[GoldOutput] = []
+        pattern = str(self.doc.path.parent / value)
+        files = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+        if not files:
+            self._problem(self.doc, ("gold",), f"gold: no file matches {value!r} (relative to the suite)")
+        for file in files:
+            try:
+                doc = read_yaml(file)
+            except (OSError, ValueError) as exc:
+                self.problems.append(Problem(str(exc).removeprefix(f"{file}: "), file=str(file)))
+                continue
+            data = doc.data
+            if isinstance(data, dict):
+                found += self._entries(doc, [data], (), single=True)
+            elif isinstance(data, list):
+                found += self._entries(doc, data, ())
+            else:
+                self._problem(doc, (), "a gold file holds a gold entry (a mapping) or a list of them")
+        return found
+
+    def _problem(self, doc: YamlDocument, loc: tuple[Any, ...], message: str, case_id: str | None = None) -> None:
+        self.problems.append(Problem(message, file=str(doc.path), line=doc.line(loc) or 0, case_id=case_id))
+
+    def _entries(self, doc: YamlDocument, raw: list[Any], prefix: tuple[Any, ...],
+                 single: bool = False) -> list[GoldOutput]:
+        found = []
+        for i, entry in enumerate(raw):
+            loc = () if single else prefix + (i,)
+            try:
+                spec = GoldSpec.model_validate(entry)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    case_id = entry.get("case") if isinstance(entry, dict) and isinstance(entry.get("case"), str) else None
+                    self._problem(doc, loc + clean_loc(err["loc"]), f"gold: {pydantic_message(err)}", case_id)
+                continue
+            gold = self._entry(doc, loc, spec)
+            if gold is not None:
+                found.append(gold)
+        return found
+
+    def _entry(self, doc: YamlDocument, loc: tuple[Any, ...], spec: GoldSpec) -> GoldOutput | None:
+        case = self.cases.get(spec.case)
+        if case is None:
+            self._problem(doc, loc + ("case",), f"gold: no case {spec.case!r}; cases: "
+                                                f"{', '.join(sorted(self.cases)) or '(none)'}")
+            return None
+        before = len(self.problems)
+        labels = {}
+        for key, label in spec.labels.items():
+            item_id = self._item_id(case, key)
+            if item_id is None:
+                ids = ", ".join(it.id for it in case.items) or "(none)"
+                self._problem(doc, loc + ("labels", key), f"gold: no item or check {key!r} in this case "
+                                                          f"(or it names several); ids: {ids}", case.id)
+            elif item_id in labels:
+                self._problem(doc, loc + ("labels", key), f"gold: {item_id} is labelled twice", case.id)
+            else:
+                labels[item_id] = label
+        fields = self._fields(doc, loc, spec, case)
+        readers = [it.id for it in case.items if it.id in labels and it.check is not None and it.check.needs_fields]
+        if readers and fields is None:
+            self._problem(doc, loc + ("labels",), f"gold: {', '.join(readers)} read(s) extracted fields; "
+                                                  f"record the values under `fields:`", case.id)
+        if len(self.problems) > before:
+            return None
+        return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
+                          note=spec.note, file=doc.path, line=doc.line(loc))
+
+    @staticmethod
+    def _item_id(case: Case, key: str) -> str | None:
+        """An item id as written, or a check type that names exactly one of the case's checks."""
+        if any(it.id == key for it in case.items):
+            return key
+        matches = [it.id for it in case.items if it.required and it.id.split(":", 1)[-1] == key]
+        return matches[0] if len(matches) == 1 else None
+
+    def _fields(self, doc: YamlDocument, loc: tuple[Any, ...], spec: GoldSpec, case: Case) -> dict[str, Any] | None:
+        if spec.fields is None:
+            return None
+        for name, value in spec.fields.items():
+            fspec = self.fields.get(name)
+            where = loc + ("fields", name)
+            if fspec is None:
+                self._problem(doc, where, f"gold: unknown field {name!r}; declared: "
+                                          f"{', '.join(sorted(self.fields)) or '(none)'}", case.id)
+            elif value is not None and not _KIND_CHECK[fspec.type](value):
+                self._problem(doc, where, f"gold: {name} = {value!r} is not a {fspec.type}", case.id)
+            elif fspec.type == "enum" and value is not None and value not in (fspec.values or []):
+                self._problem(doc, where, f"gold: {name} = {value!r}; values: {', '.join(fspec.values or [])}",
+                              case.id)
+        # A declared field the reader left out is one the output does not state.
+        return {name: spec.fields.get(name) for name in self.fields}
