@@ -42,6 +42,8 @@ class RunResult(BaseModel):
     fields: dict[str, Any] | None = None
     facts: dict[str, Any] = Field(default_factory=dict)
     error: str | None = Field(default=None, description="The target failed: no output.")
+    traceback: str | None = Field(default=None, description="Where the target raised, when it raised.")
+    prompt: str | None = Field(default=None, description="The rendered prompt of a prompt target.")
     extraction_error: str | None = None
     wall_seconds: float = 0.0
 
@@ -55,6 +57,7 @@ class CaseResult(BaseModel):
     line: int | None = None
     file: str | None = None
     description: str = ""
+    input: Any = None
     runs: list[RunResult] = Field(default_factory=list)
     rubric_pass_rate: float | None = None
     checks_passed: int = 0

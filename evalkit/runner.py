@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -29,6 +30,7 @@ from evalkit.targets import TargetFn, TargetResult, resolve_target, target_execu
 from evalkit.usage import Usage
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
+MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
 
 
 @dataclass
@@ -141,7 +143,7 @@ class Runner:
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
         result = CaseResult(id=case.id, verdict="pass", line=case.line, description=case.description,
-                            file=str(case.file) if case.file else None)
+                            file=str(case.file) if case.file else None, input=jsonable(case.input))
         if case.skip:
             result.verdict, result.reasons = "skipped", [case.skip]
         else:
@@ -179,12 +181,13 @@ class Runner:
             run.error = f"target's model call failed: {exc}"
         except Exception as exc:  # the system under test may raise anything: that is an error row
             run.error = f"target raised {type(exc).__name__}: {one_line(exc)}"
+            run.traceback = traceback.format_exc()[-MAX_STORED_TRACEBACK:]
         if run.error:
             run.wall_seconds = round(time.perf_counter() - t0, 3)
             return run
         facts: dict[str, Any] = {}
         if isinstance(produced, TargetResult):
-            produced, facts = produced.output, dict(produced.facts)
+            produced, facts, run.prompt = produced.output, dict(produced.facts), produced.prompt
         text = output_text(produced)
         run.output_chars = len(text)
         run.output = text if len(text) <= MAX_STORED_OUTPUT else (

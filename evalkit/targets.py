@@ -34,6 +34,7 @@ class TargetResult:
 
     output: Any
     facts: dict[str, Any] = field(default_factory=dict)
+    prompt: str | None = None  # the rendered prompt, shown in the HTML report
 
 
 TargetFn = Callable[[Any, BoundClient], Any]
@@ -87,6 +88,6 @@ def _prompt_target(target: Target) -> TargetFn:
             prompt, model=client.resolve_model(target.model), system=target.system,
             max_tokens=target.max_tokens or client.max_tokens,
             temperature=target.temperature if target.temperature is not None else client.temperature)
-        return (await client.generate(request)).text
+        return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
 
     return call
