@@ -125,11 +125,14 @@ def schema(output: str | None) -> None:
 
 @main.command()
 @click.argument("results", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["markdown", "junit", "json"]), default="markdown")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "junit", "json", "html"]), default="markdown")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
+@click.option("--base", type=click.Path(exists=True, dir_okay=False),
+              help="html: a base run's results, to show base vs head.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
 @_guard
-def report(results: str, fmt: str, template: str | None) -> None:
-    """Render a results JSON file as markdown, JUnit XML or JSON."""
+def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
+    """Render a results JSON file as markdown, JUnit XML, JSON or one self-contained HTML page."""
     from pydantic import ValidationError  # imported per command: --help and light commands stay fast
 
     from evalkit.render.junit import render_junit  # imported per command: --help and light commands stay fast
@@ -141,17 +144,37 @@ def report(results: str, fmt: str, template: str | None) -> None:
     except (ValidationError, ValueError) as exc:
         raise UsageError(f"{results} is not an evalkit results file ({str(exc).splitlines()[0]})") from None
     if fmt == "markdown":
-        click.echo(render_markdown(data, template=template), nl=False)
+        text = render_markdown(data, template=template)
     elif fmt == "junit":
-        click.echo(render_junit(data), nl=False)
+        text = render_junit(data)
+    elif fmt == "html":
+        text = _html(data, base, results)
     else:
-        click.echo(data.model_dump_json(indent=2))
+        text = data.model_dump_json(indent=2) + "\n"
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+def _html(head: Any, base_path: str | None, head_path: str) -> str:
+    """The HTML page of `head`, compared with the results at `base_path` when given."""
+    from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
+    from evalkit.render.html import render_html
+
+    if base_path is None:
+        return render_html(head)
+    base = load_results(base_path)
+    return render_html(head, base=base, comparison=compare_reports(base, head, base_label=base_path,
+                                                                   head_label=head_path))
 
 
 @main.command()
 @click.argument("base", type=click.Path(dir_okay=False))
 @click.argument("head", type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json", "html"]), default="table",
+              show_default=True)
 @click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level of Fisher's exact test on items with repeats.")
@@ -161,8 +184,13 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
     from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
     from evalkit.render.compare import comparison_table, render_comparison
 
-    cmp = compare_reports(load_results(base), load_results(head), alpha=alpha, base_label=base, head_label=head)
-    if fmt == "json":
+    base_report, head_report = load_results(base), load_results(head)
+    cmp = compare_reports(base_report, head_report, alpha=alpha, base_label=base, head_label=head)
+    if fmt == "html":
+        from evalkit.render.html import render_html  # imported per command: light commands stay fast
+
+        click.echo(render_html(head_report, comparison=cmp, base=base_report), nl=False)
+    elif fmt == "json":
         click.echo(cmp.model_dump_json(indent=2))
     elif fmt == "markdown":
         click.echo(render_comparison(cmp, template=template), nl=False)
@@ -193,11 +221,13 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.option("--baseline", help="A git ref: run the same suites on it first, then compare head with it.")
 @click.option("--gate", type=click.Choice(["thresholds", "regressions", "both"]), default="both", show_default=True,
               help="With --baseline: fail on the thresholds, on regressions against the base, or on either.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write the HTML report.")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], models: tuple[str, ...],
         judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
-        markdown_path: str | None, shard: str | None, baseline: str | None, gate: str) -> None:
+        markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
+        html_path: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.engine import anthropic_provider, load_suites, make_client
@@ -224,7 +254,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
                          jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer(), shard=share)
     if compared:
-        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path))
+        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
     if baseline:
         from evalkit.baseline import forwarded_args, run_base
 
@@ -232,8 +262,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
                         + (["--shard", shard] if shard else []),
                         out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
-        sys.exit(against_base(base, out, markdown_path, gate, code))
-    sys.exit(execute(suites, new_client(), options, out, markdown_path))
+        sys.exit(against_base(base, out, markdown_path, gate, code, html_path))
+    sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path))
 
 
 @main.command()
@@ -250,12 +280,13 @@ def merge(results: tuple[str, ...], output: str, markdown_path: str | None) -> N
     sys.exit(summarise(report, Path(output)))
 
 
-def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None) -> int:
+def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
+            html_path: str | None = None) -> int:
     """Run and save through the engine, then print the summary. Returns the exit code."""
     from evalkit.engine import run_and_save  # imported per command: --help and light commands stay fast
 
     try:
-        result = run_and_save(suites, client, options, out, markdown_path=markdown_path)
+        result = run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
     except KeyboardInterrupt:
         click.echo(f"\nevalkit: interrupted; every finished case is saved in {options.jsonl_path}", err=True)
         return 130

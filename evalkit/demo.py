@@ -64,7 +64,8 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
         jsonl = output_dir / "results.jsonl"
         jsonl.unlink(missing_ok=True)
         options = RunOptions(demo=True, jsonl_path=jsonl)
-        code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"))
+        code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"),
+                       str(output_dir / "report.html"))
     write_demo_comment(output_dir)
     return code
 

@@ -13,6 +13,7 @@ from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError
 from evalkit.providers.base import Provider
+from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
 from evalkit.report import Report
 from evalkit.runner import Runner, RunOptions
@@ -90,10 +91,10 @@ def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = N
 
 
 def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,
-                 markdown_path: str | Path | None = None,
+                 markdown_path: str | Path | None = None, html_path: str | Path | None = None,
                  finish: Callable[[Report], Report] | None = None) -> Report:
     """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
-    to `out` and, if asked, the markdown report. Every front door that saves results calls this."""
+    to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this."""
     out.parent.mkdir(parents=True, exist_ok=True)
     report = run(suites, client, options)
     if finish is not None:
@@ -101,6 +102,8 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
     report.save(out)
     if markdown_path:
         Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")
+    if html_path:
+        write_html(report, html_path)
     return report
 
 

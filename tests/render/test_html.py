@@ -1,0 +1,151 @@
+"""The HTML report without a browser: self-contained, escaped, its policy matching its own script
+and style, and the commands that write it (the browser tests are in test_html_browser.py)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import html_reports
+from evalkit.cli import main
+from evalkit.render.html import render_html, safe_url, visible
+from evalkit.report import Report
+from test_snapshots import fixed_report
+
+TEMPLATES = Path(__file__).parents[2] / "evalkit" / "render" / "templates"
+
+
+def _sha(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_the_policy_allows_exactly_the_page_own_script_and_style():
+    page = render_html(fixed_report())
+    policy = html.unescape(re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page).group(1))
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page, re.S)
+    assert len(scripts) == 1 and len(styles) == 1
+    assert f"script-src {_sha(scripts[0])};" in policy and f"style-src {_sha(styles[0])};" in policy
+    assert "default-src 'none'" in policy and "unsafe" not in policy
+
+
+def test_the_page_refers_to_nothing_outside_itself():
+    base, head, cmp = html_reports.pair(12)
+    page = render_html(head, comparison=cmp, base=base)
+    refs = re.findall(r'(?:src|href|action|srcset)\s*=\s*"([^"]*)"', page)
+    assert refs and all(r.startswith("#case=") for r in refs), [r for r in refs if not r.startswith("#")]
+    assert "@import" not in page and "url(" not in page and "<link" not in page and "<img" not in page
+
+
+def test_the_run_link_is_the_only_outside_link_and_only_when_http():
+    report = fixed_report()
+    assert 'href="https://github.com/octo-org/hello/actions/runs/777"' in render_html(report)
+    bad = report.model_copy(update={"run_url": "javascript:alert(1)"})
+    assert "javascript:" not in render_html(bad)
+    assert safe_url("https://x.example/a?b=1") and not safe_url("data:text/html,x") and not safe_url("//evil")
+
+
+def test_no_template_marks_text_safe():
+    for path in TEMPLATES.glob("*.html.j2"):
+        assert not re.search(r"\|\s*safe\b", path.read_text()), path
+
+
+def test_untrusted_text_is_escaped_and_invisible_characters_shown():
+    page = render_html(fixed_report())
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert visible("a\u202eb\u200bc\x07d\te\n") == "a[U+202E]b[U+200B]c[U+0007]d\te\n"
+
+
+def test_drill_down_holds_input_prompt_traceback_fields_and_both_sides():
+    base, head, cmp = html_reports.pair(24)
+    page = render_html(head, comparison=cmp, base=base)
+    assert "&#34;goal&#34;: &#34;half marathon&#34;" in page  # the input as JSON
+    assert "ValueError: no plan for a negative distance" in page and "Traceback" in page
+    assert "Output on base" in page and "only 3 day lines (head)" in page and "7 day lines" in page
+    assert page.count('class="case"') == sum(len(s.cases) for s in head.suites)
+    assert cmp.sentence() in page
+
+
+def test_model_vs_model_charts_and_calibration_render_when_present():
+    base, head, cmp = html_reports.pair(12)
+    page = render_html(head, comparison=cmp.model_copy(update={"base_label": "claude-a", "head_label": "claude-b"}))
+    assert "cost: base vs head" in page and "claude-a" in page and "<svg" in page
+    assert "pass rate per suite" in page and "cost per model" in page
+
+
+def _write_pair(tmp_path: Path) -> tuple[Path, Path]:
+    base, head, _ = html_reports.pair(12)
+    b, h = tmp_path / "base.json", tmp_path / "head.json"
+    base.save(b)
+    head.save(h)
+    return b, h
+
+
+def test_report_and_compare_commands_write_html(tmp_path):
+    b, h = _write_pair(tmp_path)
+    runner = CliRunner()
+    out = tmp_path / "r.html"
+    result = runner.invoke(main, ["report", str(h), "--format", "html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("<!DOCTYPE html>") and "regressed (" in out.read_text()
+    result = runner.invoke(main, ["report", str(h), "--format", "html", "--base", str(b)])
+    assert result.exit_code == 0 and "Output on " in result.output and "got worse" in result.output
+    result = runner.invoke(main, ["compare", str(b), str(h), "--format", "html"])
+    assert result.exit_code == 1 and "<!DOCTYPE html>" in result.output  # 1: a case regressed
+    result = runner.invoke(main, ["report", str(h), "--format", "html", "--base", str(tmp_path / "nope.json")])
+    assert result.exit_code == 2
+
+
+def test_run_writes_html_through_the_engine(write, tmp_path):
+    from evalkit.testing.fake_anthropic import FakeAnthropicServer
+    from evalkit.testing.script import Script
+
+    suite = write("s.yml", """
+        name: greet
+        target: {prompt: "Greet {{ name }}"}
+        cases:
+          - {id: ada, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
+    """)
+    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
+               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html",
+                                           str(tmp_path / "r.html")], env=env)
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "r.html").read_text()
+    assert "Hello Ada" in page and "Greet Ada" in page  # the output and the rendered prompt
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["suites"][0]["cases"][0]["input"] == {"name": "Ada"}
+    assert data["suites"][0]["cases"][0]["runs"][0]["prompt"] == "Greet Ada"
+    assert Report.load(tmp_path / "r.json").suites[0].cases[0].runs[0].prompt == "Greet Ada"
+
+
+def test_a_raising_target_keeps_its_traceback(write, run_scripted):
+    from evalkit.testing.script import Script
+
+    write("agent_mod.py", "def answer(input):\n    raise KeyError('missing profile')\n")
+    path = write("s.yml", """
+        name: boom
+        target: agent_mod:answer
+        cases:
+          - {id: one, input: {}, checks: [{type: contains, value: x}]}
+    """)
+    report = run_scripted(path, Script())
+    run = report.suites[0].cases[0].runs[0]
+    assert run.error and "KeyError" in run.error
+    assert run.traceback and "raise KeyError('missing profile')" in run.traceback
+    assert "missing profile" in render_html(report)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_suites_without_cases_or_models_still_render(n):
+    head = html_reports.report(n, "head", suites=n)
+    page = render_html(head.model_copy(update={"models": [], "provenance": None}))
+    assert page.count('<tr class="case"') == n + 1  # one new case on head
