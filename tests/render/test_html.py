@@ -130,10 +130,10 @@ def test_run_writes_html_through_the_engine(write, tmp_path):
 def test_a_raising_target_keeps_its_traceback(write, run_scripted):
     from evalkit.testing.script import Script
 
-    write("agent_mod.py", "def answer(input):\n    raise KeyError('missing profile')\n")
+    write("html_raising_agent.py", "def answer(input):\n    raise KeyError('missing profile')\n")
     path = write("s.yml", """
         name: boom
-        target: agent_mod:answer
+        target: html_raising_agent:answer
         cases:
           - {id: one, input: {}, checks: [{type: contains, value: x}]}
     """)
