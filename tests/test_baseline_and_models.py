@@ -60,7 +60,8 @@ def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_req
     with FakeAnthropicServer(script) as fake:
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
         result = invoke(["run", "a.suite.yml", "b.suite.yml", "--baseline", "HEAD~1",
-                                           "-o", str(tmp_path / "out/head.json")], env=env)
+                                           "-o", str(tmp_path / "out/head.json"), "--html", tmp_path / "head.html"],
+                        env=env)
         prompts = [b["messages"][0]["content"] for b in fake.requests]
     assert result.exit_code == 1, result.output
     # base: four requests; head: only the two cases whose prompt changed
@@ -74,6 +75,8 @@ def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_req
     assert changes == {"ada": "still passing", "bob": "still passing", "cy": "regressed", "di": "regressed"}
     assert cmp["changed_files"] == ["prompts/farewell.j2"]
     assert cmp["base_commit"] != cmp["head_commit"]
+    page = (tmp_path / "head.html").read_text()  # the HTML report shows base vs head, outputs side by side
+    assert "regressed (2)" in page and "Output on HEAD~1" in page and "Say a curt goodbye to Cy" in page
     # the temporary worktree is gone
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(listed.strip().splitlines()) == 1
@@ -113,7 +116,8 @@ def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, 
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
         out = tmp_path / "mc.json"
         result = invoke(["run", suite, "--model", "claude-sonnet-4-6", "--model",
-                                           "claude-opus-4-6", "-o", out, "--markdown", tmp_path / "mc.md"], env=env)
+                                           "claude-opus-4-6", "-o", out, "--markdown", tmp_path / "mc.md",
+                         "--html", tmp_path / "mc.html"], env=env)
         judged = {b["model"] for b in fake.requests if b.get("tool_choice")}
     assert result.exit_code == 1, result.output  # opus fails bob's check
     assert judged == {"claude-haiku-4-5-20251001"}
@@ -130,6 +134,8 @@ def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, 
     md = (tmp_path / "mc.md").read_text()
     assert "**`greet/bob`**" in md and "Run latency median / p95" in md
     assert (tmp_path / "mc.claude-opus-4-6.json").exists()
+    page = (tmp_path / "mc.html").read_text()  # the last model against the first
+    assert "claude-sonnet-4-6 → claude-opus-4-6" in page and "Output on claude-sonnet-4-6" in page
 
 
 def test_compare_models_in_the_suite_file(write, tmp_path):
