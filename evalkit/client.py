@@ -156,6 +156,7 @@ class BoundClient:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.tiers = tiers
+        self.truncated = False  # a target call of this run stopped at max_tokens
 
     def resolve_model(self, model: str | None) -> str:
         """A model id, a tier name (`high`, `low`), or None for the suite's target model."""
@@ -164,7 +165,10 @@ class BoundClient:
         return self.tiers.get(model, model)
 
     async def generate(self, request: ModelRequest, *, role: str = "target") -> ModelResponse:
-        return await self._client.generate(request, repeat=self.repeat, role=role, scopes=self._scopes)
+        response = await self._client.generate(request, repeat=self.repeat, role=role, scopes=self._scopes)
+        if role == "target" and response.stop_reason == "max_tokens":
+            self.truncated = True
+        return response
 
     async def complete(self, prompt: str | list[dict[str, Any]], *, system: str | None = None,
                        model: str | None = None, max_tokens: int | None = None,

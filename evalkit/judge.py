@@ -34,6 +34,16 @@ class JudgeReply(BaseModel):
     items: list[ItemVerdict]
 
 
+def judge_tool(ids: list[str]) -> dict[str, Any]:
+    """The judge's tool, its `id` restricted to the checklist's ids."""
+    spec = json.loads(json.dumps(JUDGE_TOOL_SPEC))
+    spec["input_schema"]["properties"]["items"]["items"]["properties"]["id"]["enum"] = list(ids)
+    return spec
+
+
+TRUNCATED_NOTE = ("Note: this output stopped at the length limit (max_tokens), so its end is cut off; "
+                  "judge what it says, and fail a criterion that needs the missing part.")
+
 JUDGE_TOOL_SPEC = {
     "name": JUDGE_TOOL,
     "description": "Record a reason and a pass/fail verdict for every criterion.",
@@ -65,17 +75,19 @@ def _dump(value: Any) -> str:
 
 
 def judge_request(model: str, output_text: str, criteria: dict[str, str], *, case_input: Any = None,
-                  facts: dict[str, Any] | None = None) -> ModelRequest:
+                  facts: dict[str, Any] | None = None, truncated: bool = False) -> ModelRequest:
+    # Long material first, the criteria and instructions last (the layout Anthropic recommends).
     listing = "\n".join(f"- [{cid}] {text}" for cid, text in criteria.items())
     content = "\n\n".join(filter(None, [
-        f"Criteria to decide, by id:\n{listing}",
-        _context_block(case_input, facts),
         "The output to assess:\n" + fence(output_text),
+        TRUNCATED_NOTE if truncated else "",
+        _context_block(case_input, facts),
+        f"Criteria to decide, by id:\n{listing}",
         f"Call {JUDGE_TOOL} with exactly these ids: {', '.join(criteria)}.",
     ]))
     return ModelRequest(model=model, system=JUDGE_SYSTEM, messages=({"role": "user", "content": content},),
                         max_tokens=512 + 256 * len(criteria), temperature=0.0,
-                        tools=(JUDGE_TOOL_SPEC,), tool_choice={"type": "tool", "name": JUDGE_TOOL})
+                        tools=(judge_tool(list(criteria)),), tool_choice={"type": "tool", "name": JUDGE_TOOL})
 
 
 def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: list[str]) -> dict[str, ItemVerdict]:
@@ -125,9 +137,9 @@ class JudgeOutcome(BaseModel):
 
 
 async def judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,
-                case_input: Any = None, facts: dict[str, Any] | None = None) -> JudgeOutcome:
+                case_input: Any = None, facts: dict[str, Any] | None = None, truncated: bool = False) -> JudgeOutcome:
     """Score every criterion in one call; a malformed reply is retried once, then is an error."""
-    request = judge_request(model, output_text, criteria, case_input=case_input, facts=facts)
+    request = judge_request(model, output_text, criteria, case_input=case_input, facts=facts, truncated=truncated)
     problem = ""
     for attempt in range(2):
         try:

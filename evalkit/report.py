@@ -45,6 +45,7 @@ class RunResult(BaseModel):
     traceback: str | None = Field(default=None, description="Where the target raised, when it raised.")
     prompt: str | None = Field(default=None, description="The rendered prompt of a prompt target.")
     extraction_error: str | None = None
+    truncated: bool = Field(default=False, description="The target's reply stopped at max_tokens.")
     wall_seconds: float = 0.0
 
     def run_errors(self) -> list[str]:

@@ -22,7 +22,7 @@ from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit import lifecycle, provenance
 from evalkit.judge import judge
 from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
-from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line
+from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line, truncated_item
 from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
 from evalkit.suite.model import Case, Suite, Target
@@ -154,7 +154,8 @@ class Runner:
             fields = {n: suite.fields[n] for n in case.fields}
             extracted = [r.fields for r in result.runs]
             if len(result.runs) > 1 and fields and all(f is not None for f in extracted):
-                result.agreement, result.field_agreement = agreement(extracted, fields, suite.tolerance)  # type: ignore[arg-type]
+                result.agreement, result.field_agreement = agreement(
+                    extracted, fields, suite.tolerance, suite.missing)  # type: ignore[arg-type]
             score_case(result)
             result.verdict, result.reasons = case_verdict(result, thresholds)
         result.wall_seconds = round(time.perf_counter() - t0, 3)
@@ -196,8 +197,9 @@ class Runner:
         applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
+        run.truncated = client.truncated
         judge_task = judge(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
-                           case_input=case.input, facts=facts) if judged else None
+                           case_input=case.input, facts=facts, truncated=run.truncated) if judged else None
         extract_task = extract_fields(client, judge_model, text, fields_spec) if fields_spec else None
         verdicts, (fields, extract_error) = await asyncio.gather(
             judge_task if judge_task else _none(), extract_task if extract_task else _pair_none())
@@ -205,6 +207,8 @@ class Runner:
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir)
         run.items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error)
+        if run.truncated and suite.complete:
+            run.items.append(truncated_item())
         run.wall_seconds = round(time.perf_counter() - t0, 3)
         return run
 

@@ -56,6 +56,12 @@ def both_witnesses(it: Item, code: ItemResult, judged: ItemResult) -> ItemResult
     return item_result(it, status, f"code: {code.reason} · judge: {judged.reason}")
 
 
+def truncated_item() -> ItemResult:
+    """The built-in `complete` check, recorded (failed) only for an output cut off at max_tokens."""
+    return ItemResult(id="complete", text="The output is complete (did not stop at max_tokens)", status="fail",
+                      reason="the output stopped at max_tokens: it is truncated", required=True)
+
+
 def item_result(it: Item, status: str, reason: str) -> ItemResult:
     return ItemResult(id=it.id, text=it.text, status=status, reason=reason,  # type: ignore[arg-type]
                       decided_by=it.decided_by, critical=it.critical, required=it.required,  # type: ignore[arg-type]

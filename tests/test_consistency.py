@@ -36,3 +36,27 @@ def test_consensus_is_the_median_of_numbers_else_the_most_common_value():
     assert consensus([3, 1, 2, None]) == 2
     assert consensus(["a", "b", "b"]) == "b"
     assert consensus([None, None]) is None
+
+
+def test_a_field_no_run_states_is_not_stated_and_lowers_agreement_unless_ignored():
+    from evalkit.consistency import agreement
+    from evalkit.suite._spec import FieldSpec
+
+    fields = {"km": FieldSpec(type="number"), "risk": FieldSpec(type="boolean")}
+    runs = [{"km": 40, "risk": None}, {"km": 41, "risk": None}, {"km": 40, "risk": None}]
+    share, detail = agreement(runs, fields, 0.1)
+    assert share == 0.5
+    assert [(d.field, d.status, d.counted) for d in detail] == [("km", "agreed", True),
+                                                                 ("risk", "not stated", True)]
+    share, detail = agreement(runs, fields, 0.1, missing="ignore")
+    assert share == 1.0 and detail[1].counted is False
+
+
+def test_numbers_agree_when_every_run_is_within_tolerance_of_the_median():
+    from evalkit.consistency import values_agree
+    from evalkit.suite._spec import FieldSpec
+
+    spec = FieldSpec(type="number")
+    # spread 18 > 10 % of the median 100, but every run lies within ±10 of it
+    assert values_agree([91, 100, 109], spec, 0.10)
+    assert not values_agree([89, 100, 100], spec, 0.10)

@@ -62,3 +62,14 @@ def test_a_reply_still_malformed_after_the_retry_is_an_error_never_a_pass():
     outcome, client = run_judge(Script().tool_reply(JUDGE_TOOL, {"items": []}), {"a": "is polite"})
     assert outcome.verdicts == {} and "invalid after a retry" in (outcome.error or "")
     assert client.usage.calls == 2
+
+
+def test_the_output_comes_first_the_criteria_last_and_ids_are_restricted_to_the_checklist():
+    request = judge_request("m", "THE OUTPUT", {"a": "is polite", "b": "is short"})
+    content = request.messages[0]["content"]
+    assert content.index("THE OUTPUT") < content.index("Criteria to decide") < content.index("Call record_verdicts")
+    schema = request.tools[0]["input_schema"]["properties"]["items"]["items"]["properties"]["id"]
+    assert schema["enum"] == ["a", "b"]
+    assert "max_tokens" not in content  # truncation is mentioned only when the output is truncated
+    cut = judge_request("m", "THE OUT", {"a": "is polite"}, truncated=True).messages[0]["content"]
+    assert "stopped at the length limit (max_tokens)" in cut

@@ -400,3 +400,20 @@ def test_models_follow_cli_then_suite_then_tiers_then_environment(write, monkeyp
     assert judge_model(explicit, none) == "j-model"
     cli = RunOptions(model="cli-m", judge_model="cli-j")
     assert (target_model(tiered, cli), judge_model(explicit, cli)) == ("cli-m", "cli-j")
+
+
+def test_a_truncated_reply_fails_the_builtin_complete_check_unless_the_suite_allows_it(write, tmp_path):
+    suite_text = PROMPT_SUITE.replace("cases:", "cases:", 1)
+    script = (Script().reply("Hello Ada, and", prompt="Ada", stop_reason="max_tokens")
+              .reply("Hello Bob", prompt="Bob").reply("Hello Cy", prompt="Cy"))
+    with FakeAnthropicServer(script) as fake:
+        report = run(load_suites([write("s.yml", suite_text)]), real_client(fake, tmp_path), RunOptions())
+    ada = report.suites[0].cases[0]
+    assert ada.verdict == "fail" and ada.runs[0].truncated
+    complete = ada.runs[0].items[-1]
+    assert (complete.id, complete.status, complete.required) == ("complete", "fail", True)
+    assert [c.runs[0].truncated for c in report.suites[0].cases[1:]] == [False, False]
+    allowed = write("t.yml", "complete: false\n" + suite_text)
+    with FakeAnthropicServer(script) as fake:
+        report = run(load_suites([allowed]), real_client(fake, tmp_path, no_cache=True), RunOptions())
+    assert report.suites[0].cases[0].verdict == "pass" and report.suites[0].cases[0].runs[0].truncated

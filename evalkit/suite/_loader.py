@@ -255,6 +255,8 @@ class _Loader:
             watch=spec.watch,
             thresholds=spec.thresholds,
             tolerance=spec.tolerance,
+            missing=spec.missing,
+            complete=spec.complete,
             fields=spec.fields,
             comparisons=spec.compare,
             description=spec.description,

@@ -203,11 +203,15 @@ class SuiteSpec(_Strict):
     compare_models: list[str] = Field(default_factory=list, description="Run the cases once per model, side by "
                                       "side (the judge stays the same); `--model` twice does the same.")
     max_tokens: int = Field(default=1024, gt=0)
+    complete: bool = Field(default=True, description="A run whose output stopped at max_tokens fails the "
+                                                     "built-in `complete` check; false to allow it.")
     temperature: float | None = Field(default=None, ge=0, le=1)
     repeats: int = Field(default=1, ge=1, le=100)
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
     thresholds: Thresholds = Field(default_factory=Thresholds)
     tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
+    missing: Literal["disagree", "ignore"] = Field(default="disagree", description="A field no run states: "
+                                                   "counts as a disagreement, or is left out of the share.")
     plugins: list[str] = Field(default_factory=list, description="Modules that register checks.")
     check_defaults: dict[str, dict[str, Any]] = Field(default_factory=dict,
                                                       description="Default arguments per check type.")

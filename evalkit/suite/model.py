@@ -105,6 +105,8 @@ class Suite:
     watch: list[str] = field(default_factory=list)
     thresholds: Thresholds = field(default_factory=Thresholds)
     tolerance: float = 0.10
+    missing: str = "disagree"  # a field no run states: disagree | ignore
+    complete: bool = True  # a truncated output fails the built-in `complete` check
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     comparisons: list[CompareSpec] = field(default_factory=list)
     description: str = ""

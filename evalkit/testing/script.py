@@ -17,6 +17,7 @@ FAULT_KINDS = ("429", "529", "500", "400", "drop", "bad_json")
 @dataclass(frozen=True)
 class TextReply:
     text: str
+    stop_reason: str = "end_turn"  # "max_tokens": a reply cut off at the length limit
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,8 @@ class Script:
         self._rules: list[Rule] = []
         self._lock = threading.Lock()
 
-    def reply(self, text: str, **match: Any) -> "Script":
-        return self._add(TextReply(text), **match)
+    def reply(self, text: str, *, stop_reason: str = "end_turn", **match: Any) -> "Script":
+        return self._add(TextReply(text, stop_reason), **match)
 
     def tool_reply(self, tool: str, tool_input: dict[str, Any], **match: Any) -> "Script":
         match.setdefault("tool", tool)
@@ -180,7 +181,7 @@ def message_payload(body: dict[str, Any], action: TextReply | ToolReply) -> dict
         stop_reason, out_text = "tool_use", json.dumps(action.input)
     else:
         content = [{"type": "text", "text": action.text}]
-        stop_reason, out_text = "end_turn", action.text
+        stop_reason, out_text = action.stop_reason, action.text
     return {
         "id": "msg_" + uuid.uuid4().hex[:24],
         "type": "message",
