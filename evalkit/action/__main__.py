@@ -20,7 +20,7 @@ from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
-from evalkit.action.redact import redact, redact_file, scrub_environment, secret_values
+from evalkit.action.redact import redact, redact_file, redact_text, scrub_environment, secret_values
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.engine import make_client, run_and_save
@@ -31,6 +31,7 @@ from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
 from evalkit.github.event import Event
 from evalkit.render.comment import SUMMARY_CHARS, no_key_body, nothing_affected_body, render_comment
+from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.report import Report
 from evalkit.runner import RunOptions
@@ -116,13 +117,17 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
         print(f"evalkit: shard {inputs.shard}: no comment from this job; a final job with `merge` posts it")
     results_path = out_dir / "results.json"
     (out_dir / "junit.xml").write_text(render_junit(report), encoding="utf-8")
+    html_path = out_dir / "report.html"
+    html_path.write_text(redact_text(render_html(report), outcome.secrets), encoding="utf-8")
     hint = f"`{outcome.outputs.show(out_dir)}`; upload it with actions/upload-artifact"
-    body = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint, mark=outcome.mark)
+    body = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint, mark=outcome.mark,
+                          html_report=html_path.name)
     summary = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                             mark=outcome.mark, limit=SUMMARY_CHARS, cap=SUMMARY_CAP)
+                             mark=outcome.mark, limit=SUMMARY_CHARS, cap=SUMMARY_CAP, html_report=html_path.name)
 
     log_report(report, workspace)
     outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels)
+    outcome.outputs.set(html_path=outcome.outputs.show(html_path))
     give_to_workspace_owner(out_dir, workspace)
     code = exit_code(report.verdict)
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")

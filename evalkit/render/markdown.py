@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +31,17 @@ def _environment(template_dir: Path | None) -> Any:
     env.filters["clean"] = lambda v: str(v)
     env.filters["seconds"] = lambda v: f"{v:.1f} s" if v < 120 else f"{v / 60:.1f} min"
     env.filters["thousands"] = lambda v: f"{v:,}"
+    env.filters["mermaid_label"] = mermaid_label
     # Where a block that may be left out to fit a size limit starts and ends (render/comment.py
     # gives these meaning; everywhere else they print nothing).
     env.globals["block"] = lambda kind: ""
     env.globals["end_block"] = lambda: ""
     return env
+
+
+def mermaid_label(value: Any) -> str:
+    """Text safe inside a quoted Mermaid label: letters, digits and a little punctuation, ≤ 40 chars."""
+    return re.sub(r"[^\w .:/()+-]", "_", " ".join(str(value).split()))[:40]
 
 
 def _cell(value: Any) -> str:

@@ -226,6 +226,10 @@ def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo,
     body = after[0]["body"]
     assert "All gates passed" in body and "greet" in body
     assert "https://github.com/octo-org/hello/actions/runs/4242" in body
+    # The HTML report sits beside the results, and the comment points to the run's artifacts.
+    assert first.outputs["html_path"] == ".evalkit/results/report.html"
+    assert "<!DOCTYPE html>" in first.file("html_path").read_text()
+    assert "[run's artifacts](https://github.com/octo-org/hello/actions/runs/4242#artifacts)" in body
     assert first.outputs["verdict"] == "pass"
     assert first.outputs["selected_suites"] == "evals/greet.suite.yml"
     assert first.file("results_path").is_file() and first.file("comment_path").read_text().startswith(MARKER)

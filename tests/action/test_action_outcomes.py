@@ -37,7 +37,7 @@ def test_output_paths_are_accepted_by_upload_artifact_and_name_the_files(action,
     with FakeAnthropicServer(greet_script()) as fake_llm:
         run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 0, run.log
-    for name in ("results_path", "comment_path"):
+    for name in ("results_path", "html_path", "comment_path"):
         assert glob_accepts(run.outputs[name]), run.outputs[name]
         assert (repo / run.outputs[name]).is_file()  # later steps run in the workspace
     git = subprocess.run(["git", "init", "-q", str(repo)], check=True)
