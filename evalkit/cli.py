@@ -111,6 +111,36 @@ def selftest(paths: tuple[str, ...]) -> None:
 
 
 @main.command()
+@paths_argument
+@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Judge and extract every gold output N times (for the flip rate).")
+@click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True)
+@click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
+@_guard
+def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, concurrency: int, no_cache: bool,
+              cache_dir: str | None) -> None:
+    """Measure the judge and the extraction against the suites' gold labels; save the figures beside
+    each suite (exit 1 when an item is under the suite's `calibration:` bar)."""
+    # imported per command: --help and light commands stay fast
+    from evalkit.calibrate import describe
+    from evalkit.suite.calibration import save_calibration
+    from evalkit.engine import anthropic_provider, calibrate as measure, load_suites, make_client
+
+    suites = [s for s in load_suites(list(paths)) if s.gold]
+    if not suites:
+        raise UsageError("no gold outputs in these suites: add `gold:` entries first (see README)")
+    client = make_client(anthropic_provider(max_connections=max(concurrency, 8)), concurrency=concurrency,
+                         cache_dir=cache_dir, no_cache=no_cache)
+    results = measure(suites, client, judge_model=judge_model, repeats=repeats)
+    for suite, result in zip(suites, results):
+        click.echo("\n".join(describe(result)))
+        click.echo(f"  saved {save_calibration(suite, result)}")
+    sys.exit(1 if any(r.below for r in results) else 0)
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the JSON Schema here.")
 def schema(output: str | None) -> None:
     """Print the JSON Schema of suite files (for editor autocompletion)."""

@@ -85,7 +85,7 @@ class ModelClient:
                 self.warn(f"model {model} is deprecated and reaches end-of-life on {eol}; "
                           f"move to a newer model")
 
-    async def generate(self, request: ModelRequest, *, repeat: int = 0, role: str = "target",
+    async def generate(self, request: ModelRequest, *, repeat: int | str = 0, role: str = "target",
                        scopes: Iterable[Usage] = ()) -> ModelResponse:
         """One model call: served from the run's memo or the disk cache when it can be."""
         self._note_model(request.model, role)
@@ -157,6 +157,14 @@ class BoundClient:
         self.temperature = temperature
         self.tiers = tiers
         self.truncated = False  # a target call of this run stopped at max_tokens
+        self.sample = 0  # >0: another sample of the same request (judge repeats), cached apart
+
+    def sampled(self, k: int) -> "BoundClient":
+        """This client for the k-th sample of a repeated judgement: same scopes, its own cache key."""
+        other = BoundClient(self._client, model=self.model, repeat=self.repeat, scopes=self._scopes,
+                            max_tokens=self.max_tokens, temperature=self.temperature, tiers=self.tiers)
+        other.sample = k
+        return other
 
     def resolve_model(self, model: str | None) -> str:
         """A model id, a tier name (`high`, `low`), or None for the suite's target model."""
@@ -165,7 +173,8 @@ class BoundClient:
         return self.tiers.get(model, model)
 
     async def generate(self, request: ModelRequest, *, role: str = "target") -> ModelResponse:
-        response = await self._client.generate(request, repeat=self.repeat, role=role, scopes=self._scopes)
+        key = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
+        response = await self._client.generate(request, repeat=key, role=role, scopes=self._scopes)
         if role == "target" and response.stop_reason == "max_tokens":
             self.truncated = True
         return response

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from evalkit import merging
 from evalkit.cache import ResponseCache, default_cache_dir
@@ -20,6 +20,9 @@ from evalkit.runner import Runner, RunOptions
 from evalkit.suite._loader import load_suite
 from evalkit.suite.files import resolve_suite_paths
 from evalkit.suite.model import Suite
+
+if TYPE_CHECKING:
+    from evalkit.calibrate import Calibration
 
 NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
                   "or run `evalkit demo` to see evalkit work with scripted replies")
@@ -88,6 +91,21 @@ async def run_async(suites: list[Suite], client: ModelClient, options: RunOption
 def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
     """Run `suites` to a Report (blocking)."""
     return asyncio.run(run_async(suites, client, options))
+
+
+def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | None = None,
+              repeats: int = 3) -> list[Calibration]:
+    """Measure each suite's judge and extraction on its gold outputs (blocking)."""
+    from evalkit.calibrate import calibrate as measure  # only this command needs it
+
+    async def all_suites() -> list[Calibration]:
+        try:
+            return list(await asyncio.gather(*(measure(client, s, s.tier_models(None, judge_model)["low"], repeats)
+                                               for s in suites)))
+        finally:
+            await client.provider.aclose()
+
+    return asyncio.run(all_suites())
 
 
 def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from evalkit.client import BoundClient
 from evalkit.errors import ProviderError
 from evalkit.providers.base import ModelRequest
+from evalkit.stats import majority
 from evalkit.untrusted import fence
 
 JUDGE_TOOL = "record_verdicts"
@@ -130,10 +132,36 @@ def _json_in_text(text: str) -> Any:
 
 
 class JudgeOutcome(BaseModel):
-    """Verdicts by criterion id; on failure, `error` and no verdicts."""
+    """Verdicts by criterion id; on failure, `error` and no verdicts. With repeats, `votes` holds
+    every call's verdict per id and `verdicts` the majority."""
 
     verdicts: dict[str, ItemVerdict] = {}
     error: str | None = None
+    votes: dict[str, list[str]] = {}
+
+
+async def judge_repeated(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
+                         repeats: dict[str, int], **kwargs: Any) -> JudgeOutcome:
+    """Ask the judge max(repeats) times (each call its own sample), and decide each id by the
+    majority of its first `repeats[id]` votes (a tie fails); calls that fail are left out."""
+    n = max(repeats.values(), default=1)
+    if n <= 1:
+        return await judge(client, model, output_text, criteria, **kwargs)
+    outcomes = await asyncio.gather(*(judge(client.sampled(k) if k else client, model, output_text, criteria,
+                                            **kwargs) for k in range(n)))
+    good = [o for o in outcomes if not o.error]
+    if not good:
+        return outcomes[0]
+    verdicts: dict[str, ItemVerdict] = {}
+    votes: dict[str, list[str]] = {}
+    for cid in criteria:
+        mine = [o.verdicts[cid] for o in good[:repeats.get(cid, 1)]]
+        votes[cid] = [v.verdict for v in mine]
+        decided = majority(votes[cid])
+        reason = next(v.reason for v in mine if v.verdict == decided) if decided in votes[cid] else mine[0].reason
+        tally = f"{votes[cid].count('pass')}/{len(mine)} judge votes pass"
+        verdicts[cid] = ItemVerdict(id=cid, reason=f"{reason} ({tally})", verdict=decided)  # type: ignore[arg-type]
+    return JudgeOutcome(verdicts=verdicts, votes=votes)
 
 
 async def judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,

@@ -13,6 +13,7 @@ CHARS_PER_TOKEN = 4
 JUDGE_SYSTEM_TOKENS = 150
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
+CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Line:
     cost: float = 0.0  # interactive (Messages API) dollars
     batch_cost: float = 0.0  # the same calls through the Message Batches API
     unpriced: set[str] = field(default_factory=set)
+    calibration_calls: int = 0  # `evalkit calibrate` on the gold outputs (not part of a run)
 
     def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1) -> None:
         t = self.tokens.setdefault(model, [0, 0])
@@ -65,6 +67,10 @@ class Estimate:
         calls = sum(ln.target_calls + ln.judge_calls + ln.extraction_calls for ln in self.lines)
         rows.append(f"total: {calls} model calls (at most; cached and shared replies cost nothing), "
                     f"about ${total:.2f} interactive, ${self.batch_cost():.2f} at Message Batches prices")
+        for ln in self.lines:
+            if ln.calibration_calls:
+                rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
+                            f"calls on its gold outputs (×{CALIBRATION_REPEATS}; not part of a run)")
         if unpriced:
             rows.append(f"no price known for: {', '.join(unpriced)} (its calls are left out of the dollars)")
         rows.append("Token figures are estimates: callable targets are assumed to make one call whose reply "
@@ -105,13 +111,26 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
             line.add(tmodel, prompt_tokens, out_tokens, runs)
             judged = [i for i in case.items if i.judge is not None]
             if judged:
-                line.judge_calls += runs
+                calls = runs * max(i.judge_repeats for i in judged)  # judge_repeats: N calls, a majority
+                line.judge_calls += calls
                 criteria = sum(_tokens(i.judge or "") for i in judged)
                 line.add(jmodel, JUDGE_SYSTEM_TOKENS + criteria + out_tokens + prompt_tokens // 2,
-                         JUDGE_TOKENS_PER_ITEM * len(judged), runs)
+                         JUDGE_TOKENS_PER_ITEM * len(judged), calls)
             if case.fields:
                 line.extraction_calls += runs
                 line.add(jmodel, JUDGE_SYSTEM_TOKENS + out_tokens + 30 * len(case.fields),
                          EXTRACT_TOKENS_PER_FIELD * len(case.fields), runs)
+        line.calibration_calls = calibration_calls(suite)
         lines.append(line)
     return Estimate(lines)
+
+
+def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
+    """Calls `evalkit calibrate` makes: per gold output and repeat, one judge call when it labels a
+    judge item, one extraction call when it records fields."""
+    calls = 0
+    for gold in suite.gold:
+        items = {it.id: it for it in suite.case(gold.case_id).items}
+        judged = any(items[i].judge is not None and label != "n/a" for i, label in gold.labels.items())
+        calls += repeats * (int(judged) + int(gold.fields is not None and bool(suite.fields)))
+    return calls

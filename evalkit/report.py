@@ -28,6 +28,7 @@ class ItemResult(BaseModel):
     critical: bool = False
     required: bool = False
     weight: float = 1.0
+    votes: list[str] = Field(default_factory=list, description="Each judge call's verdict (judge_repeats > 1).")
 
     @property
     def passed(self) -> bool | None:
@@ -95,6 +96,7 @@ class SuiteResult(BaseModel):
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     wall_seconds: float = 0.0
+    calibration: str | None = Field(default=None, description="The judge's last calibration on gold labels.")
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for c in self.cases if c.verdict == verdict)

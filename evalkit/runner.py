@@ -20,11 +20,12 @@ from evalkit.errors import EvalkitError, ProviderError
 from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit import lifecycle, provenance
-from evalkit.judge import judge
+from evalkit.judge import judge_repeated
 from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line, truncated_item
 from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
+from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target
 from evalkit.targets import TargetFn, TargetResult, resolve_target, target_executor
 from evalkit.usage import Usage
@@ -110,7 +111,7 @@ class Runner:
         model, judge = tiers["high"], tiers["low"]
         thresholds = effective_thresholds(suite, opts)
         result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
-                             description=suite.description,
+                             description=suite.description, calibration=calibration_note(suite),
                              models={"target": model, "judge": judge})
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:
@@ -198,8 +199,9 @@ class Runner:
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
         run.truncated = client.truncated
-        judge_task = judge(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
-                           case_input=case.input, facts=facts, truncated=run.truncated) if judged else None
+        judge_task = judge_repeated(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
+                                    {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
+                                    truncated=run.truncated) if judged else None
         extract_task = extract_fields(client, judge_model, text, fields_spec) if fields_spec else None
         verdicts, (fields, extract_error) = await asyncio.gather(
             judge_task if judge_task else _none(), extract_task if extract_task else _pair_none())

@@ -73,7 +73,9 @@ def judged_item(it: Item, outcome: Any) -> ItemResult:
     if outcome is None or outcome.error:
         return item_result(it, "error", outcome.error if outcome else "judge not called")
     v = outcome.verdicts[it.id]
-    return item_result(it, v.verdict, v.reason)
+    result = item_result(it, v.verdict, v.reason)
+    result.votes = list(getattr(outcome, "votes", {}).get(it.id, []))
+    return result
 
 
 def decide_item(it: Item, ctx: CheckContext) -> ItemResult:

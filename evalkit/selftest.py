@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from evalkit.checks.base import CheckContext
 from evalkit.report import ItemResult
 from evalkit.scoring import applicable_items, decide_item, item_result
+from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import GoldOutput, Item, Suite
 
 
@@ -56,6 +57,7 @@ class SelftestResult:
         return not self.disagreements
 
     def summary(self, judge_note: str | None = None) -> str:
+        judge_note = judge_note or calibration_note(self.suite)
         if not self.suite.gold:
             return f"{self.suite.name}: no gold outputs (add `gold:` to the suite to prove its checks)"
         agree = self.compared - len(self.disagreements)

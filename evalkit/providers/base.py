@@ -41,7 +41,7 @@ class ModelRequest:
             body["tool_choice"] = dict(self.tool_choice)
         return body
 
-    def cache_key(self, repeat: int = 0) -> str:
+    def cache_key(self, repeat: int | str = 0) -> str:
         """Stable hash of every request parameter plus the repeat index."""
         payload = json.dumps({"body": self.to_api_body(), "repeat": repeat}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()

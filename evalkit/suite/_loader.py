@@ -4,6 +4,7 @@ problem of the file at once."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +189,8 @@ class _Loader:
                 check = make_check(cs, loc, cspec.id)
                 if check is None:
                     continue
-                items.append(checks_item(f"check{len(items) + 1}:{cs.type}", check, line=self.line_of(loc)))
+                items.append(replace(checks_item(f"check{len(items) + 1}:{cs.type}", check, line=self.line_of(loc)),
+                                     judge_repeats=spec.judge_repeats))
             rubric, rloc = cspec.rubric, cloc + ("rubric",)
             if isinstance(rubric, str):
                 if rubric not in spec.rubrics:
@@ -212,7 +214,8 @@ class _Loader:
                 items.append(Item(id=item_spec.id or f"item{j + 1}",
                                   text=item_spec.text or item_spec.judge or (check.describe() if check else ""),
                                   check=check, judge=item_spec.judge, critical=item_spec.critical,
-                                  when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight))
+                                  when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight,
+                                  judge_repeats=item_spec.judge_repeats or spec.judge_repeats))
             ids = [it.id for it in items]
             for dup in sorted({x for x in ids if ids.count(x) > 1}):
                 self.problem(rloc, f"duplicate rubric item id {dup!r}", cspec.id)
@@ -257,6 +260,7 @@ class _Loader:
             tolerance=spec.tolerance,
             missing=spec.missing,
             complete=spec.complete,
+            calibration=spec.calibration,
             fields=spec.fields,
             comparisons=spec.compare,
             description=spec.description,

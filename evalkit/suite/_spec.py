@@ -49,6 +49,8 @@ class RubricItemSpec(_Strict):
     when: str | None = Field(default=None, description="Jinja expression over `input` and `facts`; "
                                                        "false makes the item not applicable.")
     weight: float = Field(default=1.0, gt=0, description="Weight of this item in the rubric pass rate.")
+    judge_repeats: int | None = Field(default=None, ge=1, le=20, description="Ask the judge N times, take "
+                                                                            "the majority (default: the suite's).")
 
     @model_validator(mode="after")
     def _some_witness(self) -> "RubricItemSpec":
@@ -186,6 +188,13 @@ class Thresholds(_Strict):
     agreement: float = Field(default=0.8, ge=0, le=1, description="Minimum field agreement per case.")
 
 
+class CalibrationBar(_Strict):
+    """What `evalkit calibrate` requires of every judge item, measured on the gold outputs."""
+
+    min_agreement: float | None = Field(default=None, ge=0, le=1)
+    max_flip_rate: float | None = Field(default=None, ge=0, le=1)
+
+
 class ModelTiers(_Strict):
     high: str | None = None
     low: str | None = None
@@ -207,9 +216,12 @@ class SuiteSpec(_Strict):
                                                      "built-in `complete` check; false to allow it.")
     temperature: float | None = Field(default=None, ge=0, le=1)
     repeats: int = Field(default=1, ge=1, le=100)
+    judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
+                                                                   "the majority of each item's verdicts.")
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
     thresholds: Thresholds = Field(default_factory=Thresholds)
     tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
+    calibration: CalibrationBar | None = None
     missing: Literal["disagree", "ignore"] = Field(default="disagree", description="A field no run states: "
                                                    "counts as a disagreement, or is left out of the share.")
     plugins: list[str] = Field(default_factory=list, description="Modules that register checks.")

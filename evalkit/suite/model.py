@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.checks.base import Check
 from evalkit.models import resolve_tiers
-from evalkit.suite._spec import CompareSpec, FieldSpec, GoldLabel, Thresholds
+from evalkit.suite._spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Item:
     when: str | None = None
     line: int | None = None
     weight: float = 1.0
+    judge_repeats: int = 1  # judge calls whose majority decides this item
 
     @property
     def decided_by(self) -> str:
@@ -107,6 +108,7 @@ class Suite:
     tolerance: float = 0.10
     missing: str = "disagree"  # a field no run states: disagree | ignore
     complete: bool = True  # a truncated output fails the built-in `complete` check
+    calibration: CalibrationBar | None = None  # the bar `evalkit calibrate` holds judge items to
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     comparisons: list[CompareSpec] = field(default_factory=list)
     description: str = ""
