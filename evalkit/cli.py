@@ -99,45 +99,24 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
 @paths_argument
 @_guard
 def selftest(paths: tuple[str, ...]) -> None:
-    """Run the code-decided items on each suite's gold outputs, compare with the labels (offline; exit 1
-    on a disagreement)."""
+    """Check the code-decided items on the suites' gold outputs, offline (exit 1 on a disagreement)."""
     from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
-    from evalkit.selftest import describe, selftest as check_suite
+    from evalkit.selftest import selftest_all
 
-    results = [check_suite(s) for s in load_suites(list(paths))]
-    for result in results:
-        click.echo("\n".join(describe(result)))
-    sys.exit(0 if all(r.ok for r in results) else 1)
+    sys.exit(selftest_all(load_suites(list(paths)), echo=click.echo))
 
 
 @main.command()
 @paths_argument
-@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True,
-              help="Judge and extract every gold output N times (for the flip rate).")
+@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True, help="Samples per gold output.")
 @click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
 @_guard
-def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, concurrency: int, no_cache: bool,
-              cache_dir: str | None) -> None:
-    """Measure the judge and the extraction against the suites' gold labels; save the figures beside
-    each suite (exit 1 when an item is under the suite's `calibration:` bar)."""
-    # imported per command: --help and light commands stay fast
-    from evalkit.calibrate import describe
-    from evalkit.suite.calibration import save_calibration
-    from evalkit.engine import anthropic_provider, calibrate as measure, load_suites, make_client
-
-    suites = [s for s in load_suites(list(paths)) if s.gold]
-    if not suites:
-        raise UsageError("no gold outputs in these suites: add `gold:` entries first (see README)")
-    client = make_client(anthropic_provider(max_connections=max(concurrency, 8)), concurrency=concurrency,
-                         cache_dir=cache_dir, no_cache=no_cache)
-    results = measure(suites, client, judge_model=judge_model, repeats=repeats)
-    for suite, result in zip(suites, results):
-        click.echo("\n".join(describe(result)))
-        click.echo(f"  saved {save_calibration(suite, result)}")
-    sys.exit(1 if any(r.below for r in results) else 0)
+def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, no_cache: bool) -> None:
+    """Measure the judge and extraction on the gold labels, save the figures (exit 1 under the bar)."""
+    from evalkit.engine import calibrate_and_save  # imported per command: light commands stay fast
+    sys.exit(calibrate_and_save(list(paths), repeats=repeats, judge_model=judge_model, no_cache=no_cache,
+                                echo=click.echo))
 
 
 @main.command()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from evalkit import merging
 from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
-from evalkit.errors import MissingKeyError, SuiteError
+from evalkit.errors import MissingKeyError, SuiteError, UsageError
 from evalkit.providers.base import Provider
 from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
@@ -106,6 +106,22 @@ def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | No
             await client.provider.aclose()
 
     return asyncio.run(all_suites())
+
+
+def calibrate_and_save(paths: list[str | Path], *, repeats: int, judge_model: str | None, no_cache: bool,
+                       echo: Callable[[str], None]) -> int:
+    """`evalkit calibrate`: measure, print and save each suite's figures; 1 when an item is under the bar."""
+    from evalkit.calibrate import describe  # only this command needs it
+    from evalkit.suite.calibration import save_calibration
+
+    suites = [s for s in load_suites(paths) if s.gold]
+    if not suites:
+        raise UsageError("no gold outputs in these suites: add `gold:` entries first (see README)")
+    results = calibrate(suites, make_client(anthropic_provider(), no_cache=no_cache), judge_model=judge_model,
+                        repeats=repeats)
+    for suite, result in zip(suites, results):
+        echo("\n".join(describe(result)) + f"\n  saved {save_calibration(suite, result)}")
+    return 1 if any(r.below for r in results) else 0
 
 
 def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,

@@ -4,6 +4,7 @@ the gold labels, offline (no model, no key). Judge items are measured by `evalki
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from evalkit.checks.base import CheckContext
 from evalkit.report import ItemResult
@@ -107,6 +108,13 @@ def check_gold(suite: Suite, gold: GoldOutput) -> GoldCheck:
 def selftest(suite: Suite) -> SelftestResult:
     """Every gold output of `suite` checked against its labels."""
     return SelftestResult(suite, [check_gold(suite, g) for g in suite.gold])
+
+
+def selftest_all(suites: list[Suite], echo: Callable[[str], None] = print) -> int:
+    """Print `evalkit selftest`'s lines for `suites`; its exit code (1 on any disagreement)."""
+    results = [selftest(s) for s in suites]
+    echo("\n".join(line for r in results for line in describe(r)))
+    return 0 if all(r.ok for r in results) else 1
 
 
 def describe(result: SelftestResult, judge_note: str | None = None) -> list[str]:
