@@ -24,6 +24,11 @@ def values_agree(values: list[Any], spec: FieldSpec, tolerance: float) -> bool:
     A field no run states agrees with nothing (the caller decides whether it counts)."""
     if any(v is None for v in values):
         return False
+    if spec.type == "list":  # same number of entries, and each entry's fields agree position by position
+        entries = spec.items or {}  # (an entry's field that no run states agrees: it is absent alike)
+        return len({len(v) for v in values}) == 1 and all(
+            all(v[i].get(k) is None for v in values) or values_agree([v[i].get(k) for v in values], s, tolerance)
+            for i in range(len(values[0])) for k, s in entries.items())
     if spec.type in ("number", "integer"):
         tol = spec.tolerance if spec.tolerance is not None else tolerance
         mid = median(values)

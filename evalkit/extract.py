@@ -25,6 +25,11 @@ _JSON_TYPES = {"number": "number", "integer": "integer", "boolean": "boolean", "
 def field_schema(spec: FieldSpec) -> dict[str, Any]:
     if spec.type == "enum":
         schema: dict[str, Any] = {"enum": [*(spec.values or []), None]}
+    elif spec.type == "list":
+        entries = spec.items or {}
+        schema = {"type": ["array", "null"],
+                  "items": {"type": "object", "properties": {n: field_schema(s) for n, s in entries.items()},
+                            "required": list(entries)}}
     else:
         schema = {"type": [_JSON_TYPES[spec.type], "null"]}
     if spec.description:
@@ -32,15 +37,22 @@ def field_schema(spec: FieldSpec) -> dict[str, Any]:
     return schema
 
 
+def _describe(name: str, spec: FieldSpec, indent: str = "") -> str:
+    line = (f"{indent}- {name} ({spec.type}{': ' + ', '.join(spec.values) if spec.values else ''})"
+            f"{' — ' + spec.description if spec.description else ''}")
+    entries = spec.items or {}
+    return "\n".join([line, *(_describe(n, s, indent + "  ") for n, s in entries.items())])
+
+
 def extract_request(model: str, output_text: str, fields: dict[str, FieldSpec]) -> ModelRequest:
     tool = {"name": EXTRACT_TOOL, "description": "Record the extracted fields.",
             "input_schema": {"type": "object", "properties": {n: field_schema(s) for n, s in fields.items()},
                              "required": list(fields)}}
-    listing = "\n".join(f"- {n} ({s.type}{': ' + ', '.join(s.values) if s.values else ''})"
-                        f"{' — ' + s.description if s.description else ''}" for n, s in fields.items())
+    listing = "\n".join(_describe(n, s) for n, s in fields.items())
     content = f"Fields to extract:\n{listing}\n\nThe text:\n{fence(output_text)}"
+    budget = 256 + sum(512 if s.type == "list" else 64 for s in fields.values())  # a list: ~7 entries
     return ModelRequest(model=model, system=EXTRACT_SYSTEM, messages=({"role": "user", "content": content},),
-                        max_tokens=256 + 64 * len(fields), temperature=0.0, tools=(tool,),
+                        max_tokens=budget, temperature=0.0, tools=(tool,),
                         tool_choice={"type": "tool", "name": EXTRACT_TOOL})
 
 
@@ -60,6 +72,12 @@ def _coerce(name: str, value: Any, spec: FieldSpec) -> Any:
     if value is None:
         return None
     bad = ValueError(f"field {name!r}: {value!r} is not a valid {spec.type}")
+    if spec.type == "list":
+        if not isinstance(value, list) or not all(isinstance(e, dict) for e in value):
+            raise ValueError(f"field {name!r}: expected a list of objects, got {value!r:.200}")
+        entries = spec.items or {}  # a sub-field the reply leaves out of an entry is not stated (null)
+        return [{k: _coerce(f"{name}[{i}].{k}", e.get(k), s) for k, s in entries.items()}
+                for i, e in enumerate(value)]
     if spec.type in ("number", "integer"):
         if isinstance(value, str):
             try:

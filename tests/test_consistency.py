@@ -60,3 +60,14 @@ def test_numbers_agree_when_every_run_is_within_tolerance_of_the_median():
     # spread 18 > 10 % of the median 100, but every run lies within ±10 of it
     assert values_agree([91, 100, 109], spec, 0.10)
     assert not values_agree([89, 100, 100], spec, 0.10)
+
+
+def test_list_fields_agree_entry_by_entry():
+    days = FieldSpec(type="list", items={"km": NUMBER, "session": FieldSpec(type="enum", values=["rest", "easy"])})
+    a = [{"km": 10, "session": "easy"}, {"km": 0, "session": "rest"}]
+    b = [{"km": 10.5, "session": "easy"}, {"km": 0, "session": "rest"}]
+    assert values_agree([a, b], days, 0.10)
+    assert not values_agree([a, [{"km": 10, "session": "easy"}, {"km": 0, "session": "easy"}]], days, 0.10)
+    assert not values_agree([a, a[:1]], days, 0.10)
+    c = [{"km": 10, "session": None}, {"km": 0, "session": "rest"}]
+    assert values_agree([c, c], days, 0.10)  # an entry's sub-field stated in no run agrees

@@ -62,3 +62,33 @@ def test_a_bad_reply_gets_one_retry():
 def test_a_reply_bad_twice_is_an_error():
     (fields, error), _ = extract(Script().tool_reply(EXTRACT_TOOL, {"km": "x"}))
     assert fields is None and "invalid after a retry" in (error or "")
+
+
+DAYS = FieldSpec(type="list", items={"day": FieldSpec(type="string"), "km": FieldSpec(type="number"),
+                                     "session": FieldSpec(type="enum", values=["rest", "easy"])})
+
+
+def test_a_list_field_is_an_array_of_objects_with_its_entries_fields():
+    schema = extract_request("m", "text", {"days": DAYS}).tools[0]["input_schema"]["properties"]["days"]
+    assert schema["type"] == ["array", "null"]
+    assert schema["items"]["properties"]["km"]["type"] == ["number", "null"]
+    assert schema["items"]["required"] == ["day", "km", "session"]
+    listing = extract_request("m", "text", {"days": DAYS}).messages[0]["content"]
+    assert "  - session (enum: rest, easy)" in listing
+
+
+def test_list_entries_are_coerced_and_a_missing_sub_field_is_null():
+    got = coerce_fields({"days": [{"day": "Mon", "km": "5", "session": "EASY"}, {"day": "Tue"}]}, {"days": DAYS})
+    assert got == {"days": [{"day": "Mon", "km": 5.0, "session": "easy"},
+                            {"day": "Tue", "km": None, "session": None}]}
+    with pytest.raises(ValueError, match=r"days\[0\].km"):
+        coerce_fields({"days": [{"km": "far"}]}, {"days": DAYS})
+    with pytest.raises(ValueError, match="list of objects"):
+        coerce_fields({"days": "Mon 5 km"}, {"days": DAYS})
+
+
+def test_a_list_field_needs_scalar_items():
+    with pytest.raises(ValueError, match="needs `items`"):
+        FieldSpec(type="list")
+    with pytest.raises(ValueError, match="scalar fields only"):
+        FieldSpec(type="list", items={"inner": DAYS})

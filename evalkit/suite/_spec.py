@@ -23,10 +23,12 @@ class CheckSpec(_Strict):
 
 
 class FieldSpec(_Strict):
-    type: Literal["number", "integer", "boolean", "enum", "string"]
+    type: Literal["number", "integer", "boolean", "enum", "string", "list"]
     description: str = ""
     values: list[str] | None = Field(default=None, description="Allowed values of an enum field.")
     tolerance: float | None = Field(default=None, ge=0, description="Relative tolerance for numbers.")
+    items: dict[str, "FieldSpec"] | None = Field(
+        default=None, description="A list field's entries: objects with these scalar fields (e.g. one per day).")
 
     @model_validator(mode="after")
     def _enum_values(self) -> "FieldSpec":
@@ -34,6 +36,10 @@ class FieldSpec(_Strict):
             raise ValueError("an enum field needs `values`")
         if self.type != "enum" and self.values:
             raise ValueError("`values` is only for enum fields")
+        if (self.type == "list") != (self.items is not None):
+            raise ValueError("a list field needs `items` (its entries' fields), and only a list field has them")
+        if self.items is not None and any(s.type == "list" for s in self.items.values()):
+            raise ValueError("a list field's entries hold scalar fields only")
         return self
 
 
