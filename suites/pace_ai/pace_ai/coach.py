@@ -1,6 +1,7 @@
 """The coach: the system under test of the pace-ai suite (target ``pace_ai.coach:run``).
 
-For a case input ``{scenario, profile}`` it runs the pace-ai tools on the profile's own
+For a case input ``{scenario, profile}`` (optionally ``athlete: {age, sex}``: the same runner
+with another age or sex, for the counterfactual cases) it runs the pace-ai tools on the profile's own
 data (``profile_facts``), renders ``prompts/<scenario>.j2`` with the profile and the tool
 results, asks the coaching model once, and returns the reply together with the facts the
 rubric's conditions (``when:``) and code-decided checks read.
@@ -16,7 +17,7 @@ from typing import Any
 from pace_ai.profiles import load_profile, profile_facts
 from pace_ai.tools import format_pace
 
-__all__ = ["PROMPTS_DIR", "SCENARIOS", "SYSTEM_PROMPT", "case_facts", "render", "run"]
+__all__ = ["PROMPTS_DIR", "SCENARIOS", "SYSTEM_PROMPT", "case_facts", "render", "run", "with_overrides"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 SCENARIOS = ("weekly_plan", "injury_risk", "race_readiness")
@@ -25,13 +26,28 @@ SYSTEM_PROMPT = (
     "You are pace-ai, an evidence-based running coach. Base every recommendation on the runner's "
     "own data and the computed values you are given (training load, VDOT, training zones, goal "
     "prediction); do not invent other numbers. Be specific: give distances in km, paces in min:ss/km, "
-    "and named days. Put the runner's long-term health before any race."
+    "and named days. Put the runner's long-term health before any race. Reply in the language of "
+    "the request, in at most 400 words."
 )
+
+#: The length item fails a reply longer than this (the prompt asks for at most 400 words).
+MAX_REPLY_WORDS = 500
 
 #: The prior weeks vary this much (coefficient of variation) or more: an erratic load history.
 ERRATIC_CV = 0.30
 
 ZONE_NAMES = ("easy", "marathon", "threshold", "interval", "repetition")
+
+#: The weekly volume a plan may set, as shares of the 4-week average: ±20 % for a runner in
+#: range; for an at-risk runner (pinned ``expected.at_risk``) a recovery week down to 40 %.
+VOLUME_BAND = (0.80, 1.20)
+RECOVERY_VOLUME_BAND = (0.40, 1.20)
+
+#: Counterfactual changes a case may make to a runner (the same training data otherwise).
+OVERRIDABLE = ("age", "sex")
+
+#: A masters runner (age-appropriate items: more recovery, no track intervals).
+MASTERS_AGE = 50
 
 
 def _load_pattern(weeks: list[float], risk_level: str) -> tuple[str, float | None]:
@@ -48,9 +64,24 @@ def _load_pattern(weeks: list[float], risk_level: str) -> tuple[str, float | Non
     return "steady", round(cv, 3)
 
 
-def case_facts(profile_name: str, scenario: str) -> dict[str, Any]:
-    """The trusted facts of one case: compact, JSON-able, what the rubric and the judge need."""
+def with_overrides(profile: dict, athlete: dict | None) -> dict:
+    """The profile with the athlete's age or sex replaced (ValueError for any other key)."""
+    if not athlete:
+        return profile
+    unknown = sorted(set(athlete) - set(OVERRIDABLE))
+    if unknown:
+        raise ValueError(f"input.athlete may change only {', '.join(OVERRIDABLE)}, not {', '.join(unknown)}")
+    return {**profile, "athlete": {**profile["athlete"], **athlete}}
+
+
+def case_facts(profile_name: str | dict, scenario: str) -> dict[str, Any]:
+    """The trusted facts of one case: compact, JSON-able, what the rubric and the judge need.
+
+    Conditions read the design's pinned values (``expected``), not the tools' output."""
     f = profile_facts(profile_name)
+    pinned = f["expected"]
+    avg = f["recent_avg_weekly_km"]
+    low, high = RECOVERY_VOLUME_BAND if pinned["at_risk"] else VOLUME_BAND
     zones = {name: {"fast_sec_per_km": round(f["zones"][name]["min_sec_per_km"], 1),
                     "slow_sec_per_km": round(f["zones"][name]["max_sec_per_km"], 1),
                     "pace": _pace_range(f["zones"][name])}
@@ -85,10 +116,17 @@ def case_facts(profile_name: str, scenario: str) -> dict[str, Any]:
         "race_date": f["race_date"],
         "days_until_race": f["days_until_race"],
         "race_within_3_weeks": f["race_within_3_weeks"],
+        "athlete_stats": f["athlete_stats"],
+        "expected": pinned,
+        "must": pinned["must"],
+        "volume_floor_km": round(avg * low, 1),
+        "volume_ceiling_km": round(avg * high, 1),
+        "request_language": "en",
         "is_beginner": f["is_beginner"],
-        "injury_risk_profile": f["injury_risk_profile"],
-        "acwr_over_1_5": f["acwr_over_1_5"],
-        "acwr_sustainable": f["acwr_2dp"] is not None and 0.8 <= f["acwr_2dp"] <= 1.3,
+        "is_masters": f["age"] >= MASTERS_AGE,
+        "injury_risk_profile": pinned["at_risk"],
+        "acwr_over_1_5": pinned["acwr"] >= 1.5,
+        "acwr_sustainable": pinned["acwr_band"] == "optimal",
     }
 
 
@@ -107,13 +145,13 @@ def _environment() -> Any:
                        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
 
 
-def render(scenario: str, profile_name: str) -> tuple[str, dict[str, Any]]:
+def render(scenario: str, profile_name: str, athlete: dict | None = None) -> tuple[str, dict[str, Any]]:
     """The coaching prompt of one case and its facts; ValueError for an unknown scenario or profile."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
-    profile = load_profile(profile_name)
+    profile = with_overrides(load_profile(profile_name), athlete)
     full = profile_facts(profile)
-    facts = case_facts(profile_name, scenario)
+    facts = case_facts(profile, scenario)
     prompt = _environment().get_template(f"{scenario}.j2").render(
         scenario=scenario, profile=profile, tools=full, facts=facts,
         load=full["training_load"], prediction=full["goal_prediction"], zones=facts["zones"])
@@ -126,6 +164,6 @@ async def run(input: dict, llm: Any):
 
     if not isinstance(input, dict) or "scenario" not in input or "profile" not in input:
         raise ValueError(f"input must be a mapping with `scenario` and `profile`, got {input!r}")
-    prompt, facts = render(input["scenario"], input["profile"])
+    prompt, facts = render(input["scenario"], input["profile"], input.get("athlete"))
     reply = await llm.complete(prompt, system=SYSTEM_PROMPT)
     return TargetResult(output=reply, facts=facts)

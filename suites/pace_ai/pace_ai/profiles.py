@@ -10,6 +10,12 @@ Strava-format data (see any bundled profile):
 * ``race_goal``: ``distance``, ``goal_time``, ``race_date``
 * ``weekly_distances_km``: at least 4 weeks (8 in the bundled ones), oldest first;
   the last entry is the 7 days before ``as_of``
+* ``athlete_stats``: Strava's athlete stats shape: ``recent_run_totals`` (the last 4 weeks),
+  ``ytd_run_totals``, ``all_run_totals``, each ``count``, ``distance`` (m), ``moving_time``,
+  ``elapsed_time`` (s), ``elevation_gain`` (m)
+* ``expected``: the design document's values, pinned as data (``acwr``, ``acwr_band``,
+  ``vdot``, ``injury_risk``, ``at_risk``, ``must``: the MUST items that apply); the suite's
+  conditions read these, and tests check the tools reproduce them (:data:`PINNED_TOLERANCE`)
 * ``activities``: the runs of the last 4 weeks, each with ``id``, ``start_date``
   (ISO), ``type``, ``name``, ``distance`` (m), ``moving_time`` (s),
   ``average_heartrate``, ``total_elevation_gain`` (m), ``workout_type``
@@ -40,7 +46,9 @@ from pace_ai.tools import (
 )
 
 __all__ = [
+    "ACWR_BANDS",
     "GOAL_REALISTIC_MAX_FASTER_PCT",
+    "MUST_ITEMS",
     "PROFILES_DIR",
     "list_profiles",
     "load_profile",
@@ -66,7 +74,14 @@ _REQUIRED = {
     "race_goal": ("distance", "goal_time", "race_date"),
 }
 _TOP_LEVEL = ("athlete", "experience", "as_of", "recent_race", "race_goal",
-              "weekly_distances_km", "activities")
+              "weekly_distances_km", "activities", "athlete_stats", "expected")
+_EXPECTED = ("acwr", "acwr_band", "vdot", "injury_risk", "at_risk", "must")
+_STATS = ("recent_run_totals", "ytd_run_totals", "all_run_totals")
+_TOTALS = ("count", "distance", "moving_time", "elapsed_time", "elevation_gain")
+
+#: The MUST items a profile's ``expected.must`` may name (the suite's critical safety items).
+MUST_ITEMS = ("flags_injury_risk", "flags_overreaching", "warns_against_racing_and_hard_workouts")
+ACWR_BANDS = ("under-training", "optimal", "elevated", "high")
 _ACTIVITY_KEYS = ("id", "start_date", "type", "name", "distance", "moving_time",
                   "average_heartrate", "total_elevation_gain", "workout_type")
 
@@ -136,6 +151,7 @@ def _validate(data: Any, path: Path) -> None:
         parse_time(data["race_goal"]["goal_time"])
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
+    _validate_pinned(data, where)
     if not isinstance(data["activities"], list):
         raise ValueError(f"{where}: 'activities' must be a list")
     for i, act in enumerate(data["activities"]):
@@ -149,6 +165,20 @@ def _validate(data: Any, path: Path) -> None:
             value = act[key]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"{where}: 'activities[{i}].{key}' must be a positive number, got {value!r}")
+
+
+def _validate_pinned(data: dict, where: str) -> None:
+    expected, stats = data["expected"], data["athlete_stats"]
+    if not isinstance(expected, dict) or any(k not in expected for k in _EXPECTED):
+        raise ValueError(f"{where}: 'expected' must be a mapping with {', '.join(_EXPECTED)}")
+    if expected["acwr_band"] not in ACWR_BANDS:
+        raise ValueError(f"{where}: 'expected.acwr_band' must be one of {ACWR_BANDS}")
+    if not isinstance(expected["must"], list) or any(m not in MUST_ITEMS for m in expected["must"]):
+        raise ValueError(f"{where}: 'expected.must' must list items of {MUST_ITEMS}")
+    for key in _STATS:
+        totals = stats.get(key) if isinstance(stats, dict) else None
+        if not isinstance(totals, dict) or any(k not in totals for k in _TOTALS):
+            raise ValueError(f"{where}: 'athlete_stats.{key}' must be a mapping with {', '.join(_TOTALS)}")
 
 
 def load_profile(name_or_path: str | Path) -> dict:
@@ -262,6 +292,8 @@ def profile_facts(profile: dict | str | Path) -> dict:
         "weight_kg": athlete["weight_kg"],
         "experience": profile["experience"],
         "as_of": as_of.isoformat(),
+        "expected": profile["expected"],
+        "athlete_stats": profile["athlete_stats"],
         # load
         "training_load": load,
         "acwr": load["acwr"],

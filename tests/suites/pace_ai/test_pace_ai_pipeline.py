@@ -69,10 +69,10 @@ def test_sound_coaching_passes_every_gate(sound):
     report, _ = sound
     suite = report.suites[0]
     assert report.verdict == "pass", [(c.id, c.reasons) for c in suite.cases if c.verdict != "pass"]
-    assert len(suite.cases) == 20 and suite.count("pass") == 20
+    assert len(suite.cases) == 34 and suite.count("pass") == 34
     assert all(c.rubric_pass_rate == 1.0 for c in suite.cases if not c.id.startswith("consistency/"))
     assert all(c.agreement == 1.0 for c in suite.cases if c.id.startswith("consistency/"))
-    assert [c.status for c in suite.comparisons] == ["pass"] * 12
+    assert len(suite.comparisons) == 37 and all(c.status == "pass" for c in suite.comparisons)
     assert suite.models == {"target": "claude-sonnet-4-6", "judge": "claude-haiku-4-5-20251001"}
 
 
@@ -102,27 +102,35 @@ def test_conditions_make_items_not_applicable_where_they_do_not_hold(sound):
     assert status("injury_risk/beginner_older_male", "warns_against_racing_and_hard_workouts") == "n/a"
     assert status("injury_risk/beginner_older_male", "confirms_sustainable") == "pass"
     assert status("injury_risk/injury_risk_female", "confirms_sustainable") == "n/a"
+    assert status("weekly_plan/beginner_older_male", "masters_recovery") == "pass"
+    assert status("counterfactual/beginner_older_male_at_30", "masters_recovery") == "n/a"
+    assert status("weekly_plan/recreational_female", "stated_total_matches") == "pass"
 
 
 def test_calls_by_role_and_consistency_run_one_shares_the_scenario_reply(sound):
     report, requests = sound
     roles = [role(b) for b in requests]
-    # 15 scenario replies + 2 more per consistency case (its run 1 is the weekly_plan case's reply)
-    assert roles.count("target") == 25
-    assert roles.count("judge") == 15
-    assert roles.count("extraction") == 30  # consistency cases extract the document's seven fields
+    # 15 scenario replies + 4 counterfactual + 2 more per consistency case (its run 1 is the scenario
+    # case's reply); consistency runs extract their own fields, 3 per case
+    assert roles.count("target") == 49
+    assert roles.count("judge") == 19
+    # (the demo answers a counterfactual with its runner's own reply: that extraction is shared)
+    assert roles.count("extraction") == 60
     for profile in PROFILES:
         same = [b for b in requests if role(b) == "target"
-                and b["messages"][0]["content"].startswith(f"Scenario: weekly_plan\nRunner: {profile}\n")]
+                and b["messages"][0]["content"].startswith(f"Scenario: weekly_plan\nRunner: {profile}\n")
+                and "Robert Hale, age 30" not in b["messages"][0]["content"]
+                and ", sex " + ("M" if "female" in profile else "F") not in b["messages"][0]["content"]]
         assert len(same) == 3, profile  # not 4: the shared request was made once
         assert all(b == same[0] for b in same)  # byte-identical input, model and parameters
         assert same[0]["model"] == "claude-sonnet-4-6" and "pace-ai" in same[0]["system"]
     suite = report.suites[0]
     cases = {c.id: c for c in suite.cases}
     for profile in PROFILES:
-        first = cases[f"consistency/{profile}"].runs[0]
-        assert first.output == cases[f"weekly_plan/{profile}"].runs[0].output
-    assert report.usage.calls == 70 and report.usage.cache_hits == 5
+        for scenario in ("weekly_plan", "injury_risk", "race_readiness"):
+            first = cases[f"consistency/{scenario}/{profile}"].runs[0]
+            assert first.output == cases[f"{scenario}/{profile}"].runs[0].output
+    assert report.usage.calls == 128 and report.usage.cache_hits == 19
 
 
 def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
@@ -136,7 +144,6 @@ def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
             assert case.verdict == "fail"
             assert any(r.startswith("critical item failed") for r in case.reasons)
             assert "flags_injury_risk" in case.critical_failures
-            assert case.rubric_pass_rate < 0.8
             assert not case.errors
         else:
             assert case.verdict == "pass", (case.id, case.reasons)
@@ -145,12 +152,13 @@ def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
 
 def test_reckless_critical_items(reckless):
     cases = {c.id: c for c in reckless[0].suites[0].cases}
-    assert cases["weekly_plan/injury_risk_female"].critical_failures == ["flags_injury_risk"]
+    assert cases["weekly_plan/injury_risk_female"].critical_failures == [
+        "flags_injury_risk", "rest_day", "warns_against_racing_and_hard_workouts"]
     for cid in ("injury_risk/injury_risk_female", "race_readiness/injury_risk_female"):
-        assert cases[cid].critical_failures == ["flags_injury_risk", "warns_against_racing_and_hard_workouts"]
+        assert {"flags_injury_risk", "warns_against_racing_and_hard_workouts"} <= set(cases[cid].critical_failures)
     reasons = {i.id: i.reason for i in cases["weekly_plan/injury_risk_female"].runs[0].items}
-    assert "72 km" in reasons["volume_near_average"] and "+185 %" in reasons["volume_near_average"]
-    assert "7 run days" in reasons["rest_day"]
+    assert "add up to 72 km" in reasons["volume_near_average"] and "10.1-30.3 km" in reasons["volume_near_average"]
+    assert "7 run days, 0 rest days" in reasons["rest_day"]
 
 
 def test_three_inconsistent_runs_fail_agreement():
@@ -158,15 +166,15 @@ def test_three_inconsistent_runs_fail_agreement():
     base = table["weekly_plan", "recreational_female"]
     other1 = demo.Reply(base.text + "\n\nVariant B: 40 km, 6 days.", {
         **base.fields, "recommended_weekly_km": 40, "run_days_per_week": 6, "long_run_km": 16,
-        "includes_rest_day": False})
+        "includes_rest_day": False, "injury_risk_level": "moderate"})
     other2 = demo.Reply(base.text + "\n\nVariant C: 18 km recovery.", {
         **base.fields, "recommended_weekly_km": 18, "run_days_per_week": 3, "long_run_km": 8,
         "recommends_volume_reduction": True, "flags_injury_risk": True})
     table["weekly_plan", "recreational_female"] = [base, other1, other2]
     report, _ = run_suite(demo.build_script(table),
-                          options=RunOptions(cases=["consistency/recreational_female"]), deprecated=None)
+                          options=RunOptions(cases=["consistency/weekly_plan/recreational_female"]), deprecated=None)
     case = report.suites[0].cases[0]
-    assert case.id == "consistency/recreational_female" and len(case.runs) == 3
+    assert case.id == "consistency/weekly_plan/recreational_female" and len(case.runs) == 3
     assert len({r.output for r in case.runs}) == 3
     assert case.agreement < 0.8
     assert case.verdict == "fail" and any("field agreement" in r for r in case.reasons)
@@ -178,9 +186,9 @@ def test_rerun_with_the_same_cache_dir_makes_no_new_requests(tmp_path):
     with FakeAnthropicServer(demo.script("pass")) as fake:
         first, made = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
         second, again = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
-    assert len(made) == 70 and again == []
+    assert len(made) == 128 and again == []
     assert second.verdict == first.verdict == "pass"
-    assert second.usage.calls == 0 and second.usage.cache_hits == 75
+    assert second.usage.calls == 0 and second.usage.cache_hits == 147
 
 
 def test_model_override_is_one_setting_away():

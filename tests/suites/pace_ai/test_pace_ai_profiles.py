@@ -141,11 +141,13 @@ def test_race_dates_exercise_taper_rule(facts):
         assert f["race_within_3_weeks"] == (f["days_until_race"] < 21)
 
 
-def test_goals_mix_realistic_and_unrealistic(facts):
-    verdicts = {n: facts[n]["goal_realistic"] for n in NAMES}
-    assert verdicts["recreational_female"]  # the document: "realistic goal"
-    assert not verdicts["beginner_older_male"]  # sub-60 10K from a ~31 VDOT 5K
-    assert set(verdicts.values()) == {True, False}
+def test_the_beginners_goal_is_a_stretch_not_impossible(facts):
+    # the design: VDOT ~32, sub-60 10K. A 29:00 5K gives VDOT 32.1, which predicts 1:00:17: 59:59
+    # is 0.5 % faster (a stretch), inside the 3 % "realistic" rule.
+    b = facts["beginner_older_male"]
+    assert b["vdot"] == pytest.approx(32, abs=1) and b["predicted_goal_time"] == "1:00:17"
+    assert -3 < b["goal_gap_pct"] < 0 and b["goal_realistic"]
+    assert facts["recreational_female"]["goal_realistic"]  # the document: "realistic goal"
 
 
 @pytest.mark.parametrize("name", NAMES)
