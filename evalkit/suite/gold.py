@@ -21,6 +21,7 @@ _KIND_CHECK = {
     "boolean": lambda v: isinstance(v, bool),
     "string": lambda v: isinstance(v, str),
     "enum": lambda v: isinstance(v, str),
+    "list": lambda v: isinstance(v, list) and all(isinstance(e, dict) for e in v),
 }
 
 
