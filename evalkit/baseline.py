@@ -6,6 +6,7 @@ that did not change is answered from the cache instead of being made twice."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -13,16 +14,19 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evalkit.cache import default_cache_dir
 from evalkit.compare.load import load_results
 from evalkit.errors import UsageError
+from evalkit.providers.base import Provider
 from evalkit.report import Report
 from evalkit.runner import RunOptions
 
-# The base side runs this command with the head's evalkit: the engine is held fixed, only the
-# repository's files (suites, prompts, agent code) differ.
-_EVALKIT = [sys.executable, "-c", "import sys; from evalkit.cli import main; sys.exit(main())"]
+# The base side runs in a child process with the head's evalkit (the engine is held fixed; only
+# the repository's files differ). Its spec, the key included, travels on stdin, never in argv
+# or the child's environment, so the base's agent code cannot read the key from os.environ.
+_CHILD = [sys.executable, "-c", "import sys; from evalkit.baseline import child_main; sys.exit(child_main())"]
 
 
 @dataclass
@@ -77,9 +81,9 @@ def worktree(git: Git, commit: str) -> Iterator[Path]:
             git("worktree", "prune", check=False)
 
 
-def run_base(ref: str, paths: Sequence[str | Path], run_args: Sequence[str], out: Path, *,
+def run_base(ref: str, paths: Sequence[str | Path], spec: Mapping[str, Any], out: Path, *,
              env: Mapping[str, str] | None = None, git: Git | None = None, cwd: Path | None = None) -> BaseRun:
-    """Run `evalkit run <paths on ref> -o out <run_args>` in a worktree of `ref`."""
+    """Run `paths` as they are on `ref`, with `spec` (see `base_spec`), into `out`."""
     cwd = (cwd or Path.cwd()).resolve()
     git = git or Git.of(cwd)
     commit = git.commit(ref)
@@ -90,17 +94,57 @@ def run_base(ref: str, paths: Sequence[str | Path], run_args: Sequence[str], out
         present = [r for r in rels if (tree / r).exists()]
         missing = [r for r in rels if not (tree / r).exists()]
         out.parent.mkdir(parents=True, exist_ok=True)
+        out.unlink(missing_ok=True)
         if not present:
             report = Report(verdict="skipped")
             report.save(out)
             return BaseRun(ref, commit, report, out, missing)
         where = tree / cwd.relative_to(git.root) if cwd.is_relative_to(git.root) else tree
-        command = [*_EVALKIT, "run", *[str(tree / r) for r in present], "-o", str(out), *run_args]
-        done = subprocess.run(command, cwd=where if where.is_dir() else tree, capture_output=True, text=True,
-                              env=dict(os.environ if env is None else env))
+        child = dict(spec, paths=[str(tree / r) for r in present], out=str(out))
+        done = subprocess.run(_CHILD, cwd=where if where.is_dir() else tree, input=json.dumps(child),
+                              capture_output=True, text=True, env=dict(os.environ if env is None else env))
         if done.returncode not in (0, 1) or not out.exists():
             raise UsageError(f"the run on {ref} ({commit[:12]}) failed: {_last_line(done.stderr or done.stdout)}")
     return BaseRun(ref, commit, load_results(out), out, missing)
+
+
+def base_spec(options: RunOptions, *, concurrency: int, cache_dir: str | Path | None, no_cache: bool,
+              shard: str | None = None, api_key: str | None = None) -> dict[str, Any]:
+    """What the base side needs of the head's run: its options, and the same response cache."""
+    return {"options": {"target": options.target, "cases": list(options.cases), "model": options.model,
+                        "judge_model": options.judge_model, "repeat": options.repeat,
+                        "rubric_threshold": options.rubric_threshold,
+                        "agreement_threshold": options.agreement_threshold},
+            "concurrency": concurrency, "no_cache": no_cache, "shard": shard, "api_key": api_key,
+            "cache_dir": None if no_cache else str(Path(cache_dir).resolve() if cache_dir else default_cache_dir())}
+
+
+def child_main() -> int:
+    """The base side's process: read the spec from stdin, run, save. Exit 0/1 verdict, 2 error."""
+    from evalkit.engine import anthropic_provider, load_suites, make_client, run_and_save
+    from evalkit.errors import EvalkitError
+    from evalkit.sharding import parse_shard
+
+    spec = json.loads(sys.stdin.read())
+    out = Path(spec["out"])
+    try:
+        suites = load_suites(spec["paths"])
+        if spec.get("api_key"):
+            from evalkit.providers.anthropic import AnthropicProvider  # only the child that runs needs it
+
+            provider: Provider = AnthropicProvider(api_key=spec["api_key"],
+                                                   max_connections=max(spec["concurrency"], 8))
+        else:
+            provider = anthropic_provider(max_connections=max(spec["concurrency"], 8))
+        client = make_client(provider, concurrency=spec["concurrency"], cache_dir=spec.get("cache_dir"),
+                             no_cache=spec.get("no_cache", False))
+        options = RunOptions(**spec["options"], jsonl_path=out.with_suffix(out.suffix + "l"),
+                             shard=parse_shard(spec["shard"]) if spec.get("shard") else None)
+        report = run_and_save(suites, client, options, out)
+    except EvalkitError as exc:
+        print("evalkit: " + " ".join(str(exc).split()), file=sys.stderr)  # one line: the parent quotes it
+        return 2
+    return 0 if report.verdict in ("pass", "skipped") else 1
 
 
 def _relative(path: Path, cwd: Path, root: Path) -> str:
@@ -114,19 +158,3 @@ def _last_line(text: str) -> str:
     lines = [line for line in (text or "").strip().splitlines() if line.strip()]
     return lines[-1].strip() if lines else "no message"
 
-
-def forwarded_args(options: RunOptions, concurrency: int, cache_dir: str | None, no_cache: bool) -> list[str]:
-    """The head run's options as `evalkit run` arguments, for the base side; the cache is shared."""
-    args: list[str] = []
-    for flag, value in (("--target", options.target), ("--model", options.model),
-                        ("--judge-model", options.judge_model), ("--repeat", options.repeat),
-                        ("--rubric-threshold", options.rubric_threshold),
-                        ("--agreement-threshold", options.agreement_threshold)):
-        if value is not None:
-            args += [flag, str(value)]
-    for glob in options.cases:
-        args += ["--case", glob]
-    args += ["--concurrency", str(concurrency)]
-    args += ["--no-cache"] if no_cache else ["--cache-dir", str(Path(cache_dir).resolve() if cache_dir
-                                                                   else default_cache_dir())]
-    return args

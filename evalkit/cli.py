@@ -265,11 +265,10 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     if compared:
         sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
     if baseline:
-        from evalkit.baseline import forwarded_args, run_base
+        from evalkit.baseline import base_spec, run_base
 
-        base = run_base(baseline, paths, forwarded_args(options, concurrency, cache_dir, no_cache)
-                        + (["--shard", shard] if shard else []),
-                        out.with_name(out.stem + ".base.json"))
+        spec = base_spec(options, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache, shard=shard)
+        base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
         sys.exit(against_base(base, out, markdown_path, gate, code, html_path))
     sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path))
