@@ -36,10 +36,11 @@ class Git:
     root: Path
     safe: bool = False
 
-    def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def __call__(self, *args: str, check: bool = True,
+                 env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         config = ["-c", "safe.directory=*"] if self.safe else []
         done = subprocess.run(["git", *config, *args], cwd=self.root, capture_output=True, text=True,
-                              timeout=600)
+                              timeout=600, env=None if env is None else {**os.environ, **env})
         if check and done.returncode != 0:
             raise UsageError(f"git {' '.join(args)} failed: {_last_line(done.stderr)}")
         return done

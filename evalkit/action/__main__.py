@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from evalkit.action.baseline import BaseResult, Settings, compare_with_base
 from evalkit.action.discovery import RepoSuites, load_repo_suites, parse_list, select_named
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
@@ -63,6 +64,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
 
 def _main(env: dict[str, str], outcome: Outcome) -> int:
     inputs = parse_inputs(env)
+    settings = Settings.from_env(env)
     if inputs.shard:  # one shard's results are partial: the final `merge` job posts the comment
         outcome.comment = False
     workspace = outcome.workspace
@@ -106,11 +108,14 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
 
     print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else ""))
     report = _run(inputs, repo.by_rel(rels), event, workspace, out_dir, outcome.secrets)
-    return _publish(report, inputs, event, outcome, template, rels)
+    # A shard's results are partial: its comparison would be too (the merge job has no base run).
+    base = BaseResult() if inputs.shard else compare_with_base(settings, event, workspace, rels, report, inputs,
+                                                               out_dir=out_dir, secrets=outcome.secrets)
+    return _publish(report, inputs, event, outcome, template, rels, base)
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             rels: list[str]) -> int:
+             rels: list[str], base: BaseResult = BaseResult()) -> int:
     """JUnit, comment, summary, log and outputs of a finished (or merged) run; the exit code."""
     workspace, out_dir = outcome.workspace, outcome.out_dir
     if inputs.shard:
@@ -118,18 +123,20 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     results_path = out_dir / "results.json"
     (out_dir / "junit.xml").write_text(render_junit(report), encoding="utf-8")
     html_path = out_dir / "report.html"
-    html_path.write_text(redact_text(render_html(report), outcome.secrets), encoding="utf-8")
+    html_path.write_text(redact_text(render_html(report, comparison=base.comparison), outcome.secrets),
+                         encoding="utf-8")
     hint = f"`{outcome.outputs.show(out_dir)}`; upload it with actions/upload-artifact"
     body = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint, mark=outcome.mark,
-                          html_report=html_path.name)
+                          html_report=html_path.name, lead=base.lead())
     summary = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                             mark=outcome.mark, limit=SUMMARY_CHARS, cap=SUMMARY_CAP, html_report=html_path.name)
+                             mark=outcome.mark, limit=SUMMARY_CHARS, cap=SUMMARY_CAP, html_report=html_path.name,
+                             lead=base.lead())
 
     log_report(report, workspace)
     outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels)
-    outcome.outputs.set(html_path=outcome.outputs.show(html_path))
+    outcome.outputs.set(html_path=outcome.outputs.show(html_path), **base.outputs())
     give_to_workspace_owner(out_dir, workspace)
-    code = exit_code(report.verdict)
+    code = base.exit_code(exit_code(report.verdict))
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")
     if code and not inputs.fail_on_gate:
         print("evalkit: a gate failed, but fail_on_gate is false: the step passes")

@@ -28,6 +28,7 @@ class Event:
     after: str | None = None
     sha: str | None = None
     base_ref: str | None = None
+    base_sha: str | None = None  # the pull request's base commit (what the PR is compared with)
     default_branch: str | None = None
     inputs: Mapping[str, Any] = field(default_factory=dict, hash=False)
     run_url: str | None = None
@@ -68,6 +69,7 @@ def load_event(environ: Mapping[str, str] | None = None) -> Event:
         after=(payload.get("after") or env.get("GITHUB_SHA")) if name == "push" else None,
         sha=env.get("GITHUB_SHA") or None,
         base_ref=env.get("GITHUB_BASE_REF") or _dig(pr, "base", "ref"),
+        base_sha=_dig(pr, "base", "sha"),
         default_branch=_dig(payload, "repository", "default_branch"),
         inputs=MappingProxyType(dict(inputs or {})),
         run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id else None,

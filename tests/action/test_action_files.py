@@ -27,6 +27,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "rubric_threshold", "agreement_threshold", "concurrency", "comment",
         "fail_on_gate", "template", "cache_dir",
         "on_missing_key", "comment_key", "allow_pull_request_target_fork", "shard", "merge",
+        "gate", "baseline",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
@@ -41,7 +42,7 @@ def test_inputs_are_snake_case_with_string_defaults():
 
 def test_outputs():
     assert set(_action()["outputs"]) == {"verdict", "results_path", "html_path", "comment_path", "selected_suites",
-                                         "comment_id", "comment_url"}
+                                         "comment_id", "comment_url", "regressed", "fixed"}
 
 
 def test_dockerfile_checklist():

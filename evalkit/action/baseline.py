@@ -1,0 +1,135 @@
+"""The Action's comparison with the pull request's base commit: find (or fetch) the base,
+run the same suites there through `evalkit.baseline`, compare, and decide what fails the step
+(`gate`). When there is no base to compare with, say why; the thresholds decide then."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.action.inputs import Inputs, read_input
+from evalkit.action.redact import redact, redact_file, redact_text
+from evalkit.baseline import Git, base_spec, run_base
+from evalkit.compare import Comparison, compare_reports
+from evalkit.errors import UsageError
+from evalkit.github.event import Event
+from evalkit.render.comment import clean
+from evalkit.render.compare import render_comparison
+from evalkit.report import Report
+from evalkit.runner import RunOptions
+
+GATES = ("thresholds", "regressions", "both")
+
+
+@dataclass(frozen=True)
+class Settings:
+    gate: str = "both"
+    baseline: str = "auto"  # auto: the PR's base commit; none; or any git ref
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> "Settings":
+        gate = (read_input(env, "gate") or "both").lower()
+        if gate not in GATES:
+            raise UsageError(f"invalid input: gate: {gate!r} is not one of {', '.join(GATES)}")
+        return cls(gate=gate, baseline=read_input(env, "baseline") or "auto")
+
+
+@dataclass
+class BaseResult:
+    """The comparison, or why there is none (None and None: not asked for)."""
+
+    comparison: Comparison | None = None
+    why_none: str | None = None
+    gate: str = "both"
+
+    def lead(self) -> str:
+        """Markdown put before the report in the comment: the comparison, or why there is none."""
+        if self.comparison is not None:
+            return render_comparison(self.comparison, clean=clean) + "\n---\n\n"
+        if self.why_none:
+            return (f"> ℹ️ **No comparison with the base branch:** {clean(self.why_none)}. "
+                    "The thresholds below decide.\n\n")
+        return ""
+
+    def exit_code(self, threshold_code: int) -> int:
+        """What fails the step: the thresholds, regressions against the base, or either."""
+        if self.comparison is None:
+            return threshold_code  # nothing to compare with: today's threshold gate
+        regressed = 1 if self.comparison.regressed else 0
+        return {"thresholds": threshold_code, "regressions": regressed}.get(self.gate, max(threshold_code, regressed))
+
+    def outputs(self) -> dict[str, str]:
+        cmp = self.comparison
+        return {"regressed": str(cmp.regressed) if cmp else "", "fixed": str(cmp.fixed) if cmp else ""}
+
+
+def base_ref(settings: Settings, event: Event) -> tuple[str | None, str | None]:
+    """(ref to compare with, why none)."""
+    if settings.baseline.lower() == "none":
+        return None, None
+    if settings.baseline.lower() != "auto":
+        return settings.baseline, None
+    if not event.is_pull_request:
+        return None, None
+    if not event.base_sha:
+        return None, "the pull request event names no base commit"
+    return event.base_sha, None
+
+
+def ensure_commit(git: Git, ref: str, token: str) -> str | None:
+    """Why `ref` cannot be had, or None once it is in the repository (fetched with the token if
+    the checkout lacks it, as a shallow checkout does)."""
+    if git.commit(ref):
+        return None
+    auth = {}
+    if token:
+        basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+        # Through the environment, not argv: the token never shows in a process list.
+        auth = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraheader",
+                "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    done = git("fetch", "--no-tags", "--depth=1", "origin", ref, check=False, env=auth)
+    if done.returncode == 0 and git.commit(ref):
+        return None
+    shallow = git("rev-parse", "--is-shallow-repository", check=False).stdout.strip() == "true"
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return (f"the base commit {ref[:12]} is not in this {'shallow ' if shallow else ''}checkout and fetching it "
+            f"failed ({lines[-1].strip() if lines else 'no message'}); check out with `fetch-depth: 0`, or set "
+            "`baseline: none`")
+
+
+def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
+                      inputs: Inputs, *, out_dir: Path, secrets: Sequence[str]) -> BaseResult:
+    """Run `rels` on the base with the head's options and cache, and compare `head` with it;
+    a base that cannot be had or run gives the reason instead (never an exception)."""
+    ref, why = base_ref(settings, event)
+    if ref is None:
+        return BaseResult(why_none=why, gate=settings.gate)
+    try:
+        git = Git.of(workspace, safe=True)
+    except UsageError:
+        return BaseResult(why_none="the workspace is not a git checkout (run actions/checkout first)")
+    missing = ensure_commit(git, ref, inputs.github_token)
+    if missing:
+        return BaseResult(why_none=missing)
+    print(f"evalkit: running the same suites on the base {ref[:12]} to compare")
+    options = RunOptions(model=inputs.model, judge_model=inputs.judge_model, rubric_threshold=inputs.rubric_threshold,
+                         agreement_threshold=inputs.agreement_threshold)
+    spec = base_spec(options, concurrency=inputs.concurrency, no_cache=False, api_key=inputs.anthropic_api_key,
+                     cache_dir=(workspace / inputs.cache_dir) if inputs.cache_dir else None)
+    out = out_dir / "base.json"
+    try:
+        base = run_base(ref, list(rels), spec, out, git=git, cwd=workspace)
+    except UsageError as exc:
+        return BaseResult(why_none=redact_text(str(exc), secrets))
+    base_report = redact(base.report, secrets)
+    base_report.save(out)
+    redact_file(out.with_suffix(".jsonl"), secrets)
+    label = "the base branch" + (f" ({event.base_ref})" if event.base_ref and ref == event.base_sha else f" ({ref})")
+    cmp = compare_reports(base_report, head, base_label=f"{label} {base.commit[:12]}", head_label="this change")
+    cmp.notes += [f"{rel} does not exist on the base: its cases are all new" for rel in base.missing]
+    (out_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
+    print(f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "
+          f"{base_report.usage.cache_hits} from the cache)")
+    return BaseResult(comparison=cmp, gate=settings.gate)

@@ -1,0 +1,138 @@
+"""The Action compares a pull request with its base commit, run as the runner runs it against
+the loopback GitHub and Messages-API fakes: the comment leads with the comparison; a base
+missing from a shallow clone is fetched, or the comment says why there is no comparison and the
+thresholds decide; `gate: regressions` passes a PR whose only failures pre-exist on the base."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from evalkit.render.comment import MARKER
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.fake_github import FakeGitHub
+from evalkit.testing.script import Script
+from tests.action.test_action_entrypoint import EVENTS, SUITE, TOKEN, action, make_repo, marked  # noqa: F401
+
+POLITE = SUITE
+TERSE = SUITE.replace("politely.", "tersely.")
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def two_commits(root: Path, base_suite: str, head_suite: str) -> tuple[str, str]:
+    make_repo(root)
+    (root / "evals/greet.suite.yml").write_text(base_suite)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "base")
+    base = git(root, "rev-parse", "HEAD")
+    (root / "evals/greet.suite.yml").write_text(head_suite)
+    git(root, "commit", "-qam", "the change")
+    return base, git(root, "rev-parse", "HEAD")
+
+
+def pr_event(base_sha: str) -> dict:
+    payload = json.loads((EVENTS / "pull_request_opened.json").read_text())
+    payload["pull_request"]["base"]["sha"] = base_sha
+    return payload
+
+
+def script(bob_polite: str = "Hello Bob!", bob_terse: str = "Go away.") -> Script:
+    verdict = {"items": [{"id": "polite", "reason": "fine", "verdict": "pass"}]}
+    return (Script().reply("Hello Ada!", prompt="GREET Ada").reply(bob_polite, prompt="GREET Bob politely")
+            .reply(bob_terse, prompt="GREET Bob tersely").tool_reply("record_verdicts", verdict))
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub(token=TOKEN) as fake:
+        fake.set_pr_files(12, [{"filename": "evals/greet.suite.yml"}])
+        yield fake
+
+
+def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(action, tmp_path, github):
+    repo = tmp_path / "repo"
+    base, _ = two_commits(repo, POLITE, TERSE)
+    with FakeAnthropicServer(script()) as fake_llm:
+        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    assert run.code == 1, run.log
+    body = marked(github, 12)[0]["body"]
+    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
+    assert first == "## ❌ evalkit: 1 case got worse, 0 got better"
+    assert body.index("got worse") < body.index("A gate failed")  # then the thresholds, as before
+    assert "the base branch (main)" in body and "greet/bob" in body
+    assert run.outputs["regressed"] == "1" and run.outputs["fixed"] == "0"
+    assert (run.results / "comparison.json").is_file() and (run.results / "base.json").is_file()
+    assert "1 case got worse" in run.summary
+    # the worktree of the base is gone
+    assert len(git(repo, "worktree", "list").splitlines()) == 1
+
+
+def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(action, tmp_path, github):
+    repo = tmp_path / "repo"
+    base, _ = two_commits(repo, POLITE, POLITE.replace("Greets people by name.", "Greets people."))
+    with FakeAnthropicServer(script(bob_polite="Go away.")) as fake_llm:
+        lenient = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                         inputs={"gate": "regressions"})
+        head_requests = fake_llm.request_count
+        strict = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    assert lenient.code == 0, lenient.log
+    assert strict.code == 1, strict.log  # `both` (the default) still fails on the thresholds
+    body = marked(github, 12)[0]["body"]
+    assert "0 cases got worse, 0 got better, 1 was already failing on the base branch" in body
+    assert lenient.outputs["regressed"] == "0" and lenient.outputs["verdict"] == "fail"
+    # the base asked nothing new of the model: every request came from the head's cache
+    assert head_requests == 4  # ada, bob, and one judge call each
+    assert "base 0 requests made, 4 from the cache" in lenient.log
+
+
+def test_a_base_missing_from_a_shallow_clone_is_fetched(action, tmp_path, github):
+    origin = tmp_path / "origin"
+    base, _ = two_commits(origin, POLITE, TERSE)
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(repo)], check=True)
+    assert git(repo, "rev-parse", "--is-shallow-repository") == "true"
+    with FakeAnthropicServer(script()) as fake_llm:
+        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    assert run.code == 1, run.log
+    assert "1 case got worse" in marked(github, 12)[0]["body"]
+
+
+def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action, tmp_path, github):
+    origin = tmp_path / "origin"
+    base, _ = two_commits(origin, POLITE, TERSE)
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(repo)], check=True)
+    shutil.rmtree(origin)  # the remote is gone: the fetch fails
+    with FakeAnthropicServer(script()) as fake_llm:
+        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"gate": "regressions"})
+    assert run.code == 1, run.log  # no comparison: the thresholds decide, even under gate: regressions
+    body = marked(github, 12)[0]["body"]
+    assert f"No comparison with the base branch:** the base commit {base[:12]} is not in this shallow checkout " \
+           "and fetching it failed" in body
+    assert "fetch-depth: 0" in body and "A gate failed" in body
+    assert run.outputs["regressed"] == "" and run.outputs["verdict"] == "fail"
+
+
+def test_baseline_none_and_a_bad_gate(action, tmp_path, github):
+    repo = tmp_path / "repo"
+    base, _ = two_commits(repo, POLITE, TERSE)
+    with FakeAnthropicServer(script()) as fake_llm:
+        off = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"baseline": "none"})
+        bad = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"gate": "sometimes"})
+    assert off.code == 1, off.log
+    assert "No comparison" not in off.summary and "got worse" not in off.summary and "A gate failed" in off.summary
+    assert off.outputs["regressed"] == ""
+    assert bad.code == 2 and "gate: 'sometimes' is not one of thresholds, regressions, both" in bad.log
