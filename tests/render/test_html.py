@@ -73,6 +73,17 @@ def test_drill_down_holds_input_prompt_traceback_fields_and_both_sides():
     assert cmp.sentence() in page
 
 
+def test_judge_votes_truncation_and_calibration_show_in_the_drill_down():
+    head = html_reports.report(4, "head", suites=1)
+    run = head.suites[0].cases[0].runs[0]
+    run.truncated = True
+    run.items[1].votes = ["pass", "fail", "pass"]
+    head.suites[0].calibration = "judge agreement with 42 gold labels: 95 %"
+    page = render_html(head)
+    assert "votes: pass, fail, pass" in page and "stopped at max_tokens" in page
+    assert "Judge calibration: judge agreement with 42 gold labels: 95 %" in page
+
+
 def test_model_vs_model_charts_and_calibration_render_when_present():
     base, head, cmp = html_reports.pair(12)
     page = render_html(head, comparison=cmp.model_copy(update={"base_label": "claude-a", "head_label": "claude-b"}))
