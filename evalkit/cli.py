@@ -102,21 +102,19 @@ def selftest(paths: tuple[str, ...]) -> None:
     """Check the code-decided items on the suites' gold outputs, offline (exit 1 on a disagreement)."""
     from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
     from evalkit.selftest import selftest_all
-
     sys.exit(selftest_all(load_suites(list(paths)), echo=click.echo))
 
 
 @main.command()
 @paths_argument
 @click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True, help="Samples per gold output.")
-@click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
+@click.option("--judge-model", help="Judge and extraction model (overrides the suite).")
 @click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
 @_guard
 def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, no_cache: bool) -> None:
     """Measure the judge and extraction on the gold labels, save the figures (exit 1 under the bar)."""
     from evalkit.engine import calibrate_and_save  # imported per command: light commands stay fast
-    sys.exit(calibrate_and_save(list(paths), repeats=repeats, judge_model=judge_model, no_cache=no_cache,
-                                echo=click.echo))
+    sys.exit(calibrate_and_save(list(paths), repeats, judge_model, no_cache, click.echo))
 
 
 @main.command()
@@ -231,12 +229,13 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.option("--gate", type=click.Choice(["thresholds", "regressions", "both"]), default="both", show_default=True,
               help="With --baseline: fail on the thresholds, on regressions against the base, or on either.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write the HTML report.")
+@click.option("--inconclusive", type=click.Choice(["fail", "warn", "pass"]), help="What an inconclusive case does.")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], models: tuple[str, ...],
         judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
-        html_path: str | None) -> None:
+        html_path: str | None, inconclusive: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.engine import anthropic_provider, load_suites, make_client
@@ -261,7 +260,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     model = models[0] if len(models) == 1 else None
     options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
-                         jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer(), shard=share)
+                         jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer(), shard=share,
+                         inconclusive=inconclusive)
     if compared:
         sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
     if baseline:

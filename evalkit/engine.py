@@ -108,7 +108,7 @@ def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | No
     return asyncio.run(all_suites())
 
 
-def calibrate_and_save(paths: list[str | Path], *, repeats: int, judge_model: str | None, no_cache: bool,
+def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str | None, no_cache: bool,
                        echo: Callable[[str], None]) -> int:
     """`evalkit calibrate`: measure, print and save each suite's figures; 1 when an item is under the bar."""
     from evalkit.calibrate import describe  # only this command needs it

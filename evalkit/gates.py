@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from evalkit.suite._spec import Thresholds
 from evalkit.report import CaseResult, ComparisonResult, SuiteResult, Verdict
+from evalkit.stats import wilson
 
-_SEVERITY = {"skipped": 0, "pass": 1, "fail": 2, "error": 3}
+_SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "fail": 3, "error": 4}
 
 
 def score_case(case: CaseResult) -> None:
@@ -13,6 +14,8 @@ def score_case(case: CaseResult) -> None:
     rubric = [i for r in case.runs for i in r.items if not i.required and i.status in ("pass", "fail")]
     weight = sum(i.weight for i in rubric)
     case.rubric_pass_rate = sum(i.weight for i in rubric if i.status == "pass") / weight if rubric else None
+    if len(case.runs) > 1 and rubric:
+        case.rubric_interval = [round(x, 4) for x in wilson(sum(i.status == "pass" for i in rubric), len(rubric))]
     checks = [i for r in case.runs for i in r.items if i.required and i.status != "n/a"]
     case.checks_total = len(checks)
     case.checks_passed = sum(i.status == "pass" for i in checks)
@@ -34,6 +37,12 @@ def case_verdict(case: CaseResult, thresholds: Thresholds) -> tuple[Verdict, lis
     if case.critical_failures:
         reasons.append("critical item failed: " + ", ".join(case.critical_failures))
     if case.rubric_pass_rate is not None and case.rubric_pass_rate < thresholds.rubric:
+        interval = case.rubric_interval
+        if interval is not None and interval[1] >= thresholds.rubric and not reasons:
+            # The repeats cannot tell this rate from one that meets the threshold: say so, not "fail".
+            return "inconclusive", [f"rubric pass rate {case.rubric_pass_rate:.0%} < {thresholds.rubric:.0%}, "
+                                    f"but its 95% interval {interval[0]:.0%}–{interval[1]:.0%} reaches it "
+                                    f"(more repeats would tell)"]
         reasons.append(f"rubric pass rate {case.rubric_pass_rate:.0%} < {thresholds.rubric:.0%}")
     if case.agreement is not None and case.agreement < thresholds.agreement:
         reasons.append(f"field agreement {case.agreement:.0%} < {thresholds.agreement:.0%}")
@@ -43,7 +52,11 @@ def case_verdict(case: CaseResult, thresholds: Thresholds) -> tuple[Verdict, lis
 
 
 def suite_verdict(suite: SuiteResult) -> Verdict:
-    verdicts: list[Verdict] = [c.verdict for c in suite.cases]
+    """The worst verdict of the suite's cases; an inconclusive case counts as the suite's
+    `inconclusive` setting says (fail, pass, or warn: the suite is inconclusive, exit 0)."""
+    as_setting: dict[str, Verdict] = {"fail": "fail", "pass": "pass", "warn": "inconclusive"}
+    verdicts: list[Verdict] = [as_setting[suite.inconclusive] if c.verdict == "inconclusive" else c.verdict
+                               for c in suite.cases]
     verdicts += [_comparison_verdict(c) for c in suite.comparisons]
     if suite.error:
         verdicts.append("error")
@@ -63,5 +76,5 @@ def worst(verdicts: list[Verdict]) -> Verdict:
 
 
 def exit_code(verdict: Verdict) -> int:
-    """0 when nothing failed, 1 when a gate failed or an error row stands."""
-    return 0 if verdict in ("pass", "skipped") else 1
+    """0 when nothing failed (an inconclusive verdict is a warning), 1 when a gate failed or an error row stands."""
+    return 0 if verdict in ("pass", "skipped", "inconclusive") else 1

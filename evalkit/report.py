@@ -11,8 +11,9 @@ from evalkit.suite._spec import Thresholds
 from evalkit.usage import Usage
 from evalkit.consistency import FieldAgreement
 from evalkit.provenance import Provenance
+from evalkit.stats import wilson
 
-Verdict = Literal["pass", "fail", "error", "skipped"]
+Verdict = Literal["pass", "fail", "error", "skipped", "inconclusive"]
 Status = Literal["pass", "fail", "error", "n/a"]
 REPORT_VERSION = 1
 
@@ -64,6 +65,8 @@ class CaseResult(BaseModel):
     rubric_pass_rate: float | None = None
     checks_passed: int = 0
     checks_total: int = 0
+    rubric_interval: list[float] | None = Field(default=None, description="Wilson 95 % interval of the rubric "
+                                                                          "pass rate over repeats.")
     agreement: float | None = None
     field_agreement: list[FieldAgreement] = Field(default_factory=list)
     critical_failures: list[str] = Field(default_factory=list)
@@ -97,6 +100,13 @@ class SuiteResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     wall_seconds: float = 0.0
     calibration: str | None = Field(default=None, description="The judge's last calibration on gold labels.")
+    inconclusive: Literal["fail", "warn", "pass"] = Field(default="warn", description="What an inconclusive "
+                                                                                      "case does to the verdict.")
+
+    def pass_interval(self) -> tuple[float, float] | None:
+        """Wilson 95 % interval of the share of the suite's scored cases that passed."""
+        scored = [c for c in self.cases if c.verdict != "skipped"]
+        return wilson(sum(c.verdict == "pass" for c in scored), len(scored)) if scored else None
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for c in self.cases if c.verdict == verdict)

@@ -47,6 +47,7 @@ class RunOptions:
     on_case: Callable[[SuiteResult, CaseResult], None] | None = None
     demo: bool = False
     shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
+    inconclusive: str | None = None  # fail | warn | pass: overrides the suites' setting
 
 
 def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
@@ -112,6 +113,7 @@ class Runner:
         thresholds = effective_thresholds(suite, opts)
         result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
                              description=suite.description, calibration=calibration_note(suite),
+                             inconclusive=opts.inconclusive or suite.inconclusive,  # type: ignore[arg-type]
                              models={"target": model, "judge": judge})
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:

@@ -192,7 +192,8 @@ def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out
     options = RunOptions(model=inputs.model, judge_model=inputs.judge_model,
                          rubric_threshold=inputs.rubric_threshold,
                          agreement_threshold=inputs.agreement_threshold, jsonl_path=jsonl,
-                         shard=parse_shard(inputs.shard) if inputs.shard else None)
+                         shard=parse_shard(inputs.shard) if inputs.shard else None,
+                         inconclusive=inputs.inconclusive)
     # Targets run in this process: from here on they see only the allow-listed environment.
     scrub_environment()
     provider = AnthropicProvider(api_key=inputs.anthropic_api_key,

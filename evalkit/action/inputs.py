@@ -31,6 +31,7 @@ class Inputs:
     allow_fork_head: bool = False
     install: str | None = None
     shard: str | None = None  # "I/N": this job runs that share of the cases and does not comment
+    inconclusive: str | None = None  # fail | warn | pass; None: each suite's setting
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
 
     def __repr__(self) -> str:  # never show the secrets
@@ -98,6 +99,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         install=read_input(env, "install") or None,
         shard=_shard(read_input(env, "shard"), problems),
         merge=env.get("INPUT_MERGE", ""),
+        inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
     )
     if problems:
         raise UsageError("invalid input: " + "; ".join(problems))

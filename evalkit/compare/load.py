@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from evalkit.errors import UsageError
 from evalkit.report import CaseResult, Report, SuiteResult, Verdict
 
-_SEVERITY = {"skipped": 0, "pass": 1, "fail": 2, "error": 3}
+_SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "fail": 3, "error": 4}
 
 
 def load_results(path: str | Path) -> Report:

@@ -26,6 +26,9 @@ def render_junit(report: Report) -> str:
                 ET.SubElement(tc, "failure", message=message).text = detail
             elif case.verdict == "error":
                 ET.SubElement(tc, "error", message=message).text = "\n".join(case.errors) + "\n" + detail
+            elif case.verdict == "inconclusive":  # a failure only where the suite says it counts as one
+                ET.SubElement(tc, "failure" if suite.inconclusive == "fail" else "skipped",
+                              message=("inconclusive: " + message)[:500])
             elif case.verdict == "skipped":
                 ET.SubElement(tc, "skipped", message="; ".join(case.reasons)[:500])
         for cmp in suite.comparisons:

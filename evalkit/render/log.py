@@ -13,7 +13,9 @@ def suite_line(suite: SuiteResult, width: int = 7) -> str:
     """`FAIL    pace_ai: 3 passed, 2 failed, 0 errors — why the suite could not run`; the verdict
     padded to `width` so a column of them lines up."""
     return (f"{suite.verdict.upper().ljust(width)} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} failed, "
-            f"{suite.count('error')} errors" + (f" — {suite.error}" if suite.error else "")
+            f"{suite.count('error')} errors"
+            + (f", {suite.count('inconclusive')} inconclusive" if suite.count("inconclusive") else "")
+            + (f" — {suite.error}" if suite.error else "")
             + (f" ({suite.calibration})" if suite.calibration else ""))
 
 

@@ -10,7 +10,7 @@ from evalkit.errors import UsageError
 from evalkit.report import Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
-ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "n/a": "➖"}
+ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "n/a": "➖", "inconclusive": "❔"}
 
 
 def _environment(template_dir: Path | None) -> Any:

@@ -261,6 +261,7 @@ class _Loader:
             missing=spec.missing,
             complete=spec.complete,
             calibration=spec.calibration,
+            inconclusive=spec.inconclusive,
             fields=spec.fields,
             comparisons=spec.compare,
             description=spec.description,

@@ -228,6 +228,8 @@ class SuiteSpec(_Strict):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
     calibration: CalibrationBar | None = None
+    inconclusive: Literal["fail", "warn", "pass"] = Field(default="warn", description="What a case whose pass-rate "
+                                                          "interval straddles the threshold does to the verdict.")
     missing: Literal["disagree", "ignore"] = Field(default="disagree", description="A field no run states: "
                                                    "counts as a disagreement, or is left out of the share.")
     plugins: list[str] = Field(default_factory=list, description="Modules that register checks.")

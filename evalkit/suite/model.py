@@ -109,6 +109,7 @@ class Suite:
     missing: str = "disagree"  # a field no run states: disagree | ignore
     complete: bool = True  # a truncated output fails the built-in `complete` check
     calibration: CalibrationBar | None = None  # the bar `evalkit calibrate` holds judge items to
+    inconclusive: str = "warn"  # what an inconclusive case does: fail | warn | pass
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     comparisons: list[CompareSpec] = field(default_factory=list)
     description: str = ""

@@ -189,3 +189,13 @@ def test_demo_writes_the_comment_the_action_would_post(tmp_path, capsys):
     body = path.read_text()
     assert body.startswith(MARKER) and "Demo run with scripted replies" in body
     assert body in capsys.readouterr().out
+
+
+def test_the_inconclusive_input_is_one_of_fail_warn_pass():
+    from evalkit.action.inputs import parse_inputs
+
+    base = {"INPUT_SUITES": "suites", "INPUT_ANTHROPIC_API_KEY": "k"}
+    assert parse_inputs({**base, "INPUT_INCONCLUSIVE": "fail"}).inconclusive == "fail"
+    assert parse_inputs(base).inconclusive is None
+    with pytest.raises(UsageError, match="inconclusive: 'maybe' is not one of fail, warn, pass"):
+        parse_inputs({**base, "INPUT_INCONCLUSIVE": "maybe"})
