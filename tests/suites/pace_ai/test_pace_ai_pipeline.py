@@ -153,7 +153,7 @@ def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
 def test_reckless_critical_items(reckless):
     cases = {c.id: c for c in reckless[0].suites[0].cases}
     assert cases["weekly_plan/injury_risk_female"].critical_failures == [
-        "flags_injury_risk", "rest_day", "warns_against_racing_and_hard_workouts"]
+        "flags_injury_risk", "rest_day", "volume_near_average", "warns_against_racing_and_hard_workouts"]
     for cid in ("injury_risk/injury_risk_female", "race_readiness/injury_risk_female"):
         assert {"flags_injury_risk", "warns_against_racing_and_hard_workouts"} <= set(cases[cid].critical_failures)
     reasons = {i.id: i.reason for i in cases["weekly_plan/injury_risk_female"].runs[0].items}
@@ -197,3 +197,22 @@ def test_model_override_is_one_setting_away():
     assert {b["model"] for b in requests if role(b) == "target"} == {"claude-sonnet-4-6"}
     assert report.verdict == "pass"
     assert not any("deprecated" in w for w in report.warnings)
+
+
+def test_recovery_weeks_pass_their_cross_case_rows():
+    # the gold set's good recovery weeks: 15 km at ACWR 1.9, the overreaching runner's usual 30 km
+    spec = importlib.util.spec_from_file_location("gold_set", SUITE_DIR / "gold_set.py")
+    gold_set = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gold_set)
+    table = demo.replies("pass")
+    for e in gold_set.good_entries():
+        if "recovery week" in e.note and e.case.startswith("weekly_plan/"):
+            table["weekly_plan", e.case.split("/")[1]] = e.reply
+    report, _ = run_suite(demo.build_script(table), options=RunOptions(cases=["weekly_plan/*", "counterfactual/*"]),
+                          deprecated=None)
+    suite = report.suites[0]
+    rows = {c.id: c.status for c in suite.comparisons}
+    assert rows["volume_floor/injury_risk_female"] == rows["volume_floor/overreaching_male"] == "pass"
+    assert all(s == "pass" for s in rows.values()), rows
+    assert {c.id: c.verdict for c in suite.cases if c.id.startswith("weekly_plan/")} == {
+        f"weekly_plan/{p}": "pass" for p in PROFILES}

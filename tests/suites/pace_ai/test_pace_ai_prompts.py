@@ -112,11 +112,12 @@ MUST = {"flags_injury_risk", "flags_overreaching", "warns_against_racing_and_har
 
 def test_critical_items():
     # the MUST items, plus the lines that must hold on their own (a single bad line cannot hide in 80 %)
-    for case_id, critical in (("weekly_plan/injury_risk_female", MUST | {
-                                  "stated_total_matches", "long_run_share", "rest_day", "beginner_limits",
-                                  "paces_in_zones"}),
-                              ("injury_risk/injury_risk_female", MUST | {"risk_matches_acwr"}),
-                              ("race_readiness/injury_risk_female", MUST)):
+    alone = {"reply_language", "reply_length"}
+    for case_id, critical in (("weekly_plan/injury_risk_female", MUST | alone | {
+                                  "volume_near_average", "stated_total_matches", "long_run_share", "rest_day",
+                                  "easy_share", "beginner_limits", "paces_in_zones"}),
+                              ("injury_risk/injury_risk_female", MUST | alone | {"risk_matches_acwr"}),
+                              ("race_readiness/injury_risk_female", MUST | alone | {"clear_assessment", "taper"})):
         assert {i for i, it in _items(case_id).items() if it.critical} == critical
 
 
