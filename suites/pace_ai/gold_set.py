@@ -10,15 +10,28 @@ a reply without a stated total and the counterfactual runners; the bad ones brea
 
 from __future__ import annotations
 
+import importlib.util
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # pace_ai and demo live beside this file
+_HERE = Path(__file__).resolve().parent
+if str(_HERE) not in sys.path:
+    sys.path.insert(0, str(_HERE))  # the pace_ai package lives beside this file
 
-import demo  # noqa: E402
-from demo import Reply, _plan, _text, _warned, rest  # noqa: E402
+
+def _load_demo() -> Any:
+    # under a name of its own: a module called `demo` would shadow other suites' demo replies
+    spec = importlib.util.spec_from_file_location("pace_ai_demo", _HERE / "demo.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules.setdefault("pace_ai_demo", module)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+demo = _load_demo()
+Reply, _plan, _text, _warned, rest = demo.Reply, demo._plan, demo._text, demo._warned, demo.rest
 
 GOLD_FILE = Path(__file__).resolve().parent / "gold" / "pace_ai.yml"
 LONG_REPLY_WORDS = 520  # over the suite's 500-word bound
