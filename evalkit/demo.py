@@ -17,6 +17,7 @@ from evalkit.errors import UsageError
 from evalkit.providers.anthropic import AnthropicProvider
 from evalkit.render.comment import clean, render_comment
 from evalkit.render.compare import comparison_table, render_comparison
+from evalkit.render.html import write_html
 from evalkit.report import Report
 from evalkit.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -81,7 +82,7 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
 
 def write_demo_comparison(output_dir: Path, suites: list[Any]) -> str:
     """Run the scripted base (sound replies everywhere), compare the demo's head with it, and
-    write `comparison.md` / `comparison.json`; returns the markdown the comment leads with."""
+    write `comparison.md` / `comparison.json` and the HTML report base vs head; returns the markdown the comment leads with."""
     base_plan = demo_plan(bundled_suites_dir(), DEMO_BASE)
     merged = Script()
     for _, script in base_plan:
@@ -90,9 +91,11 @@ def write_demo_comparison(output_dir: Path, suites: list[Any]) -> str:
         provider = AnthropicProvider(api_key="demo-not-a-key", base_url=fake.url)
         base = run(suites, make_client(provider, concurrency=8, cache_dir=cache), RunOptions(demo=True))
     base.save(output_dir / "base.json")
-    cmp = compare_reports(base, Report.load(output_dir / "results.json"),
-                          base_label="base (scripted: sound replies)", head_label="head (scripted: reckless coaching)")
+    head = Report.load(output_dir / "results.json")
+    cmp = compare_reports(base, head, base_label="base (scripted: sound replies)",
+                          head_label="head (scripted: reckless coaching)")
     (output_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
+    write_html(head, output_dir / "report.html", comparison=cmp, base=base)
     (output_dir / "comparison.md").write_text(render_comparison(cmp), encoding="utf-8")
     click.echo(f"\n--- compared with a scripted base branch ({output_dir / 'comparison.md'}) ---\n", err=True)
     click.echo(comparison_table(cmp), nl=False)

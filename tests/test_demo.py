@@ -27,3 +27,5 @@ def test_demo_compares_the_scripted_head_with_a_scripted_base(tmp_path):
     comment = (out / "comment.md").read_text()
     assert comment.startswith(MARKER + "\n> **Demo comparison with scripted replies**")
     assert comment.index(f"{len(regressed)} cases got worse") < comment.index("A gate failed")
+    page = (out / "report.html").read_text()  # the HTML report shows the same comparison
+    assert f"regressed ({len(regressed)})" in page and "Output on base (scripted: sound replies)" in page

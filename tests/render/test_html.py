@@ -79,7 +79,10 @@ def test_judge_votes_truncation_and_calibration_show_in_the_drill_down():
     run.truncated = True
     run.items[1].votes = ["pass", "fail", "pass"]
     head.suites[0].calibration = "judge agreement with 42 gold labels: 95 %"
+    case = head.suites[0].cases[1]
+    case.verdict, case.rubric_interval = "inconclusive", [0.31, 0.83]
     page = render_html(head)
+    assert 'data-flags="inconclusive"' in page and "inconclusive (1)" in page and "31%–83%" in page
     assert "votes: pass, fail, pass" in page and "stopped at max_tokens" in page
     assert "Judge calibration: judge agreement with 42 gold labels: 95 %" in page
 
