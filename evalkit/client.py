@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from evalkit.cache import ResponseCache
+from evalkit.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
 from evalkit.usage import Usage
@@ -22,6 +23,7 @@ class RetryPolicy:
     base_delay: float = 0.5
     max_delay: float = 8.0
     max_retry_after: float = 60.0
+    max_rate_limited: int = 20  # 429s a call may meet; the limiter paces and holds, they use no attempt
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -48,7 +50,7 @@ class ModelClient:
         self.cache = cache
         self.retry = retry
         self.concurrency = concurrency
-        self._semaphore: asyncio.Semaphore | None = None
+        self.limiter = AdaptiveLimiter(concurrency, sleep=lambda seconds: self._sleep(seconds))
         self._memo: dict[str, asyncio.Future[ModelResponse]] = {}
         self._deprecated = deprecated
         self._sleep = sleep
@@ -57,13 +59,6 @@ class ModelClient:
         self.models_used: dict[str, set[str]] = {}
         self.warnings: list[str] = []
         self.retries = 0
-
-    @property
-    def semaphore(self) -> asyncio.Semaphore:
-        # Created lazily so it belongs to the running event loop.
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.concurrency)
-        return self._semaphore
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -119,13 +114,28 @@ class ModelClient:
         return response, False
 
     async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
-        attempt = 0
+        attempt = rate_limited = 0
         while True:
             attempt += 1
             try:
-                async with self.semaphore:
-                    return await self.provider.generate(request)
+                async with self.limiter.slot() as slot:
+                    try:
+                        response = await self.provider.generate(request)
+                    except ProviderError as exc:
+                        if exc.status == 429:
+                            pause = self.retry.delay(rate_limited + 1, exc.retry_after)
+                            slot.rate_limited(pause, exc.rate_limit)
+                        raise
+                    slot.succeeded(response.rate_limit, response.input_tokens)
+                    return response
             except ProviderError as exc:
+                if exc.status == 429 and rate_limited < self.retry.max_rate_limited:
+                    # The limiter has cut the window and holds every new call (this one's retry
+                    # too) for the pause: a rate limit uses no attempt of the call.
+                    rate_limited += 1
+                    attempt -= 1
+                    self.retries += 1
+                    continue
                 if not exc.retryable or attempt >= self.retry.max_attempts:
                     if exc.retryable:
                         raise ProviderError(f"{exc} (gave up after {attempt} attempts)", retryable=False,

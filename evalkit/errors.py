@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class EvalkitError(Exception):
@@ -87,11 +88,13 @@ class ProviderError(EvalkitError):
         retryable: bool = False,
         retry_after: float | None = None,
         status: int | None = None,
+        rate_limit: Any = None,
     ):
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
+        self.rate_limit = rate_limit  # providers.ratelimit.RateLimitInfo from a 429's headers, if any
 
 
 class JudgeError(EvalkitError):

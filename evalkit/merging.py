@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from evalkit.errors import UsageError
 from evalkit.gates import suite_verdict, worst
-from evalkit.report import CaseResult, ModelUse, Report, SuiteResult
+from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
 from evalkit.scoring import compare_cases
 from evalkit.sharding import parse_shard
 from evalkit.suite.model import Suite
@@ -60,7 +60,10 @@ def merge_reports(reports: list[Report], suites: list[Suite]) -> Report:
         models=_merge_models(reports), warnings=list(dict.fromkeys(w for r in reports for w in r.warnings)),
         started_at=min((r.started_at for r in reports if r.started_at), default=""),
         wall_seconds=max(r.wall_seconds for r in reports), demo=any(r.demo for r in reports),
-        run_url=first.run_url, results_path=None, provenance=first.provenance)
+        run_url=first.run_url, results_path=None, provenance=first.provenance,
+        rate_limit=RateLimitUse(rejected=sum(r.rate_limit.rejected for r in reports),
+                                paused_seconds=sum(r.rate_limit.paused_seconds for r in reports),
+                                paced=any(r.rate_limit.paced for r in reports)))
 
 
 def _merge_suite(parts: list[SuiteResult], suite: Suite | None) -> SuiteResult:

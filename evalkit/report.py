@@ -119,6 +119,14 @@ class ModelUse(BaseModel):
     deprecated: str | None = None
 
 
+class RateLimitUse(BaseModel):
+    """What the provider's rate limit cost the run."""
+
+    rejected: int = Field(default=0, description="429 replies met (each call retried after the pause).")
+    paused_seconds: float = Field(default=0.0, description="Wall seconds new calls were held after 429s.")
+    paced: bool = Field(default=False, description="Call starts were spaced from the rate-limit headers.")
+
+
 class Report(BaseModel):
     version: int = REPORT_VERSION
     verdict: Verdict
@@ -132,6 +140,7 @@ class Report(BaseModel):
     run_url: str | None = None
     results_path: str | None = None
     provenance: Provenance | None = Field(default=None, description="Absent in reports older than it.")
+    rate_limit: RateLimitUse = Field(default_factory=RateLimitUse)
     shard: str | None = Field(default=None, description="`I/N` for one shard's results; `evalkit merge` joins them.")
 
     def save(self, path: str | Path) -> None:

@@ -21,7 +21,7 @@ from evalkit.extract import extract_fields
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit import lifecycle, provenance
 from evalkit.judge import judge_repeated
-from evalkit.report import CaseResult, ModelUse, Report, RunResult, SuiteResult
+from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
 from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line, truncated_item
 from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
@@ -97,7 +97,8 @@ class Runner:
                       demo=self.options.demo,
                       results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
                       provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used),
-                      shard=str(self.options.shard) if self.options.shard else None)
+                      shard=str(self.options.shard) if self.options.shard else None,
+                      rate_limit=RateLimitUse(**vars(self.client.limiter.stats)))
 
     def _recorded_options(self) -> dict[str, Any]:
         o = self.options

@@ -72,7 +72,9 @@ def test_retry_after_is_honoured(write, tmp_path):
         client = make_client(provider, no_cache=True, deprecated=None)
         client._sleep = sleep
         report = run(load_suites([suite]), client, RunOptions())
-    assert report.verdict == "pass" and slept == [3.0]
+    # The limiter holds every new call (the retry too) until retry-after has passed.
+    assert report.verdict == "pass" and slept == [pytest.approx(3.0, abs=0.05)]
+    assert client.limiter.stats.rejected == 1 and client.limiter.stats.paused_seconds == pytest.approx(3.0)
 
 
 def test_no_retry_on_400_gives_an_error_row_and_the_rest_of_the_run_goes_on(write, tmp_path):

@@ -16,6 +16,7 @@ from typing import Any, Generator
 
 from evalkit.errors import MissingKeyError, ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse
+from evalkit.providers.ratelimit import parse_rate_limit_headers
 
 # Statuses the API asks clients to retry (the SDK's own policy: timeouts, lock conflicts,
 # rate limits, every 5xx including 529 overloaded).
@@ -58,15 +59,19 @@ class AnthropicProvider:
         try:
             # The body is built from our own request type, not the SDK's TypedDicts; the API
             # validates it.
-            create: Any = self._client.messages.create
-            message = await _QuietDeprecations(create(**body, **({"extra_body": extra} if extra else {})))
+            # The raw response carries the rate-limit headers the client paces itself by.
+            create: Any = self._client.messages.with_raw_response.create
+            raw = await _QuietDeprecations(create(**body, **({"extra_body": extra} if extra else {})))
+            message = await raw.parse()
         except Exception as exc:
             raise _provider_error(exc, self.base_url) from exc
         if not hasattr(message, "model_dump"):
             # The SDK hands back plain text when a reply is not labelled JSON.
             raise ProviderError(f"Anthropic API reply was not a message object: {str(message)[:200]!r}",
                                 retryable=True, status=200)
-        return ModelResponse.from_api_message(message.model_dump())
+        response = ModelResponse.from_api_message(message.model_dump())
+        response.rate_limit = parse_rate_limit_headers(raw.headers)
+        return response
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -130,7 +135,8 @@ def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
         if should_retry in ("true", "false"):
             retryable = should_retry == "true"
         return ProviderError(f"Anthropic API {status} {etype}: {_one_line(detail)}", retryable=retryable,
-                             retry_after=_retry_after(exc.response.headers), status=status)
+                             retry_after=_retry_after(exc.response.headers), status=status,
+                             rate_limit=parse_rate_limit_headers(exc.response.headers))
     if isinstance(exc, anthropic.APITimeoutError):
         return ProviderError(f"Anthropic API request timed out ({base_url})", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError):

@@ -62,6 +62,7 @@ class ModelResponse:
     cache_write_tokens: int = 0
     cached: bool = field(default=False, compare=False)
     batch: bool = False  # answered through the Message Batches API (priced at batch rates)
+    rate_limit: Any = field(default=None, compare=False)  # providers.ratelimit.RateLimitInfo; never cached
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -22,8 +22,11 @@ def suite_line(suite: SuiteResult, width: int = 7) -> str:
 def usage_line(report: Report) -> str:
     """Calls, cache hits, tokens, dollars and wall time of the run."""
     u = report.usage
+    limited = report.rate_limit
+    waits = (f", rate limit: {limited.rejected} × 429, {limited.paused_seconds:.1f} s held"
+             f"{', paced' if limited.paced else ''}") if limited.rejected or limited.paced else ""
     return (f"{u.calls} model calls, {u.cache_hits} cache hits, {u.input_tokens + u.output_tokens:,} tokens, "
-            f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s")
+            f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s{waits}")
 
 
 def case_lines(suite: SuiteResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[str]:

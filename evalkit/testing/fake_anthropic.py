@@ -7,7 +7,8 @@
 It answers exactly as the in-process `ScriptedProvider` does (same `Script`, same payload
 builders); only the transport differs. Faults: 429 (with `retry-after` when the fault has
 one), 529, 500, 400, "drop" (the socket is closed with no reply) and "bad_json" (a 200 whose
-body is cut short).
+body is cut short). With `rate_limit=RateLimit(...)` it also meters requests with a token
+bucket, as the API does (`anthropic-ratelimit-*` headers, 429 with `retry-after`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from evalkit.testing.rate_limit import RateLimit
 from evalkit.testing.script import Fault, Script, error_payload, message_payload
 
 MESSAGES_PATH = "/v1/messages"
@@ -29,9 +31,10 @@ MESSAGES_PATH = "/v1/messages"
 class FakeAnthropicServer:
     """A Messages-API server on 127.0.0.1 (a free port), answering from `script`."""
 
-    def __init__(self, script: Script | None = None, *, latency: float = 0.0):
+    def __init__(self, script: Script | None = None, *, latency: float = 0.0, rate_limit: RateLimit | None = None):
         self.script = script if script is not None else Script()
         self.latency = latency
+        self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
         self.errors: list[str] = []  # tracebacks of responders that raised (answered as 500)
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
@@ -176,6 +179,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         fake = self.server.fake
         fake._record(body, {k.lower(): v for k, v in self.headers.items()})
+        limit_headers: dict[str, str] = {}
+        if fake.rate_limit is not None:
+            admitted, limit_headers = fake.rate_limit.admit(len(raw) // 4)
+            if not admitted:
+                self._send_json(429, {"type": "error", "error": {"type": "rate_limit_error",
+                                                                 "message": "Number of requests has exceeded "
+                                                                            "your rate limit (fake)"}},
+                                limit_headers)
+                return
         if fake.latency:
             time.sleep(fake.latency)  # on this handler's own thread: concurrent requests overlap
         try:
@@ -187,7 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(action, Fault):
             self._send_fault(action)
         else:
-            self._send_json(200, message_payload(body, action))
+            self._send_json(200, message_payload(body, action), limit_headers)
 
     # -- helpers -----------------------------------------------------------------------
 
