@@ -1,4 +1,4 @@
-"""Benchmark: the whole pace-ai suite (15 scenario cases + 5 consistency cases x 3 runs) through
+"""Benchmark: the whole pace-ai suite (19 scenario/counterfactual cases + 15 consistency cases x 3) through
 the real anthropic client against the loopback Messages-API fake answering after a fixed
 latency (default 2 s per call), compared with the design document's estimate of 60-90 s for
 ~20 sequential tests.
