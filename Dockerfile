@@ -36,16 +36,16 @@ ARG PIP_EXTRA_INDEX_URL=""
 ARG PIP_FIND_LINKS=""
 ARG PIP_CERT=""
 
-# Dependencies get their own layer, keyed on pyproject.toml only, so a change to
-# evalkit's code does not reinstall them.
+# Dependencies get their own layer, keyed on the lock file only, so a change to evalkit's
+# code does not reinstall them. The lock (requirements-action.txt, written by .ci/lock from
+# pyproject.toml) pins every package, direct and indirect, with its hashes: the image holds
+# exactly what was reviewed, never whatever is newest on build day.
 WORKDIR /opt/evalkit/src
-COPY pyproject.toml ./
+COPY requirements-action.txt ./
 RUN python3 -m venv /opt/evalkit/venv \
-    && python3 -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
-    && /opt/evalkit/venv/bin/pip install --requirement /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+    && /opt/evalkit/venv/bin/pip install --require-hashes --no-deps --requirement requirements-action.txt
 
-COPY README.md ./
+COPY pyproject.toml README.md ./
 COPY evalkit ./evalkit
 RUN /opt/evalkit/venv/bin/pip install --no-deps . \
     && rm -rf build ./*.egg-info

@@ -347,3 +347,15 @@ def demo(output_dir: str) -> None:
     from evalkit.demo import run_demo  # imported per command: --help and light commands stay fast
 
     sys.exit(run_demo(Path(output_dir), execute))
+
+
+@main.command("action")
+def action() -> None:
+    """Run the GitHub Action on this Python, in an ordinary workflow step (no container).
+
+    It reads what the Action's container gets: INPUT_<NAME> variables for the Action's
+    inputs (e.g. INPUT_ANTHROPIC_API_KEY) and the runner's GITHUB_* variables.
+    """
+    from evalkit.action.__main__ import main as action_main  # the Action's entrypoint, unchanged
+
+    sys.exit(action_main())

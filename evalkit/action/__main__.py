@@ -16,15 +16,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evalkit.action.baseline import BaseResult, Settings, compare_with_base
-from evalkit.action.discovery import RepoSuites, load_repo_suites, parse_list, select_named
+from evalkit.action.discovery import parse_list
+from evalkit.action.evaluate import RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
+from evalkit.action.install import prepare_python
 from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
-from evalkit.action.redact import redact, redact_file, redact_text, scrub_environment, secret_values
+from evalkit.action.redact import redact_text, secret_names, secret_values
+from evalkit.action.sandbox import harden_process
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
-from evalkit.engine import make_client, run_and_save
 from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.gates import exit_code
 from evalkit.github import commands
@@ -35,9 +37,6 @@ from evalkit.render.comment import SUMMARY_CHARS, no_key_body, nothing_affected_
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.report import Report
-from evalkit.runner import RunOptions
-from evalkit.sharding import parse_shard
-from evalkit.suite.model import Suite
 
 EXIT_USAGE = 2
 SUMMARY_CAP = 20_000  # characters of one reason in the job summary (the comment: MAX_QUOTED_CHARS)
@@ -49,6 +48,8 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     secrets = secret_values(env)
     for secret in secrets:
         commands.mask(secret)
+    if environ is None:  # the real entrypoint: nothing of this process may keep them in reach
+        harden_process(secrets, secret_names(env))
     outcome = Outcome.from_env(env, secrets)
     try:
         return _main(env, outcome)
@@ -98,16 +99,19 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         return EXIT_USAGE if action == "fail" else 0
 
     template = template_path(inputs.template, workspace)
-    repo = _load_suites(workspace)
+    python = prepare_python(inputs.install, workspace, env, outcome.secrets)
+    entries = _entries(inputs, event)
+    repo = _load_suites(workspace, entries, env, outcome.secrets, python)
     api = outcome.api
-    rels, note, changed = _select(inputs, event, repo, workspace, api)
+    rels, note, changed = _select(entries, event, repo, workspace, api)
     print(f"evalkit: {len(repo.refs)} suite(s) from {repo.source}; {note}")
 
     if not rels:
         return _nothing_affected(event, repo, changed, outcome)
 
     print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else ""))
-    report = _run(inputs, repo.by_rel(rels), event, workspace, out_dir, outcome.secrets)
+    report = evaluate(inputs, repo, rels, out_dir=out_dir, env=env, secrets=outcome.secrets, run_url=event.run_url,
+                      python=python)
     # A shard's results are partial: its comparison would be too (the merge job has no base run).
     base = BaseResult() if inputs.shard else compare_with_base(settings, event, workspace, rels, report, inputs,
                                                                out_dir=out_dir, secrets=outcome.secrets)
@@ -144,23 +148,29 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     return code
 
 
-def _load_suites(workspace: Path) -> RepoSuites:
-    repo = load_repo_suites(workspace)
+def _load_suites(workspace: Path, entries: list[str], env: Mapping[str, str], secrets: Sequence[str],
+                 python: str | None) -> RepoIndex:
+    # Loading imports suite plugins (user code): the worker does it, without secrets.
+    repo = index_suites(workspace, entries, env=env, secrets=secrets, python=python)
     if not repo.refs:
         raise UsageError(f"no suites found in {workspace}: add an evalkit.yml listing them, or name files "
                          "suite.yml / *.suite.yml (see evalkit/action/discovery.py)")
     return repo
 
 
-def _select(inputs: Inputs, event: Event, repo: RepoSuites, workspace: Path,
-            api: GitHubAPI | None) -> tuple[list[str], str, ChangedFiles | None]:
-    """(relative suite files to run, why, changed files or None)."""
+def _entries(inputs: Inputs, event: Event) -> list[str]:
     entries = parse_list(inputs.suites)
     if not entries and event.name == "workflow_dispatch":
         # A workflow's own dispatch input named `suites` works without wiring it to the action.
         entries = parse_list(str(event.inputs.get("suites") or ""))
+    return entries
+
+
+def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path,
+            api: GitHubAPI | None) -> tuple[list[str], str, ChangedFiles | None]:
+    """(relative suite files to run, why, changed files or None)."""
     if entries:
-        return select_named(repo, entries), f"the suites input names {', '.join(entries)}", None
+        return list(repo.selected or []), f"the suites input names {', '.join(entries)}", None
     if not event.is_pull_request and event.name != "push":
         return [r.rel for r in repo.refs], f"{event.name or 'manual'} run: every suite", None
     changed = changed_files(event, api, str(workspace))
@@ -170,44 +180,13 @@ def _select(inputs: Inputs, event: Event, repo: RepoSuites, workspace: Path,
     return selected, changed.reason, changed
 
 
-def _nothing_affected(event: Event, repo: RepoSuites, changed: ChangedFiles | None, outcome: Outcome) -> int:
+def _nothing_affected(event: Event, repo: RepoIndex, changed: ChangedFiles | None, outcome: Outcome) -> int:
     paths = changed.paths if changed is not None and changed.paths is not None else []
     body = nothing_affected_body(paths, changed.reason if changed else "", [r.rel for r in repo.refs],
                                  run_url=event.run_url, mark=outcome.mark)
     print(f"evalkit: no suite watches the {len(paths)} changed file(s): nothing to run")
     outcome.publish(body, verdict="skipped")
     return 0
-
-
-def _run(inputs: Inputs, suites: list[Suite], event: Event, workspace: Path, out_dir: Path,
-         secrets: Sequence[str]) -> Report:
-    """Run and save; the results (and the JSONL of finished cases) never hold a secret."""
-    # anthropic is imported only once a run is certain (a skipped run never pays for it).
-    from evalkit.providers.anthropic import AnthropicProvider
-
-    cache_dir = (workspace / inputs.cache_dir) if inputs.cache_dir else None
-    jsonl = out_dir / "results.jsonl"
-    if jsonl.exists():
-        jsonl.unlink()
-    options = RunOptions(model=inputs.model, judge_model=inputs.judge_model,
-                         rubric_threshold=inputs.rubric_threshold,
-                         agreement_threshold=inputs.agreement_threshold, jsonl_path=jsonl,
-                         shard=parse_shard(inputs.shard) if inputs.shard else None,
-                         inconclusive=inputs.inconclusive)
-    # Targets run in this process: from here on they see only the allow-listed environment.
-    scrub_environment()
-    provider = AnthropicProvider(api_key=inputs.anthropic_api_key,
-                                 max_connections=max(inputs.concurrency, 8))
-    client = make_client(provider, concurrency=inputs.concurrency, cache_dir=cache_dir)
-
-    def finish(report: Report) -> Report:
-        # Belt and braces beside the mask: a target or model that echoes a secret does not get
-        # it into the results, the comment, the summary or the log.
-        return redact(report, secrets).model_copy(update={"run_url": event.run_url})
-
-    report = run_and_save(suites, client, options, out_dir / "results.json", finish=finish)
-    redact_file(jsonl, secrets)
-    return report
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""Keeping secrets out of target code and out of everything the Action writes."""
+"""Keeping secrets out of target code and out of everything the Action writes: the environment
+allow-list the worker gets (evalkit/action/sandbox.py), the secret-like values to mask, and
+redaction of reports, files and text."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 from evalkit.report import Report
 
-# What target code (run in-process) may still see once the suites start.
+# What code under evaluation (in the worker) may see of the runner's environment.
 _KEEP = frozenset({
     "PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "TEMP", "TMP", "USER", "LOGNAME", "SHELL",
     "PWD", "HOSTNAME", "CI", "VIRTUAL_ENV", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
@@ -38,6 +40,12 @@ def secret_values(env: Mapping[str, str]) -> list[str]:
     return sorted(found, key=lambda v: (-len(v), v))
 
 
+def secret_names(env: Mapping[str, str]) -> list[str]:
+    """The names of the variables `secret_values` reads, and any other holding one of them."""
+    values = set(secret_values(env))
+    return [k for k, v in env.items() if v.strip() in values]
+
+
 def redact_text(text: str, secrets: Iterable[str]) -> str:
     """`text` with every secret (raw or JSON-escaped) replaced by `***`."""
     for secret in secrets:
@@ -46,10 +54,19 @@ def redact_text(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+def _kept(name: str) -> bool:
+    return name not in _DROP and (name in _KEEP or name.startswith(_KEEP_PREFIXES))
+
+
+def allowed_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The part of `env` that code under evaluation may see (the allow-list above)."""
+    return {k: v for k, v in env.items() if _kept(k)}
+
+
 def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:
     """Remove everything but the allow-list from the environment (in place); return what went."""
     env = os.environ if environ is None else environ
-    dropped = [k for k in list(env) if k in _DROP or not (k in _KEEP or k.startswith(_KEEP_PREFIXES))]
+    dropped = [k for k in list(env) if not _kept(k)]
     for key in dropped:
         del env[key]
     return dropped

@@ -4,6 +4,7 @@ files, the loopback GitHub fake and the loopback Messages-API fake."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -62,11 +63,51 @@ cases:
 """
 
 ENV_TARGET = """\
-import json, os
+import hashlib, json, os
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except OSError as exc:
+        return f"unreadable: {exc}"
+
+
+def _memory_hits(needles):
+    # Scan this process's own readable memory for the secrets, knowing only a prefix, the
+    # length and the hash of each (so the scan itself cannot bring them into memory).
+    found = set()
+    with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+        for line in maps:
+            addr, perms = line.split()[:2]
+            start, end = (int(x, 16) for x in addr.split("-"))
+            if not perms.startswith("r") or end - start > 1 << 30:
+                continue
+            try:
+                mem.seek(start)
+                chunk = mem.read(end - start)
+            except (OSError, ValueError, OverflowError):
+                continue
+            for i, n in enumerate(needles):
+                prefix = n["prefix"].encode()
+                pos = chunk.find(prefix)
+                while pos != -1:
+                    if hashlib.sha256(chunk[pos:pos + n["length"]]).hexdigest() == n["sha256"]:
+                        found.add(i)
+                    pos = chunk.find(prefix, pos + 1)
+    return sorted(found)
+
 
 def run(input):
+    dump = {"environ": dict(os.environ), "proc_self": _read("/proc/self/environ"),
+            "proc_parent": _read(f"/proc/{os.getppid()}/environ"), "memory_hits": None}
+    needles = os.environ.get("EVALKIT_TEST_NEEDLES")
+    if needles:
+        with open(needles) as fh:
+            dump["memory_hits"] = _memory_hits(json.load(fh))
     with open(os.environ["EVALKIT_TEST_ENV_DUMP"], "w") as fh:
-        json.dump(dict(os.environ), fh)
+        json.dump(dump, fh)
     return "Hello"
 """
 
@@ -140,12 +181,13 @@ class Run:
 
 @pytest.fixture
 def action(tmp_path: Path):
-    """action(workspace, event_file, event_name, inputs=..., github=..., anthropic=...) -> Run."""
+    """action(workspace, event_file, event_name, inputs=..., github=..., anthropic=..., command=...) -> Run;
+    `command` replaces `python -m evalkit.action` (e.g. the `evalkit action` CLI command)."""
     counter = iter(range(1000))
 
     def run(workspace: Path, event: str | dict, event_name: str, *, inputs: dict[str, str] | None = None,
             github: FakeGitHub | None = None, anthropic: FakeAnthropicServer | None = None,
-            extra_env: dict[str, str] | None = None) -> Run:
+            extra_env: dict[str, str] | None = None, command: list[str] | None = None) -> Run:
         n = next(counter)
         work = tmp_path / f"runner-{n}"
         (work / "temp").mkdir(parents=True)
@@ -181,7 +223,7 @@ def action(tmp_path: Path):
         }
         for name in ("output", "summary", "env"):
             (work / name).touch()
-        proc = subprocess.run([sys.executable, "-m", "evalkit.action"], env=env, cwd=workspace,
+        proc = subprocess.run(command or [sys.executable, "-m", "evalkit.action"], env=env, cwd=workspace,
                               capture_output=True, text=True, timeout=300, check=False)
         return Run(proc, parse_outputs((work / "output").read_text()), (work / "summary").read_text(),
                    workspace / ".evalkit" / "results")
@@ -315,20 +357,41 @@ def test_the_key_appears_nowhere(action, repo, github, tmp_path):
     assert "***" in marked(github, 12)[0]["body"]
 
 
-def test_targets_get_an_allow_listed_environment(action, repo, github, tmp_path):
+RUNNER_SECRETS = (KEY, TOKEN, "actions-runtime-secret", "oidc-secret")
+
+
+def needles_file(path: Path, secrets=RUNNER_SECRETS) -> Path:
+    """What the env-dumping target may know of the secrets: a prefix, the length, the hash."""
+    path.write_text(json.dumps([{"prefix": s[:6], "length": len(s),
+                                 "sha256": hashlib.sha256(s.encode()).hexdigest()} for s in secrets]))
+    return path
+
+
+def test_targets_see_no_secret_in_their_environment_proc_or_memory(action, repo, github, tmp_path):
     dump = tmp_path / "env.json"
     github.set_pr_files(12, [{"filename": "other/x.py"}])
     with FakeAnthropicServer(Script()) as fake_llm:
         run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8"})
+                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8",
+                                "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json"))})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/envdump.suite.yml"
     seen = json.loads(dump.read_text())
-    leaked = [k for k in seen if k.startswith(("ACTIONS_", "INPUT_")) or k in ("GITHUB_TOKEN", "ANTHROPIC_API_KEY",
-                                                                                 "GITHUB_OUTPUT", "GITHUB_ENV")]
+    environ = seen["environ"]
+    leaked = [k for k in environ if k.startswith(("ACTIONS_", "INPUT_")) or k in ("GITHUB_TOKEN", "GITHUB_OUTPUT",
+                                                                                    "GITHUB_ENV")]
     assert leaked == []
-    assert KEY not in json.dumps(seen) and TOKEN not in json.dumps(seen)
-    assert {"PATH", "HOME", "CI", "GITHUB_WORKSPACE", "ANTHROPIC_BASE_URL", "PYTHONIOENCODING"} <= set(seen)
+    # The three places the issue names, and the target's own memory.
+    for place in ("environ", "proc_self", "proc_parent"):
+        text = json.dumps(seen[place])
+        for secret in RUNNER_SECRETS:
+            assert secret not in text, (place, secret)
+    assert "PATH=" in seen["proc_parent"]  # it was readable: the secrets were wiped from it
+    assert seen["memory_hits"] == []
+    # The model is reached through the parent's proxy with a placeholder key.
+    assert environ["ANTHROPIC_API_KEY"].startswith("evalkit-proxy-")
+    assert environ["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+    assert {"PATH", "HOME", "CI", "GITHUB_WORKSPACE", "PYTHONIOENCODING"} <= set(environ)
 
 
 def test_nothing_affected_gives_a_short_comment_and_exit_0(action, repo, github):

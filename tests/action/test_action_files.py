@@ -27,7 +27,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "rubric_threshold", "agreement_threshold", "concurrency", "comment",
         "fail_on_gate", "template", "cache_dir",
         "on_missing_key", "comment_key", "allow_pull_request_target_fork", "shard", "merge",
-        "gate", "baseline",
+        "gate", "baseline", "install",
         "inconclusive",
     }  # fmt: skip
     assert set(inputs) == expected
@@ -79,3 +79,23 @@ def test_workflow_uses_pinned_actions_and_least_privilege():
             assert uses == "./" or re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), uses
             if uses.startswith("actions/checkout@"):
                 assert step["with"]["persist-credentials"] is False
+
+
+def test_release_pins_action_yml_to_the_pushed_image_by_digest(tmp_path):
+    import subprocess
+    import sys
+
+    workflow = yaml.safe_load((ROOT / ".github/workflows/release.yml").read_text())
+    assert workflow["permissions"] == {}
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "write", "packages": "write"}
+    script = "\n".join(step.get("run", "") for step in job["steps"])
+    assert "docker build" in script and "docker push" in script and ".ci/pin-image action.yml" in script
+    copy = tmp_path / "action.yml"
+    copy.write_text((ROOT / "action.yml").read_text())
+    ref = "docker://ghcr.io/octo-org/eval-action@sha256:" + "ab" * 32
+    pin = [sys.executable, str(ROOT / ".ci" / "pin-image"), str(copy)]
+    assert subprocess.run([*pin, ref], capture_output=True, check=False).returncode == 0
+    assert yaml.safe_load(copy.read_text())["runs"] == {"using": "docker", "image": ref}
+    # Only a digest will do: a tag can be re-pushed.
+    assert subprocess.run([*pin, "docker://ghcr.io/octo-org/eval-action:v1"], capture_output=True).returncode == 2

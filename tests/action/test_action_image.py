@@ -107,7 +107,7 @@ def test_loopback_server_on_the_host_is_reachable(run_in_image):
 
 def test_build_context_leaves_out_everything_but_the_package(run_in_image):
     out = _ok(run_in_image(["/bin/sh", "-c", "ls -A /opt/evalkit/src"]))
-    assert sorted(out.split()) == ["README.md", "evalkit", "pyproject.toml"]
+    assert sorted(out.split()) == ["README.md", "evalkit", "pyproject.toml", "requirements-action.txt"]
     pycache = _ok(run_in_image(["/bin/sh", "-c", "find /opt/evalkit/src -name __pycache__"]))
     assert pycache.strip() == ""
 

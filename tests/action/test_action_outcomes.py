@@ -5,8 +5,13 @@ the comment found by the token's identity, per key, and converged when runs over
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import sys
 import threading
+from pathlib import Path
+
+import pytest
 
 from test_action_entrypoint import (  # noqa: F401 - fixtures
     EVENTS, SUITE, TOKEN, action, github, greet_script, marked, repo)
@@ -218,3 +223,32 @@ def test_math_and_issue_references_in_model_output_are_neutralised(action, repo,
     body = marked(github, 12)[0]["body"]
     assert "$" not in body.split("model calls")[0] and "ALL GATES PASSED" in body
     assert " #7" not in body and "`#7`" in body and "`octo/repo#8`" in body
+
+
+@pytest.mark.parametrize("route", ["python -m evalkit.action", "evalkit action"])
+def test_install_input_gives_targets_the_teams_own_packages(action, tmp_path, github, route):
+    from install_workspace import PACKAGE, make_install_workspace
+
+    # The second route: the CLI command on the runner's own Python, as a workflow step runs it.
+    command = [str(Path(sys.executable).with_name("evalkit")), "action"] if route == "evalkit action" else None
+    repo = make_install_workspace(tmp_path / "own")
+    without = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, inputs={"suites": "own-code"},
+                     command=command)
+    assert without.outputs["verdict"] == "error" and f"No module named '{PACKAGE}'" in without.log
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github,
+                 inputs={"install": "requirements-eval.txt", "suites": "own-code"}, command=command)
+    assert run.code == 0, run.log[-3000:]
+    assert run.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in run.log
+    assert re.search(r"Successfully installed evalkit[-_]test[-_]greetlib-1\.0", run.log)
+
+
+def test_a_failed_install_is_a_setup_error_in_the_comment(action, tmp_path, github):
+    from install_workspace import make_install_workspace
+
+    repo = make_install_workspace(tmp_path / "own", broken=True)
+    github.add_comment(12, GREEN, login="github-actions[bot]", user_type="Bot")
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github,
+                 inputs={"install": "requirements-eval.txt", "suites": "own-code"})
+    assert run.code == 2 and run.outputs["verdict"] == "error"
+    (comment,) = marked(github, 12)
+    assert "evals could not run" in comment["body"] and "pip install -r requirements-eval.txt" in comment["body"]

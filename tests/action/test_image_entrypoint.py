@@ -98,3 +98,38 @@ def test_fork_without_key_skips_in_the_image(run_action, tmp_path: Path):
     assert "::notice" in run.process.stdout
     assert run.outputs["verdict"] == "skipped"
     assert "fork" in run.summary and "not a failure" in run.summary
+
+
+def test_install_input_in_the_image_gives_targets_the_teams_packages(run_action, tmp_path: Path):
+    from install_workspace import make_install_workspace
+
+    repo = make_install_workspace(tmp_path / "own")
+    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(greet_script()) as anthropic:
+        run = run_action(repo, inputs={"anthropic_api_key": KEY, "install": "requirements-eval.txt",
+                                       "suites": "own-code"}, env=_env(github, anthropic), event={},
+                         event_name="workflow_dispatch")
+    out = run.process.stdout + run.process.stderr
+    assert run.process.returncode == 0, out[-4000:]
+    assert run.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in out
+
+
+def test_targets_in_the_image_see_no_secret(run_action, tmp_path: Path):
+    from test_action_entrypoint import needles_file
+
+    repo = make_repo(tmp_path / "repo")
+    needles_file(repo / "needles.json", (KEY, TOKEN, "runtime-secret"))
+    event = json.loads((EVENTS / "pull_request_opened.json").read_text())
+    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(greet_script()) as anthropic:
+        github.set_pr_files(12, [{"filename": "other/x.py"}])
+        env = {**_env(github, anthropic), "EVALKIT_TEST_ENV_DUMP": "/github/workspace/dump.json",
+               "EVALKIT_TEST_NEEDLES": "/github/workspace/needles.json"}
+        run = run_action(repo, inputs={"anthropic_api_key": KEY}, env=env, event=event)
+    assert run.process.returncode == 0, (run.process.stdout + run.process.stderr)[-4000:]
+    seen = json.loads((repo / "dump.json").read_text())
+    for place in ("environ", "proc_self", "proc_parent"):
+        for secret in (KEY, TOKEN, "runtime-secret"):
+            assert secret not in json.dumps(seen[place]), (place, secret)
+    # The entrypoint is non-dumpable: the container's root (no CAP_SYS_PTRACE) cannot even open
+    # its environ; where it can, the secrets were wiped from it (the entrypoint test shows that).
+    assert "PATH=" in seen["proc_parent"] or "Permission denied" in seen["proc_parent"]
+    assert seen["memory_hits"] == []

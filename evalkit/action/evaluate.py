@@ -1,0 +1,66 @@
+"""The two jobs the worker does for the entrypoint (evalkit/action/sandbox.py): index the
+repository's suites, and run the chosen ones to a Report in which no secret survives."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalkit.action.discovery import SuiteRef
+from evalkit.action.inputs import Inputs
+from evalkit.action.redact import redact, redact_file
+from evalkit.action.sandbox import run_worker
+from evalkit.report import Report
+
+
+@dataclass
+class RepoIndex:
+    """The repository's suite files as the worker loaded them (the parent never imports them)."""
+
+    root: Path
+    source: str  # "evalkit.yml" or "discovered"
+    refs: list[SuiteRef] = field(default_factory=list)
+    watch: dict[str, list[str]] = field(default_factory=dict)
+    selected: list[str] | None = None  # the suite files the `suites` input names, if it names any
+
+    def watch_map(self) -> dict[str, list[str]]:
+        """Suite file (relative) to its watch globs relative to the root."""
+        return dict(self.watch)
+
+
+def index_suites(root: Path, entries: Sequence[str], *, env: Mapping[str, str], secrets: Sequence[str],
+                 python: str | None = None) -> RepoIndex:
+    """Load the repository's suites in the worker; raises SuiteError / UsageError as loading does."""
+    answer = run_worker({"kind": "index", "root": str(root), "entries": list(entries)}, env=env, secrets=secrets,
+                        api_key=None, python=python, cwd=root)
+    refs = [SuiteRef(Path(r["path"]), r["rel"], r.get("target"), tuple(r.get("watch") or ())) for r in answer["refs"]]
+    return RepoIndex(root, answer["source"], refs, {r["rel"]: list(r.get("watch") or []) for r in answer["refs"]},
+                     answer.get("selected"))
+
+
+def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: Path, env: Mapping[str, str],
+             secrets: Sequence[str], run_url: str | None, python: str | None = None) -> Report:
+    """Run the suites `rels` of `repo` to `out_dir/results.json` (and `results.jsonl`)."""
+    refs = {ref.rel: ref for ref in repo.refs}
+    jsonl, results = out_dir / "results.jsonl", out_dir / "results.json"
+    for stale in (jsonl, results):
+        stale.unlink(missing_ok=True)
+    job = {
+        "kind": "run",
+        "suites": [{"path": str(refs[rel].path), "target": refs[rel].target} for rel in rels],
+        "options": {"model": inputs.model, "judge_model": inputs.judge_model,
+                    "rubric_threshold": inputs.rubric_threshold, "agreement_threshold": inputs.agreement_threshold,
+                    "shard": inputs.shard, "inconclusive": inputs.inconclusive},
+        "results": str(results),
+        "jsonl": str(jsonl),
+        "concurrency": inputs.concurrency,
+        "cache_dir": str(repo.root / inputs.cache_dir) if inputs.cache_dir else None,
+    }
+    run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python, cwd=repo.root)
+    # Belt and braces: a target or model that echoes a secret (which the worker should never
+    # have) does not get it into the results, the comment, the summary or the log.
+    report = redact(Report.load(results), secrets).model_copy(update={"run_url": run_url})
+    report.save(results)
+    redact_file(jsonl, secrets)
+    return report

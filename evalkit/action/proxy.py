@@ -1,0 +1,113 @@
+"""A loopback proxy to the Messages API that adds the API key: the worker running user code
+reaches the model through it with a worthless placeholder key and never holds the real one."""
+
+from __future__ import annotations
+
+import http.client
+import secrets
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_UPSTREAM = "https://api.anthropic.com"
+# Request headers that carry credentials or belong to one hop only; never forwarded as sent.
+_DROP_REQUEST = frozenset({"x-api-key", "authorization", "host", "connection", "keep-alive",
+                           "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
+                           "content-length"})
+_DROP_RESPONSE = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length"})
+_TIMEOUT = 600.0
+
+
+class KeyProxy:
+    """Serve on 127.0.0.1 (a free port); forward requests under `/v1/` to `upstream` with the
+    real key, for callers that present `placeholder`. Use as a context manager."""
+
+    def __init__(self, api_key: str, upstream: str | None = None):
+        self._api_key = api_key  # never in repr, never in a log
+        self.upstream = urllib.parse.urlsplit((upstream or DEFAULT_UPSTREAM).rstrip("/"))
+        if self.upstream.scheme not in ("http", "https") or not self.upstream.hostname:
+            raise ValueError(f"ANTHROPIC_BASE_URL {upstream!r} is not an http(s) URL")
+        self.placeholder = "evalkit-proxy-" + secrets.token_hex(16)
+        self._server: ThreadingHTTPServer | None = None
+        self.url = ""
+
+    def __repr__(self) -> str:
+        return f"KeyProxy(upstream={self.upstream.geturl()!r}, url={self.url!r})"
+
+    def __enter__(self) -> KeyProxy:
+        handler = type("Handler", (_Handler,), {"proxy": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
+                         name="evalkit-key-proxy").start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list, bytes]:
+        """Send one request upstream with the key; (status, headers, body)."""
+        up = self.upstream
+        conn_cls = http.client.HTTPSConnection if up.scheme == "https" else http.client.HTTPConnection
+        conn = conn_cls(up.hostname or "", up.port, timeout=_TIMEOUT)
+        try:
+            out = {k: v for k, v in headers.items() if k.lower() not in _DROP_REQUEST}
+            # The key travels the way the client sent the placeholder (SDKs differ).
+            if any(k.lower() == "authorization" for k in headers):
+                out["Authorization"] = f"Bearer {self._api_key}"
+            else:
+                out["x-api-key"] = self._api_key
+            out["Host"] = up.netloc
+            conn.request(method, up.path + path, body=body or None, headers=out)
+            resp = conn.getresponse()
+            data = resp.read()
+            kept = [(k, v) for k, v in resp.getheaders() if k.lower() not in _DROP_RESPONSE]
+            return resp.status, kept, data
+        finally:
+            conn.close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    proxy: KeyProxy
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - no access log
+        pass
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def _serve(self, method: str) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        presented = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
+        if presented != self.proxy.placeholder:
+            return self._reply(401, [("Content-Type", "application/json")],
+                               b'{"type":"error","error":{"type":"authentication_error",'
+                               b'"message":"evalkit key proxy: unknown key"}}')
+        if not self.path.startswith("/v1/") or "://" in self.path or "/../" in self.path:
+            return self._reply(404, [("Content-Type", "application/json")],
+                               b'{"type":"error","error":{"type":"not_found_error","message":"evalkit key proxy"}}')
+        try:
+            status, headers, data = self.proxy.forward(method, self.path, dict(self.headers.items()), body)
+        except OSError as exc:
+            # The SDK sees the same failure as a dropped connection would give: retryable.
+            message = f'{{"type":"error","error":{{"type":"api_error","message":"upstream: {type(exc).__name__}"}}}}'
+            return self._reply(502, [("Content-Type", "application/json")], message.encode())
+        self._reply(status, headers, data)
+
+    def _reply(self, status: int, headers: list, data: bytes) -> None:
+        self.send_response(status)
+        for key, value in headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)

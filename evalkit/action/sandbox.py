@@ -1,0 +1,121 @@
+"""User code (targets, checks, plugins) runs in a worker process that holds no secret.
+
+The entrypoint (the parent) keeps the API key and the GitHub token. It starts the worker
+(`python -m evalkit.action.worker`, the same engine: `run_and_save`) with an allow-listed
+environment, and a loopback proxy (evalkit/action/proxy.py) adds the key to the worker's
+model requests. So the key, the token and the runner's `ACTIONS_*` tokens are in neither the
+worker's `os.environ` nor its `/proc/self/environ` nor its memory. The parent also wipes them
+from its own initial environment block (what `/proc/<parent>/environ` shows) and marks
+itself non-dumpable, so a process of the same user without CAP_SYS_PTRACE (the container's
+root has none) cannot read its memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evalkit.action.proxy import KeyProxy
+from evalkit.action.redact import allowed_environment
+from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError
+from evalkit.github import commands
+from evalkit.render._sanitize import cap_text
+
+MAX_LOGGED_WORKER_OUTPUT = 20_000  # characters of what user code printed, shown in the log
+EXIT_SUITE_ERROR = 3  # the worker's exit codes: suite files it could not load,
+EXIT_USAGE_ERROR = 4  # an entry of the `suites` input that names no suite
+_PR_SET_DUMPABLE = 4
+
+
+def harden_process(secrets: Sequence[str], secret_names: Sequence[str]) -> None:
+    """Remove the secrets from this process's environment, its initial environment block and
+    its readable memory (best effort; Linux only)."""
+    for name in secret_names:
+        os.environ.pop(name, None)
+    _wipe_initial_environ(secrets)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _wipe_initial_environ(secrets: Sequence[str]) -> bool:
+    """Overwrite each secret in the block the kernel shows as /proc/<pid>/environ."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        fields = stat[stat.rindex(")") + 2:].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end (proc(5) fields 50, 51)
+        block = ctypes.string_at(start, end - start)
+    except (OSError, ValueError, IndexError):
+        return False
+    for secret in secrets:
+        raw = secret.encode()
+        pos = block.find(raw)
+        while pos != -1:
+            ctypes.memset(start + pos, ord("*"), len(raw))
+            pos = block.find(raw, pos + len(raw))
+    return True
+
+
+def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url: str = "",
+                       placeholder: str = "") -> dict[str, str]:
+    """The worker's whole environment: the allow-list, no value that is a secret, and the proxy
+    standing in for the API (base URL and a placeholder key) when there is one."""
+    out = {k: v for k, v in allowed_environment(env).items() if v.strip() not in secrets}
+    if proxy_url:
+        out["ANTHROPIC_BASE_URL"] = proxy_url
+        out["ANTHROPIC_API_KEY"] = placeholder
+    return out
+
+
+def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence[str], api_key: str | None,
+               python: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
+    """Run one job in a fresh worker and return its answer; its output goes to the log (commands
+    disabled, capped). Raises SuiteError for suite problems, EvalkitError if the worker fails."""
+    upstream = env.get("ANTHROPIC_BASE_URL") or None
+    with tempfile.TemporaryDirectory(prefix="evalkit-worker-") as tmp, \
+            (KeyProxy(api_key, upstream) if api_key else _NoProxy()) as proxy:
+        job_file, answer_file = Path(tmp) / "job.json", Path(tmp) / "answer.json"
+        job_file.write_text(json.dumps({**job, "answer": str(answer_file)}), encoding="utf-8")
+        os.chmod(tmp, 0o755)  # the worker may run as the same user only; keep it readable
+        proc = subprocess.run([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)],
+                              env=worker_environment(env, secrets, proxy.url, proxy.placeholder),
+                              cwd=cwd, capture_output=True, text=True, errors="replace", check=False)
+        printed = (proc.stdout + proc.stderr).strip()
+        if printed:
+            with commands.group(f"evalkit: output of the {job['kind']} worker"):
+                commands.print_untrusted(cap_text(printed, MAX_LOGGED_WORKER_OUTPUT, "the worker's output"))
+        answer = json.loads(answer_file.read_text(encoding="utf-8")) if answer_file.is_file() else {}
+    if proc.returncode == EXIT_SUITE_ERROR and "problems" in answer:
+        raise _suite_error(answer)
+    if proc.returncode == EXIT_USAGE_ERROR and "usage_error" in answer:
+        raise UsageError(answer["usage_error"])
+    if proc.returncode != 0:
+        last = printed.splitlines()[-1] if printed else "no output"
+        raise EvalkitError(f"the evalkit worker failed (exit {proc.returncode}): {last[:500]}")
+    return answer
+
+
+def _suite_error(answer: dict[str, Any]) -> SuiteError:
+    problems = [Problem(p["message"], p.get("file"), p.get("line"), p.get("case_id")) for p in answer["problems"]]
+    error = SuiteError(answer.get("path") or "suite files", problems)
+    error.args = (answer.get("text") or str(error),)
+    return error
+
+
+class _NoProxy:
+    url = ""
+    placeholder = ""
+
+    def __enter__(self) -> _NoProxy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass

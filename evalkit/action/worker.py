@@ -1,0 +1,102 @@
+"""The worker the Action runs user code in (`python -m evalkit.action.worker JOB.json`): it
+loads the suites and runs them through the one engine (`run_and_save`), with no secret in
+reach (see evalkit/action/sandbox.py). The model is reached through the parent's loopback
+proxy, named by ANTHROPIC_BASE_URL with a placeholder ANTHROPIC_API_KEY.
+
+Two jobs, as JSON: {"kind": "index", "root", "entries"} loads the repository's suites (which
+imports their plugins: user code) and answers with the suite files, their watch globs and the
+ones `entries` name; {"kind": "run", "suites": [{"path", "target"}], "options": {...},
+"results", "jsonl", "concurrency", "cache_dir"} runs them. The answer (JSON at "answer") has
+"problems" with exit code 3 when a suite file cannot be loaded, "usage_error" with exit 4
+for an entry that names no suite.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from evalkit.action.discovery import load_repo_suites, select_named
+from evalkit.engine import make_client, run_and_save
+from evalkit.errors import SuiteError, UsageError
+from evalkit.runner import RunOptions
+from evalkit.sharding import parse_shard
+from evalkit.suite._loader import load_suite
+from evalkit.suite.model import Suite, Target
+
+EXIT_SUITE_ERROR = 3
+EXIT_USAGE_ERROR = 4
+
+
+def index_job(job: dict[str, Any]) -> dict[str, Any]:
+    """The repository's suite files (path, rel, target, watch globs) and those `entries` name."""
+    repo = load_repo_suites(job["root"])
+    selected = select_named(repo, job["entries"]) if job.get("entries") else None
+    watch = repo.watch_map()
+    return {"source": repo.source, "selected": selected,
+            "refs": [{"path": str(r.path), "rel": r.rel, "target": r.target, "watch": watch[r.rel]}
+                     for r in repo.refs]}
+
+
+def run_job(job: dict[str, Any]) -> None:
+    """Load the job's suites and run them to `job["results"]` (and its JSONL)."""
+    # anthropic is imported only in the worker that calls the model.
+    from evalkit.providers.anthropic import AnthropicProvider
+
+    suites = _load(job["suites"])
+    opts = job.get("options", {})
+    options = RunOptions(model=opts.get("model"), judge_model=opts.get("judge_model"),
+                         rubric_threshold=opts.get("rubric_threshold"),
+                         agreement_threshold=opts.get("agreement_threshold"),
+                         jsonl_path=Path(job["jsonl"]) if job.get("jsonl") else None,
+                         shard=parse_shard(opts["shard"]) if opts.get("shard") else None,
+                         inconclusive=opts.get("inconclusive"))
+    concurrency = int(job.get("concurrency", 8))
+    # The key and base URL come from the environment: the proxy's placeholder and address.
+    provider = AnthropicProvider(max_connections=max(concurrency, 8))
+    client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"))
+    run_and_save(suites, client, options, Path(job["results"]))
+
+
+def _load(entries: list[dict[str, Any]]) -> list[Suite]:
+    suites, errors = [], []
+    for entry in entries:
+        try:
+            suite = load_suite(entry["path"])
+        except SuiteError as exc:
+            errors.append(exc)
+            continue
+        if entry.get("target"):
+            suite.target = Target(function=entry["target"])
+        suites.append(suite)
+    if errors:
+        raise SuiteError.merge(errors, f"{len(errors)} suite file(s)")
+    return suites
+
+
+def main(argv: list[str]) -> int:
+    job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    answer: dict[str, Any] = {}
+    code = 0
+    try:
+        if job["kind"] == "index":
+            answer = index_job(job)
+        elif job["kind"] == "run":
+            run_job(job)
+        else:
+            raise ValueError(f"unknown worker job {job['kind']!r}")
+    except UsageError as exc:
+        answer, code = {"usage_error": str(exc)}, EXIT_USAGE_ERROR
+    except SuiteError as exc:
+        answer = {"path": exc.path, "text": str(exc),
+                  "problems": [{"message": p.message, "file": p.file, "line": p.line, "case_id": p.case_id}
+                               for p in exc.problems]}
+        code = EXIT_SUITE_ERROR
+    Path(job["answer"]).write_text(json.dumps(answer), encoding="utf-8")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
