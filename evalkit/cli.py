@@ -351,11 +351,7 @@ def demo(output_dir: str) -> None:
 
 @main.command("action")
 def action() -> None:
-    """Run the GitHub Action on this Python, in an ordinary workflow step (no container).
-
-    It reads what the Action's container gets: INPUT_<NAME> variables for the Action's
-    inputs (e.g. INPUT_ANTHROPIC_API_KEY) and the runner's GITHUB_* variables.
-    """
+    """Run the GitHub Action on this Python, in a plain step (reads INPUT_<NAME> and GITHUB_* variables)."""
     from evalkit.action.__main__ import main as action_main  # the Action's entrypoint, unchanged
 
     sys.exit(action_main())
