@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import EvalkitError, SuiteError, UsageError
+from evalkit.terminal import progress_printer as _progress_printer, summarise
 
 EXIT_USAGE = 2
 
@@ -299,35 +299,6 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
         click.echo(f"\nevalkit: interrupted; every finished case is saved in {options.jsonl_path}", err=True)
         return 130
     return summarise(result, out)
-
-
-def summarise(result: Any, out: Path) -> int:
-    """A line per suite, the warnings, the usage; the exit code of the verdict."""
-    from evalkit.gates import exit_code  # imported per command: --help and light commands stay fast
-    from evalkit.render.log import suite_line, usage_line
-
-    for suite in result.suites:
-        click.echo(suite_line(suite))
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"verdict: {result.verdict} · {usage_line(result)} · results: {out}")
-    return exit_code(result.verdict)
-
-
-def _progress_printer() -> Callable[[Any, Any], None]:
-    tty = sys.stderr.isatty() and not os.environ.get("CI")
-    marks = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-"} if tty else {}
-
-    def show(suite: Any, case: Any) -> None:
-        mark = marks.get(case.verdict, case.verdict.upper())
-        why = f"  ({'; '.join(case.reasons)})" if case.reasons and case.verdict != "pass" else ""
-        text = f"{mark} {suite.name}/{case.id} {case.wall_seconds:.1f}s{why}"
-        if tty:
-            color = {"pass": "green", "fail": "red", "error": "yellow"}.get(case.verdict)
-            text = click.style(text, fg=color)
-        click.echo(text, err=True)
-
-    return show
 
 
 @main.command()
