@@ -1,4 +1,5 @@
-"""YAML reading that remembers where every value stood, so errors can name a line."""
+"""YAML reading that remembers where every value stood, so errors can name a line, and that
+refuses what would hang or exhaust the reader: huge files, deep nesting, alias bombs."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from evalkit import limits
 
 Loc = tuple[Any, ...]
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -30,17 +33,30 @@ class YamlDocument:
 
 
 def read_yaml(path: Path) -> YamlDocument:
-    """Parse `path`; a syntax error becomes a one-line `ValueError` naming file and line."""
+    """Parse `path`; a syntax error or a broken limit becomes a one-line `ValueError` naming file and line."""
     try:
+        size = path.stat().st_size
+        if size > limits.yaml_max_bytes():
+            raise ValueError(f"{path}: file is {size:,} bytes, over the limit of {limits.yaml_max_bytes():,} "
+                             f"(EVALKIT_YAML_MAX_BYTES)")
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    # One parse: compose the node tree (which knows lines), then build the data from it.
-    # libyaml's loader, where PyYAML has it, is an order of magnitude faster on big suites.
-    loader = _Loader(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        # Events first: libyaml's composer recurses in C (deep nesting crashes it) and an alias
+        # bomb only explodes once expanded, so both are measured on the flat event stream.
+        _check_shape(text, path)
+        # One parse: compose the node tree (which knows lines), then build the data from it.
+        # libyaml's loader, where PyYAML has it, is an order of magnitude faster on big suites.
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            lines: dict[Loc, int] = {}
+            if node is not None:
+                _walk(node, (), lines, path)  # before construction, which merges `<<` keys into the node
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -48,21 +64,58 @@ def read_yaml(path: Path) -> YamlDocument:
         raise ValueError(f"{where}: YAML syntax error: {what}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: YAML error: {exc}") from None
-    finally:
-        loader.dispose()
-    lines: dict[Loc, int] = {}
-    if node is not None:
-        _walk(node, (), lines)
     return YamlDocument(path, data, lines)
 
 
-def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+def _check_shape(text: str, path: Path) -> None:
+    """Refuse nesting deeper than the limit and more values than the limit once aliases expand."""
+    max_depth, max_nodes = limits.yaml_max_depth(), limits.yaml_max_nodes()
+    depth, total = 0, 0
+    sizes: dict[str, int] = {}  # anchor -> values under it, expanded
+    open_: list[tuple[str | None, int]] = []  # (anchor, total when the collection opened)
+    first_alias: int | None = None
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > max_depth:
+                raise ValueError(f"{path}:{event.start_mark.line + 1}: nesting deeper than {max_depth} levels "
+                                 f"(EVALKIT_YAML_MAX_DEPTH)")
+            total += 1
+            open_.append((event.anchor, total))
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+            anchor, at = open_.pop()
+            if anchor is not None:
+                sizes[anchor] = total - at + 1
+        elif isinstance(event, yaml.ScalarEvent):
+            total += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.AliasEvent):
+            if first_alias is None:
+                first_alias = event.start_mark.line + 1
+            total += sizes.get(event.anchor, 1)
+        if total > max_nodes:
+            where = f"line {first_alias}, the first alias" if first_alias else "the file"
+            raise ValueError(f"{path}:{first_alias or 1}: more than {max_nodes:,} values once aliases are "
+                             f"expanded (an alias bomb?); see {where} (EVALKIT_YAML_MAX_NODES)")
+
+
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path) -> None:
     lines[loc] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
-            _walk(value_node, loc + (key,), lines)
-            lines[loc + (key,)] = key_node.start_mark.line + 1
+            line = key_node.start_mark.line + 1
+            if key == "<<":
+                continue  # a merge key: later keys override merged ones on purpose
+            if key in seen:
+                raise ValueError(f"{path}:{line}: duplicate key {key!r} (first at line {seen[key]}); "
+                                 f"the second would silently replace the first")
+            seen[key] = line
+            _walk(value_node, loc + (key,), lines, path)
+            lines[loc + (key,)] = line
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk(item, loc + (i,), lines)
+            _walk(item, loc + (i,), lines, path)

@@ -1,0 +1,79 @@
+"""YAML limits: alias bombs, deep nesting, huge files and duplicate keys are refused with a line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evalkit.suite._yaml import read_yaml
+
+LEVELS = "abcdefghi"
+
+
+def alias_bomb() -> str:
+    lines = ["name: bomb", 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, cur in zip(LEVELS, LEVELS[1:]):
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    return "\n".join(lines + ["cases: [{id: x}]"]) + "\n"
+
+
+def test_alias_bomb_is_refused_quickly_with_the_line_of_the_first_alias(tmp_path):
+    path = tmp_path / "bomb.yml"
+    path.write_text(alias_bomb())
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"bomb.yml:3: .*aliases are expanded"):
+        read_yaml(path)
+    # A hang guard, not a benchmark (benchmarks/yaml_limits.py prints the figure).
+    assert time.perf_counter() - t0 < 5
+
+
+def test_alias_bomb_through_the_cli_exits_2_in_little_memory(tmp_path):
+    path = tmp_path / "bomb.yml"
+    path.write_text(alias_bomb())
+    err = tmp_path / "err.txt"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen([str(Path(sys.executable).parent / "evalkit"), "validate", str(path)],
+                                stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 2
+    assert "bomb.yml:3:" in err.read_text() and "Traceback" not in err.read_text()
+    assert usage.ru_maxrss < 200 * 1024  # kilobytes on Linux: the process peaked under 200 MB
+
+
+def test_moderate_aliases_are_fine(tmp_path):
+    path = tmp_path / "ok.yml"
+    path.write_text("base: &b {x: 1}\nuse: [*b, *b]\n")
+    assert read_yaml(path).data == {"base": {"x": 1}, "use": [{"x": 1}, {"x": 1}]}
+
+
+def test_deep_nesting_is_refused_not_a_crash(tmp_path):
+    path = tmp_path / "deep.yml"
+    path.write_text("cases: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ValueError, match=r"deep.yml:1: nesting deeper than 64"):
+        read_yaml(path)
+
+
+def test_file_size_limit(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_YAML_MAX_BYTES", "100")
+    path = tmp_path / "big.yml"
+    path.write_text("x: " + "a" * 200 + "\n")
+    with pytest.raises(ValueError, match="over the limit of 100"):
+        read_yaml(path)
+
+
+def test_duplicate_keys_name_both_lines(tmp_path):
+    path = tmp_path / "dup.yml"
+    path.write_text("cases:\n  - id: a\n    checks: []\n    checks: [{type: contains, value: x}]\n")
+    with pytest.raises(ValueError, match=r"dup.yml:4: duplicate key 'checks' \(first at line 3\)"):
+        read_yaml(path)
+
+
+def test_merge_keys_are_not_duplicates(tmp_path):
+    path = tmp_path / "merge.yml"
+    path.write_text("base: &b {x: 1, y: 2}\nitem:\n  <<: *b\n  y: 3\n")
+    assert read_yaml(path).data["item"] == {"x": 1, "y": 3}
