@@ -52,9 +52,11 @@ paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Pat
 @_guard
 def validate(paths: tuple[str, ...]) -> None:
     """Check suite files; report every problem at once."""
-    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
+    from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
 
-    for suite in load_suites(list(paths)):
+    suites = load_suites(list(paths))
+    preflight(suites)  # what `run` checks before its first model call
+    for suite in suites:
         click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
 
 

@@ -12,6 +12,7 @@ from evalkit import merging
 from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError, UsageError
+from evalkit.preflight import preflight
 from evalkit.providers.base import Provider
 from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
@@ -128,7 +129,9 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
                  markdown_path: str | Path | None = None, html_path: str | Path | None = None,
                  finish: Callable[[Report], Report] | None = None) -> Report:
     """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
-    to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this."""
+    to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this.
+    Configuration problems raise SuiteError (exit 2) before any model is called."""
+    preflight(suites, target=options.target, cases=options.cases)
     out.parent.mkdir(parents=True, exist_ok=True)
     report = run(suites, client, options)
     if finish is not None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import traceback
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,18 +14,19 @@ from typing import Any, Callable, TextIO
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.client import ModelClient
 from evalkit.consistency import agreement
-from evalkit.errors import EvalkitError, ProviderError
+from evalkit.errors import EvalkitError
 from evalkit.extract import extract_fields
+from evalkit.guard import DaemonPool
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit import lifecycle, provenance
 from evalkit.judge import judge_repeated
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
-from evalkit.scoring import applicable_items, compare_cases, decide_items, one_line, truncated_item
+from evalkit.scoring import applicable_items, compare_cases, decide_items, truncated_item
 from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target
-from evalkit.targets import TargetFn, TargetResult, resolve_target, target_executor
+from evalkit.targets import TargetFn, call_target, resolve_target, target_executor
 from evalkit.usage import Usage
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
@@ -73,7 +72,7 @@ class Runner:
         if self.options.shard:
             self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
         # Synchronous targets run in threads of their own pool, as many as model calls in flight.
-        pool = ThreadPoolExecutor(max_workers=self.client.concurrency + 4, thread_name_prefix="evalkit-target")
+        pool = DaemonPool(self.client.concurrency + 4, "evalkit-target")  # daemons: a hung target is left behind
         pool_token = target_executor.set(pool)
         if self.options.jsonl_path:
             self.options.jsonl_path.parent.mkdir(parents=True, exist_ok=True)
@@ -180,19 +179,12 @@ class Runner:
         run = RunResult(repeat=repeat)
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
-        try:
-            produced = await fn(case.input, client)
-        except ProviderError as exc:
-            run.error = f"target's model call failed: {exc}"
-        except Exception as exc:  # the system under test may raise anything: that is an error row
-            run.error = f"target raised {type(exc).__name__}: {one_line(exc)}"
-            run.traceback = traceback.format_exc()[-MAX_STORED_TRACEBACK:]
-        if run.error:
+        called = await call_target(fn, case.input, client, suite.timeout.target)
+        if called.error:
+            run.error, run.traceback = called.error, (called.traceback or "")[-MAX_STORED_TRACEBACK:] or None
             run.wall_seconds = round(time.perf_counter() - t0, 3)
             return run
-        facts: dict[str, Any] = {}
-        if isinstance(produced, TargetResult):
-            produced, facts, run.prompt = produced.output, dict(produced.facts), produced.prompt
+        produced, facts, run.prompt = called.output, called.facts, called.prompt
         text = output_text(produced)
         run.output_chars = len(text)
         run.output = text if len(text) <= MAX_STORED_OUTPUT else (
@@ -210,7 +202,7 @@ class Runner:
             judge_task if judge_task else _none(), extract_task if extract_task else _pair_none())
         run.fields, run.extraction_error = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir)
+                           suite_dir=suite.dir, timeout=suite.timeout.check)
         run.items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error)
         if run.truncated and suite.complete:
             run.items.append(truncated_item())

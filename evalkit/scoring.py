@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from evalkit.checks.base import CheckContext, normalize
+from evalkit.checks.base import Check, CheckContext, normalize
 from evalkit.consistency import consensus
+from evalkit.guard import USER_EXITS, DaemonPool
 from evalkit.judge import JudgeOutcome
 from evalkit.report import CaseResult, ComparisonResult, ItemResult
 from evalkit.suite._spec import CompareSpec, FieldRef
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import Case, Item, Suite
+
+# Checks from plugins are user code: they run here, where one that never returns can be left behind.
+_CHECK_WORKERS = DaemonPool(4, "evalkit-check")
 
 
 def applicable_items(case: Case, facts: dict[str, Any]) -> tuple[list[Item], list[ItemResult]]:
@@ -81,11 +85,28 @@ def judged_item(it: Item, outcome: Any) -> ItemResult:
 def decide_item(it: Item, ctx: CheckContext) -> ItemResult:
     """Decide a code item; a check that raises is an error row, never a pass."""
     try:
-        outcome = normalize(it.check.evaluate(ctx))  # type: ignore[union-attr]
-    except Exception as exc:  # the check's own bug, or an output it cannot read
+        outcome = normalize(evaluate_check(it.check, ctx))  # type: ignore[arg-type]
+    except TimeoutError as exc:
+        return item_result(it, "error", f"check timed out: {one_line(exc)}")
+    except (Exception, *USER_EXITS) as exc:  # the check's own bug, or an output it cannot read
         return item_result(it, "error", f"check raised {type(exc).__name__}: {one_line(exc)}")
     status = "n/a" if outcome.passed is None else ("pass" if outcome.passed else "fail")
     return item_result(it, status, outcome.reason)
+
+
+def evaluate_check(check: Check, ctx: CheckContext) -> Any:
+    """`check.evaluate(ctx)`; a plugin's check runs on a worker thread within `ctx.timeout` seconds
+    (the built-ins are bounded by construction, and skip the thread's cost)."""
+    if ctx.timeout is None or type(check).__module__.startswith("evalkit."):
+        return check.evaluate(ctx)
+    future = _CHECK_WORKERS.submit(check.evaluate, ctx)
+    try:
+        return future.result(timeout=ctx.timeout)
+    except TimeoutError:
+        if not future.done():
+            _CHECK_WORKERS.abandon()
+            raise TimeoutError(f"{check.type} took over {ctx.timeout:g} s") from None
+        raise
 
 
 def one_line(exc: BaseException) -> str:

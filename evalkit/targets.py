@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 from evalkit._imports import import_object
 from evalkit.client import BoundClient, SyncClient
-from evalkit.errors import TargetError
+from evalkit.errors import ProviderError, TargetError
+from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
 from evalkit.providers.base import ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
@@ -76,9 +77,68 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
             current_client.set(sync)  # this thread's own context copy
             return fn(case_input, sync) if takes_client else fn(case_input)
 
-        return await loop.run_in_executor(target_executor.get(), contextvars.copy_context().run, run)
+        executor = target_executor.get()
+        try:
+            return await loop.run_in_executor(executor, contextvars.copy_context().run, run)
+        except asyncio.CancelledError:
+            if isinstance(executor, DaemonPool):
+                executor.abandon()  # the thread may run on (a timeout): the pool starts another
+            raise
 
     return call
+
+
+@dataclass
+class TargetCall:
+    """What one call of a target gave: an output and facts, or an error (with the user's traceback)."""
+
+    output: Any = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    traceback: str | None = None
+    prompt: str | None = None
+
+
+async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float) -> TargetCall:
+    """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
+    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through."""
+    async def shielded() -> Any:
+        # Inside the task wait_for makes: asyncio re-raises SystemExit and KeyboardInterrupt out of
+        # the event loop from a task's step, so user code's must be caught before they get there.
+        try:
+            return await fn(case_input, client)
+        except USER_EXITS as exc:
+            return _Raised(exc)
+
+    try:
+        produced = await asyncio.wait_for(shielded(), timeout)
+    except TimeoutError:
+        return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
+    except ProviderError as exc:
+        return TargetCall(error=f"target's model call failed: {exc}")
+    except Exception as exc:  # the system under test may raise anything: that is an error row
+        return TargetCall(error=f"target raised {type(exc).__name__}: {_one_line(exc)}",
+                          traceback=user_traceback(exc))
+    if isinstance(produced, _Raised):
+        return TargetCall(error=describe_exit(produced.exc), traceback=user_traceback(produced.exc))
+    facts: dict[str, Any] = {}
+    prompt = None
+    if isinstance(produced, TargetResult):
+        produced, facts, prompt = produced.output, dict(produced.facts), produced.prompt
+    problem = output_problem(produced)
+    if problem:
+        return TargetCall(error=problem, prompt=prompt)
+    return TargetCall(output=produced, facts=facts, prompt=prompt)
+
+
+@dataclass
+class _Raised:
+    exc: BaseException
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:300] + ("…" if len(text) > 300 else "")
 
 
 def _prompt_target(target: Target) -> TargetFn:

@@ -33,6 +33,7 @@ class CheckContext:
     facts: dict[str, Any] = field(default_factory=dict)
     case_id: str = ""
     suite_dir: Path | None = None
+    timeout: float | None = None  # seconds a check from a plugin may take (built-ins are bounded)
 
     @property
     def text(self) -> str:

@@ -6,9 +6,11 @@ import json
 import re
 from typing import Any, Literal
 
+import regex
 from pydantic import Field, field_validator, model_validator
 
 from evalkit.checks.base import Check, CheckContext, Outcome, out_of_range
+from evalkit.limits import REGEX_TIMEOUT
 
 
 def messages_of(output: Any) -> list[str]:
@@ -142,13 +144,19 @@ class Regex(_TextCheck):
     @classmethod
     def _compiles(cls, v: str) -> str:
         try:
-            re.compile(v)
-        except re.error as exc:
+            regex.compile(v)
+        except regex.error as exc:
             raise ValueError(f"invalid regular expression: {exc}") from None
         return v
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        found = re.search(self.pattern, ctx.text, re.IGNORECASE if self.ignore_case else 0)
+        # The `regex` engine, for its time limit: catastrophic backtracking ends as an error row.
+        try:
+            found = regex.search(self.pattern, ctx.text, regex.IGNORECASE if self.ignore_case else 0,
+                                 timeout=REGEX_TIMEOUT)
+        except TimeoutError:
+            raise TimeoutError(f"regex /{self.pattern}/ took over {REGEX_TIMEOUT:g} s "
+                               f"(catastrophic backtracking?)") from None
         if found and self.match:
             return Outcome(True, f"matches at {found.start()}: {found.group(0)[:60]!r}")
         if not found and not self.match:

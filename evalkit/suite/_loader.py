@@ -257,6 +257,7 @@ class _Loader:
             temperature=spec.temperature,
             watch=spec.watch,
             thresholds=spec.thresholds,
+            timeout=spec.timeout,
             tolerance=spec.tolerance,
             missing=spec.missing,
             complete=spec.complete,
@@ -305,6 +306,10 @@ class _Loader:
         if t.prompt_file is not None:
             file = self.doc.path.parent / t.prompt_file
             name = t.prompt_file
+            if not file.resolve().is_relative_to(self.doc.path.parent.resolve()):
+                self.problem(("target", "prompt_file"), f"prompt file {t.prompt_file} is outside the suite's "
+                                                        f"folder {self.doc.path.parent}")
+                return None
             try:
                 template = file.read_text(encoding="utf-8")
             except OSError as exc:

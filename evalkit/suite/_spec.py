@@ -3,10 +3,12 @@ into the runtime `Suite` and `Case`."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
+from evalkit.limits import DEFAULT_CHECK_TIMEOUT, DEFAULT_TARGET_TIMEOUT
 from evalkit.models import DEFAULT_JUDGE_MODEL
 
 
@@ -136,6 +138,10 @@ class CaseSpec(_Strict):
     def _printable_id(cls, v: str) -> str:
         if any(c.isspace() for c in v):
             raise ValueError("a case id may not contain white space")
+        # Ids name files and URL fragments: plain names, `/` only between them (no `..`, no `\\`).
+        if not all(re.fullmatch(r"\w[\w.@+:=-]*", part) for part in v.split("/")):
+            raise ValueError(f"case id {v!r} is not a plain name: use letters, digits and _ . - @ + : =, "
+                             f"with `/` only between names")
         return v
 
 
@@ -201,6 +207,13 @@ class CalibrationBar(_Strict):
     max_flip_rate: float | None = Field(default=None, ge=0, le=1)
 
 
+class Timeouts(_Strict):
+    target: float = Field(default=DEFAULT_TARGET_TIMEOUT, gt=0, description="Seconds one run of the target may "
+                                                                           "take before it is an error row.")
+    check: float = Field(default=DEFAULT_CHECK_TIMEOUT, gt=0, description="Seconds one check from a plugin may "
+                                                                        "take before it is an error row.")
+
+
 class ModelTiers(_Strict):
     high: str | None = None
     low: str | None = None
@@ -226,6 +239,7 @@ class SuiteSpec(_Strict):
                                                                    "the majority of each item's verdicts.")
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    timeout: Timeouts = Field(default_factory=Timeouts)
     tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
     calibration: CalibrationBar | None = None
     inconclusive: Literal["fail", "warn", "pass"] = Field(default="warn", description="What a case whose pass-rate "

@@ -78,7 +78,7 @@ def _check_shape(text: str, path: Path) -> None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > max_depth:
-                raise ValueError(f"{path}:{event.start_mark.line + 1}: nesting deeper than {max_depth} levels "
+                raise ValueError(f"{path}:{_line(event)}: nesting deeper than {max_depth} levels "
                                  f"(EVALKIT_YAML_MAX_DEPTH)")
             total += 1
             open_.append((event.anchor, total))
@@ -93,12 +93,16 @@ def _check_shape(text: str, path: Path) -> None:
                 sizes[event.anchor] = 1
         elif isinstance(event, yaml.AliasEvent):
             if first_alias is None:
-                first_alias = event.start_mark.line + 1
-            total += sizes.get(event.anchor, 1)
+                first_alias = _line(event)
+            total += sizes.get(event.anchor or '', 1)
         if total > max_nodes:
             where = f"line {first_alias}, the first alias" if first_alias else "the file"
             raise ValueError(f"{path}:{first_alias or 1}: more than {max_nodes:,} values once aliases are "
                              f"expanded (an alias bomb?); see {where} (EVALKIT_YAML_MAX_NODES)")
+
+
+def _line(event: yaml.Event) -> int:
+    return event.start_mark.line + 1 if event.start_mark is not None else 1
 
 
 def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path) -> None:

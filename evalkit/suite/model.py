@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.checks.base import Check
 from evalkit.models import resolve_tiers
-from evalkit.suite._spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds
+from evalkit.suite._spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds, Timeouts
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ class Suite:
     temperature: float | None = None
     watch: list[str] = field(default_factory=list)
     thresholds: Thresholds = field(default_factory=Thresholds)
+    timeout: Timeouts = field(default_factory=Timeouts)
     tolerance: float = 0.10
     missing: str = "disagree"  # a field no run states: disagree | ignore
     complete: bool = True  # a truncated output fails the built-in `complete` check

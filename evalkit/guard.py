@@ -1,0 +1,99 @@
+"""Calling code we do not control (targets, checks) so that it cannot hang or end the run:
+daemon worker threads that can be abandoned on a timeout, and tracebacks trimmed to the
+user's own frames."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+import traceback
+from concurrent.futures import Executor, Future
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+# Raised by user code, these mean "the code under test failed", not "stop evalkit". A real Ctrl-C
+# reaches a run as the cancellation of its task (asyncio.run's own SIGINT handler), never as these.
+USER_EXITS = (SystemExit, KeyboardInterrupt, GeneratorExit)
+_OURS = str(Path(__file__).resolve().parent)
+_STDLIB = (str(Path(asyncio.__file__).resolve().parent), str(Path(threading.__file__).resolve().parent / "concurrent"),
+           str(Path(threading.__file__).resolve()))
+
+
+Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+
+class DaemonPool(Executor):
+    """A thread pool whose workers are daemons, so a call that never returns can be abandoned:
+    it neither blocks the pool (a replacement worker starts) nor the interpreter's exit."""
+
+    def __init__(self, max_workers: int, name: str = "evalkit-worker"):
+        self._max, self._name = max_workers, name
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._workers = 0
+        self._idle = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        with self._lock:
+            if self._idle == 0 and self._workers < self._max:
+                self._workers += 1
+                threading.Thread(target=self._work, name=f"{self._name}-{self._workers}", daemon=True).start()
+        self._jobs.put((future, fn, args, kwargs))
+        return future
+
+    def abandon(self) -> None:
+        """A worker is stuck in a call that timed out: let the pool start another in its place."""
+        with self._lock:
+            self._workers -= 1
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            job = self._jobs.get()
+            with self._lock:
+                self._idle -= 1
+            if job is None:
+                return
+            future, fn, args, kwargs = job
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args, **kwargs))
+                except BaseException as exc:  # delivered to the awaiting side, which decides
+                    future.set_exception(exc)
+            del job, future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            workers = self._workers
+        for _ in range(max(workers, 0)):
+            self._jobs.put(None)
+
+
+def user_traceback(exc: BaseException, limit: int = 12) -> str:
+    """The traceback of `exc` without evalkit's and asyncio's frames: the user's code only."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith(_OURS) and not f.filename.startswith(_STDLIB)]
+    lines = traceback.format_list(frames[-limit:]) + traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip()
+
+
+def output_problem(output: Any) -> str | None:
+    """Why a target's return value is not an output (None, a number, an object), or None if it is."""
+    if isinstance(output, (str, dict, list, tuple, BaseModel)):
+        return None
+    kind = "None" if output is None else type(output).__name__
+    return (f"target returned {kind}; expected text (str), structured output (a dict, a list or a "
+            f"pydantic model) or evalkit.TargetResult")
+
+
+def describe_exit(exc: BaseException) -> str:
+    """`SystemExit(3)` as a user would want to read it in an error row."""
+    if isinstance(exc, SystemExit):
+        return f"target called sys.exit({exc.code!r})"
+    return f"target raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+

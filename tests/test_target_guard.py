@@ -1,0 +1,127 @@
+"""Targets and checks that misbehave become error rows; the rest of the run completes."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evalkit.testing.script import Script
+
+TARGETS = '''
+import asyncio, sys, time
+
+def exits(i):
+    if i["n"] == 2:
+        sys.exit(3)
+    return f"hello {i['n']}"
+
+def hangs(i):
+    if i["n"] == 2:
+        time.sleep(3600)
+    return f"hello {i['n']}"
+
+async def hangs_async(i):
+    if i["n"] == 2:
+        await asyncio.sleep(3600)
+    return f"hello {i['n']}"
+
+async def interrupts(i):
+    if i["n"] == 2:
+        raise KeyboardInterrupt
+    return f"hello {i['n']}"
+
+def closes(i):
+    if i["n"] == 2:
+        raise GeneratorExit
+    return f"hello {i['n']}"
+
+def returns_none(i):
+    return None if i["n"] == 2 else f"hello {i['n']}"
+
+def returns_int(i):
+    return 5 if i["n"] == 2 else f"hello {i['n']}"
+
+def raises(i):
+    def deeper():
+        raise ValueError("bad input")
+    if i["n"] == 2:
+        deeper()
+    return f"hello {i['n']}"
+
+def echo(i):
+    return f"hello {i['n']}"
+
+def backtracks(i):
+    return "a" * 40 + "!" if i["n"] == 2 else "hello"
+'''
+
+PLUGIN = '''
+import time
+from evalkit import Check, register_check
+
+@register_check
+class Slow(Check):
+    type = "slow"
+    def evaluate(self, ctx):
+        if "2" in ctx.text:
+            time.sleep(3600)
+        return True
+'''
+
+
+def suite(write, target: str, check: str = "{type: contains, value: hello}", extra: str = "") -> object:
+    write("guard_targets.py", TARGETS)
+    return write("s.yml", f"""
+        target: guard_targets:{target}
+        timeout: {{target: 1, check: 1}}
+        {extra}
+        cases:
+          - {{id: a, input: {{n: 1}}, checks: [{check}]}}
+          - {{id: b, input: {{n: 2}}, checks: [{check}]}}
+          - {{id: c, input: {{n: 3}}, checks: [{check}]}}
+        """)
+
+
+@pytest.mark.parametrize("target, error", [
+    ("exits", "target called sys.exit(3)"),
+    ("interrupts", "target raised KeyboardInterrupt"),
+    ("closes", "target raised GeneratorExit"),
+    ("hangs", "target timed out after 1 s"),
+    ("hangs_async", "target timed out after 1 s"),
+    ("returns_none", "target returned None; expected text"),
+    ("returns_int", "target returned int; expected text"),
+    ("raises", "target raised ValueError: bad input"),
+])
+def test_a_misbehaving_target_is_one_error_row(write, run_scripted, target, error):
+    t0 = time.perf_counter()
+    report = run_scripted(suite(write, target), Script())
+    cases = {c.id: c for c in report.suites[0].cases}
+    assert {k: c.verdict for k, c in cases.items()} == {"a": "pass", "b": "error", "c": "pass"}
+    assert cases["b"].runs[0].error.startswith(error)
+    assert time.perf_counter() - t0 < 30  # a hang guard: the timeout is 1 s
+
+
+def test_a_traceback_is_kept_with_the_users_frames_only(write, run_scripted):
+    report = run_scripted(suite(write, "raises"), Script())
+    tb = report.suites[0].cases[1].runs[0].traceback
+    assert 'guard_targets.py", line' in tb and "in deeper" in tb and tb.endswith("ValueError: bad input")
+    assert "evalkit" not in tb and "asyncio" not in tb
+
+
+def test_catastrophic_regex_is_an_error_row(write, run_scripted):
+    report = run_scripted(suite(write, "backtracks", check='{type: regex, pattern: "^(a|aa)+$"}'), Script())
+    cases = {c.id: c for c in report.suites[0].cases}
+    assert cases["b"].verdict == "error"
+    assert "took over 1 s (catastrophic backtracking?)" in cases["b"].runs[0].items[0].reason
+    assert cases["a"].verdict == cases["c"].verdict == "fail"  # decided: no match
+
+
+def test_a_hanging_plugin_check_times_out(write, run_scripted):
+    write("slowcheck.py", PLUGIN)
+    t0 = time.perf_counter()
+    report = run_scripted(suite(write, "echo", check="{type: slow}", extra="plugins: [slowcheck]"), Script())
+    cases = {c.id: c for c in report.suites[0].cases}
+    assert {k: c.verdict for k, c in cases.items()} == {"a": "pass", "b": "error", "c": "pass"}
+    assert cases["b"].runs[0].items[0].reason == "check timed out: slow took over 1 s"
+    assert time.perf_counter() - t0 < 30  # a hang guard
