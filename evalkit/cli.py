@@ -54,9 +54,7 @@ def validate(paths: tuple[str, ...]) -> None:
     """Check suite files; report every problem at once."""
     from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
 
-    suites = load_suites(list(paths))
-    preflight(suites)  # what `run` checks before its first model call
-    for suite in suites:
+    for suite in preflight(load_suites(list(paths))):  # what `run` checks before its first model call
         click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
 
 

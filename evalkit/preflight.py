@@ -17,9 +17,9 @@ from evalkit.suite.model import Case, Suite, Target
 from evalkit.suite.prompts import render_prompt
 
 
-def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None) -> None:
-    """Raise SuiteError listing every configuration problem of `suites`, UsageError if `cases`
-    globs select no case at all."""
+def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None) -> list[Suite]:
+    """`suites` if they are ready to run; else SuiteError listing every configuration problem, or
+    UsageError if the `cases` globs select no case at all."""
     globs = list(cases or [])
     if globs and not any(s.select(globs) for s in suites):
         known = ", ".join(c.id for s in suites for c in s.cases[:5])
@@ -31,6 +31,7 @@ def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str
             errors.append(SuiteError(str(suite.path), problems))
     if errors:
         raise SuiteError.merge(errors, f"{len(errors)} suite files")
+    return suites
 
 
 def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> list[Problem]:
