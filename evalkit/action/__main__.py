@@ -114,7 +114,8 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                       python=python)
     # A shard's results are partial: its comparison would be too (the merge job has no base run).
     base = BaseResult() if inputs.shard else compare_with_base(settings, event, workspace, rels, report, inputs,
-                                                               out_dir=out_dir, secrets=outcome.secrets)
+                                                               out_dir=out_dir, secrets=outcome.secrets, env=env,
+                                                               python=python)
     return _publish(report, inputs, event, outcome, template, rels, base)
 
 

@@ -11,14 +11,15 @@ from pathlib import Path
 
 from evalkit.action.inputs import Inputs, read_input
 from evalkit.action.redact import redact, redact_file, redact_text
-from evalkit.baseline import Git, base_spec, run_base
+from evalkit.action.sandbox import run_worker
+from evalkit.baseline import Git, worktree
+from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
-from evalkit.errors import UsageError
+from evalkit.errors import EvalkitError, UsageError
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
 from evalkit.render.compare import render_comparison
 from evalkit.report import Report
-from evalkit.runner import RunOptions
 
 GATES = ("thresholds", "regressions", "both")
 
@@ -100,7 +101,8 @@ def ensure_commit(git: Git, ref: str, token: str) -> str | None:
 
 
 def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
-                      inputs: Inputs, *, out_dir: Path, secrets: Sequence[str]) -> BaseResult:
+                      inputs: Inputs, *, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
+                      python: str | None = None) -> BaseResult:
     """Run `rels` on the base with the head's options and cache, and compare `head` with it;
     a base that cannot be had or run gives the reason instead (never an exception)."""
     ref, why = base_ref(settings, event)
@@ -114,22 +116,49 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
     if missing:
         return BaseResult(why_none=missing)
     print(f"evalkit: running the same suites on the base {ref[:12]} to compare")
-    options = RunOptions(model=inputs.model, judge_model=inputs.judge_model, rubric_threshold=inputs.rubric_threshold,
-                         agreement_threshold=inputs.agreement_threshold)
-    spec = base_spec(options, concurrency=inputs.concurrency, no_cache=False, api_key=inputs.anthropic_api_key,
-                     cache_dir=(workspace / inputs.cache_dir) if inputs.cache_dir else None)
     out = out_dir / "base.json"
     try:
-        base = run_base(ref, list(rels), spec, out, git=git, cwd=workspace)
-    except UsageError as exc:
+        commit, missing_suites = _run_base_in_worker(git, ref, rels, inputs, workspace, out, env, secrets, python)
+    except (UsageError, EvalkitError) as exc:
         return BaseResult(why_none=redact_text(str(exc), secrets))
-    base_report = redact(base.report, secrets)
+    base_report = redact(load_results(out), secrets)
     base_report.save(out)
     redact_file(out.with_suffix(".jsonl"), secrets)
     label = "the base branch" + (f" ({event.base_ref})" if event.base_ref and ref == event.base_sha else f" ({ref})")
-    cmp = compare_reports(base_report, head, base_label=f"{label} {base.commit[:12]}", head_label="this change")
-    cmp.notes += [f"{rel} does not exist on the base: its cases are all new" for rel in base.missing]
+    cmp = compare_reports(base_report, head, base_label=f"{label} {commit[:12]}", head_label="this change")
+    cmp.notes += [f"{rel} does not exist on the base: its cases are all new" for rel in missing_suites]
     (out_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     print(f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "
           f"{base_report.usage.cache_hits} from the cache)")
     return BaseResult(comparison=cmp, gate=settings.gate)
+
+
+def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, out: Path,
+                        env: Mapping[str, str], secrets: Sequence[str], python: str | None) -> tuple[str, list[str]]:
+    """Run the suites as they are on `ref` in the same secret-free worker as the head's run (the
+    base branch's code is target code too: it never sees the key), sharing the response cache.
+    Returns the commit and the suites that do not exist on the base."""
+    commit = git.commit(ref)
+    if commit is None:
+        raise UsageError(f"the base {ref} is not a commit of this checkout")
+    with worktree(git, commit) as tree:
+        present = [r for r in rels if (tree / r).exists()]
+        missing = [r for r in rels if not (tree / r).exists()]
+        out.unlink(missing_ok=True)
+        if not present:
+            Report(verdict="skipped").save(out)
+            return commit, missing
+        job = {
+            "kind": "run",
+            "suites": [{"path": str(tree / r), "target": None} for r in present],
+            "options": {"model": inputs.model, "judge_model": inputs.judge_model,
+                        "rubric_threshold": inputs.rubric_threshold,
+                        "agreement_threshold": inputs.agreement_threshold, "shard": None,
+                        "inconclusive": inputs.inconclusive},
+            "results": str(out),
+            "jsonl": str(out.with_suffix(".jsonl")),
+            "concurrency": inputs.concurrency,
+            "cache_dir": str(workspace / inputs.cache_dir) if inputs.cache_dir else None,
+        }
+        run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python, cwd=tree)
+    return commit, missing
