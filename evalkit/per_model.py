@@ -5,6 +5,7 @@ usage is counted per model) over one provider and one response cache. The judge 
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
@@ -12,6 +13,7 @@ from typing import Callable
 from evalkit import lifecycle
 from evalkit.client import ModelClient
 from evalkit.errors import UsageError
+from evalkit.preflight import preflight
 from evalkit.report import Report
 from evalkit.runner import Runner, RunOptions
 from evalkit.suite.model import Suite
@@ -26,8 +28,8 @@ def models_to_compare(suites: list[Suite], cli_models: list[str]) -> list[str]:
         raise UsageError("the suites name different compare_models lists: run them apart, or pass --model "
                          "twice to choose")
     if lists and cli_models:
-        raise UsageError("one --model with suites that set compare_models: pass every model with --model, "
-                         "or none")
+        raise UsageError("one model named (--model, or the Action's model input) for suites that set "
+                         "compare_models: name every model to compare, or none")
     return list(lists.pop()) if lists else []
 
 
@@ -36,6 +38,7 @@ def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[
     """A Report per model, in order. A retired model among them stops all before any call."""
     if len(models) < 2:
         raise UsageError("a model comparison needs at least two models")
+    preflight(suites, target=options.target, cases=options.cases)  # what a run checks before any call
     clients = [make_client() for _ in models]
     deprecated = clients[0].deprecations()
     for model in models:
@@ -57,4 +60,14 @@ async def _run_all(suites: list[Suite], models: list[str], clients: list[ModelCl
 
 
 def _per_model_path(path: Path, model: str) -> Path:
-    return path.with_name(f"{path.name.split('.')[0]}.{model}{''.join(path.suffixes)}")
+    return path.with_name(f"{path.name.split('.')[0]}.{file_part(model)}{''.join(path.suffixes)}")
+
+
+def model_path(path: Path, model: str) -> Path:
+    """Where one model's Report of a model-against-model run goes: `results.<model>.json` beside `path`."""
+    return path.with_name(f"{path.stem}.{file_part(model)}{path.suffix}")
+
+
+def file_part(model: str) -> str:
+    """`model` as a safe piece of a file name (a model id is user input: no `/` or `..`)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", model).strip("-.") or "model"

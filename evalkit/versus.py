@@ -11,7 +11,7 @@ import click
 from evalkit.compare import compare_reports, load_results
 from evalkit.compare.models import compare_models
 from evalkit.gates import exit_code
-from evalkit.per_model import run_per_model
+from evalkit.per_model import model_path, run_per_model
 from evalkit.render.compare import comparison_table, model_table, render_comparison, render_model_comparison
 from evalkit.render.html import write_html
 
@@ -45,7 +45,7 @@ def models_side_by_side(suites: list[Any], models: list[str], new_client: Callab
     The HTML page shows the last model against the first."""
     runs = run_per_model(suites, models, new_client, options)
     for model, report in runs:
-        report.save(out.with_name(f"{out.stem}.{model}.json"))
+        report.save(model_path(out, model))
         click.echo(f"{model}: verdict {report.verdict} · {report.usage.calls} calls, "
                    f"{report.usage.cache_hits} cache hits")
     mc = compare_models(runs)

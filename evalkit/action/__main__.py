@@ -17,7 +17,7 @@ from pathlib import Path
 
 from evalkit.action.baseline import BaseResult, Settings, compare_with_base
 from evalkit.action.discovery import parse_list
-from evalkit.action.evaluate import RepoIndex, evaluate, index_suites
+from evalkit.action.evaluate import ModelRuns, RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
@@ -27,13 +27,17 @@ from evalkit.action.redact import redact_text, secret_names, secret_values
 from evalkit.action.sandbox import harden_process
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
+from evalkit.compare import compare_reports
+from evalkit.compare.models import compare_models
 from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.gates import exit_code
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
 from evalkit.github.event import Event
-from evalkit.render.comment import SUMMARY_CHARS, no_key_body, nothing_affected_body, render_comment
+from evalkit.per_model import model_path
+from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected_body, render_comment,
+                                   render_models_comment)
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.report import Report
@@ -110,8 +114,12 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         return _nothing_affected(event, repo, changed, outcome)
 
     print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else ""))
-    report = evaluate(inputs, repo, rels, out_dir=out_dir, env=env, secrets=outcome.secrets, run_url=event.run_url,
-                      python=python)
+    report, runs = evaluate(inputs, repo, rels, out_dir=out_dir, env=env, secrets=outcome.secrets,
+                            run_url=event.run_url, python=python)
+    if runs:  # the model is the changed variable here, not the commit: no base run
+        print("evalkit: model against model (" + " vs ".join(m for m, _ in runs) + "): no comparison with the "
+              "base branch in this run")
+        return _publish(report, inputs, event, outcome, template, rels, models=runs)
     # A shard's results are partial: its comparison would be too (the merge job has no base run).
     base = BaseResult() if inputs.shard else compare_with_base(settings, event, workspace, rels, report, inputs,
                                                                out_dir=out_dir, secrets=outcome.secrets, env=env,
@@ -120,24 +128,37 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             rels: list[str], base: BaseResult = BaseResult()) -> int:
-    """JUnit, comment, summary, log and outputs of a finished (or merged) run; the exit code."""
+             rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
+    """JUnit, comment, summary, log and outputs of a finished (or merged) run, or of a
+    model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code."""
     workspace, out_dir = outcome.workspace, outcome.out_dir
     if inputs.shard:
         print(f"evalkit: shard {inputs.shard}: no comment from this job; a final job with `merge` posts it")
     results_path = out_dir / "results.json"
     (out_dir / "junit.xml").write_text(render_junit(report), encoding="utf-8")
     html_path = out_dir / "report.html"
-    html_path.write_text(redact_text(render_html(report, comparison=base.comparison), outcome.secrets),
-                         encoding="utf-8")
     hint = f"`{outcome.outputs.show(out_dir)}`; upload it with actions/upload-artifact"
-    body = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint, mark=outcome.mark,
-                          html_report=html_path.name, lead=base.lead())
-    summary = render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                             mark=outcome.mark, limit=SUMMARY_CHARS, cap=SUMMARY_CAP, html_report=html_path.name,
-                             lead=base.lead())
+    if models:
+        mc, (first, first_report), (last, report) = compare_models(list(models)), models[0], models[-1]
+        html = render_html(report, base=first_report, comparison=compare_reports(first_report, report,
+                                                                                 base_label=first, head_label=last))
+        bodies = [render_models_comment(models, mc, template=template, run_url=event.run_url, artifact_hint=hint,
+                                        mark=outcome.mark, html_report=html_path.name, **room)
+                  for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
+        report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
+    else:
+        html = render_html(report, comparison=base.comparison)
+        bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
+                                 mark=outcome.mark, html_report=html_path.name, lead=base.lead(), **room)
+                  for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
+    html_path.write_text(redact_text(html, outcome.secrets), encoding="utf-8")
+    body, summary = bodies
 
-    log_report(report, workspace)
+    for model, each in models or [("", report)]:
+        if model:
+            print(f"evalkit: model {model}:")
+            (out_dir / model_path(Path("junit.xml"), model)).write_text(render_junit(each), encoding="utf-8")
+        log_report(each, workspace)
     outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels)
     outcome.outputs.set(html_path=outcome.outputs.show(html_path), **base.outputs())
     give_to_workspace_owner(out_dir, workspace)

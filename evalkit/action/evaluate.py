@@ -11,6 +11,7 @@ from evalkit.action.discovery import SuiteRef
 from evalkit.action.inputs import Inputs
 from evalkit.action.redact import redact, redact_file
 from evalkit.action.sandbox import run_worker
+from evalkit.per_model import model_path
 from evalkit.report import Report
 
 
@@ -39,9 +40,14 @@ def index_suites(root: Path, entries: Sequence[str], *, env: Mapping[str, str], 
                      answer.get("selected"))
 
 
+ModelRuns = list[tuple[str, Report]]
+
+
 def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: Path, env: Mapping[str, str],
-             secrets: Sequence[str], run_url: str | None, python: str | None = None) -> Report:
-    """Run the suites `rels` of `repo` to `out_dir/results.json` (and `results.jsonl`)."""
+             secrets: Sequence[str], run_url: str | None, python: str | None = None) -> tuple[Report, ModelRuns]:
+    """Run the suites `rels` of `repo` to `out_dir/results.json` (and `results.jsonl`). A
+    model-against-model run (`compare_models`, the input's or the suites') also gives each
+    model's Report, in order; `results.json` is then the first model's."""
     refs = {ref.rel: ref for ref in repo.refs}
     jsonl, results = out_dir / "results.jsonl", out_dir / "results.json"
     for stale in (jsonl, results):
@@ -51,16 +57,26 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
         "suites": [{"path": str(refs[rel].path), "target": refs[rel].target} for rel in rels],
         "options": {"model": inputs.model, "judge_model": inputs.judge_model,
                     "rubric_threshold": inputs.rubric_threshold, "agreement_threshold": inputs.agreement_threshold,
-                    "shard": inputs.shard, "inconclusive": inputs.inconclusive},
+                    "shard": inputs.shard, "inconclusive": inputs.inconclusive,
+                    "compare_models": list(inputs.compare_models)},
         "results": str(results),
         "jsonl": str(jsonl),
         "concurrency": inputs.concurrency,
         "cache_dir": str(repo.root / inputs.cache_dir) if inputs.cache_dir else None,
     }
-    run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python, cwd=repo.root)
+    answer = run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python,
+                        cwd=repo.root)
     # Belt and braces: a target or model that echoes a secret (which the worker should never
     # have) does not get it into the results, the comment, the summary or the log.
-    report = redact(Report.load(results), secrets).model_copy(update={"run_url": run_url})
-    report.save(results)
+    runs = [(model, _redacted(model_path(results, model), secrets, run_url)) for model in answer.get("models") or []]
+    for model, _ in runs:
+        redact_file(model_path(jsonl, model), secrets)
+    report = _redacted(results, secrets, run_url)
     redact_file(jsonl, secrets)
+    return report, runs
+
+
+def _redacted(path: Path, secrets: Sequence[str], run_url: str | None) -> Report:
+    report = redact(Report.load(path), secrets).model_copy(update={"run_url": run_url})
+    report.save(path)
     return report

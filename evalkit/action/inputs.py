@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import re
 from dataclasses import dataclass
 
+from evalkit.action.discovery import parse_list
 from evalkit.errors import UsageError
 from evalkit.sharding import parse_shard
 
@@ -33,6 +34,7 @@ class Inputs:
     shard: str | None = None  # "I/N": this job runs that share of the cases and does not comment
     inconclusive: str | None = None  # fail | warn | pass; None: each suite's setting
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
+    compare_models: tuple[str, ...] = ()  # two or more: a model-against-model run
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -100,7 +102,12 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         shard=_shard(read_input(env, "shard"), problems),
         merge=env.get("INPUT_MERGE", ""),
         inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
+        compare_models=_models(read_input(env, "compare_models"), problems),
     )
+    if inputs.compare_models and inputs.model:
+        problems.append("model and compare_models: name the models to compare in compare_models only")
+    if inputs.compare_models and (inputs.shard or inputs.merge.strip()):
+        problems.append("compare_models cannot be sharded or merged: run the comparison in one job")
     if problems:
         raise UsageError("invalid input: " + "; ".join(problems))
     return inputs
@@ -121,6 +128,13 @@ def comment_key(env: Mapping[str, str]) -> str:
 def wants_comment(env: Mapping[str, str]) -> bool:
     """The `comment` input read leniently, for reporting a setup error before inputs are checked."""
     return read_input(env, "comment", "true").lower() not in ("false", "no", "0", "off")
+
+
+def _models(raw: str, problems: list[str]) -> tuple[str, ...]:
+    models = tuple(dict.fromkeys(parse_list(raw)))
+    if len(models) == 1:
+        problems.append(f"compare_models: {models[0]!r} is one model; name two or more (to run one model, use model)")
+    return models
 
 
 def _shard(raw: str, problems: list[str]) -> str | None:

@@ -6,7 +6,9 @@ proxy, named by ANTHROPIC_BASE_URL with a placeholder ANTHROPIC_API_KEY.
 Two jobs, as JSON: {"kind": "index", "root", "entries"} loads the repository's suites (which
 imports their plugins: user code) and answers with the suite files, their watch globs and the
 ones `entries` name; {"kind": "run", "suites": [{"path", "target"}], "options": {...},
-"results", "jsonl", "concurrency", "cache_dir"} runs them. The answer (JSON at "answer") has
+"results", "jsonl", "concurrency", "cache_dir"} runs them; when `options.compare_models` names two
+or more models (or the suites' own `compare_models` lists them), once per model, each to
+`results.<model>.json`, with `results` the first model's, and the answer names the models. The answer (JSON at "answer") has
 "problems" with exit code 3 when a suite file cannot be loaded, "usage_error" with exit 4
 for an entry that names no suite.
 """
@@ -15,12 +17,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evalkit.action.discovery import load_repo_suites, select_named
 from evalkit.engine import make_client, run_and_save
 from evalkit.errors import SuiteError, UsageError
+from evalkit.per_model import model_path, models_to_compare, run_per_model
 from evalkit.runner import RunOptions
 from evalkit.sharding import parse_shard
 from evalkit.suite._loader import load_suite
@@ -40,8 +44,8 @@ def index_job(job: dict[str, Any]) -> dict[str, Any]:
                      for r in repo.refs]}
 
 
-def run_job(job: dict[str, Any]) -> None:
-    """Load the job's suites and run them to `job["results"]` (and its JSONL)."""
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Load the job's suites and run them to `job["results"]` (and its JSONL); the answer."""
     # anthropic is imported only in the worker that calls the model.
     from evalkit.providers.anthropic import AnthropicProvider
 
@@ -56,8 +60,20 @@ def run_job(job: dict[str, Any]) -> None:
     concurrency = int(job.get("concurrency", 8))
     # The key and base URL come from the environment: the proxy's placeholder and address.
     provider = AnthropicProvider(max_connections=max(concurrency, 8))
-    client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"))
-    run_and_save(suites, client, options, Path(job["results"]))
+    cli_models = list(opts.get("compare_models") or []) or ([options.model] if options.model else [])
+    compared = models_to_compare(suites, cli_models)
+    if not compared:
+        client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"))
+        run_and_save(suites, client, options, Path(job["results"]))
+        return {}
+    results = Path(job["results"])
+    runs = run_per_model(suites, compared, lambda: make_client(provider, concurrency=concurrency,
+                                                               cache_dir=job.get("cache_dir")),
+                         replace(options, model=None))
+    for model, report in runs:
+        report.save(model_path(results, model))
+    runs[0][1].save(results)
+    return {"models": compared}
 
 
 def _load(entries: list[dict[str, Any]]) -> list[Suite]:
@@ -84,7 +100,7 @@ def main(argv: list[str]) -> int:
         if job["kind"] == "index":
             answer = index_job(job)
         elif job["kind"] == "run":
-            run_job(job)
+            answer = run_job(job)
         else:
             raise ValueError(f"unknown worker job {job['kind']!r}")
     except UsageError as exc:

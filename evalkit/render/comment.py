@@ -84,6 +84,28 @@ def render_comment(report: Report, *, template: str | Path | None = None, run_ur
     return finish(body, mark=mark, limit=limit, artifact_hint=artifact_hint)
 
 
+def render_models_comment(runs: Sequence[tuple[str, Report]], comparison: Any, *,
+                          template: str | Path | None = None, run_url: str | None = None, artifact_hint: str = "",
+                          mark: str = MARKER, limit: int = MAX_COMMENT_CHARS, cap: int = MAX_QUOTED_CHARS,
+                          html_report: str = "") -> str:
+    """A model-against-model run (`comparison`: evalkit.compare.models.ModelComparison): the
+    side-by-side table first, then each model's own report under its name, fitted like one."""
+    from evalkit.render.compare import render_model_comparison  # same package; kept out of the plain comment's path
+
+    def capped(value: Any) -> str:
+        return clean(value, cap)
+
+    extra = {"block": lambda kind: f"{_OPEN}{kind}{_KIND_END}", "end_block": lambda: _CLOSE,
+             "html_report": html_report, "comparison": None}
+    body = render_model_comparison(comparison, clean=capped)
+    for model, report in runs:
+        if run_url:
+            report = report.model_copy(update={"run_url": run_url})
+        body += (f"\n---\n\n### Model {code_span(model)}\n\n"
+                 + render_markdown(report, template=template, clean=capped, extra=extra))
+    return finish(body, mark=mark, limit=limit, artifact_hint=artifact_hint)
+
+
 def finish(body: str, *, mark: str = MARKER, limit: int = MAX_COMMENT_CHARS, artifact_hint: str = "") -> str:
     """Add the marker and fit `limit`: drop whole blocks first, then cut at a line; any other
     comment opener in the body is defused."""
