@@ -36,6 +36,8 @@ class FakeAnthropicServer:
         self.latency = latency
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
         self.errors: list[str] = []  # tracebacks of responders that raised (answered as 500)
+        self.peak_in_flight = 0  # most requests waiting out `latency` at once: overlap, without timing
+        self._in_flight = 0
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
@@ -189,7 +191,14 @@ class _Handler(BaseHTTPRequestHandler):
                                 limit_headers)
                 return
         if fake.latency:
-            time.sleep(fake.latency)  # on this handler's own thread: concurrent requests overlap
+            with fake._lock:
+                fake._in_flight += 1
+                fake.peak_in_flight = max(fake.peak_in_flight, fake._in_flight)
+            try:
+                time.sleep(fake.latency)  # on this handler's own thread: concurrent requests overlap
+            finally:
+                with fake._lock:
+                    fake._in_flight -= 1
         try:
             action = fake.script.action_for(body)
         except Exception as exc:  # a responder raised: report it rather than hang the client
