@@ -230,14 +230,17 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
               help="With --baseline: fail on the thresholds, on regressions against the base, or on either.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write the HTML report.")
 @click.option("--inconclusive", type=click.Choice(["fail", "warn", "pass"]), help="What an inconclusive case does.")
+@click.option("--batch", is_flag=True, help="Send prompt-target, judge and extraction calls as Message Batches "
+                                            "(half price, may take hours; an interrupted run resumes them).")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], models: tuple[str, ...],
         judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
-        html_path: str | None, inconclusive: str | None) -> None:
+        html_path: str | None, inconclusive: str | None, batch: bool) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
+    from evalkit.batching import batch_run
     from evalkit.engine import anthropic_provider, load_suites, make_client
     from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
@@ -254,7 +257,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     provider = anthropic_provider(max_connections=max(concurrency, 8))
 
     def new_client() -> Any:
-        return make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)
+        client = make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)
+        return batch_run(client, out, suites, target, _note) if batch else client
 
     out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
     model = models[0] if len(models) == 1 else None
@@ -286,6 +290,10 @@ def merge(results: tuple[str, ...], output: str, markdown_path: str | None) -> N
 
     report = merge_and_save(list(results), Path(output), markdown_path=markdown_path)
     sys.exit(summarise(report, Path(output)))
+
+
+def _note(message: str) -> None:
+    click.echo(f"evalkit: {message}", err=True)
 
 
 def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,

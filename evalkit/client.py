@@ -59,6 +59,7 @@ class ModelClient:
         self.models_used: dict[str, set[str]] = {}
         self.warnings: list[str] = []
         self.retries = 0
+        self.batcher: Any = None  # an evalkit.batching.Batcher when the run sends calls as Message Batches
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -90,7 +91,7 @@ class ModelClient:
             future: asyncio.Future[ModelResponse] = asyncio.get_running_loop().create_future()
             self._memo[key] = future
             try:
-                response, cached = await self._fetch(request, key)
+                response, cached = await self._fetch(request, key, role)
             except BaseException as exc:
                 # Failures are not memoised: the next identical request tries again.
                 del self._memo[key]
@@ -103,12 +104,15 @@ class ModelClient:
         self._account(response, cached, scopes)
         return response
 
-    async def _fetch(self, request: ModelRequest, key: str) -> tuple[ModelResponse, bool]:
+    async def _fetch(self, request: ModelRequest, key: str, role: str = "target") -> tuple[ModelResponse, bool]:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return hit, True
-        response = await self._call_with_retries(request)
+        if self.batcher is not None and self.batcher.takes(role):
+            response = await self.batcher.generate(request, key)
+        else:
+            response = await self._call_with_retries(request)
         if self.cache is not None:
             self.cache.put(key, response)
         return response, False
@@ -168,6 +172,7 @@ class BoundClient:
         self.tiers = tiers
         self.truncated = False  # a target call of this run stopped at max_tokens
         self.sample = 0  # >0: another sample of the same request (judge repeats), cached apart
+        self.batching = client.batcher is not None  # a prompt target's call may wait for a Message Batch
 
     def sampled(self, k: int) -> "BoundClient":
         """This client for the k-th sample of a repeated judgement: same scopes, its own cache key."""

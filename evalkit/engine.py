@@ -84,7 +84,10 @@ def _once(fn: Callable[[], dict[str, str]]) -> Callable[[], dict[str, str]]:
 
 async def run_async(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
     try:
-        return await Runner(client, options).run(suites)
+        report = await Runner(client, options).run(suites)
+        if client.batcher is not None:
+            client.batcher.finished()  # nothing left to resume
+        return report
     finally:
         await client.provider.aclose()
 

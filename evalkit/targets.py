@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evalkit._imports import import_object
+from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError
 from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
@@ -99,9 +100,11 @@ class TargetCall:
     prompt: str | None = None
 
 
-async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float) -> TargetCall:
+async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None) -> TargetCall:
     """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
     None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through."""
+    if getattr(fn, "batchable", False) and getattr(client, "batching", False):
+        timeout = None  # a prompt target's one call waits for its Message Batch (hours), not for code
     async def shielded() -> Any:
         # Inside the task wait_for makes: asyncio re-raises SystemExit and KeyboardInterrupt out of
         # the event loop from a task's step, so user code's must be caught before they get there.
@@ -148,6 +151,11 @@ def _prompt_target(target: Target) -> TargetFn:
             prompt, model=client.resolve_model(target.model), system=target.system,
             max_tokens=target.max_tokens or client.max_tokens,
             temperature=target.temperature if target.temperature is not None else client.temperature)
-        return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
+        eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
+        try:
+            return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
+        finally:
+            batch_eligible.reset(eligible)
 
+    call.batchable = True  # type: ignore[attr-defined]
     return call

@@ -12,10 +12,11 @@ import inspect
 import json
 import time
 import warnings
-from typing import Any, Generator
+from typing import Any, AsyncIterator, Generator
 
 from evalkit.errors import MissingKeyError, ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse
+from evalkit.providers.batches import BatchResult, BatchStatus
 from evalkit.providers.ratelimit import parse_rate_limit_headers
 
 # Statuses the API asks clients to retry (the SDK's own policy: timeouts, lock conflicts,
@@ -73,8 +74,66 @@ class AnthropicProvider:
         response.rate_limit = parse_rate_limit_headers(raw.headers)
         return response
 
+    def batches(self) -> Any:
+        """The Message Batches API on this provider's client (an `evalkit.batching.BatchAPI`)."""
+        return AnthropicBatches(self._client, self.base_url)
+
     async def aclose(self) -> None:
         await self._client.close()
+
+
+# A batch request errored with one of these error types fails the same way again: it is not retried.
+_PERMANENT = frozenset({"invalid_request_error", "authentication_error", "permission_error", "not_found_error"})
+
+
+class AnthropicBatches:
+    """Uses the AsyncAnthropic client of an AnthropicProvider (one connection pool, one key)."""
+
+    def __init__(self, client: Any, base_url: str = ""):
+        self._batches = client.messages.batches
+        self._base_url = base_url
+
+    async def create(self, requests: list[dict[str, Any]]) -> BatchStatus:
+        # The params are evalkit's own Messages-API bodies; the SDK sends them as they are.
+        return await self._status(self._batches.create(requests=requests))
+
+    async def retrieve(self, batch_id: str) -> BatchStatus:
+        return await self._status(self._batches.retrieve(batch_id))
+
+    async def cancel(self, batch_id: str) -> BatchStatus:
+        return await self._status(self._batches.cancel(batch_id))
+
+    async def results(self, batch_id: str) -> AsyncIterator[BatchResult]:
+        try:
+            lines = await self._batches.results(batch_id)
+            async for line in lines:
+                yield _result(line.model_dump())
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise _provider_error(exc, self._base_url) from exc
+
+    async def _status(self, call: Any) -> BatchStatus:
+        try:
+            batch = await call
+        except Exception as exc:
+            raise _provider_error(exc, self._base_url) from exc
+        counts = batch.request_counts.model_dump()
+        return BatchStatus(id=batch.id, ended=batch.processing_status == "ended",
+                           counts={k: int(v or 0) for k, v in counts.items()})
+
+
+def _result(line: dict[str, Any]) -> BatchResult:
+    custom_id, result = str(line.get("custom_id")), line.get("result") or {}
+    kind = str(result.get("type") or "errored")
+    if kind == "succeeded":
+        return BatchResult(custom_id, kind, response=ModelResponse.from_api_message(result.get("message") or {}))
+    if kind == "errored":
+        error = ((result.get("error") or {}).get("error")) or {}
+        etype = str(error.get("type") or "error")
+        return BatchResult(custom_id, kind, error=f"{etype}: {' '.join(str(error.get('message', '')).split())[:300]}",
+                           retryable=etype not in _PERMANENT)
+    return BatchResult(custom_id, kind, error=f"the batch ended with this request {kind}")
 
 
 def deprecated_models() -> dict[str, str]:

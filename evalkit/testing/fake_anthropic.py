@@ -9,6 +9,10 @@ builders); only the transport differs. Faults: 429 (with `retry-after` when the 
 one), 529, 500, 400, "drop" (the socket is closed with no reply) and "bad_json" (a 200 whose
 body is cut short). With `rate_limit=RateLimit(...)` it also meters requests with a token
 bucket, as the API does (`anthropic-ratelimit-*` headers, 429 with `retry-after`).
+
+The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches`) answer from
+the same script, after `batch_delay` seconds. Requests that mark a prefix with `cache_control`
+report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
+from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
 from evalkit.testing.script import Fault, Script, error_payload, message_payload
 
@@ -31,8 +37,11 @@ MESSAGES_PATH = "/v1/messages"
 class FakeAnthropicServer:
     """A Messages-API server on 127.0.0.1 (a free port), answering from `script`."""
 
-    def __init__(self, script: Script | None = None, *, latency: float = 0.0, rate_limit: RateLimit | None = None):
+    def __init__(self, script: Script | None = None, *, latency: float = 0.0, rate_limit: RateLimit | None = None,
+                 batch_delay: float = 0.0):
         self.script = script if script is not None else Script()
+        self.prompt_cache = PromptCache()
+        self.batches = FakeBatches(self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply)
         self.latency = latency
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
         self.errors: list[str] = []  # tracebacks of responders that raised (answered as 500)
@@ -163,13 +172,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         self._read_body()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if self.command == "GET" and path.startswith(BATCHES_PATH + "/"):
+            self._batch_call(path[len(BATCHES_PATH) + 1:].split("/"), None)
+            return
         self._not_found()
 
     do_PUT = do_DELETE = do_PATCH = do_GET
 
     def do_POST(self) -> None:  # noqa: N802
         raw = self._read_body()
-        if self.path.split("?", 1)[0].rstrip("/") != MESSAGES_PATH:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path == BATCHES_PATH or path.startswith(BATCHES_PATH + "/"):
+            try:
+                body = json.loads(raw or b"null")
+            except ValueError as exc:
+                self._send_error(400, "invalid_request_error", f"request body is not valid JSON: {exc}")
+                return
+            self._batch_call([p for p in path[len(BATCHES_PATH) + 1:].split("/") if p], body)
+            return
+        if path != MESSAGES_PATH:
             self._not_found()
             return
         try:
@@ -208,7 +230,29 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(action, Fault):
             self._send_fault(action)
         else:
-            self._send_json(200, message_payload(body, action), limit_headers)
+            payload = message_payload(body, action)
+            fake.prompt_cache.apply(body, payload["usage"])
+            self._send_json(200, payload, limit_headers)
+
+    def _batch_call(self, parts: list[str], body: Any) -> None:
+        """POST batches (create), GET batches/ID, GET batches/ID/results, POST batches/ID/cancel."""
+        batches = self.server.fake.batches
+        base = f"http://{self.headers.get('Host') or '127.0.0.1'}"
+        if body is not None and not parts:
+            status, payload = batches.create(body, base)
+        elif body is None and len(parts) == 1:
+            status, payload = batches.retrieve(parts[0], base)
+        elif body is None and len(parts) == 2 and parts[1] == "results":
+            status, payload = batches.results(parts[0])
+        elif body is not None and len(parts) == 2 and parts[1] == "cancel":
+            status, payload = batches.cancel(parts[0], base)
+        else:
+            self._not_found()
+            return
+        if isinstance(payload, bytes):
+            self._send_bytes(status, payload, "application/binary")
+        else:
+            self._send_json(status, payload)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -217,8 +261,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _not_found(self) -> None:
-        self._send_error(404, "not_found_error", f"the fake serves only POST {MESSAGES_PATH}, "
-                                                 f"not {self.command} {self.path}")
+        self._send_error(404, "not_found_error", f"the fake serves only POST {MESSAGES_PATH} and the "
+                                                 f"batch endpoints, not {self.command} {self.path}")
 
     def _send_fault(self, fault: Fault) -> None:
         if fault.kind == "drop":

@@ -1,0 +1,55 @@
+"""Prompt caching as the fakes report it: a request whose blocks carry `cache_control` caches
+its prefix up to the last marked block (tools, then system, then messages, as the API orders
+them). The first request with a given prefix writes it (`cache_creation_input_tokens`), later
+ones read it (`cache_read_input_tokens`); `input_tokens` counts only what follows the prefix.
+Unlike the API, the fake caches a prefix of any length (the API needs about 1,024 tokens).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from typing import Any
+
+from evalkit.testing.script import estimate_tokens
+
+
+class PromptCache:
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def apply(self, body: dict[str, Any], usage: dict[str, Any]) -> None:
+        """Split `usage["input_tokens"]` into cached and uncached parts when `body` marks a prefix."""
+        blocks = _blocks(body)
+        marked = [i for i, block in enumerate(blocks) if isinstance(block, dict) and block.get("cache_control")]
+        if not marked:
+            return
+        prefix = blocks[:marked[-1] + 1]
+        prefix_tokens = estimate_tokens("\n".join(_text(b) for b in prefix))
+        key = hashlib.sha256(json.dumps([body.get("model"), prefix], sort_keys=True).encode()).hexdigest()
+        with self._lock:
+            hit = key in self._seen
+            self._seen.add(key)
+        usage["input_tokens"] = max(0, int(usage.get("input_tokens") or 0) - prefix_tokens)
+        usage["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = prefix_tokens
+        usage.setdefault("cache_read_input_tokens", 0)
+        usage.setdefault("cache_creation_input_tokens", 0)
+
+
+def _blocks(body: dict[str, Any]) -> list[Any]:
+    blocks: list[Any] = list(body.get("tools") or [])
+    system = body.get("system")
+    blocks += system if isinstance(system, list) else ([{"type": "text", "text": system}] if system else [])
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        blocks += content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+    return blocks
+
+
+def _text(block: Any) -> str:
+    """The prose of a block, counted as the fakes count input tokens (tool definitions are not)."""
+    if not isinstance(block, dict) or "input_schema" in block:
+        return ""
+    return str(block.get("text") or block.get("content") or "")
