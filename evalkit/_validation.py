@@ -13,10 +13,14 @@ def clean_loc(loc: Any) -> tuple[Any, ...]:
 
 def pydantic_message(err: Mapping[str, Any]) -> str:
     kind, msg, loc = err.get("type"), err.get("msg", ""), clean_loc(err.get("loc", ()))
-    field_name = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
+    names = [str(p) for p in loc if isinstance(p, str)]
+    field_name = names[-1] if names else ""
+    # The whole path (`timeout.target`), since a last key alone can be ambiguous (`target`).
+    path = ".".join(names)
+    where = f" in {'.'.join(names[:-1])}" if len(names) > 1 else ""
     if kind == "extra_forbidden":
-        return f"unknown key {field_name!r}"
+        return f"unknown key {field_name!r}{where}"
     if kind == "missing":
-        return f"missing required key {field_name!r}"
+        return f"missing required key {field_name!r}{where}"
     msg = msg.removeprefix("Value error, ")
-    return f"{field_name}: {msg}" if field_name and not msg.startswith(field_name) else msg
+    return f"{path}: {msg}" if path and not msg.startswith(field_name) else msg

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import EvalkitError, SuiteError, UsageError
-from evalkit.terminal import progress_printer as _progress_printer, summarise
+from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
 EXIT_USAGE = 2
 
@@ -264,8 +264,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     model = models[0] if len(models) == 1 else None
     options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
-                         jsonl_path=out.with_suffix(out.suffix + "l"), on_case=_progress_printer(), shard=share,
-                         inconclusive=inconclusive)
+                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
+    options.on_case = _progress_printer(planned_cases(suites, options) * max(len(compared), 1))
     if compared:
         sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
     if baseline:

@@ -134,8 +134,8 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
     """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
     to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this.
     Configuration problems raise SuiteError (exit 2) before any model is called."""
-    preflight(suites, target=options.target, cases=options.cases)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    preflight(suites, target=options.target, cases=options.cases, need_target=True)
+    writable([out, options.jsonl_path, markdown_path, html_path])
     report = run(suites, client, options)
     if finish is not None:
         report = finish(report)
@@ -145,6 +145,21 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
     if html_path:
         write_html(report, html_path)
     return report
+
+
+def writable(paths: list[str | Path | None]) -> None:
+    """Create the folders the outputs go in, or raise UsageError (exit 2) before any model call:
+    an output under a path that is a file, or an output that is a folder."""
+    for path in [Path(p) for p in paths if p]:
+        blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise UsageError(f"cannot write {path}: {blocker} is a file, not a folder")
+        if path.is_dir():
+            raise UsageError(f"cannot write {path}: it is a folder")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

@@ -11,15 +11,18 @@ from typing import Any
 from evalkit._imports import import_object
 from evalkit.checks.fields import FieldCheck
 from evalkit.errors import Problem, SuiteError, UsageError
+from evalkit.guard import USER_EXITS, describe_exit
 from evalkit.suite._spec import FieldSpec
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import Case, Suite, Target
 from evalkit.suite.prompts import render_prompt
 
 
-def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None) -> list[Suite]:
+def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None,
+              need_target: bool = False) -> list[Suite]:
     """`suites` if they are ready to run; else SuiteError listing every configuration problem, or
-    UsageError if the `cases` globs select no case at all."""
+    UsageError if the `cases` globs select no case at all. `need_target`: a run (not `validate`,
+    where a fixture list may wait for `--target`) refuses a suite that names none."""
     globs = list(cases or [])
     if globs and not any(s.select(globs) for s in suites):
         known = ", ".join(c.id for s in suites for c in s.cases[:5])
@@ -27,6 +30,9 @@ def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str
     errors = []
     for suite in suites:
         problems = suite_problems(suite, target=target, cases=suite.select(globs))
+        if need_target and target is None and suite.target is None:
+            problems.insert(0, Problem("this suite names no target; pass --target module:function",
+                                       file=str(suite.path), line=None))
         if problems:
             errors.append(SuiteError(str(suite.path), problems))
     if errors:
@@ -70,6 +76,8 @@ def _callable_problem(function: str, suite: Suite) -> str | None:
         fn = import_object(function, suite.dir)
     except ValueError as exc:
         return f"target {function}: {exc}"
+    except USER_EXITS as exc:  # sys.exit() at import time must not end evalkit with the module's code
+        return f"target {function}: importing it {describe_exit(exc).removeprefix('target ')}"
     except Exception as exc:  # importing user code runs it: its own error is this suite's problem
         return f"target {function}: importing it raised {type(exc).__name__}: {exc}"
     if not callable(fn):

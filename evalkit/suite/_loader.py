@@ -15,6 +15,7 @@ from evalkit._validation import clean_loc, pydantic_message
 from evalkit.checks.base import Check
 from evalkit.checks.registry import CheckRegistry, JudgeCriterion
 from evalkit.errors import Problem, SuiteError
+from evalkit.guard import USER_EXITS, describe_exit
 from evalkit.suite._spec import (
     CallableTargetSpec,
     CaseSpec,
@@ -152,6 +153,8 @@ class _Loader:
         for i, module in enumerate(spec.plugins):
             try:
                 import_module(module, base)
+            except USER_EXITS as exc:  # sys.exit() at import must not end evalkit with the plugin's code
+                self.problem(("plugins", i), f"plugin {module!r}: importing it {describe_exit(exc).removeprefix('target ')}")
             except Exception as exc:  # a plugin's own bug is still this file's problem to report
                 self.problem(("plugins", i), f"plugin {module!r}: {exc}")
         registry = CheckRegistry(spec.plugins)

@@ -57,6 +57,11 @@ def read_yaml(path: Path) -> YamlDocument:
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
+    except yaml.constructor.ConstructorError as exc:  # a tag such as !!python/object: never built
+        mark = exc.problem_mark or exc.context_mark
+        tag = exc.problem.split("tag ", 1)[-1] if exc.problem and "tag " in exc.problem else "this tag"
+        raise ValueError(f"{path}:{mark.line + 1 if mark else 1}: YAML tag {tag} is not allowed "
+                         f"(suite files hold plain data)") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}" if mark else str(path)

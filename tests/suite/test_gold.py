@@ -79,7 +79,7 @@ def test_every_gold_problem_is_reported_with_file_and_line(write):
     assert (6, "gold: no item or check 'zzz' in this case (or it names several); "
                "ids: check1:contains, flags, tone") in found
     assert (6, "gold: flags read(s) extracted fields; record the values under `fields:`") in found
-    assert (10, "gold: tone: Input should be 'pass', 'fail' or 'n/a'") in found
+    assert (10, "gold: labels.tone: Input should be 'pass', 'fail' or 'n/a'") in found
     assert (11, "gold: missing required key 'output'") in found
     assert (15, "gold: risk = 3 is not a boolean") in found
     assert (15, "gold: zone = 'medium'; values: easy, hard") in found

@@ -1,0 +1,2 @@
+def aaa(i):
+    return 'a' * 40 + '!'

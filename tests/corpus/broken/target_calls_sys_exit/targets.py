@@ -1,0 +1,4 @@
+import sys
+
+def leave(i):
+    sys.exit(3)

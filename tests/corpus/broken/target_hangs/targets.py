@@ -1,0 +1,4 @@
+import time
+
+def hang(i):
+    time.sleep(3600)

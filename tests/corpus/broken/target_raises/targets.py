@@ -1,0 +1,2 @@
+def boom(i):
+    return 1 / 0

@@ -1,0 +1,2 @@
+def number(i):
+    return 42

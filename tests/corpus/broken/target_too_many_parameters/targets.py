@@ -1,0 +1,2 @@
+def three(a, b, c):
+    return 'x'
