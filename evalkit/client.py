@@ -31,6 +31,19 @@ class RetryPolicy:
         return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.8, 1.0)
 
 
+Validator = Callable[[ModelResponse], Any]
+
+
+def _valid(response: ModelResponse, validate: Validator | None) -> bool:
+    if validate is None:
+        return True
+    try:
+        validate(response)
+    except ValueError:
+        return False
+    return True
+
+
 class ModelClient:
     """Shared by every case of a run. Use `bind()` to get the client a target receives."""
 
@@ -82,8 +95,10 @@ class ModelClient:
                           f"move to a newer model")
 
     async def generate(self, request: ModelRequest, *, repeat: int | str = 0, role: str = "target",
-                       scopes: Iterable[Usage] = ()) -> ModelResponse:
-        """One model call: served from the run's memo or the disk cache when it can be."""
+                       scopes: Iterable[Usage] = (), validate: Validator | None = None) -> ModelResponse:
+        """One model call: served from the run's memo or the disk cache when it can be. With
+        `validate` (raises ValueError on a reply the caller cannot use), only a valid reply is
+        cached or shared, and an invalid cached one is a miss."""
         self._note_model(request.model, role)
         key = request.cache_key(repeat)
         shared = self._memo.get(key)
@@ -91,7 +106,7 @@ class ModelClient:
             future: asyncio.Future[ModelResponse] = asyncio.get_running_loop().create_future()
             self._memo[key] = future
             try:
-                response, cached = await self._fetch(request, key, role)
+                response, cached, valid = await self._fetch(request, key, role, validate)
             except BaseException as exc:
                 # Failures are not memoised: the next identical request tries again.
                 del self._memo[key]
@@ -99,23 +114,31 @@ class ModelClient:
                 future.exception()  # mark retrieved; waiters re-raise it themselves
                 raise
             future.set_result(response)
+            if not valid:
+                del self._memo[key]  # waiters already sharing it get it; later requests ask again
         else:
             response, cached = await asyncio.shield(shared), True
         self._account(response, cached, scopes)
         return response
 
-    async def _fetch(self, request: ModelRequest, key: str, role: str = "target") -> tuple[ModelResponse, bool]:
+    async def _fetch(self, request: ModelRequest, key: str, role: str = "target",
+                     validate: Validator | None = None) -> tuple[ModelResponse, bool, bool]:
+        """The reply, whether it came from the disk cache, and whether it is valid."""
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
-                return hit, True
+            if hit is not None and _valid(hit, validate):
+                return hit, True, True
         if self.batcher is not None and self.batcher.takes(role):
             response = await self.batcher.generate(request, key)
         else:
             response = await self._call_with_retries(request)
-        if self.cache is not None:
+        valid = _valid(response, validate)
+        if self.cache is not None and valid:
             self.cache.put(key, response)
-        return response, False
+            if self.cache.unusable:
+                self.warn(self.cache.unusable)
+                self.cache = None
+        return response, False, valid
 
     async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
         attempt = rate_limited = 0
@@ -187,9 +210,11 @@ class BoundClient:
             return self.model
         return self.tiers.get(model, model)
 
-    async def generate(self, request: ModelRequest, *, role: str = "target") -> ModelResponse:
+    async def generate(self, request: ModelRequest, *, role: str = "target",
+                       validate: Validator | None = None) -> ModelResponse:
         key = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
-        response = await self._client.generate(request, repeat=key, role=role, scopes=self._scopes)
+        response = await self._client.generate(request, repeat=key, role=role, scopes=self._scopes,
+                                               validate=validate)
         if role == "target" and response.stop_reason == "max_tokens":
             self.truncated = True
         return response

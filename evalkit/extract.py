@@ -112,17 +112,16 @@ async def extract_fields(client: BoundClient, model: str, output_text: str,
     """Extracted fields, or None and an error after one corrective retry."""
     request = extract_request(model, output_text, fields)
     problem = ""
+
+    def check(reply: Any) -> dict[str, Any]:  # only a reply that coerces is cached
+        return coerce_fields(_raw_fields(reply), fields)
+
     for _ in range(2):
         try:
-            response = await client.generate(request, role="extraction")
+            response = await client.generate(request, role="extraction", validate=check)
         except ProviderError as exc:
             return None, f"extraction call failed: {exc}"
-        raw = response.tool_input
-        if raw is None:
-            try:
-                raw = json.loads(response.text)
-            except ValueError:
-                raw = None
+        raw = _raw_fields(response)
         try:
             return coerce_fields(raw, fields), None
         except ValueError as exc:
@@ -134,3 +133,13 @@ async def extract_fields(client: BoundClient, model: str, output_text: str,
                 {"role": "assistant", "content": json.dumps(raw)[:4000] if raw is not None else "(no fields)"},
                 {"role": "user", "content": f"That reply was invalid: {problem}. Call {EXTRACT_TOOL} again."}))
     return None, f"extraction reply invalid after a retry: {problem}"
+
+
+def _raw_fields(response: Any) -> Any:
+    """The reply's tool input, or JSON in its text when the model answered in prose."""
+    if response.tool_input is not None:
+        return response.tool_input
+    try:
+        return json.loads(response.text)
+    except ValueError:
+        return None

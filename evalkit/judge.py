@@ -169,13 +169,18 @@ async def judge(client: BoundClient, model: str, output_text: str, criteria: dic
     """Score every criterion in one call; a malformed reply is retried once, then is an error."""
     request = judge_request(model, output_text, criteria, case_input=case_input, facts=facts, truncated=truncated)
     problem = ""
+    ids = list(criteria)
+
+    def check(reply: Any) -> Any:  # only a reply that parses is cached
+        return parse_judge_reply(reply.tool_input, reply.text, ids)
+
     for attempt in range(2):
         try:
-            response = await client.generate(request, role="judge")
+            response = await client.generate(request, role="judge", validate=check)
         except ProviderError as exc:
             return JudgeOutcome(error=f"judge call failed: {exc}")
         try:
-            return JudgeOutcome(verdicts=parse_judge_reply(response.tool_input, response.text, list(criteria)))
+            return JudgeOutcome(verdicts=check(response))
         except ValueError as exc:
             problem = str(exc)
         # The corrective turn changes the request, so the retry is not served from the cache.
