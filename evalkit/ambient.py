@@ -179,8 +179,8 @@ class _AsyncView:
     def resolve_model(self, model: str | None) -> str:
         return self._blocking.resolve_model(model)
 
-    async def generate(self, request: Any, *, role: str = "target") -> Any:
-        return await asyncio.to_thread(self._blocking.generate, request, role=role)
+    async def generate(self, request: Any, *, role: str = "target", validate: Any = None) -> Any:
+        return await asyncio.to_thread(self._blocking.generate, request, role=role, validate=validate)
 
 
 def run_with_client(make_coro: Callable[[Any], Any], client: Any = None) -> Any:

@@ -242,8 +242,10 @@ class SyncClient:
     def resolve_model(self, model: str | None) -> str:
         return self._bound.resolve_model(model)
 
-    def generate(self, request: ModelRequest, *, role: str = "target") -> ModelResponse:
-        return asyncio.run_coroutine_threadsafe(self._bound.generate(request, role=role), self._loop).result()
+    def generate(self, request: ModelRequest, *, role: str = "target",
+                 validate: Validator | None = None) -> ModelResponse:
+        return asyncio.run_coroutine_threadsafe(self._bound.generate(request, role=role, validate=validate),
+                                                self._loop).result()
 
     def complete(self, prompt: str | list[dict[str, Any]], **kwargs: Any) -> str:
         return asyncio.run_coroutine_threadsafe(self._bound.complete(prompt, **kwargs), self._loop).result()
