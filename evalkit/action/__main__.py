@@ -25,6 +25,7 @@ from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
 from evalkit.action.redact import redact_text, secret_names, secret_values
 from evalkit.action.sandbox import harden_process
+from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
@@ -87,8 +88,9 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.merge:  # merge mode: joins the shards' results, calls no model, needs no key
         report, files = merge_shards(inputs.merge, workspace, out_dir)
         print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
+        base = merged_comparison(settings, event, workspace, files, report, inputs, out_dir=out_dir)
         return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
-                        [s.path for s in report.suites])
+                        [s.path for s in report.suites], base)
 
     if not inputs.anthropic_api_key:
         action = missing_key_action(inputs.on_missing_key, event, env)
@@ -120,10 +122,12 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         print("evalkit: model against model (" + " vs ".join(m for m, _ in runs) + "): no comparison with the "
               "base branch in this run")
         return _publish(report, inputs, event, outcome, template, rels, models=runs)
-    # A shard's results are partial: its comparison would be too (the merge job has no base run).
-    base = BaseResult() if inputs.shard else compare_with_base(settings, event, workspace, rels, report, inputs,
-                                                               out_dir=out_dir, secrets=outcome.secrets, env=env,
-                                                               python=python)
+    if inputs.shard:  # a shard's results are partial: it runs its share on the base, the merge job compares
+        save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
+                        python=python)
+        return _publish(report, inputs, event, outcome, template, rels)
+    base = compare_with_base(settings, event, workspace, rels, report, inputs, out_dir=out_dir,
+                             secrets=outcome.secrets, env=env, python=python)
     return _publish(report, inputs, event, outcome, template, rels, base)
 
 

@@ -124,6 +124,12 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
     base_report = redact(load_results(out), secrets)
     base_report.save(out)
     redact_file(out.with_suffix(".jsonl"), secrets)
+    return compared(base_report, head, event, ref, commit, missing_suites, settings, out_dir)
+
+
+def compared(base_report: Report, head: Report, event: Event, ref: str, commit: str, missing_suites: Sequence[str],
+             settings: Settings, out_dir: Path) -> BaseResult:
+    """Compare `head` with the base's Report (run here, or merged from the shards' base runs)."""
     label = "the base branch" + (f" ({event.base_ref})" if event.base_ref and ref == event.base_sha else f" ({ref})")
     cmp = compare_reports(base_report, head, base_label=f"{label} {commit[:12]}", head_label="this change")
     cmp.notes += [f"{rel} does not exist on the base: its cases are all new" for rel in missing_suites]
@@ -134,10 +140,12 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
 
 
 def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, out: Path,
-                        env: Mapping[str, str], secrets: Sequence[str], python: str | None) -> tuple[str, list[str]]:
-    """Run the suites as they are on `ref` in the same secret-free worker as the head's run (the
-    base branch's code is target code too: it never sees the key), sharing the response cache.
-    Returns the commit and the suites that do not exist on the base."""
+                        env: Mapping[str, str], secrets: Sequence[str], python: str | None,
+                        shard: str | None = None) -> tuple[str, list[str]]:
+    """Run the suites as they are on `ref` (only `shard`'s share, if given) in the same secret-free
+    worker as the head's run (the base branch's code is target code too: it never sees the key),
+    sharing the response cache. Returns the commit and the suites that do not exist on the base;
+    the saved Report names its suite files relative to the repository root (the worktree is gone)."""
     commit = git.commit(ref)
     if commit is None:
         raise UsageError(f"the base {ref} is not a commit of this checkout")
@@ -146,14 +154,14 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
         missing = [r for r in rels if not (tree / r).exists()]
         out.unlink(missing_ok=True)
         if not present:
-            Report(verdict="skipped").save(out)
+            Report(verdict="skipped", shard=shard).save(out)
             return commit, missing
         job = {
             "kind": "run",
             "suites": [{"path": str(tree / r), "target": None} for r in present],
             "options": {"model": inputs.model, "judge_model": inputs.judge_model,
                         "rubric_threshold": inputs.rubric_threshold,
-                        "agreement_threshold": inputs.agreement_threshold, "shard": None,
+                        "agreement_threshold": inputs.agreement_threshold, "shard": shard,
                         "inconclusive": inputs.inconclusive},
             "results": str(out),
             "jsonl": str(out.with_suffix(".jsonl")),
@@ -161,4 +169,17 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
             "cache_dir": str(workspace / inputs.cache_dir) if inputs.cache_dir else None,
         }
         run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python, cwd=tree)
+        relative_suite_paths(out, tree)
     return commit, missing
+
+
+def relative_suite_paths(out: Path, root: Path) -> None:
+    """Name the suite files of the Report at `out` relative to `root`, as every checkout of the
+    repository names them (the shards' base parts, run in worktrees of their own, must join)."""
+    if not out.is_file():
+        return
+    report = Report.load(out)
+    for suite in report.suites:
+        for prefix in {str(root).rstrip("/") + "/", str(root.resolve()).rstrip("/") + "/"}:
+            suite.path = suite.path.removeprefix(prefix)
+    report.save(out)
