@@ -14,6 +14,7 @@ from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError, UsageError
 from evalkit.preflight import preflight
 from evalkit.providers.base import Provider
+from evalkit.providers.lazy import LazyProvider
 from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
 from evalkit.report import Report
@@ -52,9 +53,14 @@ def anthropic_provider(*, max_connections: int = 100) -> Provider:
     """The real provider; raises MissingKeyError (exit 2) without a key."""
     if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
         raise MissingKeyError(NO_KEY_MESSAGE)
-    from evalkit.providers.anthropic import AnthropicProvider  # anthropic loads only when a run needs it
 
-    return AnthropicProvider(max_connections=max_connections)
+    def build() -> Provider:
+        from evalkit.providers.anthropic import AnthropicProvider  # anthropic loads only when a run needs it
+
+        return AnthropicProvider(max_connections=max_connections)
+
+    # Built on the first request the cache cannot answer: a fully cached run never imports anthropic.
+    return LazyProvider(build, "anthropic")
 
 
 def anthropic_deprecations() -> dict[str, str]:

@@ -7,11 +7,16 @@ retry layer is evalkit's client, driven by `ProviderError.retryable` / `.retry_a
 
 from __future__ import annotations
 
+import ast
 import email.utils
+import importlib.util
 import inspect
 import json
+import re
+import sys
 import time
 import warnings
+from pathlib import Path
 from typing import Any, AsyncIterator, Generator
 
 from evalkit.errors import MissingKeyError, ProviderError
@@ -136,11 +141,37 @@ def _result(line: dict[str, Any]) -> BatchResult:
     return BatchResult(custom_id, kind, error=f"the batch ended with this request {kind}")
 
 
-def deprecated_models() -> dict[str, str]:
-    """The SDK's deprecated model ids mapped to their end-of-life dates ("November 30th, 2026")."""
-    from anthropic.resources.messages.messages import DEPRECATED_MODELS  # likewise, on use
+_SDK_MESSAGES = "anthropic.resources.messages.messages"
 
-    return dict(DEPRECATED_MODELS)
+
+def deprecated_models() -> dict[str, str]:
+    """The SDK's deprecated model ids mapped to their end-of-life dates ("November 30th, 2026").
+
+    Read from the SDK's source when it is not imported yet: a run served from the cache checks its
+    models without paying for `import anthropic`; the import is the fallback if the source changes."""
+    loaded = sys.modules.get(_SDK_MESSAGES)
+    table: Any = getattr(loaded, "DEPRECATED_MODELS", None) if loaded is not None else deprecations_in_source()
+    if table is None:
+        from anthropic.resources.messages.messages import DEPRECATED_MODELS  # likewise, on use
+
+        table = DEPRECATED_MODELS
+    return dict(table)
+
+
+def deprecations_in_source() -> dict[str, str] | None:
+    """The `DEPRECATED_MODELS = {...}` literal of the installed SDK's messages module, or None."""
+    try:
+        spec = importlib.util.find_spec("anthropic")  # finds the package without running it
+        if spec is None or spec.origin is None:
+            return None
+        source = Path(spec.origin).parent.joinpath("resources", "messages", "messages.py").read_text(encoding="utf-8")
+        found = re.search(r"^DEPRECATED_MODELS\b[^=\n]*=\s*(\{.*?^\})", source, re.M | re.S)
+        table = ast.literal_eval(found.group(1)) if found else None
+    except (OSError, ValueError, SyntaxError, ImportError, UnicodeDecodeError):
+        return None
+    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+        return None
+    return table
 
 
 class _QuietDeprecations:

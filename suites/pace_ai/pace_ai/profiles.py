@@ -30,7 +30,9 @@ what a coaching prompt and its rubric need (documented on the function).
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -189,14 +191,24 @@ def load_profile(name_or_path: str | Path) -> dict:
     file and the key for a missing or malformed entry.
     """
     path = _resolve(name_or_path)
+    stat = path.stat()
+    # Every case of a run loads its profile: parse each file once (per version of it), hand out copies.
+    return copy.deepcopy(_parsed(path, stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=64)
+def _parsed(path: Path, _mtime_ns: int, _size: int) -> dict:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML: {exc}") from None
     _validate(data, path)
     data.setdefault("profile_id", path.stem)
     data["source"] = str(path)
     return data
+
+
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it
 
 
 def _runs(profile: dict) -> list[dict]:
