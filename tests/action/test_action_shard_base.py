@@ -19,12 +19,15 @@ SHARDS = 2
 
 
 def run_shards(action, repo: Path, event: dict, github, inputs: dict[str, str] | None = None,  # noqa: F811
-               bob_polite: str = "Hello Bob!") -> list:
+               bob_polite: str = "Hello Bob!", fields: dict | None = None) -> list:
     """Every shard job, each with the results folder downloaded into `shards/I/` as the README's
     matrix workflow does."""
     runs = []
     for i in range(1, SHARDS + 1):
-        with FakeAnthropicServer(script(bob_polite=bob_polite)) as fake_llm:
+        replies = script(bob_polite=bob_polite)
+        if fields is not None:
+            replies.tool_reply("record_fields", fields)
+        with FakeAnthropicServer(replies) as fake_llm:
             run = action(repo, event, "pull_request", github=github, anthropic=fake_llm,
                          inputs={"shard": f"{i}/{SHARDS}", **(inputs or {})})
         assert run.code in (0, 1), run.log
@@ -127,3 +130,51 @@ def test_shards_that_could_not_have_the_base_say_why_in_the_merge_comment(action
     assert (f"No comparison with the base branch:** shard 1/2, 2/2: the base commit {base[:12]} is not in this "
             "shallow checkout and fetching it failed") in body
     assert "A gate failed" in body and merged.outputs["regressed"] == ""
+
+
+ACROSS = """\
+fields:
+  letters: {type: number}
+compare:
+  - {id: same_length, left: {case: ada, field: letters}, op: "==", right: {case: bob, field: letters}}
+cases:
+"""
+
+
+def test_checks_across_cases_of_the_base_come_from_the_base_commits_suite_file(action, tmp_path, github):  # noqa: F811
+    repo = tmp_path / "repo"
+    # only the base's suite file has the check across cases: the merge job must read it from the base commit
+    base, _ = two_commits(repo, POLITE.replace("cases:\n", ACROSS), TERSE)
+    event = pr_event(base)
+    shards = run_shards(action, repo, event, github, fields={"letters": 10})
+    for run in shards:  # a shard holds one of the two cases: the check waits for the merge
+        assert json.loads((run.results / "base.json").read_text())["suites"][0]["comparisons"] == []
+    merged = merge(action, repo, event, github)
+    assert merged.code == 1, merged.log
+    suite = json.loads((merged.results / "base.json").read_text())["suites"][0]
+    assert suite["path"] == "evals/greet.suite.yml"
+    assert [(c["id"], c["status"]) for c in suite["comparisons"]] == [("same_length", "pass")]
+    assert "1 case got worse" in marked(github, 12)[0]["body"]
+
+
+def test_the_merge_job_fetches_the_base_commit_its_shallow_checkout_lacks(action, tmp_path, github):  # noqa: F811
+    origin = tmp_path / "origin"
+    base, _ = two_commits(origin, POLITE, TERSE)
+    repo = tmp_path / "repo"
+
+    def fresh_shallow_checkout() -> None:  # each job of a workflow starts from its own checkout
+        shutil.rmtree(repo, ignore_errors=True)
+        subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(repo)], check=True)
+
+    fresh_shallow_checkout()
+    event = pr_event(base)
+    run_shards(action, repo, event, github)
+    downloaded = tmp_path / "downloaded"
+    shutil.copytree(repo / "shards", downloaded)
+    fresh_shallow_checkout()
+    shutil.copytree(downloaded, repo / "shards")
+    lacks = subprocess.run(["git", "cat-file", "-e", f"{base}^{{commit}}"], cwd=repo, capture_output=True)
+    assert lacks.returncode != 0  # the merge job's checkout lacks the base commit: it fetches it
+    merged = merge(action, repo, event, github)
+    assert merged.code == 1, merged.log
+    assert marked(github, 12)[0]["body"][len(MARKER):].lstrip("\n").startswith("## ❌ evalkit: 1 case got worse")
