@@ -139,17 +139,13 @@ def schema(output: str | None) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
 @_guard
 def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
-    """Render a results JSON file as markdown, JUnit XML, JSON or one self-contained HTML page."""
-    from pydantic import ValidationError  # imported per command: --help and light commands stay fast
-
-    from evalkit.render.junit import render_junit  # imported per command: --help and light commands stay fast
+    """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
+    JSON or one self-contained HTML page."""
+    from evalkit.compare import load_results  # imported per command: --help and light commands stay fast
+    from evalkit.render.junit import render_junit
     from evalkit.render.markdown import render_markdown
-    from evalkit.report import Report
 
-    try:
-        data = Report.load(results)
-    except (ValidationError, ValueError) as exc:
-        raise UsageError(f"{results} is not an evalkit results file ({str(exc).splitlines()[0]})") from None
+    data = load_results(results)
     if fmt == "markdown":
         text = render_markdown(data, template=template)
     elif fmt == "junit":
@@ -207,7 +203,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 
 
 @main.command()
-@paths_argument
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--target", help="module:function to run (for fixture lists that name none).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
 @click.option("--model", "models", multiple=True,
@@ -232,12 +228,15 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.option("--inconclusive", type=click.Choice(["fail", "warn", "pass"]), help="What an inconclusive case does.")
 @click.option("--batch", is_flag=True, help="Send prompt-target, judge and extraction calls as Message Batches "
                                             "(half price, may take hours; an interrupted run resumes them).")
+@click.option("--resume", type=click.Path(dir_okay=False), help="Complete the stopped run in this JSONL (its cases "
+              "not yet finished only).")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], models: tuple[str, ...],
         judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
         agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
-        html_path: str | None, inconclusive: str | None, batch: bool) -> None:
+        html_path: str | None, inconclusive: str | None, batch: bool,
+        resume: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.batching import batch_run
@@ -247,7 +246,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     from evalkit.sharding import parse_shard
     from evalkit.versus import against_base, models_side_by_side
 
-    suites = load_suites(list(paths))
+    if not paths and not resume:
+        raise UsageError("Missing argument 'PATHS...': the suite files or folders to run (or --resume RESULTS.jsonl)")
+    suites = load_suites(list(paths)) if paths else []
     share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
         raise UsageError(f"--target {target!r} is not of the form module:function")
@@ -265,6 +266,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
                          jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
+    if resume:  # the stopped run's suites and options, from its JSONL
+        from evalkit.resume import resume_run
+        suites, options, out = resume_run(Path(resume), paths, options, output, comparing=bool(compared or baseline))
     options.on_case = _progress_printer(planned_cases(suites, options) * max(len(compared), 1))
     if compared:
         sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
@@ -303,9 +307,9 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
 
     try:
         result = run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
-    except KeyboardInterrupt:
-        click.echo(f"\nevalkit: interrupted; every finished case is saved in {options.jsonl_path}", err=True)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
+        from evalkit.resume import report_stopped
+        return report_stopped(exc, options.jsonl_path, click.echo)
     return summarise(result, out)
 
 

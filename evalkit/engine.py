@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -18,7 +19,9 @@ from evalkit.providers.lazy import LazyProvider
 from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
 from evalkit.report import Report
+from evalkit.results_reader import load_report, write_report
 from evalkit.runner import Runner, RunOptions
+from evalkit.stopping import run_stoppable
 from evalkit.suite._loader import load_suite
 from evalkit.suite.files import resolve_suite_paths
 from evalkit.suite.model import Suite
@@ -99,8 +102,15 @@ async def run_async(suites: list[Suite], client: ModelClient, options: RunOption
 
 
 def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
-    """Run `suites` to a Report (blocking)."""
-    return asyncio.run(run_async(suites, client, options))
+    """Run `suites` to a Report (blocking; SIGTERM stops it as Ctrl-C does)."""
+    return run_stoppable(run_async(suites, client, options))
+
+
+async def _run_summary(suites: list[Suite], client: ModelClient, options: RunOptions) -> Report:
+    try:
+        return await Runner(client, options).run_summary(suites)
+    finally:
+        await client.provider.aclose()
 
 
 def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | None = None,
@@ -139,10 +149,19 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
                  finish: Callable[[Report], Report] | None = None) -> Report:
     """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
     to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this.
-    Configuration problems raise SuiteError (exit 2) before any model is called."""
+    Configuration problems raise SuiteError (exit 2) before any model is called.
+
+    The cases stream to the JSONL (`<out>l` unless options name one) and the results JSON is
+    assembled from it; the Report returned has them only if a rendering or `finish` needed them
+    (else it is the run's summary: verdicts, counts per suite, totals)."""
     preflight(suites, target=options.target, cases=options.cases, need_target=True)
+    if options.jsonl_path is None:
+        options = replace(options, jsonl_path=out.with_suffix(out.suffix + "l"))
     writable([out, options.jsonl_path, markdown_path, html_path])
-    report = run(suites, client, options)
+    summary = run_stoppable(_run_summary(suites, client, options))
+    if finish is None and not markdown_path and not html_path:
+        return write_report(options.jsonl_path, out, summary)  # type: ignore[arg-type]
+    report = load_report(options.jsonl_path)  # type: ignore[arg-type]
     if finish is not None:
         report = finish(report)
     report.save(out)

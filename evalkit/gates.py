@@ -55,8 +55,8 @@ def suite_verdict(suite: SuiteResult) -> Verdict:
     """The worst verdict of the suite's cases; an inconclusive case counts as the suite's
     `inconclusive` setting says (fail, pass, or warn: the suite is inconclusive, exit 0)."""
     as_setting: dict[str, Verdict] = {"fail": "fail", "pass": "pass", "warn": "inconclusive"}
-    verdicts: list[Verdict] = [as_setting[suite.inconclusive] if c.verdict == "inconclusive" else c.verdict
-                               for c in suite.cases]
+    verdicts: list[Verdict] = [as_setting[suite.inconclusive] if v == "inconclusive" else v
+                               for v in suite.case_verdicts()]
     verdicts += [_comparison_verdict(c) for c in suite.comparisons]
     if suite.error:
         verdicts.append("error")

@@ -74,9 +74,11 @@ def _merge_suite(parts: list[SuiteResult], suite: Suite | None) -> SuiteResult:
                                      key=lambda c: order.get(c.id, len(order)))
     base = next((p for p in parts if p.target), parts[0])
     result = base.model_copy(update={"cases": cases, "error": next((p.error for p in parts if p.error), None),
-                                     "wall_seconds": max(p.wall_seconds for p in parts), "usage": Usage()})
+                                     "wall_seconds": max(p.wall_seconds for p in parts), "usage": Usage(),
+                                     "counts": {}})
     for case in cases:
         result.usage.add(case.usage)
+        result.counts[case.verdict] = result.counts.get(case.verdict, 0) + 1
     result.comparisons = [] if result.error else compare_cases(suite, cases)
     result.verdict = suite_verdict(result)
     return result

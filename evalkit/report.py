@@ -102,6 +102,8 @@ class SuiteResult(BaseModel):
     calibration: str | None = Field(default=None, description="The judge's last calibration on gold labels.")
     inconclusive: Literal["fail", "warn", "pass"] = Field(default="warn", description="What an inconclusive "
                                                                                       "case does to the verdict.")
+    counts: dict[str, int] = Field(default_factory=dict, description="Cases per verdict (all a summary keeps: "
+                                                                     "the cases themselves stay in the JSONL).")
 
     def pass_interval(self) -> tuple[float, float] | None:
         """Wilson 95 % interval of the share of the suite's scored cases that passed."""
@@ -109,7 +111,15 @@ class SuiteResult(BaseModel):
         return wilson(sum(c.verdict == "pass" for c in scored), len(scored)) if scored else None
 
     def count(self, verdict: Verdict) -> int:
+        if not self.cases:
+            return self.counts.get(verdict, 0)
         return sum(1 for c in self.cases if c.verdict == verdict)
+
+    def case_verdicts(self) -> list[Verdict]:
+        """Every verdict a case of the suite has (from the counts when the cases are not loaded)."""
+        if not self.cases:
+            return [v for v, n in self.counts.items() if n]  # type: ignore[misc]
+        return list(dict.fromkeys(c.verdict for c in self.cases))
 
 
 class ModelUse(BaseModel):
@@ -142,6 +152,9 @@ class Report(BaseModel):
     provenance: Provenance | None = Field(default=None, description="Absent in reports older than it.")
     rate_limit: RateLimitUse = Field(default_factory=RateLimitUse)
     shard: str | None = Field(default=None, description="`I/N` for one shard's results; `evalkit merge` joins them.")
+    run_id: str | None = Field(default=None, description="The id every line of the run's JSONL carries.")
+    partial: bool = Field(default=False, description="The run stopped before every case finished "
+                                                     "(`evalkit run --resume RESULTS.jsonl` completes it).")
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.model_dump_json(indent=2), encoding="utf-8")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
+from evalkit.case_window import run_windowed, window_for
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.client import ModelClient
 from evalkit.consistency import agreement
@@ -21,6 +23,8 @@ from evalkit.gates import case_verdict, score_case, suite_verdict, worst
 from evalkit import lifecycle, provenance
 from evalkit.judge import judge_repeated
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
+from evalkit.results_reader import Scan, carry_over, load_report, prior_totals, scan_results
+from evalkit.results_stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
 from evalkit.scoring import applicable_items, compare_cases, decide_items, truncated_item
 from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
@@ -47,6 +51,7 @@ class RunOptions:
     demo: bool = False
     shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
     inconclusive: str | None = None  # fail | warn | pass: overrides the suites' setting
+    resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
 
 
 def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
@@ -61,10 +66,30 @@ class Runner:
     def __init__(self, client: ModelClient, options: RunOptions | None = None):
         self.client = client
         self.options = options or RunOptions()
-        self._jsonl: TextIO | None = None
+        self._out: ResultsWriter | None = None
+        self._prior: Scan | None = None  # what an interrupted run had finished (--resume)
+        self._tallies: dict[int, SuiteTally] = {}
+        self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
         self._shard_members: set[tuple[str, str]] | None = None
 
     async def run(self, suites: list[Suite]) -> Report:
+        """The whole Report, every case read back from the JSONL (a spool file when none is asked for)."""
+        if self.options.jsonl_path is not None:
+            await self.run_summary(suites)
+            return load_report(self.options.jsonl_path)
+        with tempfile.TemporaryDirectory(prefix="evalkit-run-") as spool:
+            self.options = replace(self.options, jsonl_path=Path(spool) / "results.jsonl")
+            try:
+                await self.run_summary(suites)
+                report = load_report(self.options.jsonl_path)  # type: ignore[arg-type]
+            finally:
+                self.options = replace(self.options, jsonl_path=None)
+        return report.model_copy(update={"results_path": None})
+
+    async def run_summary(self, suites: list[Suite]) -> Report:
+        """Run, streaming each finished case to the JSONL and keeping only a tally per suite: the
+        Report returned has no cases (`results_reader` reads them back)."""
+        assert self.options.jsonl_path is not None, "run_summary streams to options.jsonl_path"
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
                                  self.client.deprecations())
@@ -74,17 +99,52 @@ class Runner:
         # Synchronous targets run in threads of their own pool, as many as model calls in flight.
         pool = DaemonPool(self.client.concurrency + 4, "evalkit-target")  # daemons: a hung target is left behind
         pool_token = target_executor.set(pool)
-        if self.options.jsonl_path:
-            self.options.jsonl_path.parent.mkdir(parents=True, exist_ok=True)
-            self._jsonl = self.options.jsonl_path.open("a", encoding="utf-8")
+        self._open_stream(suites, started)
+        summary = None
         try:
             results = await asyncio.gather(*(self.run_suite(s) for s in suites))
+            summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
+            self._out.end(summary)  # type: ignore[union-attr]
         finally:
             target_executor.reset(pool_token)
             pool.shutdown(wait=False, cancel_futures=True)
-            if self._jsonl:
-                self._jsonl.close()
-        return self._report(list(results), started, time.perf_counter() - t0, suites)
+            if summary is None:  # stopped (Ctrl-C, SIGTERM, an error): what this session spent
+                self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]
+                                                                   suites)).to_json())
+            self._out.close()  # type: ignore[union-attr]
+        return summary
+
+    def _open_stream(self, suites: list[Suite], started: datetime) -> None:
+        path = self.options.jsonl_path
+        assert path is not None
+        if self.options.resume:
+            self._prior = scan_results(path)
+            self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)
+            self._out.event(resumed={"started_at": started.isoformat(timespec="seconds")})
+            return
+        self._out = ResultsWriter(path, new_run_id())
+        o = self.options
+        options = {**self._recorded_options(), "shard": str(o.shard) if o.shard else None,
+                   "inconclusive": o.inconclusive, "demo": o.demo}
+        self._out.header(started.isoformat(timespec="seconds"), [str(s.path) for s in suites], options,
+                         provenance.collect(suites, self._recorded_options(), []).model_dump(mode="json"))
+
+    @staticmethod
+    def _session(report: Report) -> SessionTotals:
+        return SessionTotals(usage=report.usage, models=report.models, rate_limit=report.rate_limit,
+                             warnings=report.warnings, wall_seconds=report.wall_seconds)
+
+    def _with_prior(self, summary: Report) -> Report:
+        """The run's summary with what earlier sessions of a resumed run spent added."""
+        summary.run_id = self._out.run_id if self._out else None
+        if self._prior is None:
+            return summary
+        total = prior_totals(self._prior)
+        total.add(self._session(summary))
+        started = (self._prior.header or {}).get("started_at") or summary.started_at
+        return summary.model_copy(update={"usage": total.usage, "models": total.models, "warnings": total.warnings,
+                                          "rate_limit": total.rate_limit, "started_at": started,
+                                          "wall_seconds": round(total.wall_seconds, 3)})
 
     def _report(self, results: list[SuiteResult], started: datetime, wall: float, suites: list[Suite]) -> Report:
         deprecated = self.client.deprecations()
@@ -127,17 +187,21 @@ class Runner:
         except EvalkitError as exc:
             result.error = str(exc)
             result.verdict = "error"
+            self._out.event(suite_start=json.loads(result.model_dump_json()), planned=0)  # type: ignore[union-attr]
             return result
         cases = suite.select(opts.cases)
         if self._shard_members is not None:
             cases = [c for c in cases if (str(suite.path), c.id) in self._shard_members]
-        done = await asyncio.gather(*(self._run_case(suite, case, fn, model, judge, tiers, thresholds,
-                                                     result) for case in cases))
-        result.cases = list(done)
+        self._out.event(suite_start=json.loads(result.model_dump_json()), planned=len(cases))  # type: ignore[union-attr]
+        tally = self._tallies[id(result)] = tally_for(suite)
+        if self._prior is not None:
+            carry_over(self._prior, str(suite.path), tally)
+        await run_windowed([c for c in cases if c.id not in tally.finished],
+                           lambda case: self._run_case(suite, case, fn, model, judge, tiers, thresholds, result),
+                           self._window)
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
-        result.comparisons = [] if opts.shard else compare_cases(suite, result.cases)
-        for case in result.cases:
-            result.usage.add(case.usage)
+        result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
+        tally.close(result)
         result.verdict = suite_verdict(result)
         result.wall_seconds = round(time.perf_counter() - t0, 3)
         return result
@@ -166,10 +230,9 @@ class Runner:
         return result
 
     def _emit(self, suite_result: SuiteResult, case: CaseResult) -> None:
-        if self._jsonl is not None:
-            line = {"suite": suite_result.name, "path": suite_result.path, "case": case.model_dump(mode="json")}
-            self._jsonl.write(json.dumps(line) + "\n")
-            self._jsonl.flush()
+        tally = self._tallies[id(suite_result)]
+        self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]
+        tally.add(case)
         if self.options.on_case:
             self.options.on_case(suite_result, case)
 

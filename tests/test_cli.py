@@ -44,7 +44,8 @@ def test_run_exit_codes_output_and_jsonl(write, tmp_path, fake_env):
     assert "FAIL    greet: 1 passed, 1 failed" in result.output
     data = json.loads(out.read_text())
     assert data["verdict"] == "fail"
-    assert len((tmp_path / "res.jsonl").read_text().splitlines()) == 2
+    lines = (tmp_path / "res.jsonl").read_text().splitlines()
+    assert sum('"case": ' in line for line in lines) == 2
     result = invoke("run", suite, "--case", "ada", "-o", out, env=env)
     assert result.exit_code == 0, result.output
     md = invoke("report", out)

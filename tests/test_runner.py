@@ -340,7 +340,9 @@ def test_results_stream_to_jsonl_and_report_round_trips(write, tmp_path, run_scr
     jsonl = tmp_path / "out" / "r.jsonl"
     report = run_scripted(suite, greet_script(), jsonl_path=jsonl)
     lines = [json.loads(x) for x in jsonl.read_text().splitlines()]
-    assert sorted(x["case"]["id"] for x in lines) == ["ada", "bob", "cy"]
+    assert "evalkit_results" in lines[0] and "end" in lines[-1]
+    assert {x["run_id"] for x in lines} == {report.run_id}  # every line says which run it belongs to
+    assert sorted(x["case"]["id"] for x in lines if "case" in x) == ["ada", "bob", "cy"]
     report.save(tmp_path / "r.json")
     again = Report.load(tmp_path / "r.json")
     assert again == report

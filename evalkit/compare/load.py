@@ -1,5 +1,5 @@
-"""Read a results file for comparison: the JSON report, or the JSONL of finished cases (what an
-interrupted run leaves)."""
+"""Read a results file for comparison: the JSON report, or the JSONL of a run (what an
+interrupted run leaves), read by the one JSONL reader."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import UsageError
-from evalkit.report import CaseResult, Report, SuiteResult, Verdict
-
-_SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "fail": 3, "error": 4}
+from evalkit.report import Report
+from evalkit.results_reader import load_report
 
 
 def load_results(path: str | Path) -> Report:
@@ -25,35 +24,10 @@ def load_results(path: str | Path) -> Report:
         try:
             whole = json.loads(text)
         except ValueError:
-            whole = None  # several JSON values: the JSONL of finished cases
+            whole = None  # several JSON values: a run's JSONL
         if isinstance(whole, dict) and "verdict" in whole:
             return Report.model_validate(whole)
-        return _from_jsonl(text)
+        return load_report(path)
     except (ValidationError, ValueError, KeyError, TypeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UsageError(f"{path} is not an evalkit results file (JSON report or JSONL): {first}") from None
-
-
-def _worst(verdicts: list[Verdict]) -> Verdict:
-    return max(verdicts, key=_SEVERITY.__getitem__, default="skipped")
-
-
-def _from_jsonl(text: str) -> Report:
-    suites: dict[str, SuiteResult] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            case = CaseResult.model_validate(row["case"])
-            name, where = str(row["suite"]), str(row.get("path", ""))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"line {number}: {str(exc).splitlines()[0]}") from None
-        suite = suites.setdefault(name, SuiteResult(name=name, path=where, verdict="skipped"))
-        # A re-run appended to the same file replaces the earlier row of that case.
-        suite.cases = [c for c in suite.cases if c.id != case.id] + [case]
-    if not suites:
-        raise ValueError("no cases in the file")
-    for suite in suites.values():
-        suite.verdict = _worst([c.verdict for c in suite.cases])
-    return Report(verdict=_worst([s.verdict for s in suites.values()]), suites=list(suites.values()))

@@ -1,0 +1,152 @@
+"""The results stream: a run's JSONL, one line per event, flushed as it happens, so a run that
+stops (Ctrl-C, SIGTERM, a crash) loses no finished case and can be resumed.
+
+Every line carries the run's id. In file order:
+
+    {"evalkit_results": 1, "run_id", "started_at", "suites", "options", "provenance"}  the header
+    {"run_id", "suite_start": {SuiteResult without cases}, "planned": n}       a suite began (each session)
+    {"run_id", "suite", "path", "index", "id", "verdict", "case": {CaseResult}} a case finished
+    {"run_id", "stopped": {session totals}}                                    the session stopped early
+    {"run_id", "resumed": {"started_at"}}                                      `run --resume` went on
+    {"run_id", "end": {Report without cases}}                                  every case finished
+
+A case line ends with its CaseResult, so the results JSON is assembled by copying those bytes
+(evalkit/results_reader.py, the one reader). While running, the runner keeps only a `SuiteTally`
+per suite: counts and usage, plus the whole result of the few cases a check across cases reads.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
+from evalkit.suite.model import Suite
+from evalkit.usage import Usage
+
+FORMAT = 1
+CASE_KEY = b', "case": '  # what separates a case line's head from its CaseResult
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+
+
+def case_line(run_id: str, suite: SuiteResult, index: int, case: CaseResult) -> str:
+    """One case's line: a small head the reader parses alone, then the whole CaseResult."""
+    head = json.dumps({"run_id": run_id, "suite": suite.name, "path": suite.path, "index": index, "id": case.id,
+                       "verdict": case.verdict})
+    return head[:-1] + CASE_KEY.decode() + case.model_dump_json() + "}\n"
+
+
+@dataclass
+class SessionTotals:
+    """What one session of a run (a start or a resume) spent: the client's own counts."""
+
+    usage: Usage = field(default_factory=Usage)
+    models: list[ModelUse] = field(default_factory=list)
+    rate_limit: RateLimitUse = field(default_factory=RateLimitUse)
+    warnings: list[str] = field(default_factory=list)
+    wall_seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"usage": self.usage.model_dump(), "models": [m.model_dump() for m in self.models],
+                "rate_limit": self.rate_limit.model_dump(), "warnings": self.warnings,
+                "wall_seconds": round(self.wall_seconds, 3)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "SessionTotals":
+        return cls(usage=Usage.model_validate(data.get("usage") or {}),
+                   models=[ModelUse.model_validate(m) for m in data.get("models") or []],
+                   rate_limit=RateLimitUse.model_validate(data.get("rate_limit") or {}),
+                   warnings=list(data.get("warnings") or []), wall_seconds=float(data.get("wall_seconds") or 0))
+
+    def add(self, other: "SessionTotals") -> None:
+        self.usage.add(other.usage)
+        by_model = {m.model: m for m in self.models}
+        for use in other.models:
+            have = by_model.get(use.model)
+            if have is None:
+                by_model[use.model] = use.model_copy(deep=True)
+            else:
+                have.roles = sorted(set(have.roles) | set(use.roles))
+                have.usage.add(use.usage)
+        self.models = [by_model[m] for m in sorted(by_model)]
+        self.rate_limit = RateLimitUse(rejected=self.rate_limit.rejected + other.rate_limit.rejected,
+                                       paused_seconds=self.rate_limit.paused_seconds + other.rate_limit.paused_seconds,
+                                       paced=self.rate_limit.paced or other.rate_limit.paced)
+        self.warnings = list(dict.fromkeys(self.warnings + other.warnings))
+        self.wall_seconds += other.wall_seconds
+
+
+@dataclass
+class SuiteTally:
+    """The compact record of one suite's finished cases: what its verdict, its checks across
+    cases and the summary need. Everything else is in the JSONL."""
+
+    order: dict[str, int]  # case id -> position in the suite file (the report's order)
+    keep: frozenset[str]  # ids a check across cases reads: their whole results stay in memory
+    counts: Counter[str] = field(default_factory=Counter)
+    usage: Usage = field(default_factory=Usage)
+    kept: dict[str, CaseResult] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
+
+    def add(self, case: CaseResult) -> None:
+        self.counts[case.verdict] += 1
+        self.usage.add(case.usage)
+        self.finished.add(case.id)
+        if case.id in self.keep:
+            self.kept[case.id] = case
+
+    def close(self, result: SuiteResult) -> None:
+        """Put the tally into the suite's result (its cases stay in the JSONL)."""
+        result.counts = {v: n for v, n in sorted(self.counts.items()) if n}
+        result.usage.add(self.usage)
+
+
+def tally_for(suite: Suite) -> SuiteTally:
+    """An empty tally that keeps whole the cases the suite's checks across cases read."""
+    compared = {ref.case for cmp in suite.comparisons for ref in (cmp.left, cmp.right) if ref.case}
+    return SuiteTally({c.id: k for k, c in enumerate(suite.cases)}, frozenset(compared))
+
+
+class ResultsWriter:
+    """Appends the lines of one run's JSONL, each flushed at once."""
+
+    def __init__(self, path: Path, run_id: str, *, keep_bytes: int | None = None):
+        """A fresh file (truncating an old one), or with `keep_bytes` the first bytes of an
+        interrupted run's file (a line torn by a crash is cut off) to append to."""
+        self.path, self.run_id = path, run_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if keep_bytes is not None:
+            with path.open("r+b") as f:
+                f.truncate(keep_bytes)
+        self._file: TextIO | None = path.open("a" if keep_bytes is not None else "w", encoding="utf-8")
+
+    def _write(self, text: str) -> None:
+        if self._file is not None:
+            self._file.write(text)
+            self._file.flush()
+
+    def event(self, **data: Any) -> None:
+        self._write(json.dumps({"run_id": self.run_id, **data}) + "\n")
+
+    def header(self, started_at: str, suites: list[str], options: dict[str, Any], provenance: dict[str, Any]) -> None:
+        self._write(json.dumps({"evalkit_results": FORMAT, "run_id": self.run_id, "started_at": started_at,
+                                "suites": suites, "options": options, "provenance": provenance}) + "\n")
+
+    def case(self, suite: SuiteResult, index: int, case: CaseResult) -> None:
+        self._write(case_line(self.run_id, suite, index, case))
+
+    def end(self, summary: Report) -> None:
+        self._write(json.dumps({"run_id": self.run_id, "end": json.loads(summary.model_dump_json())}) + "\n")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
