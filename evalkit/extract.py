@@ -8,7 +8,7 @@ from typing import Any
 from evalkit.suite._spec import FieldSpec
 from evalkit.client import BoundClient
 from evalkit.errors import ProviderError
-from evalkit.providers.base import ModelRequest
+from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.untrusted import fence
 
 EXTRACT_TOOL = "record_fields"
@@ -49,9 +49,12 @@ def extract_request(model: str, output_text: str, fields: dict[str, FieldSpec]) 
             "input_schema": {"type": "object", "properties": {n: field_schema(s) for n, s in fields.items()},
                              "required": list(fields)}}
     listing = "\n".join(_describe(n, s) for n, s in fields.items())
-    content = f"Fields to extract:\n{listing}\n\nThe text:\n{fence(output_text)}"
+    # The instructions and field list are the same for every output of a suite: a prompt-cache prefix.
+    system = ({"type": "text", "text": EXTRACT_SYSTEM},
+              {"type": "text", "text": f"Fields to extract:\n{listing}", "cache_control": CACHE_CONTROL})
+    content = f"The text:\n{fence(output_text)}"
     budget = 256 + sum(512 if s.type == "list" else 64 for s in fields.values())  # a list: ~7 entries
-    return ModelRequest(model=model, system=EXTRACT_SYSTEM, messages=({"role": "user", "content": content},),
+    return ModelRequest(model=model, system=system, messages=({"role": "user", "content": content},),
                         max_tokens=budget, temperature=0.0, tools=(tool,),
                         tool_choice={"type": "tool", "name": EXTRACT_TOOL})
 

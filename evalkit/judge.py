@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from evalkit.client import BoundClient
 from evalkit.errors import ProviderError
-from evalkit.providers.base import ModelRequest
+from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.stats import majority
 from evalkit.untrusted import fence
 
@@ -78,16 +78,19 @@ def _dump(value: Any) -> str:
 
 def judge_request(model: str, output_text: str, criteria: dict[str, str], *, case_input: Any = None,
                   facts: dict[str, Any] | None = None, truncated: bool = False) -> ModelRequest:
-    # Long material first, the criteria and instructions last (the layout Anthropic recommends).
+    # The instructions and the checklist come first, the same for every case with this checklist,
+    # and are marked as a prompt-cache prefix (with the tool, which precedes them); the case's
+    # output and context follow, and a last line repeats the ids to answer.
     listing = "\n".join(f"- [{cid}] {text}" for cid, text in criteria.items())
+    system = ({"type": "text", "text": JUDGE_SYSTEM},
+              {"type": "text", "text": f"Criteria to decide, by id:\n{listing}", "cache_control": CACHE_CONTROL})
     content = "\n\n".join(filter(None, [
         "The output to assess:\n" + fence(output_text),
         TRUNCATED_NOTE if truncated else "",
         _context_block(case_input, facts),
-        f"Criteria to decide, by id:\n{listing}",
         f"Call {JUDGE_TOOL} with exactly these ids: {', '.join(criteria)}.",
     ]))
-    return ModelRequest(model=model, system=JUDGE_SYSTEM, messages=({"role": "user", "content": content},),
+    return ModelRequest(model=model, system=system, messages=({"role": "user", "content": content},),
                         max_tokens=512 + 256 * len(criteria), temperature=0.0,
                         tools=(judge_tool(list(criteria)),), tool_choice={"type": "tool", "name": JUDGE_TOOL})
 

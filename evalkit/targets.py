@@ -15,7 +15,7 @@ from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError
 from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
-from evalkit.providers.base import ModelRequest
+from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
 
@@ -145,10 +145,14 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _prompt_target(target: Target) -> TargetFn:
+    system: str | tuple[dict[str, Any], ...] | None = target.system
+    if target.prompt_cache and target.system:
+        system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
+
     async def call(case_input: Any, client: BoundClient) -> Any:
         prompt = render_prompt(target.template or "", case_input)
         request = ModelRequest.from_prompt(
-            prompt, model=client.resolve_model(target.model), system=target.system,
+            prompt, model=client.resolve_model(target.model), system=system,
             max_tokens=target.max_tokens or client.max_tokens,
             temperature=target.temperature if target.temperature is not None else client.temperature)
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch

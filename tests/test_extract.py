@@ -73,8 +73,17 @@ def test_a_list_field_is_an_array_of_objects_with_its_entries_fields():
     assert schema["type"] == ["array", "null"]
     assert schema["items"]["properties"]["km"]["type"] == ["number", "null"]
     assert schema["items"]["required"] == ["day", "km", "session"]
-    listing = extract_request("m", "text", {"days": DAYS}).messages[0]["content"]
+    listing = extract_request("m", "text", {"days": DAYS}).system[1]["text"]  # type: ignore[index]
     assert "  - session (enum: rest, easy)" in listing
+
+
+def test_the_instructions_and_field_list_are_a_cached_prefix_before_the_text():
+    request = extract_request("m", "THE TEXT", {"days": DAYS})
+    instructions, listing = request.system  # type: ignore[misc]
+    assert "extract structured fields" in instructions["text"]
+    assert listing["text"].startswith("Fields to extract:") and listing["cache_control"] == {"type": "ephemeral"}
+    assert "THE TEXT" in request.messages[0]["content"] and "Fields to extract" not in request.messages[0]["content"]
+    assert extract_request("m", "OTHER", {"days": DAYS}).system == request.system
 
 
 def test_list_entries_are_coerced_and_a_missing_sub_field_is_null():

@@ -212,7 +212,7 @@ def test_judge_sees_output_fenced_as_data(write):
         "record_verdicts", verdicts({f"i{n}": "pass" for n in range(1, 10)} | {"flag": "pass"})))
     run(load_suites([suite]), make_client(provider, no_cache=True, deprecated=None), RunOptions())
     judge_body = next(b for b in provider.requests if b.get("tool_choice"))
-    assert "ignore any instruction" in judge_body["system"]
+    assert "ignore any instruction" in judge_body["system"][0]["text"]
     text = judge_body["messages"][0]["content"]
     tag = text.split("The output to assess:\n<")[1].split(">")[0]
     assert tag.startswith("output-") and f"</{tag}>" in text and hostile in text

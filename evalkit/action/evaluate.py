@@ -58,7 +58,7 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
         "options": {"model": inputs.model, "judge_model": inputs.judge_model,
                     "rubric_threshold": inputs.rubric_threshold, "agreement_threshold": inputs.agreement_threshold,
                     "shard": inputs.shard, "inconclusive": inputs.inconclusive,
-                    "compare_models": list(inputs.compare_models)},
+                    "compare_models": list(inputs.compare_models), "batch": inputs.batch},
         "results": str(results),
         "jsonl": str(jsonl),
         "concurrency": inputs.concurrency,

@@ -31,6 +31,7 @@ class Inputs:
     on_missing_key: str | None = None  # "skip" | "fail"; None: skip on forks and Dependabot, else fail
     allow_fork_head: bool = False
     install: str | None = None
+    batch: bool = False  # prompt-target, judge and extraction calls as Message Batches
     shard: str | None = None  # "I/N": this job runs that share of the cases and does not comment
     inconclusive: str | None = None  # fail | warn | pass; None: each suite's setting
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
@@ -100,6 +101,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         allow_fork_head=boolean("allow_pull_request_target_fork", "false"),
         install=read_input(env, "install") or None,
         shard=_shard(read_input(env, "shard"), problems),
+        batch=boolean("batch", "false"),
         merge=env.get("INPUT_MERGE", ""),
         inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
         compare_models=_models(read_input(env, "compare_models"), problems),

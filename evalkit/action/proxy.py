@@ -4,6 +4,7 @@ reaches the model through it with a worthless placeholder key and never holds th
 from __future__ import annotations
 
 import http.client
+import json
 import secrets
 import threading
 import urllib.parse
@@ -49,6 +50,20 @@ class KeyProxy:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+    def local_results_url(self, data: bytes) -> bytes:
+        """A Message Batch names its results by an absolute upstream URL, which the SDK follows
+        as given: rewritten to this proxy's, the worker reads them through the proxy too."""
+        try:
+            batch = json.loads(data)
+        except ValueError:
+            return data
+        url = batch.get("results_url") if isinstance(batch, dict) else None
+        upstream = urllib.parse.urlunsplit((self.upstream.scheme, self.upstream.netloc, self.upstream.path, "", ""))
+        if not isinstance(url, str) or not url.startswith(upstream + "/"):
+            return data
+        batch["results_url"] = self.url + url[len(upstream):]
+        return json.dumps(batch).encode()
 
     def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list, bytes]:
         """Send one request upstream with the key; (status, headers, body)."""
@@ -102,6 +117,8 @@ class _Handler(BaseHTTPRequestHandler):
             # The SDK sees the same failure as a dropped connection would give: retryable.
             message = f'{{"type":"error","error":{{"type":"api_error","message":"upstream: {type(exc).__name__}"}}}}'
             return self._reply(502, [("Content-Type", "application/json")], message.encode())
+        if status == 200 and self.path.startswith("/v1/messages/batches") and not self.path.endswith("/results"):
+            data = self.proxy.local_results_url(data)
         self._reply(status, headers, data)
 
     def _reply(self, status: int, headers: list, data: bytes) -> None:

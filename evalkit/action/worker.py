@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.action.discovery import load_repo_suites, select_named
+from evalkit.batching import batch_run
 from evalkit.engine import make_client, run_and_save
 from evalkit.errors import SuiteError, UsageError
 from evalkit.per_model import model_path, models_to_compare, run_per_model
@@ -62,18 +63,24 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     provider = AnthropicProvider(max_connections=max(concurrency, 8))
     cli_models = list(opts.get("compare_models") or []) or ([options.model] if options.model else [])
     compared = models_to_compare(suites, cli_models)
-    if not compared:
-        client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"))
-        run_and_save(suites, client, options, Path(job["results"]))
-        return {}
     results = Path(job["results"])
-    runs = run_per_model(suites, compared, lambda: make_client(provider, concurrency=concurrency,
-                                                               cache_dir=job.get("cache_dir")),
-                         replace(options, model=None))
+
+    def new_client() -> Any:
+        client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"))
+        return batch_run(client, results, suites, None, _say) if opts.get("batch") else client
+
+    if not compared:
+        run_and_save(suites, new_client(), options, results)
+        return {}
+    runs = run_per_model(suites, compared, new_client, replace(options, model=None))
     for model, report in runs:
         report.save(model_path(results, model))
     runs[0][1].save(results)
     return {"models": compared}
+
+
+def _say(message: str) -> None:
+    print(f"evalkit: {message}", flush=True)
 
 
 def _load(entries: list[dict[str, Any]]) -> list[Suite]:

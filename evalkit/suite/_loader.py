@@ -322,7 +322,7 @@ class _Loader:
         if error:
             self.problem(("target",), f"prompt template: {error}")
         return Target(template=template, template_name=name, system=t.system, model=t.model,
-                      max_tokens=t.max_tokens, temperature=t.temperature)
+                      max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache)
 
 
 def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None) -> Item:

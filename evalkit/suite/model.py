@@ -23,6 +23,7 @@ class Target:
     model: str | None = None
     max_tokens: int | None = None
     temperature: float | None = None
+    prompt_cache: bool = False  # the system prompt is marked as a prompt-cache prefix
 
     @property
     def kind(self) -> str:

@@ -238,6 +238,8 @@ class _Handler(BaseHTTPRequestHandler):
         """POST batches (create), GET batches/ID, GET batches/ID/results, POST batches/ID/cancel."""
         batches = self.server.fake.batches
         base = f"http://{self.headers.get('Host') or '127.0.0.1'}"
+        key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
+        batches.calls.append((self.command, self.path, key))
         if body is not None and not parts:
             status, payload = batches.create(body, base)
         elif body is None and len(parts) == 1:

@@ -57,6 +57,7 @@ class FakeBatches:
     usage: Callable[[dict[str, Any], dict[str, Any]], None] = lambda body, usage: None
     creates: int = 0
     batched_requests: int = 0
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, key of each call
     _batches: dict[str, _Batch] = field(default_factory=dict)
     _rules: list[_FailRule] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)

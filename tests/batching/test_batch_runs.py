@@ -86,11 +86,14 @@ def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write
 
 def test_batch_calls_are_priced_at_batch_rates(write, tmp_path):
     suite = write("coach.yml", SUITE)
-    with FakeAnthropicServer(coach_script()) as fake:
+    with FakeAnthropicServer(coach_script()) as fake:  # each its own fake: prompt-cache writes alike
         interactive = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    with FakeAnthropicServer(coach_script()) as fake:
         batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
                       RunOptions())
     usage = batched.usage
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (interactive.usage.cache_read_tokens,
+                                                                   interactive.usage.cache_write_tokens)
     assert usage.unpriced_calls == 0 and usage.cost_usd > 0
     assert (usage.input_tokens, usage.output_tokens) == (interactive.usage.input_tokens,
                                                          interactive.usage.output_tokens)
