@@ -26,17 +26,18 @@ class Line:
     extraction_calls: int = 0
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
     cost: float = 0.0  # interactive (Messages API) dollars
-    batch_cost: float = 0.0  # the same calls through the Message Batches API
+    batch_cost: float = 0.0  # the same run with `--batch` (a Python target's own calls stay interactive)
     unpriced: set[str] = field(default_factory=set)
     calibration_calls: int = 0  # `evalkit calibrate` on the gold outputs (not part of a run)
 
-    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1) -> None:
+    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, batchable: bool = True) -> None:
         t = self.tokens.setdefault(model, [0, 0])
         t[0] += input_tokens * calls
         t[1] += output_tokens * calls
         # Priced per call: a long-context tier depends on one request's size, not on a total.
+        # `run --batch` batches prompt-target, judge and extraction calls, not a Python target's own.
         one, one_batch = cost_usd(model, input_tokens, output_tokens), cost_usd(model, input_tokens,
-                                                                               output_tokens, batch=True)
+                                                                               output_tokens, batch=batchable)
         if one is None or one_batch is None:
             self.unpriced.add(model)
         else:
@@ -66,7 +67,8 @@ class Estimate:
         total, unpriced = self.cost()
         calls = sum(ln.target_calls + ln.judge_calls + ln.extraction_calls for ln in self.lines)
         rows.append(f"total: {calls} model calls (at most; cached and shared replies cost nothing), "
-                    f"about ${total:.2f} interactive, ${self.batch_cost():.2f} at Message Batches prices")
+                    f"about ${total:.2f} interactive, ${self.batch_cost():.2f} with --batch (Message Batches prices; "
+                    f"a Python target's own calls stay at full price)")
         for ln in self.lines:
             if ln.calibration_calls:
                 rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
@@ -108,7 +110,8 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
             else:
                 prompt_tokens = _tokens(json.dumps(case.input, default=str)) + 200
             line.target_calls += runs
-            line.add(tmodel, prompt_tokens, out_tokens, runs)
+            line.add(tmodel, prompt_tokens, out_tokens, runs,
+                     batchable=suite.target is not None and suite.target.template is not None)
             judged = [i for i in case.items if i.judge is not None]
             if judged:
                 calls = runs * max(i.judge_repeats for i in judged)  # judge_repeats: N calls, a majority

@@ -168,7 +168,8 @@ class Batcher:
             self.store.add(status.id, ids)
         self.stats.batches += 1
         self.stats.requests += len(ids)
-        self._log(f"Message Batch {status.id}: {len(ids)} requests submitted")
+        saved = f" (saved in {self.store.path}: a run interrupted now resumes it)" if self.store is not None else ""
+        self._log(f"Message Batch {status.id}: {len(ids)} requests submitted{saved}")
         await self._follow(status.id, ids, first=self.poll.first, resumed=False)
 
     def _follow_saved(self, batch_id: str) -> None:
