@@ -189,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError as exc:
                 self._send_error(400, "invalid_request_error", f"request body is not valid JSON: {exc}")
                 return
-            self._batch_call([p for p in path[len(BATCHES_PATH) + 1:].split("/") if p], body)
+            self._batch_call([p for p in path[len(BATCHES_PATH) + 1:].split("/") if p], body or {})
             return
         if path != MESSAGES_PATH:
             self._not_found()

@@ -103,12 +103,12 @@ class FakeBatches:
         batch = self._batches.get(batch_id)
         if batch is None:
             return 404, _error("not_found_error", f"no batch {batch_id}")
-        with self._lock:
-            if batch.results is None:
-                batch.canceled = True
         payload = self._describe(batch, base)
-        if batch.canceled and payload["processing_status"] != "ended":
-            payload["processing_status"] = "canceling"
+        if payload["processing_status"] != "ended":
+            # As the API does: `canceling` now, `ended` (the unprocessed requests canceled) later.
+            payload.update(processing_status="canceling", cancel_initiated_at=_iso(datetime.now(timezone.utc)))
+            with self._lock:
+                batch.canceled = True
         return 200, payload
 
     def results(self, batch_id: str) -> tuple[int, Any]:
