@@ -93,10 +93,7 @@ def _once(fn: Callable[[], dict[str, str]]) -> Callable[[], dict[str, str]]:
 
 async def run_async(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
     try:
-        report = await Runner(client, options).run(suites)
-        if client.batcher is not None:
-            client.batcher.finished()  # nothing left to resume
-        return report
+        return _finished(client, await Runner(client, options).run(suites))
     finally:
         await client.provider.aclose()
 
@@ -108,9 +105,15 @@ def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = N
 
 async def _run_summary(suites: list[Suite], client: ModelClient, options: RunOptions) -> Report:
     try:
-        return await Runner(client, options).run_summary(suites)
+        return _finished(client, await Runner(client, options).run_summary(suites))
     finally:
         await client.provider.aclose()
+
+
+def _finished(client: ModelClient, report: Report) -> Report:
+    if client.batcher is not None:
+        client.batcher.finished()  # the run completed: no batch is left to resume
+    return report
 
 
 def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | None = None,

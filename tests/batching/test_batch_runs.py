@@ -183,3 +183,4 @@ def test_the_cli_runs_with_batch(write, tmp_path, monkeypatch):
         assert fake.batches.creates == 2 and fake.request_count == 0
     assert result.exit_code == 1, result.output  # bob fails its rubric item
     assert "Message Batch msgbatch_" in result.output and "3 requests submitted" in result.output
+    assert (tmp_path / "out.json").exists() and not (tmp_path / "out.batches.json").exists()
