@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import click
 
+from evalkit._exit import exit_quickly, run_saved
 from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
@@ -36,6 +37,15 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             _fail(str(exc))
 
     return wrapper
+
+
+def entry() -> None:
+    """The console script: `main`, then, after a saved `run`, an exit without the interpreter's teardown."""
+    try:
+        main()
+    except SystemExit as done:
+        exit_quickly(done.code)  # only here, in the console script: never an in-process caller
+        raise
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -310,7 +320,9 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
         from evalkit.resume import report_stopped
         return report_stopped(exc, options.jsonl_path, click.echo)
-    return summarise(result, out)
+    code = summarise(result, out)
+    run_saved()  # results written and closed: the console script may skip the interpreter's teardown
+    return code
 
 
 @main.command()

@@ -4,13 +4,13 @@ usage is counted per model) over one provider and one response cache. The judge 
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 from evalkit import lifecycle
+from evalkit._blocking import run_blocking
 from evalkit.client import ModelClient
 from evalkit.errors import UsageError
 from evalkit.preflight import preflight
@@ -43,7 +43,7 @@ def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[
     deprecated = clients[0].deprecations()
     for model in models:
         lifecycle.refuse_retired(lifecycle.suite_models(suites, model, options.judge_model), deprecated)
-    return asyncio.run(_run_all(suites, models, clients, options))
+    return run_blocking(_run_all(suites, models, clients, options))
 
 
 async def _run_all(suites: list[Suite], models: list[str], clients: list[ModelClient],

@@ -215,9 +215,9 @@ class Runner:
             result.verdict, result.reasons = "skipped", [case.skip]
         else:
             repeats = self.options.repeat or case.repeats
-            runs = await asyncio.gather(*(self._run_once(suite, case, fn, r, model, judge_model, tiers,
-                                                         result.usage) for r in range(repeats)))
-            result.runs = list(runs)
+            runs = [self._run_once(suite, case, fn, r, model, judge_model, tiers, result.usage)
+                    for r in range(repeats)]
+            result.runs = [await runs[0]] if repeats == 1 else list(await asyncio.gather(*runs))
             fields = {n: suite.fields[n] for n in case.fields}
             extracted = [r.fields for r in result.runs]
             if len(result.runs) > 1 and fields and all(f is not None for f in extracted):
@@ -261,8 +261,11 @@ class Runner:
                                     {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
                                     truncated=run.truncated) if judged else None
         extract_task = extract_fields(client, judge_model, text, fields_spec) if fields_spec else None
-        verdicts, (fields, extract_error) = await asyncio.gather(
-            judge_task if judge_task else _none(), extract_task if extract_task else _pair_none())
+        if judge_task and extract_task:
+            verdicts, (fields, extract_error) = await asyncio.gather(judge_task, extract_task)
+        else:  # one call or none: awaited directly, without the tasks gather would make
+            verdicts = await judge_task if judge_task else None
+            fields, extract_error = await extract_task if extract_task else (None, None)
         run.fields, run.extraction_error = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check)
@@ -271,14 +274,6 @@ class Runner:
             run.items.append(truncated_item())
         run.wall_seconds = round(time.perf_counter() - t0, 3)
         return run
-
-async def _none() -> None:
-    return None
-
-
-async def _pair_none() -> tuple[None, None]:
-    return None, None
-
 
 def jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
