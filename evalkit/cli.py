@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import click
 
-from evalkit._exit import exit_quickly, run_saved
+from evalkit._exit import run_saved
 from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
@@ -37,15 +37,6 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             _fail(str(exc))
 
     return wrapper
-
-
-def entry() -> None:
-    """The console script: `main`, then, after a saved `run`, an exit without the interpreter's teardown."""
-    try:
-        main()
-    except SystemExit as done:
-        exit_quickly(done.code)  # only here, in the console script: never an in-process caller
-        raise
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
