@@ -268,9 +268,10 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
                          rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
                          jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
     if resume:  # the stopped run's suites and options, from its JSONL
-        from evalkit.resume import resume_run
+        from evalkit.resume import finished_cases, resume_run
         suites, options, out = resume_run(Path(resume), paths, options, output, comparing=bool(compared or baseline))
-    options.on_case = _progress_printer(planned_cases(suites, options) * max(len(compared), 1))
+    left = planned_cases(suites, options) * max(len(compared), 1) - (finished_cases(Path(resume)) if resume else 0)
+    options.on_case = _progress_printer(left)
     if compared:
         sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
     if baseline:

@@ -76,6 +76,11 @@ def resume_run(jsonl: Path, paths: tuple[str, ...], options: RunOptions, output:
     return sorted(suites, key=lambda s: began.index(str(s.path)) if str(s.path) in began else 0), options, out
 
 
+def finished_cases(jsonl: Path) -> int:
+    """How many cases the stopped run in `jsonl` had finished (a resumed run's progress counts the rest)."""
+    return len(read_run(jsonl).cases)
+
+
 def _changed_files(suites: list[Suite], recorded: dict[str, str]) -> list[str]:
     now = provenance.collect(suites, {}, []).files
     return sorted(name for name in set(now) | set(recorded) if now.get(name) != recorded.get(name))

@@ -92,6 +92,7 @@ def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, env, 
         proc = evalkit(["run", "--resume", jsonl, "--no-cache"], env)
         stdout, err = proc.communicate(timeout=SAFETY)
         assert proc.returncode == 0, stdout + err
+        assert f"[{N - FAST}/{N - FAST} cases" in err  # the progress counts the cases left
         asked = sorted(request_text(body).strip() for body in fake.requests)
         assert asked == sorted(f"Say ok to case {i}" for i in range(FAST, N))  # exactly the unfinished ones
 
