@@ -125,3 +125,24 @@ def test_a_hanging_plugin_check_times_out(write, run_scripted):
     assert {k: c.verdict for k, c in cases.items()} == {"a": "pass", "b": "error", "c": "pass"}
     assert cases["b"].runs[0].items[0].reason == "check timed out: slow took over 1 s"
     assert time.perf_counter() - t0 < 30  # a hang guard
+
+
+def test_sys_exit_in_a_target_through_the_cli_is_an_error_row_and_the_results_are_complete(write, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = suite(write, "exits")
+    out = tmp_path / "out" / "results.json"
+    proc = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", str(path), "-o", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "ANTHROPIC_API_KEY": "test-key", "CI": "true",
+                               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the gates' verdict, not the target's 3
+    assert "Traceback" not in proc.stderr and "target called sys.exit(3)" in proc.stderr
+    cases = {c["id"]: c for c in json.loads(out.read_text())["suites"][0]["cases"]}
+    assert {k: c["verdict"] for k, c in cases.items()} == {"a": "pass", "b": "error", "c": "pass"}
+    assert cases["b"]["runs"][0]["error"] == "target called sys.exit(3)"
+    assert len(out.with_suffix(".jsonl").read_text().splitlines()) >= 3  # every finished case streamed

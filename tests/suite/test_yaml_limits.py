@@ -77,3 +77,39 @@ def test_merge_keys_are_not_duplicates(tmp_path):
     path = tmp_path / "merge.yml"
     path.write_text("base: &b {x: 1, y: 2}\nitem:\n  <<: *b\n  y: 3\n")
     assert read_yaml(path).data["item"] == {"x": 1, "y": 3}
+
+
+BOUNDED_READ = """
+import resource, signal, sys
+from pathlib import Path
+from evalkit.suite._yaml import read_yaml
+
+# From here on: at most 200 MB of address space, and SIGPROF ends the process after 1 s of CPU.
+resource.setrlimit(resource.RLIMIT_AS, (200 * 2**20, 200 * 2**20))
+signal.setitimer(signal.ITIMER_PROF, 1.0)
+try:
+    read_yaml(Path(sys.argv[1]))
+except ValueError as exc:
+    print(exc)
+    sys.exit(0)
+sys.exit(1)
+"""
+
+
+def test_alias_bomb_is_refused_within_one_cpu_second_and_200_mb(tmp_path):
+    # Resource limits, not a stopwatch: a bomb that expanded would die of SIGPROF or MemoryError.
+    path = tmp_path / "bomb.yml"
+    path.write_text(alias_bomb())
+    proc = subprocess.run([sys.executable, "-c", BOUNDED_READ, str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert "bomb.yml:3: more than 2,000,000 values once aliases are expanded" in proc.stdout
+
+
+def test_the_limits_would_catch_an_expanding_reader(tmp_path):
+    # The harness itself can fail: with the node limit lifted, the same file blows a limit.
+    path = tmp_path / "bomb.yml"
+    path.write_text(alias_bomb())
+    proc = subprocess.run([sys.executable, "-c", BOUNDED_READ, str(path)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "EVALKIT_YAML_MAX_NODES": str(10**12)})
+    assert proc.returncode != 0
