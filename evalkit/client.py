@@ -12,7 +12,8 @@ from evalkit.cache import ResponseCache
 from evalkit.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
-from evalkit.usage import Usage
+from evalkit.usage import Usage, fault_kind
+from evalkit.waits import queued
 
 
 @dataclass(frozen=True)
@@ -142,10 +143,11 @@ class ModelClient:
 
     async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
         attempt = rate_limited = 0
+        faults: dict[str, int] = {}  # met and retried: on success, the faults this call absorbed
         while True:
             attempt += 1
             try:
-                async with self.limiter.slot() as slot:
+                async with queued(self.limiter.slot()) as slot:  # the wait for a slot is the case's queue time
                     try:
                         response = await self.provider.generate(request)
                     except ProviderError as exc:
@@ -154,8 +156,10 @@ class ModelClient:
                             slot.rate_limited(pause, exc.rate_limit)
                         raise
                     slot.succeeded(response.rate_limit, response.input_tokens)
+                    response.faults = faults
                     return response
             except ProviderError as exc:
+                faults[fault_kind(exc.status)] = faults.get(fault_kind(exc.status), 0) + 1
                 if exc.status == 429 and rate_limited < self.retry.max_rate_limited:
                     # The limiter has cut the window and holds every new call (this one's retry
                     # too) for the pause: a rate limit uses no attempt of the call.

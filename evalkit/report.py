@@ -73,7 +73,10 @@ class CaseResult(BaseModel):
     errors: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list, description="Why the gates gave this verdict.")
     usage: Usage = Field(default_factory=Usage)
-    wall_seconds: float = 0.0
+    wall_seconds: float = Field(default=0.0, description="The case's own time: from its start to its end, less "
+                                                         "queue_seconds.")
+    queue_seconds: float = Field(default=0.0, description="Time the case's calls waited for a slot of the run's "
+                                                          "concurrency limit (or for a worker thread).")
 
     def failing_items(self) -> list[tuple[int, ItemResult]]:
         return [(run.repeat, item) for run in self.runs for item in run.items if item.status in ("fail", "error")]

@@ -20,7 +20,7 @@ from evalkit.errors import EvalkitError
 from evalkit.extract import extract_fields
 from evalkit.guard import DaemonPool
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
-from evalkit import lifecycle, provenance
+from evalkit import lifecycle, provenance, waits
 from evalkit.judge import judge_repeated
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
 from evalkit.results_reader import Scan, carry_over, load_report, prior_totals, scan_results
@@ -209,6 +209,8 @@ class Runner:
     async def _run_case(self, suite: Suite, case: Case, fn: TargetFn, model: str, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
+        clock = waits.CaseClock()
+        clock_token = waits.current.set(clock)  # the case's calls count their waits for a slot on it
         result = CaseResult(id=case.id, verdict="pass", line=case.line, description=case.description,
                             file=str(case.file) if case.file else None, input=jsonable(case.input))
         if case.skip:
@@ -225,7 +227,10 @@ class Runner:
                     extracted, fields, suite.tolerance, suite.missing)  # type: ignore[arg-type]
             score_case(result)
             result.verdict, result.reasons = case_verdict(result, thresholds)
-        result.wall_seconds = round(time.perf_counter() - t0, 3)
+        waits.current.reset(clock_token)
+        # The case's own time; the queue wait is reported apart (it grows with the run, not the case).
+        result.queue_seconds = round(clock.queued, 3)
+        result.wall_seconds = round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3)
         self._emit(suite_result, result)
         return result
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evalkit._imports import import_object
+from evalkit import waits
 from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError
@@ -74,7 +75,12 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
         loop = asyncio.get_running_loop()
         sync = SyncClient(client, loop)
 
+        clock = waits.current.get()
+        waiting = clock.wait() if clock is not None else None  # for a worker thread: queue time
+
         def run() -> Any:
+            if waiting is not None:
+                waiting.end()
             current_client.set(sync)  # this thread's own context copy
             return fn(case_input, sync) if takes_client else fn(case_input)
 
@@ -85,6 +91,9 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
             if isinstance(executor, DaemonPool):
                 executor.abandon()  # the thread may run on (a timeout): the pool starts another
             raise
+        finally:
+            if waiting is not None:
+                waiting.end()
 
     return call
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from evalkit.pricing import cost_usd
 from evalkit.providers.base import ModelResponse
@@ -19,12 +19,17 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
+    retried: dict[str, int] = Field(default_factory=dict, description="Faults absorbed by retries, by kind "
+                                    "(rate_limited, overloaded, server_error, bad_reply, connection): each "
+                                    "failed attempt of a call that then succeeded.")
 
     def record(self, response: ModelResponse, cached: bool) -> None:
         if cached:
             self.cache_hits += 1
             return
         self.calls += 1
+        for kind, n in response.faults.items():
+            self.retried[kind] = self.retried.get(kind, 0) + n
         self.input_tokens += response.input_tokens
         self.output_tokens += response.output_tokens
         self.cache_read_tokens += response.cache_read_tokens
@@ -35,9 +40,30 @@ class Usage(BaseModel):
         else:
             self.cost_usd += cost
 
+    @property
+    def faults_absorbed(self) -> int:
+        return sum(self.retried.values())
+
     def add(self, other: "Usage") -> None:
         for name in type(self).model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if isinstance(mine, dict):
+                setattr(self, name, {k: mine.get(k, 0) + theirs.get(k, 0) for k in {**mine, **theirs}})
+            else:
+                setattr(self, name, mine + theirs)
+
+
+def fault_kind(status: int | None) -> str:
+    """The kind of a failed attempt, from its HTTP status (None: no reply at all)."""
+    if status is None:
+        return "connection"
+    if status == 429:
+        return "rate_limited"
+    if status == 529:
+        return "overloaded"
+    if status >= 500:
+        return "server_error"
+    return "bad_reply" if status == 200 else f"http_{status}"
 
 
 _UNSET = object()

@@ -67,6 +67,7 @@ class ModelResponse:
     cached: bool = field(default=False, compare=False)
     batch: bool = False  # answered through the Message Batches API (priced at batch rates)
     rate_limit: Any = field(default=None, compare=False)  # providers.ratelimit.RateLimitInfo; never cached
+    faults: dict[str, int] = field(default_factory=dict, compare=False)  # retried before this reply; never cached
 
     def to_dict(self) -> dict[str, Any]:
         return {

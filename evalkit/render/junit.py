@@ -15,11 +15,20 @@ def render_junit(report: Report) -> str:
         el = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(suite.cases)),
                            failures=str(suite.count("fail")), errors=str(suite.count("error")),
                            skipped=str(suite.count("skipped")), time=f"{suite.wall_seconds:.3f}")
+        if suite.usage.faults_absorbed:
+            props = ET.SubElement(el, "properties")
+            ET.SubElement(props, "property", name="faults_absorbed_by_retries", value=str(suite.usage.faults_absorbed))
+            for kind, n in sorted(suite.usage.retried.items()):
+                ET.SubElement(props, "property", name=f"retried_{kind}", value=str(n))
         if suite.error:
             tc = ET.SubElement(el, "testcase", classname=suite.name, name="(suite)")
             ET.SubElement(tc, "error", message=suite.error[:500]).text = suite.error
         for case in suite.cases:
+            # time: the case's own; the wait for a concurrency slot is a property apart.
             tc = ET.SubElement(el, "testcase", classname=suite.name, name=case.id, time=f"{case.wall_seconds:.3f}")
+            if case.queue_seconds:
+                ET.SubElement(ET.SubElement(tc, "properties"), "property", name="queue_seconds",
+                              value=f"{case.queue_seconds:.3f}")
             detail = "\n".join(f"[run {r + 1}] {i.id} ({i.status}): {i.reason}" for r, i in case.failing_items())
             message = "; ".join(case.reasons)[:500]
             if case.verdict == "fail":

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from evalkit.render._sanitize import cap_text
 from evalkit.report import Report, SuiteResult
+from evalkit.usage import Usage
 
 MAX_LOGGED_OUTPUT = 4000  # characters of each failing output shown in a log (reasons: MAX_QUOTED_CHARS)
+MAX_TRACEBACK_CHARS = 2000  # of a target's traceback shown in a log or a comment (the innermost frames)
 
 
 def suite_line(suite: SuiteResult, width: int = 7) -> str:
@@ -16,7 +18,14 @@ def suite_line(suite: SuiteResult, width: int = 7) -> str:
             f"{suite.count('error')} errors"
             + (f", {suite.count('inconclusive')} inconclusive" if suite.count("inconclusive") else "")
             + (f" — {suite.error}" if suite.error else "")
-            + (f" ({suite.calibration})" if suite.calibration else ""))
+            + (f" ({suite.calibration})" if suite.calibration else "")
+            + (f"; {absorbed(suite.usage)}" if suite.usage.faults_absorbed else ""))
+
+
+def absorbed(usage: Usage) -> str:
+    """`12 faults absorbed by retries (9 rate_limited, 3 overloaded)`: what retries hid."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(usage.retried.items(), key=lambda kv: -kv[1]))
+    return f"{usage.faults_absorbed} faults absorbed by retries ({kinds})"
 
 
 def usage_line(report: Report) -> str:
@@ -26,7 +35,15 @@ def usage_line(report: Report) -> str:
     waits = (f", rate limit: {limited.rejected} × 429, {limited.paused_seconds:.1f} s held"
              f"{', paced' if limited.paced else ''}") if limited.rejected or limited.paced else ""
     return (f"{u.calls} model calls, {u.cache_hits} cache hits, {u.input_tokens + u.output_tokens:,} tokens, "
-            f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s{waits}")
+            f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s{waits}"
+            + (f", {absorbed(u)}" if u.faults_absorbed else ""))
+
+
+def tail(text: str, limit: int = MAX_TRACEBACK_CHARS) -> str:
+    """The end of a traceback (its innermost frames and the error), cut at a line."""
+    if len(text) <= limit:
+        return text
+    return "[... outer frames in results.json ...]\n" + text[-limit:].split("\n", 1)[-1]
 
 
 def case_lines(suite: SuiteResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[str]:
@@ -43,6 +60,9 @@ def case_lines(suite: SuiteResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[
             lines.append(f"    [run {repeat + 1}] {item.id} {item.status}: {cap_text(item.reason)}")
         for run in case.runs:
             lines += [f"    [run {run.repeat + 1}] {cap_text(e)}" for e in run.run_errors()]
+            if run.traceback:
+                lines.append(f"    --- traceback of run {run.repeat + 1} (the target's own frames) ---")
+                lines += ["    " + ln for ln in tail(run.traceback).splitlines()]
             if run.output:
                 lines.append(f"    --- output of run {run.repeat + 1} ---")
                 lines.append(cap_text(run.output, max_output))

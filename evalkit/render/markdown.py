@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import UsageError
+from evalkit.render.log import absorbed, tail
 from evalkit.report import Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
@@ -32,11 +33,21 @@ def _environment(template_dir: Path | None) -> Any:
     env.filters["seconds"] = lambda v: f"{v:.1f} s" if v < 120 else f"{v / 60:.1f} min"
     env.filters["thousands"] = lambda v: f"{v:,}"
     env.filters["mermaid_label"] = mermaid_label
+    env.filters["absorbed"] = absorbed
+    env.filters["codeblock"] = codeblock
     # Where a block that may be left out to fit a size limit starts and ends (render/comment.py
     # gives these meaning; everywhere else they print nothing).
     env.globals["block"] = lambda kind: ""
     env.globals["end_block"] = lambda: ""
     return env
+
+
+def codeblock(text: str) -> str:
+    """A traceback's end as a fenced block whose fence no backtick run inside it can close."""
+    text = tail(str(text))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def mermaid_label(value: Any) -> str:

@@ -1,0 +1,77 @@
+"""How long a case waited in the queue (for a slot of the run's concurrency limit, or for a worker
+thread), kept apart from its own time so per-case durations tell the truth: 500 cases started at
+once each wait most of a run, and their times must not add up to many times the run's."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any, AsyncContextManager, AsyncIterator, Callable, Iterator
+
+# The clock of the case whose work runs in this context (set by the runner around each case).
+current: contextvars.ContextVar["CaseClock | None"] = contextvars.ContextVar("evalkit_case_clock", default=None)
+
+
+class CaseClock:
+    """Queue time of one case: the time during which at least one of its calls waited for a slot
+    while none of them held one (repeats, the judge and extraction may wait side by side)."""
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter):
+        self._clock = clock
+        self._lock = threading.Lock()  # sync targets start their waits' ends from worker threads
+        self._waiting = 0
+        self._serving = 0
+        self._since = clock()
+        self.queued = 0.0
+
+    def _change(self, waiting: int = 0, serving: int = 0) -> None:
+        with self._lock:
+            now = self._clock()
+            if self._waiting > 0 and self._serving == 0:
+                self.queued += now - self._since
+            self._since = now
+            self._waiting += waiting
+            self._serving += serving
+
+    def wait(self) -> "Wait":
+        """Start a wait; end it with `.end()` (once, from any thread)."""
+        self._change(waiting=1)
+        return Wait(self)
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        self._change(serving=1)
+        try:
+            yield
+        finally:
+            self._change(serving=-1)
+
+
+class Wait:
+    def __init__(self, clock: CaseClock):
+        self._clock: CaseClock | None = clock
+
+    def end(self) -> None:
+        clock, self._clock = self._clock, None
+        if clock is not None:
+            clock._change(waiting=-1)
+
+
+@asynccontextmanager
+async def queued(slot: AsyncContextManager[Any]) -> AsyncIterator[Any]:
+    """Enter `slot` (a concurrency limit's), counting the wait for it as the current case's queue time."""
+    clock = current.get()
+    if clock is None:
+        async with slot as held:
+            yield held
+        return
+    waiting = clock.wait()
+    try:
+        async with slot as held:
+            waiting.end()
+            with clock.serving():
+                yield held
+    finally:
+        waiting.end()
