@@ -84,16 +84,18 @@ def list_cases(paths: tuple[str, ...]) -> None:
 @click.option("--judge-model", help="Model for the judge and extraction.")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob.")
+@click.option("--results", type=click.Path(exists=True, dir_okay=False),
+              help="A previous run's results: count callable targets' calls as measured there.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder (cached requests are free).")
+@click.option("--no-cache", is_flag=True, help="Plan as if nothing were cached.")
 @_guard
 def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
-         cases: tuple[str, ...]) -> None:
+         cases: tuple[str, ...], results: str | None, cache_dir: str | None, no_cache: bool) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
-    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
-    from evalkit.planning import estimate
+    from evalkit.engine import load_suites, plan_calls  # imported per command: --help and light commands stay fast
 
-    suites = load_suites(list(paths))
-    est = estimate(suites, model=model, judge_model=judge_model, repeat=repeat, cases=list(cases))
-    click.echo(est.render())
+    click.echo(plan_calls(load_suites(list(paths)), model=model, judge_model=judge_model, repeat=repeat,
+                          cases=list(cases), results=results, cache_dir=cache_dir, no_cache=no_cache).render())
 
 
 @main.command()

@@ -198,6 +198,7 @@ class BoundClient:
         self.temperature = temperature
         self.tiers = tiers
         self.truncated = False  # a target call of this run stopped at max_tokens
+        self.target_requests: list[str] = []  # cache keys of the target's model requests in this run
         self.sample = 0  # >0: another sample of the same request (judge repeats), cached apart
         self.batching = client.batcher is not None  # a prompt target's call may wait for a Message Batch
 
@@ -217,6 +218,8 @@ class BoundClient:
     async def generate(self, request: ModelRequest, *, role: str = "target",
                        validate: Validator | None = None) -> ModelResponse:
         key = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
+        if role == "target":
+            self.target_requests.append(request.cache_key(key))
         response = await self._client.generate(request, repeat=key, role=role, scopes=self._scopes,
                                                validate=validate)
         if role == "target" and response.stop_reason == "max_tokens":

@@ -7,7 +7,7 @@ import asyncio
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from evalkit import merging
 from evalkit.cache import ResponseCache, default_cache_dir
@@ -28,6 +28,7 @@ from evalkit.suite.model import Suite
 
 if TYPE_CHECKING:
     from evalkit.calibrate import Calibration
+    from evalkit.planning import Estimate
 
 NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
                   "or run `evalkit demo` to see evalkit work with scripted replies")
@@ -188,6 +189,18 @@ def writable(paths: list[str | Path | None]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: str | Path | None = None,
+               no_cache: bool = False, **options: Any) -> Estimate:
+    """`evalkit plan`: the calls a run would make, with the response cache a run would use and,
+    when given, a previous run's results (callable targets' calls as measured there)."""
+    from evalkit.compare import load_results  # only this command needs it
+    from evalkit.planning import estimate
+
+    cache = None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
+    previous = load_results(results) if results else None
+    return estimate(suites, cache=cache, previous=previous, previous_path=results, **options)
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

@@ -48,6 +48,8 @@ class RunResult(BaseModel):
     prompt: str | None = Field(default=None, description="The rendered prompt of a prompt target.")
     extraction_error: str | None = None
     truncated: bool = Field(default=False, description="The target's reply stopped at max_tokens.")
+    target_requests: list[str] | None = Field(default=None, description="Cache keys of the model requests the "
+                                                                        "target made in this run.")
     wall_seconds: float = 0.0
 
     def run_errors(self) -> list[str]:

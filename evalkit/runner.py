@@ -248,6 +248,7 @@ class Runner:
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
         called = await call_target(fn, case.input, client, suite.timeout.target)
+        run.target_requests = client.target_requests  # what `evalkit plan --results` counts callable targets by
         if called.error:
             run.error, run.traceback = called.error, (called.traceback or "")[-MAX_STORED_TRACEBACK:] or None
             run.wall_seconds = round(time.perf_counter() - t0, 3)

@@ -153,17 +153,23 @@ def _one_line(exc: BaseException) -> str:
     return text[:300] + ("…" if len(text) > 300 else "")
 
 
-def _prompt_target(target: Target) -> TargetFn:
+def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: int,
+                   temperature: float | None) -> ModelRequest:
+    """The one request a prompt target makes for `case_input` (`evalkit plan` builds the same)."""
     system: str | tuple[dict[str, Any], ...] | None = target.system
     if target.prompt_cache and target.system:
         system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
+    return ModelRequest.from_prompt(
+        render_prompt(target.template or "", case_input), model=model, system=system,
+        max_tokens=target.max_tokens or max_tokens,
+        temperature=target.temperature if target.temperature is not None else temperature)
 
+
+def _prompt_target(target: Target) -> TargetFn:
     async def call(case_input: Any, client: BoundClient) -> Any:
-        prompt = render_prompt(target.template or "", case_input)
-        request = ModelRequest.from_prompt(
-            prompt, model=client.resolve_model(target.model), system=system,
-            max_tokens=target.max_tokens or client.max_tokens,
-            temperature=target.temperature if target.temperature is not None else client.temperature)
+        request = prompt_request(target, case_input, model=client.resolve_model(target.model),
+                                 max_tokens=client.max_tokens, temperature=client.temperature)
+        prompt = request.messages[0]["content"]
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
         try:
             return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
