@@ -128,6 +128,8 @@ def _cut(text: str) -> str:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 0.5:
+        return "<1 s"
     if seconds < 60:
         return f"{seconds:.0f} s"
     minutes, secs = divmod(int(seconds), 60)
