@@ -47,10 +47,12 @@ def test_case_times_exclude_the_wait_for_a_slot(write, target):
     cases = report.suites[0].cases
     own, queued = sum(c.wall_seconds for c in cases), sum(c.queue_seconds for c in cases)
     assert all(c.verdict == "pass" for c in cases)
-    # With one slot, the cases' own times add up to about the run's time, not 12 times it...
-    assert own <= report.wall_seconds * 1.5, (own, report.wall_seconds)
-    # ...and the waits (0 + 0.1 + ... + 1.1 s) are reported apart.
-    assert queued >= report.wall_seconds * 2, (queued, report.wall_seconds)
+    # With one slot the waits (0 + 0.1 + ... + 1.1 s: 6.6 s) dwarf the cases' own times (12 × 0.1 s),
+    # and are reported apart. Compared with each other, not with a stopwatch: a loaded machine
+    # slows both alike.
+    assert queued >= 2 * own, (queued, own, report.wall_seconds)
+    waits = [c.queue_seconds for c in cases]
+    assert sum(w > 0.05 for w in waits) >= 9, waits  # every case but the first few waited its turn
     junit = ET.fromstring(render_junit(report))
     props = {tc.get("name"): tc.find("properties/property[@name='queue_seconds']") for tc in junit.iter("testcase")}
     assert sum(float(p.get("value")) for p in props.values() if p is not None) == pytest.approx(queued, abs=0.05)
