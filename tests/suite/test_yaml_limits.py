@@ -32,17 +32,18 @@ def test_alias_bomb_is_refused_quickly_with_the_line_of_the_first_alias(tmp_path
     assert time.perf_counter() - t0 < 5
 
 
-def test_alias_bomb_through_the_cli_exits_2_in_little_memory(tmp_path):
+def test_alias_bomb_through_the_cli_exits_2_with_the_line(tmp_path):
     path = tmp_path / "bomb.yml"
     path.write_text(alias_bomb())
     err = tmp_path / "err.txt"
     with err.open("w") as stderr:
         proc = subprocess.Popen([str(Path(sys.executable).parent / "evalkit"), "validate", str(path)],
                                 stdout=subprocess.DEVNULL, stderr=stderr)
-        _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 2
+        status = proc.wait()
+    assert status == 2
     assert "bomb.yml:3:" in err.read_text() and "Traceback" not in err.read_text()
-    assert usage.ru_maxrss < 200 * 1024  # kilobytes on Linux: the process peaked under 200 MB
+    # Memory is bounded by the RLIMIT_AS test below: a forked child's ru_maxrss starts at the
+    # parent's size, so it measured the pytest process (and flaked once that passed 200 MB).
 
 
 def test_moderate_aliases_are_fine(tmp_path):
