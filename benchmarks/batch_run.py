@@ -21,6 +21,9 @@ import textwrap
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runner_throughput import write_suite  # noqa: E402 - the same one-call suite
+
 SERVER = textwrap.dedent("""
     import sys
     from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -47,15 +50,6 @@ HARNESS = textwrap.dedent("""
     print(f"RESULT cases={len(verdicts)} passed={verdicts.count('pass')} calls={report.usage.calls} "
           f"cost=${report.usage.cost_usd:.4f} (batch prices) peak={peak:.0f}MB", flush=True)
 """)
-
-
-def write_suite(folder: Path, n: int) -> Path:
-    lines = ["name: batched", "target: {prompt: 'Say ok to case {{ i }}'}",
-             "model: claude-haiku-4-5-20251001", "max_tokens: 64", "cases:"]
-    lines += [f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}" for i in range(n)]
-    path = folder / "suite.yml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def main() -> None:

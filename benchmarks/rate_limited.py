@@ -20,6 +20,9 @@ import textwrap
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runner_throughput import write_suite  # noqa: E402 - the same one-call suite
+
 SERVER = textwrap.dedent("""
     import sys
     from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -85,15 +88,6 @@ def measure(code: str, rpm: float, burst: float, latency: float, *args: str) -> 
     accepted, rejected = (int(x) for x in stats.split()[1:3])
     result = next((ln[7:] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), out.stderr[-300:])
     return wall, accepted, rejected, result
-
-
-def write_suite(folder: Path, n: int) -> Path:
-    lines = ["name: limited", "target: {prompt: 'Say ok to case {{ i }}'}",
-             "model: claude-haiku-4-5-20251001", "max_tokens: 64", "cases:"]
-    lines += [f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}" for i in range(n)]
-    path = folder / "suite.yml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def main() -> None:
