@@ -35,13 +35,13 @@ class DaemonPool(Executor):
         self._lock = threading.Lock()
         self._workers = 0
         self._idle = 0
+        self._queued = 0  # submitted, not yet taken by a worker
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
         with self._lock:
-            if self._idle == 0 and self._workers < self._max:
-                self._workers += 1
-                threading.Thread(target=self._work, name=f"{self._name}-{self._workers}", daemon=True).start()
+            self._queued += 1
+            self._grow()
         self._jobs.put((future, fn, args, kwargs))
         return future
 
@@ -49,6 +49,15 @@ class DaemonPool(Executor):
         """A worker is stuck in a call that timed out: let the pool start another in its place."""
         with self._lock:
             self._workers -= 1
+            self._grow()  # jobs queued behind the stuck worker get one now, not at the next submit
+
+    def _grow(self) -> None:
+        # Count jobs not yet taken against idle workers: an idle worker that is about to take an
+        # earlier job is not free for this one (counting it was a race that queued a quick job
+        # behind a hung one).
+        if self._queued > self._idle and self._workers < self._max:
+            self._workers += 1
+            threading.Thread(target=self._work, name=f"{self._name}-{self._workers}", daemon=True).start()
 
     def _work(self) -> None:
         while True:
@@ -57,6 +66,8 @@ class DaemonPool(Executor):
             job = self._jobs.get()
             with self._lock:
                 self._idle -= 1
+                if job is not None:
+                    self._queued -= 1
             if job is None:
                 return
             future, fn, args, kwargs = job

@@ -146,3 +146,41 @@ def test_sys_exit_in_a_target_through_the_cli_is_an_error_row_and_the_results_ar
     assert {k: c["verdict"] for k, c in cases.items()} == {"a": "pass", "b": "error", "c": "pass"}
     assert cases["b"]["runs"][0]["error"] == "target called sys.exit(3)"
     assert len(out.with_suffix(".jsonl").read_text().splitlines()) >= 3  # every finished case streamed
+
+
+def test_a_quick_job_never_waits_behind_a_hung_one_in_the_daemon_pool():
+    # The race a loaded CI machine hit: one idle worker, a job that hangs and a quick job
+    # submitted back to back. Counting the idle worker as free for both queued the quick job
+    # behind the hung one, so its case timed out too.
+    import threading
+
+    from evalkit.guard import DaemonPool
+
+    for _ in range(20):
+        pool, release = DaemonPool(4, "test-pool"), threading.Event()
+        pool.submit(lambda: None).result(timeout=10)
+        while pool._idle != 1:  # the warm worker is back, waiting for a job
+            time.sleep(0.001)
+        pool.submit(release.wait)
+        quick = pool.submit(lambda: "done")
+        try:
+            assert quick.result(timeout=10) == "done"
+        finally:
+            release.set()
+            pool.shutdown()
+
+
+def test_an_abandoned_worker_is_replaced_for_the_jobs_already_queued():
+    import threading
+
+    from evalkit.guard import DaemonPool
+
+    pool, release = DaemonPool(1, "test-pool"), threading.Event()
+    pool.submit(release.wait)
+    quick = pool.submit(lambda: "done")  # the one worker is taken: this one waits
+    pool.abandon()  # the hung call timed out: its worker no longer counts
+    try:
+        assert quick.result(timeout=10) == "done"
+    finally:
+        release.set()
+        pool.shutdown()
