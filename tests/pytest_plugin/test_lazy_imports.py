@@ -23,7 +23,7 @@ def test_a_session_without_evals_imports_no_model_client(pytester):
             heavy = [m for m in ("anthropic", "jinja2", "evalkit.engine", "evalkit.ambient") if m in sys.modules]
             open("heavy.json", "w").write(json.dumps(heavy))
     """)
-    pytester.makepyfile("def test_plain():\n    assert True\n")
+    pytester.makepyfile("def test_plain():\n    assert sorted([2, 1]) == [1, 2]\n")
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=1)
     assert json.loads((pytester.path / "heavy.json").read_text()) == []

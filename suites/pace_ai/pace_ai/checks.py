@@ -10,6 +10,7 @@ the suite and raises (an error row). The suite names this module under ``plugins
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 from evalkit import Check, CheckContext, Outcome, register_check
@@ -75,8 +76,9 @@ class _PlanCheck(FieldCheck):
             return Outcome(False, "no day-by-day plan")
         return self.judge_week(summarize(days), days, ctx)
 
+    @abstractmethod
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
-        raise NotImplementedError
+        """The verdict on the week: each plan check says what it looks for."""
 
 
 @register_check

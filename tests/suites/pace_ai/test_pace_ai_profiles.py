@@ -167,7 +167,10 @@ def test_facts_are_sane(facts, name):
     assert f["vdot"] == round(f["vdot_exact"], 1)
     assert set(f["zones"]["zones"]) == {"easy", "marathon", "threshold", "interval", "repetition"}
     assert 0 < f["longest_recent_run_km"] <= max(f["weekly_distances_km"][-4:])
-    assert 1 <= f["run_days_per_week"] <= 7
+    # A mean of four weekly counts of distinct days: a whole number of quarters, at most 7 (a
+    # count of activities instead of days, or a wrong divisor, breaks one of these).
+    assert 1 <= f["run_days_per_week"] <= 7 and (f["run_days_per_week"] * 4).is_integer()
+    assert 0 < f["last_week_run_days"] <= 7
     assert f["recent_avg_weekly_km"] == pytest.approx(sum(f["weekly_distances_km"][-4:]) / 4, abs=0.01)
     for a, b in zip(f["recent_weekly_km_from_activities"], f["weekly_distances_km"][-4:]):
         assert abs(a - b) <= 0.5
