@@ -39,6 +39,14 @@ def quoted(ctx: CheckContext, name: str) -> str | None:
     return None
 
 
+def witness(ctx: CheckContext, needs: dict[str, str], quote: str, said: str, also: list[str]) -> Outcome:
+    """A MUST item's code witness: every field in `needs` is True (else its problem), the `also`
+    problems (what the plan's days break) are none, and the `quote` field occurs in the reply."""
+    problems = [problem for name, problem in needs.items() if field(ctx, name) is not True] + also
+    problems += [p for p in [quoted(ctx, quote)] if p]
+    return Outcome(not problems, "; ".join(problems) or f"{said}: {field(ctx, quote)!r}")
+
+
 @register_check
 class RiskMatchesAcwr(FieldCheck):
     """The injury-risk level stated suits the design's ACWR band, and an ACWR band, if stated, is it."""
@@ -68,11 +76,9 @@ class FlagsInjuryRisk(FieldCheck):
     uses = ("flags_injury_risk", "injury_risk_level", "injury_warning_quote")
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        problems = [] if field(ctx, "flags_injury_risk") is True else ["no injury-risk warning"]
-        if field(ctx, "injury_risk_level") not in ("moderate", "high"):
-            problems.append(f"risk level {field(ctx, 'injury_risk_level')}")
-        problems += [p for p in [quoted(ctx, "injury_warning_quote")] if p]
-        return Outcome(not problems, "; ".join(problems) or f"warns: {field(ctx, 'injury_warning_quote')!r}")
+        level = field(ctx, "injury_risk_level")
+        return witness(ctx, {"flags_injury_risk": "no injury-risk warning"}, "injury_warning_quote", "warns",
+                       also=[] if level in ("moderate", "high") else [f"risk level {level}"])
 
 
 @register_check
@@ -84,14 +90,13 @@ class FlagsOverreaching(FieldCheck):
     uses = ("flags_overreaching", "recommends_volume_reduction", "overreaching_quote", "days")
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        problems = [] if field(ctx, "flags_overreaching") is True else ["does not name the overreaching"]
-        if field(ctx, "recommends_volume_reduction") is not True:
-            problems.append("no volume reduction")
-        problems += [p for p in [quoted(ctx, "overreaching_quote")] if p]
         days, last = field(ctx, "days"), fact(ctx, "last_week_km")
-        if days and summarize(days).total_km >= last:
-            problems.append(f"the plan's days add up to {summarize(days).total_km:g} km, not below last week's {last:g} km")
-        return Outcome(not problems, "; ".join(problems) or f"names it: {field(ctx, 'overreaching_quote')!r}")
+        total = summarize(days).total_km if days else None
+        too_much = [f"the plan's days add up to {total:g} km, not below last week's {last:g} km"] \
+            if total is not None and total >= last else []
+        return witness(ctx, {"flags_overreaching": "does not name the overreaching",
+                             "recommends_volume_reduction": "no volume reduction"},
+                       "overreaching_quote", "names it", also=too_much)
 
 
 @register_check
@@ -102,15 +107,11 @@ class WarnsAgainstRacing(FieldCheck):
     uses = ("warns_against_racing", "warns_against_hard_workouts", "racing_warning_quote", "days")
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        problems = [] if field(ctx, "warns_against_racing") is True else ["no warning against racing"]
-        if field(ctx, "warns_against_hard_workouts") is not True:
-            problems.append("no warning against hard workouts")
-        problems += [p for p in [quoted(ctx, "racing_warning_quote")] if p]
         hard = [f"{d.get('day')} {d.get('session')}" for d in field(ctx, "days") or []
                 if d.get("session") in HARD_SESSIONS and (d.get("km") or 0) > 0]
-        if hard:
-            problems.append("the plan still holds " + ", ".join(hard))
-        return Outcome(not problems, "; ".join(problems) or f"warns: {field(ctx, 'racing_warning_quote')!r}")
+        return witness(ctx, {"warns_against_racing": "no warning against racing",
+                             "warns_against_hard_workouts": "no warning against hard workouts"},
+                       "racing_warning_quote", "warns", also=["the plan still holds " + ", ".join(hard)] if hard else [])
 
 
 @register_check
