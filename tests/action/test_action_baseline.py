@@ -28,14 +28,15 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def two_commits(root: Path, base_suite: str, head_suite: str) -> tuple[str, str]:
+def two_commits(root: Path, base_text: str, head_text: str, file: str = "evals/greet.suite.yml") -> tuple[str, str]:
+    """The user repository with `file` as `base_text` in a base commit and `head_text` in the next."""
     make_repo(root)
-    (root / "evals/greet.suite.yml").write_text(base_suite)
+    (root / file).write_text(base_text)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", ".")
     git(root, "commit", "-qm", "base")
     base = git(root, "rev-parse", "HEAD")
-    (root / "evals/greet.suite.yml").write_text(head_suite)
+    (root / file).write_text(head_text)
     git(root, "commit", "-qam", "the change")
     return base, git(root, "rev-parse", "HEAD")
 

@@ -16,7 +16,7 @@ from evalkit.render.comment import MARKER
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script
-from tests.action.test_action_baseline import git, pr_event
+from tests.action.test_action_baseline import pr_event, two_commits
 from tests.action.test_action_entrypoint import (ENV_TARGET, RUNNER_SECRETS, SUITE, TOKEN, action, make_repo,  # noqa: F401
                                                   marked, needles_file)
 
@@ -110,14 +110,8 @@ BASE_DUMPS_TO_ITS_OWN_FILE = ENV_TARGET.replace('os.environ["EVALKIT_TEST_ENV_DU
 
 
 def test_the_base_branchs_code_sees_no_secret_either(action, tmp_path, github):
-    repo = make_repo(tmp_path / "repo")
-    (repo / "evals/envdump_target.py").write_text(BASE_DUMPS_TO_ITS_OWN_FILE)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "base")
-    base = git(repo, "rev-parse", "HEAD")
-    (repo / "evals/envdump_target.py").write_text(ENV_TARGET)
-    git(repo, "commit", "-qam", "head")
+    repo = tmp_path / "repo"
+    base, _ = two_commits(repo, BASE_DUMPS_TO_ITS_OWN_FILE, ENV_TARGET, file="evals/envdump_target.py")
     github.set_pr_files(12, [{"filename": "other/x.py"}])
     dump = tmp_path / "env.json"
     with FakeAnthropicServer(Script()) as fake_llm:
