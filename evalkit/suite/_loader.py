@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -57,15 +58,17 @@ class _Loader:
     def cases_file(self) -> Path:
         return (self.cases_doc or self.doc).path
 
-    def problem(self, loc: tuple[Any, ...], message: str, case_id: str | None = None) -> None:
+    def problem(self, loc: tuple[Any, ...], message: str, case_id: str | None = None,
+                into: list[Problem] | None = None) -> None:
         if self.cases_doc is not None and loc[:1] == ("cases",):
             file, line = self.cases_doc.path, self.cases_doc.line(loc[1:])
         else:
             file, line = self.doc.path, self.doc.line(loc)
         found = Problem(message, file=str(file), line=line or (0 if file == self.doc.path else None),
                         case_id=case_id)
-        if found not in self.problems:
-            self.problems.append(found)
+        problems = self.problems if into is None else into
+        if found not in problems:
+            problems.append(found)
 
     def _case_id(self, loc: tuple[Any, ...]) -> str | None:
         data = self.doc.data
@@ -96,25 +99,35 @@ class _Loader:
         # the problems of the others (nor those found later, like unknown check types).
         spec = self._validate_settings({k: v for k, v in data.items() if k != "cases"})
         raw_cases = data.get("cases")
-        cases: list[tuple[int, CaseSpec]] = []
         if raw_cases is None:
             self.problem((), "missing required key 'cases'")
         elif not isinstance(raw_cases, list):
             self.problem(("cases",), f"`cases` must be a list of cases or a file name, not {type(raw_cases).__name__}")
         elif not raw_cases:
             self.problem(("cases",), "a suite needs at least one case")
-        else:
-            for i, raw in enumerate(raw_cases):
-                try:
-                    cases.append((i, CaseSpec.model_validate(raw)))
-                except ValidationError as exc:
-                    for err in exc.errors():
-                        loc = prefix + (i,) + clean_loc(err["loc"])
-                        self.problem(loc, pydantic_message(err), self._case_id(loc))
-        suite = self._build(spec, cases, fixture_list)
+        before, validation = len(self.problems), list[Problem]()
+        suite = self._build(spec, self._validated(raw_cases if isinstance(raw_cases, list) else [], prefix,
+                                                  validation), fixture_list)
+        # Each case is validated just before it is built (a large suite never holds every case's
+        # spec at once), yet its validation problems are still listed before the build's.
+        built, self.problems = self.problems[before:], self.problems[:before]
+        for problem in validation + built:
+            if problem not in self.problems:
+                self.problems.append(problem)
         if self.problems:
             raise SuiteError(str(self.doc.path), self.problems)
         return suite
+
+    def _validated(self, raw_cases: list[Any], prefix: tuple[Any, ...],
+                   problems: list[Problem]) -> Iterator[tuple[int, CaseSpec]]:
+        """Each case's spec in turn; a case that does not validate adds its problems and is skipped."""
+        for i, raw in enumerate(raw_cases):
+            try:
+                yield i, CaseSpec.model_validate(raw)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    loc = prefix + (i,) + clean_loc(err["loc"])
+                    self.problem(loc, pydantic_message(err), self._case_id(loc), into=problems)
 
     def _include_cases(self, name: str) -> Any:
         file = self.doc.path.parent / name
@@ -147,7 +160,7 @@ class _Loader:
         except ValidationError:
             return SuiteSpec.model_validate({"cases": placeholder})
 
-    def _build(self, spec: SuiteSpec, case_specs: list[tuple[int, CaseSpec]], fixture_list: bool) -> Suite:
+    def _build(self, spec: SuiteSpec, case_specs: Iterable[tuple[int, CaseSpec]], fixture_list: bool) -> Suite:
         base = self.doc.path.parent
         prefix: tuple[Any, ...] = () if fixture_list else ("cases",)
         for i, module in enumerate(spec.plugins):

@@ -24,16 +24,25 @@ _SCALARS = frozenset({_STR} | {f"tag:yaml.org,2002:{t}" for t in ("null", "bool"
 
 
 class YamlDocument:
-    """A parsed YAML file plus a map from a value's location (keys and indexes) to its line."""
+    """A parsed YAML file plus a map from a value's location (keys and indexes) to its line.
 
-    def __init__(self, path: Path, data: Any, lines: dict[Loc, int]):
+    Reading records only where each list item starts (what a run asks for: a case's, a check's,
+    a rubric item's line), which keeps a large suite's line map small. Every other line (a key's,
+    a scalar's) is needed only to point at a problem: the first question the small map cannot
+    answer reads the text again for the full map."""
+
+    def __init__(self, path: Path, data: Any, lines: dict[Loc, int], text: str | None = None):
         self.path = path
         self.data = data
         self._lines = lines
+        self._text = text  # None once `_lines` is the full map
 
     def line(self, loc: Loc) -> int | None:
         """Line (1-based) of the value at `loc`, or of its nearest enclosing value."""
         loc = tuple(loc)
+        if loc not in self._lines and self._text is not None:
+            self._lines = _Reader(self.path, every_line=True).read(self._text)[1]
+            self._text = None
         while loc:
             if loc in self._lines:
                 return self._lines[loc]
@@ -52,7 +61,7 @@ def read_yaml(path: Path) -> YamlDocument:
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
     try:
-        data, lines = _Reader(path).read(text)
+        data, lines = _Reader(path, every_line=False).read(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -60,7 +69,7 @@ def read_yaml(path: Path) -> YamlDocument:
         raise ValueError(f"{where}: YAML syntax error: {what}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: YAML error: {exc}") from None
-    return YamlDocument(path, data, lines)
+    return YamlDocument(path, data, lines, text)
 
 
 class _Open:
@@ -80,8 +89,9 @@ _NO_KEY, _MERGE_KEY = object(), object()
 
 
 class _Reader:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, every_line: bool):
         self.path = path
+        self.every_line = every_line  # else only list items' lines (see YamlDocument)
         self.max_depth, self.max_nodes = limits.yaml_max_depth(), limits.yaml_max_nodes()
         self.resolver = yaml.resolver.Resolver()
         self.constructor = yaml.constructor.SafeConstructor()
@@ -92,6 +102,7 @@ class _Reader:
         self.total = 0  # values read so far, aliases expanded
         self.first_alias: int | None = None
         self.root: Any = None
+        self.strings: dict[str, str] = {}
 
     def read(self, text: str) -> tuple[Any, dict[Loc, int]]:
         documents = 0
@@ -122,7 +133,9 @@ class _Reader:
         if tag is None or tag == "!":
             tag = self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
         if tag == _STR:
-            return event.value
+            # A suite repeats the same keys and short values (check types, labels) in every case:
+            # one string object each, not one per occurrence.
+            return self.strings.setdefault(event.value, event.value) if len(event.value) <= 64 else event.value
         if tag == _MERGE:
             parent = self.stack[-1] if self.stack else None
             if parent is not None and isinstance(parent.value, dict) and parent.key is _NO_KEY:
@@ -198,7 +211,8 @@ class _Reader:
                                                       f"the second would silently replace the first")
             parent.seen[key] = parent.key_line
             parent.value[key] = value
-            self.lines[parent.loc + (key,)] = parent.key_line
+            if self.every_line:
+                self.lines[parent.loc + (key,)] = parent.key_line
 
     def _merge(self, parent: _Open, value: Any, event: yaml.Event) -> None:
         sources = value if isinstance(value, list) else [value]
@@ -219,7 +233,8 @@ class _Reader:
         if parent.key is _NO_KEY:
             return parent.loc  # a collection as a key: refused once it ends
         loc = parent.loc + (parent.key,) if parent.key is not _MERGE_KEY else parent.loc
-        self.lines.setdefault(loc, parent.key_line)
+        if self.every_line:
+            self.lines.setdefault(loc, parent.key_line)
         return loc
 
     # -- limits and errors --------------------------------------------------------------------
