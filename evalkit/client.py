@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -33,6 +34,11 @@ class RetryPolicy:
 
 
 Validator = Callable[[ModelResponse], Any]
+
+# Finished replies the run keeps for an identical request later in it (a judge asked twice about
+# the same output, a target's repeat): the most recent ones only, so memory stays flat however many
+# cases run; an older one comes from the disk cache (or, with --no-cache, is asked again).
+RECENT_REPLIES = 4096
 
 
 def _valid(response: ModelResponse, validate: Validator | None) -> bool:
@@ -65,7 +71,8 @@ class ModelClient:
         self.retry = retry
         self.concurrency = concurrency
         self.limiter = AdaptiveLimiter(concurrency, sleep=lambda seconds: self._sleep(seconds))
-        self._memo: dict[str, asyncio.Future[ModelResponse]] = {}
+        self._in_flight: dict[str, asyncio.Future[ModelResponse]] = {}
+        self._recent: OrderedDict[str, ModelResponse] = OrderedDict()
         self._deprecated = deprecated
         self._sleep = sleep
         self.usage = Usage()
@@ -97,28 +104,35 @@ class ModelClient:
 
     async def generate(self, request: ModelRequest, *, repeat: int | str = 0, role: str = "target",
                        scopes: Iterable[Usage] = (), validate: Validator | None = None) -> ModelResponse:
-        """One model call: served from the run's memo or the disk cache when it can be. With
+        """One model call: served from the run's recent replies or the disk cache when it can be. With
         `validate` (raises ValueError on a reply the caller cannot use), only a valid reply is
         cached or shared, and an invalid cached one is a miss."""
         self._note_model(request.model, role)
         key = request.cache_key(repeat)
-        shared = self._memo.get(key)
-        if shared is None:
+        recent = self._recent.get(key)
+        if recent is not None:
+            self._recent.move_to_end(key)
+            response, cached = recent, True
+        elif (shared := self._in_flight.get(key)) is not None:
+            response, cached = await asyncio.shield(shared), True
+        else:
             future: asyncio.Future[ModelResponse] = asyncio.get_running_loop().create_future()
-            self._memo[key] = future
+            self._in_flight[key] = future
             try:
                 response, cached, valid = await self._fetch(request, key, role, validate)
             except BaseException as exc:
                 # Failures are not memoised: the next identical request tries again.
-                del self._memo[key]
                 future.set_exception(exc)
                 future.exception()  # mark retrieved; waiters re-raise it themselves
                 raise
-            future.set_result(response)
-            if not valid:
-                del self._memo[key]  # waiters already sharing it get it; later requests ask again
-        else:
-            response, cached = await asyncio.shield(shared), True
+            else:
+                future.set_result(response)  # waiters already sharing it get it, valid or not
+                if valid:  # an invalid reply is not kept: later requests ask again
+                    self._recent[key] = response
+                    if len(self._recent) > RECENT_REPLIES:
+                        self._recent.popitem(last=False)
+            finally:
+                del self._in_flight[key]
         self._account(response, cached, scopes)
         return response
 

@@ -179,3 +179,23 @@ def test_a_folder_without_write_permission_is_one_warning(write, tmp_path):
 def test_a_usable_folder_gives_no_warning(write, tmp_path):
     report = run_with_cache_at(write, tmp_path / "cache")
     assert report.verdict == "pass" and not [w for w in report.warnings if "cache" in w]
+
+
+def test_the_run_keeps_only_the_most_recent_replies_for_identical_requests(monkeypatch):
+    # A run of 100,000 cases must not hold 100,000 replies: the memo of finished replies is bounded;
+    # a recent identical request is still answered from it, an evicted one is asked again.
+    monkeypatch.setattr("evalkit.client.RECENT_REPLIES", 3)
+    provider = ScriptedProvider(Script().respond(lambda body: f"echo {body['messages'][0]['content']}"))
+    client = ModelClient(provider)
+
+    def ask(prompt: str) -> str:
+        return asyncio.run(client.generate(ModelRequest.from_prompt(prompt, model="m"))).text
+
+    for n in range(5):
+        assert ask(f"p{n}") == f"echo p{n}"
+    assert len(provider.requests) == 5
+    assert ask("p4") == "echo p4" and ask("p2") == "echo p2"  # the three most recent: no new call
+    assert len(provider.requests) == 5
+    assert ask("p0") == "echo p0"  # evicted long ago: asked again
+    assert len(provider.requests) == 6
+    assert len(client._recent) == 3 and not client._in_flight
