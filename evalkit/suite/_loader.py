@@ -4,7 +4,7 @@ problem of the file at once."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+import sys
 from pathlib import Path
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -25,6 +25,7 @@ from evalkit.suite._spec import (
     RubricItemSpec,
     SuiteSpec,
 )
+from evalkit.suite._checks import CheckBuilder
 from evalkit.suite._yaml import YamlDocument, read_yaml
 from evalkit.suite.conditions import compile_condition
 from evalkit.suite.files import default_suite_name, resolve_suite_path
@@ -179,17 +180,7 @@ class _Loader:
                 self.problem(("check_defaults", name),
                              f"unknown check type {name!r}; valid types: {registry.valid_types()}")
 
-        def make_check(cs: CheckSpec, loc: tuple[Any, ...], case_id: str | None) -> Check | JudgeCriterion | None:
-            args = {**defaults.get(cs.type, {}), **(cs.model_extra or {})}
-            try:
-                return registry.build(cs.type, args)
-            except KeyError:
-                self.problem(loc + ("type",), f"unknown check type {cs.type!r}; "
-                                              f"valid types: {registry.valid_types()}", case_id)
-            except ValidationError as exc:
-                for err in exc.errors():
-                    self.problem(loc + clean_loc(err["loc"]), f"{cs.type}: {pydantic_message(err)}", case_id)
-            return None
+        checks = CheckBuilder(registry, defaults, self.problem)
 
         shared_checks = [(c, ("checks", i)) for i, c in enumerate(spec.checks)]
         field_names = set(spec.fields)
@@ -202,11 +193,12 @@ class _Loader:
             seen.setdefault(cspec.id, ci)
             items: list[Item] = []
             for cs, loc in shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)]:
-                check = make_check(cs, loc, cspec.id)
+                check = checks.build(cs, loc, cspec.id)
                 if check is None:
                     continue
-                items.append(replace(checks_item(f"check{len(items) + 1}:{cs.type}", check, line=self.line_of(loc)),
-                                     judge_repeats=spec.judge_repeats))
+                items.append(checks_item(sys.intern(f"check{len(items) + 1}:{cs.type}"), check,
+                                         line=self.line_of(loc), judge_repeats=spec.judge_repeats,
+                                         text=checks.describe(check) if isinstance(check, Check) else None))
             rubric, rloc = cspec.rubric, cloc + ("rubric",)
             if isinstance(rubric, str):
                 if rubric not in spec.rubrics:
@@ -218,7 +210,7 @@ class _Loader:
                     rubric = spec.rubrics[rubric]
             for j, raw in enumerate(rubric):
                 item_spec = RubricItemSpec(judge=raw) if isinstance(raw, str) else raw
-                check = make_check(item_spec.check, rloc + (j, "check"), cspec.id) if item_spec.check else None
+                check = checks.build(item_spec.check, rloc + (j, "check"), cspec.id) if item_spec.check else None
                 if item_spec.check and check is None:
                     continue
                 if isinstance(check, JudgeCriterion):
@@ -228,7 +220,8 @@ class _Loader:
                 if item_spec.when is not None:
                     self._check_expression(item_spec.when, rloc + (j, "when"), cspec.id)
                 items.append(Item(id=item_spec.id or f"item{j + 1}",
-                                  text=item_spec.text or item_spec.judge or (check.describe() if check else ""),
+                                  text=item_spec.text or item_spec.judge or
+                                  (checks.describe(check) if check else ""),
                                   check=check, judge=item_spec.judge, critical=item_spec.critical,
                                   when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight,
                                   judge_repeats=item_spec.judge_repeats or spec.judge_repeats))
@@ -338,8 +331,13 @@ class _Loader:
                       max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache)
 
 
-def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None) -> Item:
-    """The item of a `checks:` entry: required, decided by code or, for `llm_judge`, by the judge."""
+def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None, judge_repeats: int = 1,
+                text: str | None = None) -> Item:
+    """The item of a `checks:` entry: required, decided by code or, for `llm_judge`, by the judge;
+    `text` is the check's description when the caller has it already."""
     if isinstance(check, JudgeCriterion):
-        return Item(id=item_id, text=check.criteria, judge=check.criteria, required=True, line=line)
-    return Item(id=item_id, text=check.describe(), check=check, required=True, line=line)
+        return Item(id=item_id, text=check.criteria, judge=check.criteria, required=True, line=line,
+                    judge_repeats=judge_repeats)
+    return Item(id=item_id, text=text or check.describe(), check=check, required=True, line=line,
+                judge_repeats=judge_repeats)
+

@@ -33,7 +33,7 @@ class Target:
         return self.function or f"prompt {self.template_name or '(inline)'}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a large suite holds one per check of every case
 class Item:
     """A scored criterion of a case: a `checks:` entry (must pass) or a rubric item (rated)."""
 
@@ -74,7 +74,7 @@ class GoldOutput:
         return f"{self.file.name if self.file else '?'}:{self.line or 0}"
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a large suite holds thousands
 class Case:
     id: str
     input: Any
