@@ -94,27 +94,52 @@ class ModelResponse:
                    batch=bool(data.get("batch")))
 
     @classmethod
-    def from_api_message(cls, message: dict[str, Any]) -> "ModelResponse":
-        """Build from a Messages-API reply body (a dict shaped like `anthropic.types.Message`)."""
+    def from_api_message(cls, message: Any) -> "ModelResponse":
+        """Build from a Messages-API reply body (a dict shaped like `anthropic.types.Message`).
+
+        Raises ValueError naming what is wrong when the body is not shaped like a message."""
+        if not isinstance(message, dict):
+            raise ValueError(f"the reply is a JSON {type(message).__name__}, not a message object")
+        content = message.get("content") or []
+        if not isinstance(content, list):
+            raise ValueError("the reply's `content` is not a list of blocks")
         texts: list[str] = []
         tool_name = tool_input = None
-        for block in message.get("content") or []:
+        for block in content:
+            if not isinstance(block, dict):
+                raise ValueError("a block of the reply's `content` is not an object")
             if block.get("type") == "text":
-                texts.append(block.get("text", ""))
+                texts.append(_text(block.get("text", ""), "a text block's `text`"))
             elif block.get("type") == "tool_use" and tool_name is None:
-                tool_name, tool_input = block.get("name"), block.get("input")
+                tool_name, tool_input = _text(block.get("name"), "a tool_use block's `name`"), block.get("input")
         usage = message.get("usage") or {}
+        if not isinstance(usage, dict):
+            raise ValueError("the reply's `usage` is not an object")
+        stop_reason = message.get("stop_reason")
         return cls(
             text="".join(texts),
-            model=message.get("model", ""),
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
-            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
-            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+            model=_text(message.get("model") or "", "the reply's `model`"),
+            input_tokens=_tokens(usage, "input_tokens"),
+            output_tokens=_tokens(usage, "output_tokens"),
+            cache_read_tokens=_tokens(usage, "cache_read_input_tokens"),
+            cache_write_tokens=_tokens(usage, "cache_creation_input_tokens"),
             tool_name=tool_name,
             tool_input=tool_input if isinstance(tool_input, dict) else None,
-            stop_reason=message.get("stop_reason"),
+            stop_reason=stop_reason if isinstance(stop_reason, str) else None,
         )
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not a string")
+    return value
+
+
+def _tokens(usage: dict[str, Any], key: str) -> int:
+    value = usage.get(key) or 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"the reply's usage `{key}` is not a count of tokens")
+    return value
 
 
 @runtime_checkable

@@ -6,8 +6,8 @@
 
 It answers exactly as the in-process `ScriptedProvider` does (same `Script`, same payload
 builders); only the transport differs. Faults: 429 (with `retry-after` when the fault has
-one), 529, 500, 400, "drop" (the socket is closed with no reply) and "bad_json" (a 200 whose
-body is cut short). With `rate_limit=RateLimit(...)` it also meters requests with a token
+one), 529, 500, 400, "drop" (the socket is closed with no reply), "bad_json" (a 200 whose
+body is cut short) and "bad_shape" (a 200 whose JSON is not shaped like a message). With `rate_limit=RateLimit(...)` it also meters requests with a token
 bucket, as the API does (`anthropic-ratelimit-*` headers, 429 with `retry-after`).
 
 The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches`) answer from
@@ -29,7 +29,7 @@ from typing import Any
 from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
-from evalkit.testing.script import Fault, Script, error_payload, message_payload
+from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, message_payload
 
 MESSAGES_PATH = "/v1/messages"
 
@@ -277,6 +277,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault.kind == "bad_json":
             self._send_bytes(200, b'{"id": "msg_trunc', "application/json")
+            return
+        if fault.kind == "bad_shape":
+            self._send_json(200, BAD_SHAPE)
             return
         status, payload = error_payload(fault)
         headers = {}

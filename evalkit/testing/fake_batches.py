@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from evalkit.testing.script import Fault, Script, error_payload, message_payload, request_text
+from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, message_payload, request_text
 
 BATCHES_PATH = "/v1/messages/batches"
 FAIL_KINDS = ("errored", "expired", "canceled")
@@ -141,6 +141,8 @@ class FakeBatches:
                     "api_error", "Internal server error (scripted batch failure)")}}
             return {"custom_id": custom_id, "result": {"type": rule.kind}}
         action = self.script.action_for(params)
+        if isinstance(action, Fault) and action.kind == "bad_shape":
+            return {"custom_id": custom_id, "result": {"type": "succeeded", "message": BAD_SHAPE}}
         if isinstance(action, Fault):
             status, payload = error_payload(action) if action.kind not in ("drop", "bad_json") else (
                 500, _error("api_error", "Internal server error (scripted)"))

@@ -11,7 +11,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
-FAULT_KINDS = ("429", "529", "500", "400", "drop", "bad_json")
+FAULT_KINDS = ("429", "529", "500", "400", "drop", "bad_json", "bad_shape")
+# A 200 whose JSON is not a message: a text block whose text is a number, tokens as words.
+BAD_SHAPE = {"type": "message", "role": "assistant", "model": "m", "content": [{"type": "text", "text": 5}],
+             "usage": {"input_tokens": "many", "output_tokens": 1}}
 
 
 @dataclass(frozen=True)

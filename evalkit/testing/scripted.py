@@ -38,6 +38,8 @@ def _fault_error(fault: Fault) -> ProviderError:
         return ProviderError("connection dropped (scripted)", retryable=True)
     if fault.kind == "bad_json":
         return ProviderError("reply was not valid JSON (scripted)", retryable=True)
+    if fault.kind == "bad_shape":
+        return ProviderError("reply was not a message (scripted)", retryable=True, status=200)
     status, payload = error_payload(fault)
     return ProviderError(f"HTTP {status}: {payload['error']['message']}",
                          retryable=status != 400, retry_after=fault.retry_after, status=status)

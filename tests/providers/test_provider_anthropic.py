@@ -149,6 +149,42 @@ def test_bad_json_is_retryable(fake):
     assert fake.request_count == 1
 
 
+def test_a_reply_not_shaped_like_a_message_is_a_retryable_one_line_error(fake):
+    fake.script.fault("bad_shape")
+    [error] = run(fake, ask("hi"))
+    assert isinstance(error, ProviderError) and error.retryable and error.status == 200
+    assert str(error) == "Anthropic API reply was not a message: a text block's `text` is not a string"
+
+
+@pytest.mark.parametrize("body, problem", [
+    ([1, 2], "the reply is a JSON list, not a message object"),
+    ({"content": "hello"}, "the reply's `content` is not a list of blocks"),
+    ({"content": ["hello"]}, "a block of the reply's `content` is not an object"),
+    ({"content": [{"type": "tool_use", "name": 7, "input": {}}]}, "a tool_use block's `name` is not a string"),
+    ({"content": [], "model": ["m"]}, "the reply's `model` is not a string"),
+    ({"content": [], "usage": [1]}, "the reply's `usage` is not an object"),
+    ({"content": [], "usage": {"input_tokens": True}}, "the reply's usage `input_tokens` is not a count of tokens"),
+    ({"content": [], "usage": {"output_tokens": -3}}, "the reply's usage `output_tokens` is not a count of tokens"),
+    ({"content": [], "usage": {"cache_read_input_tokens": 1.5}}, "usage `cache_read_input_tokens` is not a count"),
+])
+def test_hostile_message_shapes_are_named(body, problem):
+    with pytest.raises(ValueError, match=problem.replace("`", ".")):
+        ModelResponse.from_api_message(body)
+
+
+def test_a_well_formed_message_is_read_whole():
+    response = ModelResponse.from_api_message({
+        "model": "m", "stop_reason": "tool_use",
+        "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "x"}, {"type": "text", "text": "b"},
+                    {"type": "tool_use", "name": "grade", "input": {"score": 3}}],
+        "usage": {"input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": None,
+                  "cache_creation_input_tokens": 7}})
+    assert (response.text, response.tool_name, response.tool_input, response.stop_reason) == ("ab", "grade", {"score": 3},
+                                                                                               "tool_use")
+    assert (response.input_tokens, response.output_tokens, response.cache_read_tokens,
+            response.cache_write_tokens) == (5, 2, 0, 7)
+
+
 def test_no_match_400_carries_the_scripts_message(fake):
     fake.script.reply("x", prompt="never")
     [error] = run(fake, ask("an unexpected prompt"))
@@ -271,3 +307,12 @@ def test_aclose_closes_the_client(fake):
         await provider.aclose()
         return provider._client.is_closed()
     assert asyncio.run(main())
+
+
+def test_a_batch_result_not_shaped_like_a_message_is_an_error_to_retry():
+    from evalkit.providers.anthropic import _result
+    from evalkit.testing.script import BAD_SHAPE
+
+    result = _result({"custom_id": "k1", "result": {"type": "succeeded", "message": BAD_SHAPE}})
+    assert (result.custom_id, result.kind, result.retryable, result.response) == ("k1", "errored", True, None)
+    assert result.error == "the reply was not a message: a text block's `text` is not a string"
