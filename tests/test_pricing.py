@@ -80,3 +80,35 @@ def test_plan_prices_interactive_and_batch(tmp_path) -> None:
     assert f"${total:.2f} interactive" in text and f"${est.batch_cost():.2f} with --batch" in text
     unknown = estimate(suites, model="claude-made-up-9")
     assert unknown.cost()[1] == ["claude-made-up-9"]
+
+
+TOKENS = [(0, 0, 0, 0), (1, 1, 0, 0), (2000, 500, 0, 0), (123_457, 8_009, 31_337, 4_096), (250_000, 1_000, 0, 0),
+          (180_000, 0, 30_000, 0), (999_999, 77_777, 0, 123_456)]
+
+
+@pytest.mark.parametrize("model", [*CURRENT, "claude-sonnet-4-5", "claude-sonnet-4", "claude-3-5-haiku-latest"])
+@pytest.mark.parametrize("batch", [False, True])
+def test_per_token_rates_give_exactly_the_librarys_cost(model: str, batch: bool) -> None:
+    # Flat-priced models are priced from rates asked of the library once; tiered ones (long context
+    # above 200k input tokens) call the library each time. Either way the dollars are the library's.
+    from evalkit.pricing import _library_cost
+
+    for tokens in TOKENS:
+        expected = _library_cost(model, *tokens, batch=batch)
+        read, write = tokens[2], tokens[3]
+        got = cost_usd(model, tokens[0], tokens[1], cache_read_tokens=read, cache_write_tokens=write, batch=batch)
+        assert got == (None if expected is None else float(expected)), tokens
+
+
+def test_a_flat_priced_model_asks_the_library_once_not_every_call(monkeypatch) -> None:
+    import evalkit.pricing as pricing
+
+    calls = []
+    real = pricing._library_cost
+    monkeypatch.setattr(pricing, "_library_cost", lambda *a, **k: calls.append(a) or real(*a, **k))
+    pricing._flat_rates.cache_clear()
+    for n in range(50):
+        assert cost_usd("claude-haiku-4-5-20251001", 1000 + n, n) == pytest.approx(
+            library_price("claude-haiku-4-5-20251001", input_tokens=1000 + n, output_tokens=n))
+    assert len(calls) == 5  # one probe per kind of token and one mixed call checking them
+    pricing._flat_rates.cache_clear()
