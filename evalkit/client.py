@@ -103,12 +103,14 @@ class ModelClient:
                           f"move to a newer model")
 
     async def generate(self, request: ModelRequest, *, repeat: int | str = 0, role: str = "target",
-                       scopes: Iterable[Usage] = (), validate: Validator | None = None) -> ModelResponse:
+                       scopes: Iterable[Usage] = (), validate: Validator | None = None,
+                       key: str | None = None) -> ModelResponse:
         """One model call: served from the run's recent replies or the disk cache when it can be. With
         `validate` (raises ValueError on a reply the caller cannot use), only a valid reply is
-        cached or shared, and an invalid cached one is a miss."""
+        cached or shared, and an invalid cached one is a miss. `key` is `request.cache_key(repeat)`
+        when the caller has it already."""
         self._note_model(request.model, role)
-        key = request.cache_key(repeat)
+        key = key or request.cache_key(repeat)
         recent = self._recent.get(key)
         if recent is not None:
             self._recent.move_to_end(key)
@@ -231,11 +233,12 @@ class BoundClient:
 
     async def generate(self, request: ModelRequest, *, role: str = "target",
                        validate: Validator | None = None) -> ModelResponse:
-        key = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
+        repeat = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
+        key = request.cache_key(repeat)
         if role == "target":
-            self.target_requests.append(request.cache_key(key))
-        response = await self._client.generate(request, repeat=key, role=role, scopes=self._scopes,
-                                               validate=validate)
+            self.target_requests.append(key)
+        response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
+                                               validate=validate, key=key)
         if role == "target" and response.stop_reason == "max_tokens":
             self.truncated = True
         return response

@@ -281,5 +281,14 @@ class Runner:
         run.wall_seconds = round(time.perf_counter() - t0, 3)
         return run
 
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def jsonable(value: Any) -> Any:
+    """The value as JSON gives it back (dates and other objects as text)."""
+    if type(value) in _PLAIN:  # exact types: a str subclass (an enum member) still goes through JSON
+        return value
+    if type(value) in (dict, list) and not value:  # a case's usual facts: nothing to convert
+        return type(value)()
     return json.loads(json.dumps(value, default=str))

@@ -115,15 +115,22 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
     if getattr(fn, "batchable", False) and getattr(client, "batching", False):
         timeout = None  # a prompt target's one call waits for its Message Batch (hours), not for code
     async def shielded() -> Any:
-        # Inside the task wait_for makes: asyncio re-raises SystemExit and KeyboardInterrupt out of
-        # the event loop from a task's step, so user code's must be caught before they get there.
+        # asyncio re-raises SystemExit and KeyboardInterrupt out of the event loop from a task's
+        # step, so user code's must be caught before they get there; a TimeoutError of the
+        # target's own is kept apart from the suite's deadline.
         try:
             return await fn(case_input, client)
-        except USER_EXITS as exc:
+        except (*USER_EXITS, TimeoutError) as exc:
             return _Raised(exc)
 
     try:
-        produced = await asyncio.wait_for(shielded(), timeout)
+        if getattr(fn, "user_code", True):
+            # In a task of its own: a BaseException that asyncio throws into the awaiting coroutine
+            # (a GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
+            produced = await asyncio.wait_for(shielded(), timeout)
+        else:
+            async with asyncio.timeout(timeout):  # evalkit's own prompt call: no task per case needed
+                produced = await shielded()
     except TimeoutError:
         return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
     except ProviderError as exc:
@@ -132,7 +139,10 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
         return TargetCall(error=f"target raised {type(exc).__name__}: {_one_line(exc)}",
                           traceback=user_traceback(exc))
     if isinstance(produced, _Raised):
-        return TargetCall(error=describe_exit(produced.exc), traceback=user_traceback(produced.exc))
+        raised = produced.exc
+        error = (f"target raised TimeoutError: {_one_line(raised)}" if isinstance(raised, TimeoutError)
+                 else describe_exit(raised))
+        return TargetCall(error=error, traceback=user_traceback(raised))
     facts: dict[str, Any] = {}
     prompt = None
     if isinstance(produced, TargetResult):
@@ -177,4 +187,5 @@ def _prompt_target(target: Target) -> TargetFn:
             batch_eligible.reset(eligible)
 
     call.batchable = True  # type: ignore[attr-defined]
+    call.user_code = False  # type: ignore[attr-defined]
     return call

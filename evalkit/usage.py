@@ -30,14 +30,20 @@ class Usage(BaseModel):
         self.calls += 1
         for kind, n in response.faults.items():
             self.retried[kind] = self.retried.get(kind, 0) + n
-        self.input_tokens += response.input_tokens
-        self.output_tokens += response.output_tokens
-        self.cache_read_tokens += response.cache_read_tokens
-        self.cache_write_tokens += response.cache_write_tokens
+        # Only the counts a call changes: each assignment to a pydantic field costs about a
+        # microsecond, and every call is recorded in three scopes (run, model, case).
+        if response.input_tokens:
+            self.input_tokens += response.input_tokens
+        if response.output_tokens:
+            self.output_tokens += response.output_tokens
+        if response.cache_read_tokens:
+            self.cache_read_tokens += response.cache_read_tokens
+        if response.cache_write_tokens:
+            self.cache_write_tokens += response.cache_write_tokens
         cost = call_cost(response)
         if cost is None:
             self.unpriced_calls += 1
-        else:
+        elif cost:
             self.cost_usd += cost
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -54,6 +55,11 @@ def echo(i):
 
 def backtracks(i):
     return "a" * 40 + "!" if i["n"] == 2 else "hello"
+
+async def own_timeout(i):
+    if i["n"] == 2:
+        await asyncio.wait_for(asyncio.sleep(3600), 0.01)  # the target's own deadline, not the suite's
+    return f"hello {i['n']}"
 '''
 
 PLUGIN = '''
@@ -92,6 +98,7 @@ def suite(write, target: str, check: str = "{type: contains, value: hello}", ext
     ("returns_none", "target returned None; expected text"),
     ("returns_int", "target returned int; expected text"),
     ("raises", "target raised ValueError: bad input"),
+    ("own_timeout", "target raised TimeoutError"),
 ])
 def test_a_misbehaving_target_is_one_error_row(write, run_scripted, target, error):
     t0 = time.perf_counter()
@@ -184,3 +191,31 @@ def test_an_abandoned_worker_is_replaced_for_the_jobs_already_queued():
     finally:
         release.set()
         pool.shutdown()
+
+
+def test_a_prompt_targets_model_call_past_the_deadline_is_an_error_row_and_the_run_goes_on(write):
+    from evalkit.engine import load_suites, make_client, run
+    from evalkit.runner import RunOptions
+    from evalkit.testing.scripted import ScriptedProvider
+
+    path = write("p.yml", """
+        target: {prompt: "Say {{ w }}"}
+        timeout: {target: 0.5}
+        cases:
+          - {id: slow, input: {w: slow}, checks: [{type: contains, value: ok}]}
+          - {id: quick, input: {w: quick}, checks: [{type: contains, value: ok}]}
+        """)
+
+    class SlowOnce(ScriptedProvider):
+        async def generate(self, request):
+            if "slow" in str(request.messages):
+                await asyncio.sleep(30)
+            return await super().generate(request)
+
+    t0 = time.perf_counter()
+    client = make_client(SlowOnce(Script().reply("ok")), no_cache=True, deprecated=None)
+    report = run(load_suites([path]), client, RunOptions())
+    cases = {c.id: c for c in report.suites[0].cases}
+    assert cases["slow"].verdict == "error" and cases["quick"].verdict == "pass"
+    assert cases["slow"].runs[0].error.startswith("target timed out after 0.5 s")
+    assert time.perf_counter() - t0 < 20
