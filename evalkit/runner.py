@@ -20,7 +20,7 @@ from evalkit.errors import EvalkitError
 from evalkit.extract import extract_fields
 from evalkit.guard import DaemonPool
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
-from evalkit import lifecycle, provenance, waits
+from evalkit import collector, lifecycle, provenance, waits
 from evalkit.judge import judge_repeated
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
 from evalkit.results_reader import Scan, carry_over, load_report, prior_totals, scan_results
@@ -89,6 +89,10 @@ class Runner:
     async def run_summary(self, suites: list[Suite]) -> Report:
         """Run, streaming each finished case to the JSONL and keeping only a tally per suite: the
         Report returned has no cases (`results_reader` reads them back)."""
+        with collector.run_heap():
+            return await self._stream(suites)
+
+    async def _stream(self, suites: list[Suite]) -> Report:
         assert self.options.jsonl_path is not None, "run_summary streams to options.jsonl_path"
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),

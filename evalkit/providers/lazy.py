@@ -11,6 +11,7 @@ import concurrent.futures
 import threading
 from typing import Any, Callable
 
+from evalkit import collector
 from evalkit.errors import EvalkitError, ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
 
@@ -39,7 +40,9 @@ class LazyProvider:
     def _run_build(self) -> None:
         assert self._future is not None
         try:
-            self._future.set_result(self._build())
+            provider = self._build()
+            collector.settle()  # the SDK just imported is long-lived: out of the collector's way
+            self._future.set_result(provider)
         except BaseException as exc:  # noqa: BLE001 - handed to every caller that waits for it
             self._future.set_exception(exc)
 

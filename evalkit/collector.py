@@ -1,0 +1,52 @@
+"""Python's cyclic garbage collector while a run is under way.
+
+A run keeps a large, long-lived heap (the imported modules, the SDK, the loaded suites) and makes
+many short-lived objects per call (the SDK's and HTTP layer's). With the collector's defaults,
+every full collection walks that whole heap again: measured on 2,000 one-call cases against the
+loopback fake, collections took 0.54 s of the run's 3.25 s of CPU, and 0.11 s once what existed
+at the start was frozen (`gc.freeze`: left out of collections, still freed by reference counting)
+and the youngest generation was collected every 7,000 allocations instead of every 700. The
+settings are restored when the run ends, so a pytest session or a program embedding evalkit gets
+its collector back as it was.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+YOUNG_THRESHOLD = 7000  # allocations between collections of the youngest generation (default 700)
+
+_lock = threading.Lock()
+_runs = 0  # runs under way (a comparison of models runs them one after another, never nested deeper)
+_saved: tuple[int, ...] = ()
+
+
+@contextmanager
+def run_heap() -> Iterator[None]:
+    """Within: what exists now is frozen and young collections are rarer; restored on leaving."""
+    global _runs, _saved
+    with _lock:
+        if _runs == 0:
+            _saved = gc.get_threshold()
+            gc.set_threshold(max(_saved[0], YOUNG_THRESHOLD), *_saved[1:])
+        _runs += 1
+        gc.freeze()
+    try:
+        yield
+    finally:
+        with _lock:
+            _runs -= 1
+            if _runs == 0:
+                gc.set_threshold(*_saved)
+                gc.unfreeze()
+
+
+def settle() -> None:
+    """Freeze what exists now, when a run is under way: called once the model SDK has been
+    imported in the middle of a run, so its modules join the heap the collector leaves alone."""
+    with _lock:
+        if _runs:
+            gc.freeze()
