@@ -1,9 +1,11 @@
 """Throughput of the runner: N one-call cases against the loopback fake, at concurrency C,
 next to the floor — a bare `AsyncAnthropic` client making the same calls with no harness.
 
-Each measurement is a fresh Python process (so wall time includes start-up and imports, and
-peak memory is that process's own); the fake runs in a process of its own so it does not
-share the measured process's GIL. Prints medians over --rounds.
+Two ways of running evalkit: `evalkit run` (the console script as a user runs it, writing its
+results JSON) and the engine in process (`engine.run`, which also reads every case back from
+the JSONL into the Report it returns). Each measurement is a fresh Python process (so wall time
+includes start-up and imports, and peak memory is that process's own); the fake runs in a
+process of its own so it does not share the measured process's GIL. Prints medians over --rounds.
 
     python benchmarks/runner_throughput.py [--cases 1000] [--concurrency 32] [--rounds 3]
 """
@@ -66,15 +68,26 @@ FLOOR = textwrap.dedent("""
 
 def measure(code: str, *args: str) -> tuple[float, float, float]:
     """Wall seconds (process start to exit), seconds in the event loop, and peak RSS in MB."""
+    return measure_command([sys.executable, "-c", code, *args])
+
+
+def measure_command(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """As measure(), for any command; the loop's seconds are NaN when it prints no `LOOP` line."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"benchmark child failed: {args}")
-    loop = float(next(line.split()[1] for line in out.splitlines() if line.startswith("LOOP ")))
+        raise SystemExit(f"benchmark child failed ({os.waitstatus_to_exitcode(status)}): {command[:4]}")
+    loop = next((float(line.split()[1]) for line in out.splitlines() if line.startswith("LOOP ")), float("nan"))
     return wall, loop, usage.ru_maxrss / 1024
+
+
+def cli_command(suite: Path, out: Path, concurrency: int) -> list[str]:
+    """`evalkit run` through the console script installed beside this interpreter."""
+    evalkit = str(Path(sys.executable).parent / "evalkit")
+    return [evalkit, "run", str(suite), "--no-cache", "--concurrency", str(concurrency), "-o", str(out)]
 
 
 def write_suite(folder: Path, n: int) -> Path:
@@ -101,10 +114,13 @@ def main() -> None:
             server = subprocess.Popen([sys.executable, "-c", SERVER, str(latency)], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True)
             url = server.stdout.readline().strip()
+            env = {**os.environ, "ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": url, "CI": "1"}
             try:
-                rows = {"evalkit": [], "bare client": []}
-                for _ in range(args.rounds):
-                    rows["evalkit"].append(measure(HARNESS, url, str(suite), str(c)))
+                rows: dict[str, list[tuple[float, float, float]]] = {"evalkit run": [], "engine.run": [],
+                                                                     "bare client": []}
+                for _ in range(args.rounds):  # interleaved, so a busy minute weighs on all three
+                    rows["evalkit run"].append(measure_command(cli_command(suite, Path(tmp) / "out.json", c), env))
+                    rows["engine.run"].append(measure(HARNESS, url, str(suite), str(c)))
                     rows["bare client"].append(measure(FLOOR, url, str(n), str(c)))
             finally:
                 server.stdin.close()
@@ -116,8 +132,9 @@ def main() -> None:
                 wall = statistics.median(s[0] for s in samples)
                 loop = statistics.median(s[1] for s in samples)
                 mem = statistics.median(s[2] for s in samples)
-                vs_ideal = f"wall {wall / ideal:.2f}× / loop {loop / ideal:.2f}× ideal" if ideal else ""
-                print(f"  {name:12} wall {wall:6.2f} s (loop {loop:5.2f} s)  {n / wall:6.1f} cases/s  "
+                vs_ideal = f"wall {wall / ideal:.2f}× ideal" if ideal else ""
+                in_loop = f"(loop {loop:5.2f} s)" if loop == loop else " " * 14
+                print(f"  {name:12} wall {wall:6.2f} s {in_loop}  {n / wall:6.1f} cases/s  "
                       f"peak {mem:4.0f} MB  {wall / floor_wall:.2f}× floor wall  {vs_ideal}")
 
 
