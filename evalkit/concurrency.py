@@ -1,7 +1,8 @@
 """How many model calls are in flight, adapted to the organisation's rate limit.
 
 At most `ceiling` (the user's --concurrency) calls run at once, reached by a slow start (the
-window grows by one per success from 4 until a 429 or pacing). A 429 halves the window (once
+window grows by one per success from 4 until a 429 or pacing), or at once when a reply's headers
+show room in every bucket for the whole ceiling. A 429 halves the window (once
 per congestion event: calls started before the cut do not cut it again), down to `floor`, and
 holds every new call until the reply's `retry-after` has passed, so the calls waiting do not
 turn into a retry storm. Each success grows the window additively (+1 per window of successes).
@@ -101,13 +102,26 @@ class AdaptiveLimiter:
                 return
 
     def succeeded(self, info: RateLimitInfo | None, input_tokens: int = 0) -> None:
+        self._tokens_per_call += (input_tokens - self._tokens_per_call) * 0.1
         if self.window < self.ceiling:
             before = int(self.window)
-            self.window = min(float(self.ceiling), self.window + (1.0 if self._slow_start else 1.0 / self.window))
-            if int(self.window) > before:
-                self._wake()  # room for one more
-        self._tokens_per_call += (input_tokens - self._tokens_per_call) * 0.1
+            if self._slow_start and info is not None and self._room_for(info, self.ceiling):
+                # The headers show room for every call the ceiling allows: no need to creep up to it.
+                self.window, self._slow_start = float(self.ceiling), False
+            else:
+                self.window = min(float(self.ceiling), self.window + (1.0 if self._slow_start else 1.0 / self.window))
+            for _ in range(int(self.window) - before):
+                self._wake()  # room for more
         self._pace(info)
+
+    def _per_call(self, kind: str) -> float:
+        """What one call takes from a bucket of this kind (output tokens: unknown before the reply)."""
+        return 1.0 if kind == "requests" else self._tokens_per_call if kind != "output-tokens" else 0.0
+
+    def _room_for(self, info: RateLimitInfo, calls: int) -> bool:
+        """Whether every bucket has room for `calls` more calls."""
+        return all(self._per_call(kind) <= 0 or bucket.remaining > self._per_call(kind) * calls
+                   for kind, bucket in info.buckets.items())
 
     def rate_limited(self, started: float, pause: float, info: RateLimitInfo | None) -> None:
         """A 429 for a call started at `started`: hold new calls for `pause` seconds."""
@@ -130,7 +144,7 @@ class AdaptiveLimiter:
         interval = 0.0
         room = max(self.in_flight, int(self.window))
         for kind, bucket in info.buckets.items():
-            per_call = 1.0 if kind == "requests" else self._tokens_per_call if kind != "output-tokens" else 0.0
+            per_call = self._per_call(kind)
             if per_call <= 0 or bucket.remaining > per_call * room:
                 continue  # this bucket has room for every call that may be in flight
             interval = max(interval, per_call * 60.0 / bucket.limit * PACE_MARGIN)

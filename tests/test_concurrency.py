@@ -158,3 +158,33 @@ def test_a_client_with_a_fixed_window_would_meet_many_more_429s(tmp_path):
 
         asyncio.run(burst())
     assert limit.rejected > 0.05 * (limit.accepted + limit.rejected)
+
+
+def test_headers_with_room_for_the_ceiling_end_the_slow_start_at_once():
+    async def scenario():
+        limiter = AdaptiveLimiter(32)
+        assert limiter.window == 4
+        limiter.succeeded(requests_left(8, limit=600))  # a bucket nearly empty: keep creeping (and pace)
+        assert limiter.window == 5 and limiter._slow_start
+        limiter.succeeded(requests_left(3900, limit=4000))  # room for all 32: open at once
+        assert limiter.window == 32 and not limiter._slow_start
+
+        # Calls waiting for room are all woken when the window opens, not one by one.
+        limiter = AdaptiveLimiter(16)
+        held = [await limiter.acquire() for _ in range(4)]
+        waiting = [asyncio.ensure_future(limiter.acquire()) for _ in range(12)]
+        await asyncio.sleep(0)
+        assert not any(w.done() for w in waiting) and len(held) == 4
+        limiter.succeeded(requests_left(3900, limit=4000))
+        await asyncio.sleep(0)
+        assert all(w.done() for w in waiting) and limiter.in_flight == 16
+
+        # Tokens count too: a token bucket without room for the ceiling's calls keeps the slow start.
+        limiter = AdaptiveLimiter(32)
+        tokens = RateLimitInfo({"requests": Bucket(limit=4000, remaining=3999),
+                                "input-tokens": Bucket(limit=400_000, remaining=20_000)})
+        limiter._tokens_per_call = 2_000  # the running mean of a prompt's input tokens
+        limiter.succeeded(tokens, input_tokens=2_000)
+        assert limiter._slow_start and limiter.window == 5
+
+    asyncio.run(scenario())
