@@ -22,11 +22,15 @@ import textwrap
 import time
 from pathlib import Path
 
+# Every reply carries `anthropic-ratelimit-*` headers, as the API's do: here a bucket of a million
+# requests a minute that no run empties (the client reads them; the bare client ignores them).
 SERVER = textwrap.dedent("""
     import sys, time
     from evalkit.testing.fake_anthropic import FakeAnthropicServer
+    from evalkit.testing.rate_limit import RateLimit
     from evalkit.testing.script import Script
-    fake = FakeAnthropicServer(Script().reply("ok"), latency=float(sys.argv[1])).start()
+    fake = FakeAnthropicServer(Script().reply("ok"), latency=float(sys.argv[1]),
+                               rate_limit=RateLimit(requests_per_minute=1_000_000)).start()
     print(fake.url, flush=True)
     sys.stdin.read()  # until the parent closes our stdin
 """)
