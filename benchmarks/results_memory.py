@@ -1,5 +1,5 @@
-"""Peak memory of a large run: `evalkit run` (the CLI, as a user runs it: cases stream to the
-JSONL, the results JSON is assembled from it) on N one-call cases against the loopback fake,
+"""Peak memory of a large run: `evalkit run` (the console script, as a user runs it: cases stream
+to the JSONL, the results JSON is assembled from it) on N one-call cases against the loopback fake,
 next to the floor (a bare `AsyncAnthropic` client making the same calls, from
 runner_throughput.py) and to what loading the suite file alone costs.
 
@@ -11,7 +11,6 @@ Each measurement is a fresh process; peak memory is its ru_maxrss. Prints median
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner_throughput import FLOOR, SERVER, write_suite  # noqa: E402 - the same fake, suite and floor
 
-CLI = "import sys; from evalkit.cli import main; sys.exit(main())"
+EVALKIT = str(Path(sys.executable).parent / "evalkit")  # the console script beside this interpreter
 LOAD_ONLY = textwrap.dedent("""
     import sys
     from evalkit.engine import load_suites
@@ -33,16 +32,25 @@ LOAD_ONLY = textwrap.dedent("""
 """)
 
 
-def measure(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall seconds and peak RSS in MB of one process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=env)
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"benchmark child failed ({os.waitstatus_to_exitcode(status)}): {args[:3]}")
     return wall, usage.ru_maxrss / 1024
+
+
+def check_results(out: Path, n: int) -> None:
+    """The run passed with n calls, read in a child process: a parent holding a large report would
+    pass its peak memory on to every process it starts next (Linux keeps the high-water mark of
+    the memory a child is spawned from), and the figures after it would be its own."""
+    code = ("import json, sys; r = json.load(open(sys.argv[1])); "
+            "sys.exit(0 if r['verdict'] == 'pass' and r['usage']['calls'] == int(sys.argv[2]) else 1)")
+    if subprocess.run([sys.executable, "-c", code, str(out), str(n)]).returncode != 0:
+        raise SystemExit(f"the run of {n} cases did not pass with {n} calls: see {out}")
 
 
 def finished_cases(jsonl: Path) -> int:
@@ -68,20 +76,20 @@ def main() -> None:
                 suite, out = write_suite(Path(tmp), n), Path(tmp) / "out.json"
                 rows: dict[str, list[tuple[float, float]]] = {"evalkit run": [], "bare client": [], "suite load": []}
                 for _ in range(args.rounds):
-                    rows["evalkit run"].append(measure(["-c", CLI, "run", str(suite), "-o", str(out), "--no-cache",
+                    rows["evalkit run"].append(measure([EVALKIT, "run", str(suite), "-o", str(out), "--no-cache",
                                                         "--concurrency", str(c)], env))
-                    report = json.loads(out.read_text())
-                    assert report["verdict"] == "pass" and report["usage"]["calls"] == n, report["verdict"]
+                    check_results(out, n)
                     assert finished_cases(out.with_suffix(".jsonl")) == n
-                    rows["bare client"].append(measure(["-c", FLOOR, url, str(n), str(c)]))
-                    rows["suite load"].append(measure(["-c", LOAD_ONLY, str(suite)]))
+                    rows["bare client"].append(measure([sys.executable, "-c", FLOOR, url, str(n), str(c)]))
+                    rows["suite load"].append(measure([sys.executable, "-c", LOAD_ONLY, str(suite)]))
             floor = statistics.median(s[1] for s in rows["bare client"])
+            floor_wall = statistics.median(s[0] for s in rows["bare client"])
             print(f"\n{n:,} cases")
             for name, samples in rows.items():
                 wall = statistics.median(s[0] for s in samples)
                 mem = statistics.median(s[1] for s in samples)
-                print(f"  {name:12} wall {wall:7.1f} s  peak {mem:6.0f} MB  ({mem / floor:.2f}× the floor's memory)  "
-                      f"samples: {', '.join(f'{s[1]:.0f}' for s in samples)} MB")
+                print(f"  {name:12} wall {wall:7.1f} s ({wall / floor_wall:.2f}× the floor's)  peak {mem:6.0f} MB "
+                      f"({mem / floor:.2f}× the floor's)  samples: {', '.join(f'{s[1]:.0f}' for s in samples)} MB")
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=30)
