@@ -18,7 +18,8 @@ _REMEMBERED = 1024
 
 class CheckBuilder:
     """Checks are frozen, so cases written with the same check share one object (a 100,000-case
-    suite repeating one check holds it once), and its description is written once."""
+    suite repeating one check holds it once), and its description is written once. A check class
+    a plugin has unfrozen gets an object per case, as before."""
 
     def __init__(self, registry: CheckRegistry, defaults: Mapping[str, Mapping[str, Any]],
                  problem: Callable[[tuple[Any, ...], str, str | None], None]):
@@ -44,7 +45,8 @@ class CheckBuilder:
             for err in exc.errors():
                 self._problem(loc + clean_loc(err["loc"]), f"{cs.type}: {pydantic_message(err)}", case_id)
             return None
-        if len(self._built) < _REMEMBERED:
+        # Shared only if frozen: a plugin may unfreeze its check class to keep state per case.
+        if len(self._built) < _REMEMBERED and (not isinstance(check, Check) or check.model_config.get("frozen")):
             self._built[key] = check
             if isinstance(check, Check):
                 self._described[id(check)] = check.describe()

@@ -190,6 +190,40 @@ def test_plugin_checks_register_like_builtins(write):
         load_suite(bad)
 
 
+def test_cases_written_with_the_same_check_share_one_object_unless_its_class_is_unfrozen(write):
+    write("stateful.py", """
+        from pydantic import ConfigDict
+        from evalkit import Check, register_check
+
+        @register_check
+        class Counting(Check):
+            model_config = ConfigDict(frozen=False)  # keeps state per case: must not be shared
+            type = "counting_test"
+            seen: int = 0
+
+            def evaluate(self, ctx):
+                self.seen += 1
+                return True
+    """)
+    path = write("s.yml", """
+        plugins: [stateful]
+        check_defaults: {max_words: {per_message: 9}}
+        cases:
+          - {id: a, checks: [{type: contains, value: ok}, {type: max_words}, {type: counting_test}]}
+          - {id: b, checks: [{type: contains, value: ok}, {type: max_words}, {type: counting_test}]}
+          - {id: c, checks: [{type: contains, value: "ok "}, {type: max_words, per_message: 9.0}]}
+          - {id: d, checks: [{type: max_words, per_message: 1}, {type: max_words, per_message: true}]}
+    """)
+    a, b, c, d = load_suite(path).cases
+    assert a.items[0].check is b.items[0].check and a.items[1].check is b.items[1].check
+    assert a.items[0].text == b.items[0].text == "contains(value='ok')"
+    assert a.items[2].check is not b.items[2].check  # unfrozen: one object a case
+    assert c.items[0].check is not a.items[0].check  # a different value is a different check
+    assert c.items[1].check is not a.items[1].check  # 9.0 is not 9: YAML values are told apart
+    assert d.items[0].check is not d.items[1].check  # nor 1 and true
+    assert (a.items[0].id, a.items[0].line, b.items[0].line) == ("check1:contains", 4, 5)
+
+
 def test_json_schema_accepts_good_suites_and_rejects_unknown_keys():
     schema = suite_json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
