@@ -136,7 +136,12 @@ def _text(value: Any, what: str) -> str:
 
 
 def _tokens(usage: dict[str, Any], key: str) -> int:
+    """A token count: a whole number, also written as 12.0 or "12" (as some proxies relay it)."""
     value = usage.get(key) or 0
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"the reply's usage `{key}` is not a count of tokens")
     return value

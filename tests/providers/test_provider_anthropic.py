@@ -166,6 +166,8 @@ def test_a_reply_not_shaped_like_a_message_is_a_retryable_one_line_error(fake):
     ({"content": [], "usage": {"input_tokens": True}}, "the reply's usage `input_tokens` is not a count of tokens"),
     ({"content": [], "usage": {"output_tokens": -3}}, "the reply's usage `output_tokens` is not a count of tokens"),
     ({"content": [], "usage": {"cache_read_input_tokens": 1.5}}, "usage `cache_read_input_tokens` is not a count"),
+    ({"content": [], "usage": {"input_tokens": "lots"}}, "usage `input_tokens` is not a count"),
+    ({"content": [], "usage": {"input_tokens": float("inf")}}, "usage `input_tokens` is not a count"),
 ])
 def test_hostile_message_shapes_are_named(body, problem):
     with pytest.raises(ValueError, match=problem.replace("`", ".")):
@@ -183,6 +185,8 @@ def test_a_well_formed_message_is_read_whole():
                                                                                                "tool_use")
     assert (response.input_tokens, response.output_tokens, response.cache_read_tokens,
             response.cache_write_tokens) == (5, 2, 0, 7)
+    relayed = ModelResponse.from_api_message({"content": [], "usage": {"input_tokens": 12.0, "output_tokens": " 3"}})
+    assert (relayed.input_tokens, relayed.output_tokens) == (12, 3)  # whole numbers, however a proxy writes them
 
 
 def test_no_match_400_carries_the_scripts_message(fake):
