@@ -51,12 +51,18 @@ class Usage(BaseModel):
         return sum(self.retried.values())
 
     def add(self, other: "Usage") -> None:
-        for name in type(self).model_fields:
-            mine, theirs = getattr(self, name), getattr(other, name)
+        for name in _FIELDS:
+            theirs = getattr(other, name)
+            if not theirs:
+                continue  # nothing to add: no assignment (each costs about a microsecond)
+            mine = getattr(self, name)
             if isinstance(mine, dict):
                 setattr(self, name, {k: mine.get(k, 0) + theirs.get(k, 0) for k in {**mine, **theirs}})
             else:
                 setattr(self, name, mine + theirs)
+
+
+_FIELDS = tuple(Usage.model_fields)
 
 
 def fault_kind(status: int | None) -> str:
