@@ -167,10 +167,14 @@ def test_facts_are_sane(facts, name):
     assert f["vdot"] == round(f["vdot_exact"], 1)
     assert set(f["zones"]["zones"]) == {"easy", "marathon", "threshold", "interval", "repetition"}
     assert 0 < f["longest_recent_run_km"] <= max(f["weekly_distances_km"][-4:])
-    # A mean of four weekly counts of distinct days: a whole number of quarters, at most 7 (a
-    # count of activities instead of days, or a wrong divisor, breaks one of these).
-    assert 1 <= f["run_days_per_week"] <= 7 and (f["run_days_per_week"] * 4).is_integer()
-    assert 0 < f["last_week_run_days"] <= 7
+    # Distinct run days in each of the four weeks before as_of, counted here from the calendar
+    # (a count of activities instead of days, or a wrong divisor, gives another number).
+    profile = load_profile(name)
+    as_of = dt.date.fromisoformat(str(profile["as_of"]))
+    days = {dt.date.fromisoformat(str(a["start_date"])[:10]) for a in profile["activities"] if a["type"] == "Run"}
+    per_week = [len({d for d in days if 7 * k < (as_of - d).days <= 7 * (k + 1)}) for k in range(4)]
+    assert f["run_days_per_week"] == sum(per_week) / 4 and 1 <= f["run_days_per_week"] <= 7
+    assert f["last_week_run_days"] == per_week[0] > 0
     assert f["recent_avg_weekly_km"] == pytest.approx(sum(f["weekly_distances_km"][-4:]) / 4, abs=0.01)
     for a, b in zip(f["recent_weekly_km_from_activities"], f["weekly_distances_km"][-4:]):
         assert abs(a - b) <= 0.5
