@@ -136,13 +136,11 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
     except ProviderError as exc:
         return TargetCall(error=f"target's model call failed: {exc}")
     except Exception as exc:  # the system under test may raise anything: that is an error row
-        return TargetCall(error=f"target raised {type(exc).__name__}: {_one_line(exc)}",
-                          traceback=user_traceback(exc))
+        return _raised(exc)
     if isinstance(produced, _Raised):
-        raised = produced.exc
-        error = (f"target raised TimeoutError: {_one_line(raised)}" if isinstance(raised, TimeoutError)
-                 else describe_exit(raised))
-        return TargetCall(error=error, traceback=user_traceback(raised))
+        if isinstance(produced.exc, TimeoutError):
+            return _raised(produced.exc)
+        return TargetCall(error=describe_exit(produced.exc), traceback=user_traceback(produced.exc))
     facts: dict[str, Any] = {}
     prompt = None
     if isinstance(produced, TargetResult):
@@ -156,6 +154,10 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
 @dataclass
 class _Raised:
     exc: BaseException
+
+
+def _raised(exc: BaseException) -> TargetCall:
+    return TargetCall(error=f"target raised {type(exc).__name__}: {_one_line(exc)}", traceback=user_traceback(exc))
 
 
 def _one_line(exc: BaseException) -> str:

@@ -52,5 +52,7 @@ class CheckBuilder:
                 self._described[id(check)] = check.describe()
         return check
 
-    def describe(self, check: Check) -> str:
+    def describe(self, check: Check | JudgeCriterion) -> str:
+        if isinstance(check, JudgeCriterion):
+            return check.criteria
         return self._described.get(id(check)) or check.describe()

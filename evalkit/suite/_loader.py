@@ -198,7 +198,7 @@ class _Loader:
                     continue
                 items.append(checks_item(sys.intern(f"check{len(items) + 1}:{cs.type}"), check,
                                          line=self.line_of(loc), judge_repeats=spec.judge_repeats,
-                                         text=checks.describe(check) if isinstance(check, Check) else None))
+                                         text=checks.describe(check)))
             rubric, rloc = cspec.rubric, cloc + ("rubric",)
             if isinstance(rubric, str):
                 if rubric not in spec.rubrics:

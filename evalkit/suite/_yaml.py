@@ -189,7 +189,7 @@ class _Reader:
         """Put a finished value into the collection that holds it (or make it the document)."""
         if not self.stack:
             self.root = value
-            self.lines[()] = self.lines.get((), _line(event))
+            self.lines.setdefault((), _line(event))
             return
         parent = self.stack[-1]
         if isinstance(parent.value, list):

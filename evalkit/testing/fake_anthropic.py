@@ -7,8 +7,9 @@
 It answers exactly as the in-process `ScriptedProvider` does (same `Script`, same payload
 builders); only the transport differs. Faults: 429 (with `retry-after` when the fault has
 one), 529, 500, 400, "drop" (the socket is closed with no reply), "bad_json" (a 200 whose
-body is cut short) and "bad_shape" (a 200 whose JSON is not shaped like a message). With `rate_limit=RateLimit(...)` it also meters requests with a token
-bucket, as the API does (`anthropic-ratelimit-*` headers, 429 with `retry-after`).
+body is cut short) and "bad_shape" (a 200 whose JSON is not shaped like a message). With
+`rate_limit=RateLimit(...)` it also meters requests with a token bucket, as the API does
+(`anthropic-ratelimit-*` headers, 429 with `retry-after`).
 
 The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches`) answer from
 the same script, after `batch_delay` seconds. Requests that mark a prefix with `cache_control`
