@@ -111,6 +111,27 @@ def test_the_window_bounds_calls_in_flight():
     assert asyncio.run(scenario()) == (3, 0)
 
 
+def test_rate_limit_headers_are_read_in_any_case_from_httpx_headers_and_from_a_mapping():
+    import datetime
+
+    import httpx2
+
+    now = datetime.datetime(2026, 11, 23, 12, 0, 0, tzinfo=datetime.timezone.utc)
+    said = {"Anthropic-RateLimit-Requests-Limit": "600", "anthropic-ratelimit-requests-remaining": "12",
+            "ANTHROPIC-RATELIMIT-REQUESTS-RESET": "2026-11-23T12:00:30Z",
+            "anthropic-ratelimit-input-tokens-limit": "40000", "anthropic-ratelimit-input-tokens-remaining": "39000",
+            "anthropic-ratelimit-tokens-limit": "not a number", "anthropic-ratelimit-tokens-remaining": "5",
+            "anthropic-ratelimit-output-tokens-limit": "0", "anthropic-ratelimit-output-tokens-remaining": "0",
+            "content-type": "application/json", "request-id": "req_1"}
+    for headers in (said, httpx2.Headers(said)):
+        info = parse_rate_limit_headers(headers, now)
+        assert set(info.buckets) == {"requests", "input-tokens"}  # a bucket without a usable limit is left out
+        requests = info.requests
+        assert (requests.limit, requests.remaining, requests.reset_in) == (600, 12, 30.0)
+        assert info.buckets["input-tokens"].reset_in is None  # no reset header
+    assert parse_rate_limit_headers(httpx2.Headers({"content-type": "application/json"})) is None
+
+
 def test_the_provider_surfaces_rate_limit_headers():
     limit = RateLimit(600, burst=5)
     with FakeAnthropicServer(Script().reply("ok"), rate_limit=limit) as fake:
