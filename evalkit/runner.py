@@ -290,9 +290,30 @@ _PLAIN = (str, int, float, bool, type(None))
 
 
 def jsonable(value: Any) -> Any:
-    """The value as JSON gives it back (dates and other objects as text)."""
-    if type(value) in _PLAIN:  # exact types: a str subclass (an enum member) still goes through JSON
+    """A copy of the value as JSON gives it back (dates and other objects as text)."""
+    try:
+        # Most inputs and facts are already JSON's own types: copied as they are, without the
+        # round trip through text (three times slower for a case's usual small dict).
+        return _plain_copy(value)
+    except (_NotPlain, RecursionError):
+        return json.loads(json.dumps(value, default=str))
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _plain_copy(value: Any) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:  # exact types: a str subclass (an enum member) still goes through JSON
         return value
-    if type(value) in (dict, list) and not value:  # a case's usual facts: nothing to convert
-        return type(value)()
-    return json.loads(json.dumps(value, default=str))
+    if kind is dict:
+        copy = {}
+        for key, item in value.items():
+            if type(key) is not str:  # JSON turns other keys into text
+                raise _NotPlain
+            copy[key] = _plain_copy(item)
+        return copy
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    raise _NotPlain

@@ -421,3 +421,24 @@ def test_a_truncated_reply_fails_the_builtin_complete_check_unless_the_suite_all
     with FakeAnthropicServer(script) as fake:
         report = run(load_suites([allowed]), real_client(fake, tmp_path, no_cache=True), RunOptions())
     assert report.suites[0].cases[0].verdict == "pass" and report.suites[0].cases[0].runs[0].truncated
+
+
+def test_inputs_and_facts_are_stored_as_json_gives_them_back_and_as_copies():
+    import datetime
+    import enum
+    import math
+
+    from evalkit.runner import jsonable
+
+    class Colour(str, enum.Enum):
+        RED = "red"
+
+    values = [{"i": 5, "s": "x", "none": None, "ok": True}, {1: "a", 2.5: "b"}, {"day": datetime.date(2026, 11, 23)},
+              [1, (2, 3)], {"nan": math.nan, "big": 1e20, "neg": -0.0}, Colour.RED, {"c": Colour.RED},
+              {"a": [{"b": [None, 1.5]}]}, "lone \ud800 surrogate", 12]
+    for value in values:
+        assert repr(jsonable(value)) == repr(json.loads(json.dumps(value, default=str))), value
+    nested = {"a": [{"b": 1}]}
+    stored = jsonable(nested)
+    nested["a"][0]["b"] = 2  # a target that changes its input later does not change what was stored
+    assert stored == {"a": [{"b": 1}]}
