@@ -59,9 +59,9 @@ def suite_files(suites: Iterable[Any]) -> list[Path]:
     found: dict[Path, None] = {}
     for suite in suites:
         found[Path(suite.path)] = None
-        for case in suite.cases:
-            if case.file:
-                found[Path(case.file)] = None
+        # The cases' files as given first: a suite of 20,000 cases names a handful of files.
+        for file in dict.fromkeys(case.file for case in suite.cases if case.file):
+            found[Path(file)] = None
         target = suite.target
         if target is not None and target.template_name:
             found[Path(suite.dir) / target.template_name] = None
