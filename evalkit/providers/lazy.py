@@ -24,6 +24,7 @@ class LazyProvider:
         self._build = build
         self._lock = threading.Lock()
         self._future: concurrent.futures.Future[Provider] | None = None
+        self._ready: Provider | None = None  # the provider, once a call has found it built
 
     @property
     def built(self) -> bool:
@@ -51,12 +52,15 @@ class LazyProvider:
         return self._start().result()
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
+        if self._ready is not None:  # built: every call after the first few, without a lock
+            return await self._ready.generate(request)
         future = self._start()
         try:
             provider = future.result() if future.done() else await asyncio.wrap_future(future)
         except EvalkitError as exc:
             # A provider that cannot be made (credentials) fails each call, visibly; it is not retried.
             raise ProviderError(f"{self.name} client could not be created: {exc}", retryable=False) from exc
+        self._ready = provider
         return await provider.generate(request)
 
     def batches(self) -> Any:
