@@ -258,11 +258,16 @@ class Runner:
             run.wall_seconds = round(time.perf_counter() - t0, 3)
             return run
         produced, facts, run.prompt = called.output, called.facts, called.prompt
-        text = output_text(produced)
+        try:
+            text = output_text(produced)
+            run.facts = jsonable(facts)
+        except (ValueError, RecursionError) as exc:  # circular, or nested past Python's limit
+            run.error = f"target returned what cannot be stored as JSON: {type(exc).__name__}: {str(exc)[:200]}"
+            run.wall_seconds = round(time.perf_counter() - t0, 3)
+            return run
         run.output_chars = len(text)
         run.output = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
-        run.facts = jsonable(facts)
         applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}

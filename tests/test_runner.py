@@ -442,3 +442,38 @@ def test_inputs_and_facts_are_stored_as_json_gives_them_back_and_as_copies():
     stored = jsonable(nested)
     nested["a"][0]["b"] = 2  # a target that changes its input later does not change what was stored
     assert stored == {"a": [{"b": 1}]}
+
+
+def test_a_target_returning_circular_or_absurdly_deep_values_gets_an_error_row_not_a_crash(write, run_scripted):
+    write("hostile.py", """
+        from evalkit import TargetResult
+
+        def target(input, llm):
+            if input["kind"] == "circular_facts":
+                facts = {}
+                facts["self"] = facts
+                return TargetResult(output="ok", facts=facts)
+            deep = cur = {}
+            for _ in range(100_000):
+                cur["a"] = {}
+                cur = cur["a"]
+            if input["kind"] == "deep_output":
+                return deep
+            if input["kind"] == "deep_facts":
+                return TargetResult(output="ok", facts={"deep": deep})
+            return "ok"
+    """)
+    fixtures = write("fx.yml", """
+        - {id: circular, input: {kind: circular_facts}, checks: [{type: equals, value: ok}]}
+        - {id: deep-output, input: {kind: deep_output}, checks: [{type: equals, value: ok}]}
+        - {id: deep-facts, input: {kind: deep_facts}, checks: [{type: equals, value: ok}]}
+        - {id: fine, input: {kind: plain}, checks: [{type: equals, value: ok}]}
+    """)
+    report = run_scripted(fixtures, Script(), target="hostile:target")
+    by_id = {c.id: c for c in report.suites[0].cases}
+    assert by_id["fine"].verdict == "pass"
+    for case_id, error in (("circular", "ValueError: Circular reference"), ("deep-output", "RecursionError"),
+                           ("deep-facts", "RecursionError")):
+        assert by_id[case_id].verdict == "error", case_id
+        assert "target returned what cannot be stored as JSON" in by_id[case_id].errors[0]
+        assert error in by_id[case_id].errors[0], by_id[case_id].errors[0]
