@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Awaitable, Callable
 
-from evalkit.providers.ratelimit import RateLimitInfo
+from evalkit.providers.ratelimit import Bucket, RateLimitInfo
 
 SLOW_START = 4  # the first window
 PACE_MARGIN = 1.05  # start calls a little slower than the bucket refills
@@ -120,8 +120,12 @@ class AdaptiveLimiter:
 
     def _room_for(self, info: RateLimitInfo, calls: int) -> bool:
         """Whether every bucket has room for `calls` more calls."""
-        return all(self._per_call(kind) <= 0 or bucket.remaining > self._per_call(kind) * calls
-                   for kind, bucket in info.buckets.items())
+        return all(self._bucket_room(kind, bucket, calls) for kind, bucket in info.buckets.items())
+
+    def _bucket_room(self, kind: str, bucket: Bucket, calls: int) -> bool:
+        """Whether this bucket has room for `calls` more calls (a kind no call takes from always has)."""
+        per_call = self._per_call(kind)
+        return per_call <= 0 or bucket.remaining > per_call * calls
 
     def rate_limited(self, started: float, pause: float, info: RateLimitInfo | None) -> None:
         """A 429 for a call started at `started`: hold new calls for `pause` seconds."""
@@ -144,10 +148,9 @@ class AdaptiveLimiter:
         interval = 0.0
         room = max(self.in_flight, int(self.window))
         for kind, bucket in info.buckets.items():
-            per_call = self._per_call(kind)
-            if per_call <= 0 or bucket.remaining > per_call * room:
+            if self._bucket_room(kind, bucket, room):
                 continue  # this bucket has room for every call that may be in flight
-            interval = max(interval, per_call * 60.0 / bucket.limit * PACE_MARGIN)
+            interval = max(interval, self._per_call(kind) * 60.0 / bucket.limit * PACE_MARGIN)
         if interval and not self._interval:
             self.stats.paced = True
             self._slow_start = False

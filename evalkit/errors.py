@@ -8,6 +8,12 @@ from pathlib import Path
 from typing import Any
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line, cut at 300 characters (for an error row or a report)."""
+    text = " ".join(str(exc).split())
+    return text[:300] + ("…" if len(text) > 300 else "")
+
+
 class EvalkitError(Exception):
     """Base of every error evalkit raises on purpose; its message is meant for a user."""
 

@@ -16,7 +16,7 @@ from evalkit.case_window import run_windowed, window_for
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.client import ModelClient
 from evalkit.consistency import agreement
-from evalkit.errors import EvalkitError
+from evalkit.errors import EvalkitError, one_line
 from evalkit.extract import extract_fields
 from evalkit.guard import DaemonPool
 from evalkit.gates import case_verdict, score_case, suite_verdict, worst
@@ -262,7 +262,7 @@ class Runner:
             text = output_text(produced)
             run.facts = jsonable(facts)
         except (ValueError, RecursionError) as exc:  # circular, or nested past Python's limit
-            run.error = f"target returned what cannot be stored as JSON: {type(exc).__name__}: {str(exc)[:200]}"
+            run.error = f"target returned what cannot be stored as JSON: {type(exc).__name__}: {one_line(exc)}"
             run.wall_seconds = round(time.perf_counter() - t0, 3)
             return run
         run.output_chars = len(text)
@@ -300,7 +300,7 @@ def jsonable(value: Any) -> Any:
         # Most inputs and facts are already JSON's own types: copied as they are, without the
         # round trip through text (three times slower for a case's usual small dict).
         return _plain_copy(value)
-    except (_NotPlain, RecursionError):
+    except (_NotPlain, RecursionError):  # (a circular value: JSON's own error names it as such)
         return json.loads(json.dumps(value, default=str))
 
 

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from evalkit.checks.base import Check, CheckContext, normalize
 from evalkit.consistency import consensus
+from evalkit.errors import one_line
 from evalkit.guard import USER_EXITS, DaemonPool
 from evalkit.judge import JudgeOutcome
 from evalkit.report import CaseResult, ComparisonResult, ItemResult
@@ -107,11 +108,6 @@ def evaluate_check(check: Check, ctx: CheckContext) -> Any:
             _CHECK_WORKERS.abandon()
             raise TimeoutError(f"{check.type} took over {ctx.timeout:g} s") from None
         raise
-
-
-def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300] + ("…" if len(text) > 300 else "")
 
 
 def _compared_cases_ran(cmp: CompareSpec, cases: list[CaseResult]) -> bool:

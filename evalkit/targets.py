@@ -14,7 +14,7 @@ from evalkit._imports import import_object
 from evalkit import waits
 from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
-from evalkit.errors import ProviderError, TargetError
+from evalkit.errors import ProviderError, TargetError, one_line
 from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
 from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
@@ -157,12 +157,7 @@ class _Raised:
 
 
 def _raised(exc: BaseException) -> TargetCall:
-    return TargetCall(error=f"target raised {type(exc).__name__}: {_one_line(exc)}", traceback=user_traceback(exc))
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300] + ("…" if len(text) > 300 else "")
+    return TargetCall(error=f"target raised {type(exc).__name__}: {one_line(exc)}", traceback=user_traceback(exc))
 
 
 def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: int,

@@ -30,8 +30,8 @@ class Usage(BaseModel):
         self.calls += 1
         for kind, n in response.faults.items():
             self.retried[kind] = self.retried.get(kind, 0) + n
-        # Only the counts a call changes: each assignment to a pydantic field costs about a
-        # microsecond, and every call is recorded in three scopes (run, model, case).
+        # Only the counts a call changes: each assignment to a pydantic field costs about 0.2 µs
+        # (its `__setattr__` dispatch), and every call is recorded in three scopes (run, model, case).
         if response.input_tokens:
             self.input_tokens += response.input_tokens
         if response.output_tokens:
@@ -54,7 +54,7 @@ class Usage(BaseModel):
         for name in _FIELDS:
             theirs = getattr(other, name)
             if not theirs:
-                continue  # nothing to add: no assignment (each costs about a microsecond)
+                continue  # nothing to add: no assignment
             mine = getattr(self, name)
             if isinstance(mine, dict):
                 setattr(self, name, {k: mine.get(k, 0) + theirs.get(k, 0) for k in {**mine, **theirs}})

@@ -24,12 +24,12 @@ class LazyProvider:
         self._build = build
         self._lock = threading.Lock()
         self._future: concurrent.futures.Future[Provider] | None = None
-        self._ready: Provider | None = None  # the provider, once a call has found it built
+        self._ready: Provider | None = None  # the provider once built: calls then skip the lock
 
     @property
     def built(self) -> bool:
         """Whether the real provider exists (its SDK has been imported)."""
-        return self._future is not None and self._future.done() and self._future.exception() is None
+        return self._ready is not None
 
     def _start(self) -> concurrent.futures.Future[Provider]:
         with self._lock:
@@ -43,6 +43,7 @@ class LazyProvider:
         try:
             provider = self._build()
             collector.settle()  # the SDK just imported is long-lived: out of the collector's way
+            self._ready = provider
             self._future.set_result(provider)
         except BaseException as exc:  # noqa: BLE001 - handed to every caller that waits for it
             self._future.set_exception(exc)
@@ -52,7 +53,7 @@ class LazyProvider:
         return self._start().result()
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        if self._ready is not None:  # built: every call after the first few, without a lock
+        if self._ready is not None:
             return await self._ready.generate(request)
         future = self._start()
         try:
@@ -60,7 +61,6 @@ class LazyProvider:
         except EvalkitError as exc:
             # A provider that cannot be made (credentials) fails each call, visibly; it is not retried.
             raise ProviderError(f"{self.name} client could not be created: {exc}", retryable=False) from exc
-        self._ready = provider
         return await provider.generate(request)
 
     def batches(self) -> Any:
