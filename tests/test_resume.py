@@ -35,8 +35,15 @@ def held_script(release: threading.Event) -> Script:
 
 
 def evalkit(args, env, **kw) -> subprocess.Popen:
+    # Ctrl-C as a terminal delivers it: a test session started in the background by a
+    # non-interactive shell ignores SIGINT, and its children would inherit that (a run that
+    # ignores Ctrl-C because its parent asked it to is right; the test is about the handling).
     return subprocess.Popen([sys.executable, "-c", CLI, *map(str, args)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint, **kw)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def case_lines(jsonl: Path) -> list[dict]:
