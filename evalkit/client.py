@@ -192,7 +192,13 @@ class ModelClient:
                 await self._sleep(self.retry.delay(attempt, exc.retry_after))
 
     def _account(self, response: ModelResponse, cached: bool, scopes: Iterable[Usage]) -> None:
-        for usage in (self.usage, self.per_model.setdefault(response.model or "unknown", Usage()), *scopes):
+        model = response.model or "unknown"
+        per_model = self.per_model.get(model)
+        if per_model is None:
+            per_model = self.per_model[model] = Usage()
+        self.usage.record(response, cached)
+        per_model.record(response, cached)
+        for usage in scopes:
             usage.record(response, cached)
 
     def bind(self, *, model: str, repeat: int = 0, scopes: Iterable[Usage] = (), max_tokens: int = 1024,

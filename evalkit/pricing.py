@@ -28,7 +28,11 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, *, cache_read_to
     tokens = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
     rates = _flat_rates(model, batch, int(time.time() // 3600))
     if rates is not None:
-        return float(sum(n * rate for n, rate in zip(tokens, rates)))
+        flat = Decimal(0)
+        for n, rate in zip(tokens, rates):
+            if n:  # most calls have no cache tokens: Decimal products cost a microsecond each
+                flat += n * rate
+        return float(flat)
     total = _library_cost(model, *tokens, batch=batch)
     return None if total is None else float(total)
 
