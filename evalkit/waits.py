@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from contextlib import asynccontextmanager, contextmanager
-from typing import Any, AsyncContextManager, AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, AsyncContextManager, Callable, Iterator
 
 # The clock of the case whose work runs in this context (set by the runner around each case).
 current: contextvars.ContextVar["CaseClock | None"] = contextvars.ContextVar("evalkit_case_clock", default=None)
@@ -59,19 +59,32 @@ class Wait:
             clock._change(waiting=-1)
 
 
-@asynccontextmanager
-async def queued(slot: AsyncContextManager[Any]) -> AsyncIterator[Any]:
-    """Enter `slot` (a concurrency limit's), counting the wait for it as the current case's queue time."""
-    clock = current.get()
-    if clock is None:
-        async with slot as held:
-            yield held
-        return
-    waiting = clock.wait()
-    try:
-        async with slot as held:
-            waiting.end()
-            with clock.serving():
-                yield held
-    finally:
-        waiting.end()
+class queued:
+    """`async with queued(slot) as held:` enters `slot` (a concurrency limit's), counting the wait
+    for it as the current case's queue time. A class, not an `asynccontextmanager`: it is entered
+    for every model call, and an async generator costs several times more to enter and leave."""
+
+    __slots__ = ("_slot", "_clock")
+
+    def __init__(self, slot: AsyncContextManager[Any]):
+        self._slot = slot
+        self._clock: CaseClock | None = None
+
+    async def __aenter__(self) -> Any:
+        clock = current.get()
+        if clock is None:
+            return await self._slot.__aenter__()
+        clock._change(waiting=1)
+        try:
+            held = await self._slot.__aenter__()
+        except BaseException:
+            clock._change(waiting=-1)
+            raise
+        clock._change(waiting=-1, serving=1)  # the wait ends as the service starts
+        self._clock = clock
+        return held
+
+    async def __aexit__(self, *exc_info: Any) -> Any:
+        if self._clock is not None:
+            self._clock._change(serving=-1)
+        return await self._slot.__aexit__(*exc_info)
