@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from evalkit.suite._spec import Thresholds
-from evalkit.report import CaseResult, ComparisonResult, SuiteResult, Verdict
+from evalkit.report import CaseResult, ComparisonResult, RunResult, SuiteResult, Verdict
 from evalkit.stats import wilson
 
 _SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "fail": 3, "error": 4}
 
 
+def case_scores(runs: list[RunResult]) -> dict[str, Any]:
+    """A case's pass rate, check counts, critical failures and errors from its runs (CaseResult fields)."""
+    items = [i for r in runs for i in r.items]
+    rubric = [i for i in items if not i.required and i.status in ("pass", "fail")]
+    weight = sum(i.weight for i in rubric)
+    checks = [i for i in items if i.required and i.status != "n/a"]
+    errors = [f"run {r.repeat + 1}: {e}" for r in runs for e in r.run_errors()]
+    errors += [f"run {r.repeat + 1}: {i.id}: {i.reason}" for r in runs for i in r.items if i.status == "error"]
+    return {
+        "rubric_pass_rate": sum(i.weight for i in rubric if i.status == "pass") / weight if rubric else None,
+        "rubric_interval": [round(x, 4) for x in wilson(sum(i.status == "pass" for i in rubric), len(rubric))]
+        if len(runs) > 1 and rubric else None,
+        "checks_total": len(checks),
+        "checks_passed": sum(i.status == "pass" for i in checks),
+        "critical_failures": sorted({i.id for i in items if i.critical and i.status == "fail"}),
+        "errors": errors if len(runs) > 1 else [e.removeprefix("run 1: ") for e in errors],
+    }
+
+
 def score_case(case: CaseResult) -> None:
     """Fill the case's pass rate, check counts, critical failures and errors from its runs."""
-    rubric = [i for r in case.runs for i in r.items if not i.required and i.status in ("pass", "fail")]
-    weight = sum(i.weight for i in rubric)
-    case.rubric_pass_rate = sum(i.weight for i in rubric if i.status == "pass") / weight if rubric else None
-    if len(case.runs) > 1 and rubric:
-        case.rubric_interval = [round(x, 4) for x in wilson(sum(i.status == "pass" for i in rubric), len(rubric))]
-    checks = [i for r in case.runs for i in r.items if i.required and i.status != "n/a"]
-    case.checks_total = len(checks)
-    case.checks_passed = sum(i.status == "pass" for i in checks)
-    case.critical_failures = sorted({i.id for r in case.runs for i in r.items if i.critical and i.status == "fail"})
-    errors = [f"run {r.repeat + 1}: {e}" for r in case.runs for e in r.run_errors()]
-    errors += [f"run {r.repeat + 1}: {i.id}: {i.reason}" for r in case.runs for i in r.items if i.status == "error"]
-    case.errors = errors if len(case.runs) > 1 else [e.removeprefix("run 1: ") for e in errors]
+    for name, value in case_scores(case.runs).items():
+        setattr(case, name, value)
 
 
 def case_verdict(case: CaseResult, thresholds: Thresholds) -> tuple[Verdict, list[str]]:

@@ -19,7 +19,7 @@ from evalkit.consistency import agreement
 from evalkit.errors import EvalkitError, one_line
 from evalkit.extract import extract_fields
 from evalkit.guard import DaemonPool
-from evalkit.gates import case_verdict, score_case, suite_verdict, worst
+from evalkit.gates import case_scores, case_verdict, suite_verdict, worst
 from evalkit import collector, lifecycle, provenance, waits
 from evalkit.judge import judge_repeated
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
@@ -215,26 +215,31 @@ class Runner:
         t0 = time.perf_counter()
         clock = waits.CaseClock()
         clock_token = waits.current.set(clock)  # the case's calls count their waits for a slot on it
-        result = CaseResult(id=case.id, verdict="pass", line=case.line, description=case.description,
-                            file=str(case.file) if case.file else None, input=jsonable(case.input))
+        usage = Usage()
+        # The result is built once its values are known: a pydantic field assigned afterwards costs
+        # ten times a value passed to the constructor, and a case's result has a dozen of them.
+        scored: dict[str, Any] = {}
         if case.skip:
-            result.verdict, result.reasons = "skipped", [case.skip]
+            scored.update(verdict="skipped", reasons=[case.skip])
         else:
             repeats = self.options.repeat or case.repeats
-            runs = [self._run_once(suite, case, fn, r, model, judge_model, tiers, result.usage)
-                    for r in range(repeats)]
-            result.runs = [await runs[0]] if repeats == 1 else list(await asyncio.gather(*runs))
+            pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage) for r in range(repeats)]
+            runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
+            scored.update(case_scores(runs), runs=runs)
             fields = {n: suite.fields[n] for n in case.fields}
-            extracted = [r.fields for r in result.runs]
-            if len(result.runs) > 1 and fields and all(f is not None for f in extracted):
-                result.agreement, result.field_agreement = agreement(
+            extracted = [r.fields for r in runs]
+            if len(runs) > 1 and fields and all(f is not None for f in extracted):
+                scored["agreement"], scored["field_agreement"] = agreement(
                     extracted, fields, suite.tolerance, suite.missing)  # type: ignore[arg-type]
-            score_case(result)
-            result.verdict, result.reasons = case_verdict(result, thresholds)
         waits.current.reset(clock_token)
         # The case's own time; the queue wait is reported apart (it grows with the run, not the case).
-        result.queue_seconds = round(clock.queued, 3)
-        result.wall_seconds = round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3)
+        result = CaseResult(id=case.id, line=case.line, description=case.description,
+                            file=str(case.file) if case.file else None, input=jsonable(case.input), usage=usage,
+                            queue_seconds=round(clock.queued, 3),
+                            wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
+                            **{"verdict": "pass", **scored})
+        if not case.skip:
+            result.verdict, result.reasons = case_verdict(result, thresholds)
         self._emit(suite_result, result)
         return result
 
@@ -248,47 +253,45 @@ class Runner:
     async def _run_once(self, suite: Suite, case: Case, fn: TargetFn, repeat: int, model: str,
                         judge_model: str, tiers: dict[str, str], case_usage: Usage) -> RunResult:
         t0 = time.perf_counter()
-        run = RunResult(repeat=repeat)
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
         called = await call_target(fn, case.input, client, suite.timeout.target)
-        run.target_requests = client.target_requests  # what `evalkit plan --results` counts callable targets by
+        # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
+        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests}
         if called.error:
-            run.error, run.traceback = called.error, (called.traceback or "")[-MAX_STORED_TRACEBACK:] or None
-            run.wall_seconds = round(time.perf_counter() - t0, 3)
-            return run
-        produced, facts, run.prompt = called.output, called.facts, called.prompt
+            return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
+                             traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
+        produced, facts, run["prompt"] = called.output, called.facts, called.prompt
         try:
             text = output_text(produced)
-            run.facts = jsonable(facts)
+            run["facts"] = jsonable(facts)
         except (ValueError, RecursionError) as exc:  # circular, or nested past Python's limit
-            run.error = f"target returned what cannot be stored as JSON: {type(exc).__name__}: {one_line(exc)}"
-            run.wall_seconds = round(time.perf_counter() - t0, 3)
-            return run
-        run.output_chars = len(text)
-        run.output = text if len(text) <= MAX_STORED_OUTPUT else (
+            return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3),
+                             error=f"target returned what cannot be stored as JSON: {type(exc).__name__}: "
+                                   f"{one_line(exc)}")
+        run["output_chars"] = len(text)
+        run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
         applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
-        run.truncated = client.truncated
+        truncated = run["truncated"] = client.truncated
         judge_task = judge_repeated(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
                                     {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
-                                    truncated=run.truncated) if judged else None
+                                    truncated=truncated) if judged else None
         extract_task = extract_fields(client, judge_model, text, fields_spec) if fields_spec else None
         if judge_task and extract_task:
             verdicts, (fields, extract_error) = await asyncio.gather(judge_task, extract_task)
         else:  # one call or none: awaited directly, without the tasks gather would make
             verdicts = await judge_task if judge_task else None
             fields, extract_error = await extract_task if extract_task else (None, None)
-        run.fields, run.extraction_error = fields, extract_error
+        run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check)
-        run.items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error)
-        if run.truncated and suite.complete:
-            run.items.append(truncated_item())
-        run.wall_seconds = round(time.perf_counter() - t0, 3)
-        return run
+        items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error)
+        if truncated and suite.complete:
+            items.append(truncated_item())
+        return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
 
 
 _PLAIN = (str, int, float, bool, type(None))
