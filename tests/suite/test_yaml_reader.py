@@ -23,6 +23,9 @@ SAME_AS_PYYAML = [
     "# only a comment\n",
     "[]\n",
     "- [a, [b, [c, {d: [e]}]]]\n",
+    # Plain scalars become other types only by their first character; quoted ones stay text.
+    "a: 'true'\nb: \"12\"\nc: ok\nd: on\ne:\nf: ''\ng: c123\nh: -1\ni: +1.5\nj: .5\nl: ! true\nm: Null\n"
+    "n: ~x\no: 2024-05-01T10:00:00Z\n",
 ]
 
 
