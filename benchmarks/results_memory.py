@@ -39,7 +39,7 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[floa
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"benchmark child failed ({os.waitstatus_to_exitcode(status)}): {args[:3]}")
+        raise SystemExit(f"benchmark child failed ({os.waitstatus_to_exitcode(status)}): {command[:3]}")
     return wall, usage.ru_maxrss / 1024
 
 

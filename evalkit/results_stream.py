@@ -17,6 +17,7 @@ per suite: counts and usage, plus the whole result of the few cases a check acro
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections import Counter
@@ -39,9 +40,18 @@ def new_run_id() -> str:
 
 def case_line(run_id: str, suite: SuiteResult, index: int, case: CaseResult) -> str:
     """One case's line: a small head the reader parses alone, then the whole CaseResult."""
-    head = json.dumps({"run_id": run_id, "suite": suite.name, "path": suite.path, "index": index, "id": case.id,
-                       "verdict": case.verdict})
-    return head[:-1] + CASE_KEY.decode() + case.model_dump_json() + "}\n"
+    # The head is what json.dumps gives for {"run_id", "suite", "path", "index", "id", "verdict"};
+    # its first three keys are the same for every case of a suite, written once.
+    return (f"{_head_start(run_id, suite.name, suite.path)}, \"index\": {index:d}, \"id\": {json.dumps(case.id)}, "
+            f"\"verdict\": {json.dumps(case.verdict)}{_CASE_KEY}{case.model_dump_json()}}}\n")
+
+
+@functools.lru_cache(maxsize=64)
+def _head_start(run_id: str, suite: str, path: str) -> str:
+    return json.dumps({"run_id": run_id, "suite": suite, "path": path})[:-1]
+
+
+_CASE_KEY = CASE_KEY.decode()
 
 
 @dataclass

@@ -176,3 +176,23 @@ def test_the_case_window_bounds_cases_in_flight_and_raises_the_first_failure():
     with pytest.raises(RuntimeError, match="case 30"):
         asyncio.run(main_())
     assert peak == 5 and 30 in seen and len(seen) < 100
+
+
+@pytest.mark.parametrize("name, path, case_id", [
+    ("km", "/suites/km.yml", "beginner"),
+    ('naïve "quoted"', "C:\\suites\\km.yml", "é/x@1"),
+    ("", "", "a\u2028b"),
+])
+def test_a_case_lines_head_is_the_json_of_its_fields(name, path, case_id):
+    # The head is written from a prefix kept per suite; it must stay what JSON gives for the
+    # whole head, whatever the names hold, for every reader that parses it alone.
+    from evalkit.report import CaseResult, SuiteResult
+    from evalkit.results_stream import CASE_KEY, case_line
+
+    suite, case = SuiteResult(name=name, path=path, verdict="fail"), CaseResult(id=case_id, verdict="error")
+    line = case_line("run-1", suite, 12, case).encode()
+    head, _, rest = line.partition(CASE_KEY)
+    assert json.loads(head + b"}") == {"run_id": "run-1", "suite": name, "path": path, "index": 12, "id": case_id,
+                                       "verdict": "error"}
+    assert head + b"}" == json.dumps(json.loads(head + b"}")).encode()  # json.dumps's own spacing
+    assert json.loads(rest[:-2]) == json.loads(case.model_dump_json())
