@@ -196,3 +196,31 @@ def test_a_case_lines_head_is_the_json_of_its_fields(name, path, case_id):
                                        "verdict": "error"}
     assert head + b"}" == json.dumps(json.loads(head + b"}")).encode()  # json.dumps's own spacing
     assert json.loads(rest[:-2]) == json.loads(case.model_dump_json())
+
+
+def test_case_lines_are_on_disk_once_the_event_loop_turns(tmp_path):
+    from evalkit.report import CaseResult, SuiteResult
+    from evalkit.results_stream import ResultsWriter
+
+    suite = SuiteResult(name="km", path="km.yml", verdict="pass")
+    writer = ResultsWriter(tmp_path / "r.jsonl", "run-1")
+
+    def lines() -> int:
+        return len((tmp_path / "r.jsonl").read_bytes().splitlines())
+
+    async def finish_cases() -> list[int]:
+        seen = []
+        for i in range(3):  # the cases of one turn share a flush...
+            writer.case(suite, i, CaseResult(id=f"c{i}", verdict="pass"))
+        seen.append(lines())
+        await asyncio.sleep(0)  # ...done before the loop waits for anything
+        seen.append(lines())
+        writer.case(suite, 3, CaseResult(id="c3", verdict="pass"))
+        await asyncio.sleep(0)
+        seen.append(lines())
+        return seen
+
+    assert asyncio.run(finish_cases()) == [0, 3, 4]
+    writer.case(suite, 4, CaseResult(id="c4", verdict="pass"))  # no loop running: flushed at once
+    assert lines() == 5
+    writer.close()
