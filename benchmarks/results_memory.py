@@ -88,8 +88,9 @@ def main() -> None:
             for name, samples in rows.items():
                 wall = statistics.median(s[0] for s in samples)
                 mem = statistics.median(s[1] for s in samples)
-                print(f"  {name:12} wall {wall:7.1f} s ({wall / floor_wall:.2f}× the floor's)  peak {mem:6.0f} MB "
-                      f"({mem / floor:.2f}× the floor's)  samples: {', '.join(f'{s[1]:.0f}' for s in samples)} MB")
+                print(f"  {name:12} wall {wall:7.1f} s ({wall / floor_wall:.3f}× the floor's)  peak {mem:6.0f} MB "
+                      f"({mem / floor:.2f}× the floor's)  samples: {', '.join(f'{s[0]:.1f}' for s in samples)} s; "
+                      f"{', '.join(f'{s[1]:.0f}' for s in samples)} MB")
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=30)

@@ -92,7 +92,7 @@ class _Open:
         self.key: Any = _NO_KEY  # a mapping's key waiting for its value
         self.key_line = 0
         self.seen: dict[Any, int] = {}  # a mapping's keys -> their lines, to refuse duplicates
-        self.merges: list[dict[Any, Any]] = []  # mappings named by `<<` keys, earliest first
+        self.merges: list[dict[Any, Any]] | None = None  # mappings named by `<<` keys, earliest first
 
 
 _NO_KEY, _MERGE_KEY = object(), object()
@@ -189,13 +189,15 @@ class _Reader:
         return self.constructor.yaml_constructors[tag](self.constructor, yaml.ScalarNode(tag, event.value))
 
     def _start(self, event: yaml.CollectionStartEvent) -> None:
-        default = _MAP if isinstance(event, yaml.MappingStartEvent) else _SEQ
-        if event.tag not in (None, "!", default):
+        mapping = type(event) is yaml.MappingStartEvent
+        if event.tag is not None and event.tag not in ("!", _MAP if mapping else _SEQ):
             raise self._refused_tag(event, event.tag)
         if len(self.stack) >= self.max_depth:
             raise self._error(event, f"nesting deeper than {self.max_depth} levels (EVALKIT_YAML_MAX_DEPTH)")
-        self._count(1, event)
-        value: dict[Any, Any] | list[Any] = {} if default == _MAP else []
+        self.total += 1
+        if self.total > self.max_nodes:
+            self._count(0, event)
+        value: dict[Any, Any] | list[Any] = {} if mapping else []
         self.stack.append(_Open(value, self._child_loc(event), event.anchor, self.total))
         if event.anchor is not None:
             self.anchors.pop(event.anchor, None)  # until it ends, an alias to it is recursive
@@ -261,7 +263,7 @@ class _Reader:
         sources = value if isinstance(value, list) else [value]
         if not sources or not all(isinstance(s, dict) for s in sources):
             raise self._error(event, "a `<<` merge key takes a mapping or a list of mappings")
-        parent.merges.extend(sources)
+        parent.merges = (parent.merges or []) + sources
 
     def _child_loc(self, event: yaml.Event) -> Loc:
         """Where a collection starting now will stand, recording its line as it opens."""
