@@ -141,10 +141,25 @@ class ResultsWriter:
         self._file: TextIO | None = path.open("a" if keep_bytes is not None else "w", encoding="utf-8")
         self._flush_due = False
 
-    def _write(self, text: str) -> None:
-        if self._file is not None:
-            self._file.write(text)
-            self._file.flush()
+    def _write(self, text: str, *, soon: bool = False) -> None:
+        """Append `text`, flushed at once, or `soon`: before the event loop next waits for anything
+        (see `case`; outside a running loop, at once)."""
+        if self._file is None:
+            return
+        self._file.write(text)
+        if soon and (self._flush_due or self._flush_soon()):
+            return
+        self._file.flush()
+
+    def _flush_soon(self) -> bool:
+        """Flush on the loop's next turn; False when no loop is running (nothing to gather with)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        loop.call_soon(self._flush)
+        self._flush_due = True
+        return True
 
     def _flush(self) -> None:
         self._flush_due = False
@@ -163,18 +178,7 @@ class ResultsWriter:
         waits for anything again: at 32 calls in flight about six cases finish in one turn, and
         they take one write to the file, not six. A kill loses no more than a flush per line
         would: the cases of the turn it interrupts, which `run --resume` runs again."""
-        if self._file is None:
-            return
-        self._file.write(case_line(self.run_id, suite, index, case))
-        if self._flush_due:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # written outside a running loop: nothing to gather it with
-            self._file.flush()
-            return
-        self._flush_due = True
-        loop.call_soon(self._flush)
+        self._write(case_line(self.run_id, suite, index, case), soon=True)
 
     def end(self, summary: Report) -> None:
         self._write(json.dumps({"run_id": self.run_id, "end": json.loads(summary.model_dump_json())}) + "\n")

@@ -218,7 +218,7 @@ class Runner:
         usage = Usage()
         # The result is built once its values are known: a pydantic field assigned afterwards costs
         # ten times a value passed to the constructor, and a case's result has a dozen of them.
-        scored: dict[str, Any] = {}
+        scored: dict[str, Any] = {"verdict": "pass"}
         if case.skip:
             scored.update(verdict="skipped", reasons=[case.skip])
         else:
@@ -237,7 +237,7 @@ class Runner:
                             file=str(case.file) if case.file else None, input=jsonable(case.input), usage=usage,
                             queue_seconds=round(clock.queued, 3),
                             wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
-                            **{"verdict": "pass", **scored})
+                            **scored)
         if not case.skip:
             result.verdict, result.reasons = case_verdict(result, thresholds)
         self._emit(suite_result, result)

@@ -7,8 +7,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from contextlib import contextmanager
-from typing import Any, AsyncContextManager, Callable, Iterator
+from typing import Any, AsyncContextManager, Callable
 
 # The clock of the case whose work runs in this context (set by the runner around each case).
 current: contextvars.ContextVar["CaseClock | None"] = contextvars.ContextVar("evalkit_case_clock", default=None)
@@ -39,14 +38,6 @@ class CaseClock:
         """Start a wait; end it with `.end()` (once, from any thread)."""
         self._change(waiting=1)
         return Wait(self)
-
-    @contextmanager
-    def serving(self) -> Iterator[None]:
-        self._change(serving=1)
-        try:
-            yield
-        finally:
-            self._change(serving=-1)
 
 
 class Wait:
