@@ -55,6 +55,15 @@ class ResponseCache:
         self.dir = Path(directory)
         self.unusable: str | None = None  # why the folder cannot be written, once a write failed
 
+    @property
+    def empty(self) -> bool:
+        """No entry can be served: the folder is missing, empty or unreadable."""
+        try:
+            with os.scandir(self.dir) as entries:
+                return next(entries, None) is None
+        except OSError:
+            return True
+
     def _path(self, key: str) -> Path:
         return self.dir / key[:2] / f"{key}.json"
 

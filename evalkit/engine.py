@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from evalkit import merging
+from evalkit import collector, merging
 from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError, UsageError
@@ -24,6 +24,7 @@ from evalkit.runner import Runner, RunOptions
 from evalkit.stopping import run_stoppable
 from evalkit.suite._loader import load_suite
 from evalkit.suite.files import resolve_suite_paths
+from evalkit.suite.read_ahead import ReadAhead
 from evalkit.suite.model import Suite
 
 if TYPE_CHECKING:
@@ -34,28 +35,45 @@ NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), 
                   "or run `evalkit demo` to see evalkit work with scripted replies")
 
 
-def load_suites(paths: list[str | Path]) -> list[Suite]:
-    """Load every path; problems of all files are reported together in one SuiteError."""
-    suites, errors = [], []
+def load_suites(paths: list[str | Path], *, meanwhile: Callable[[], None] | None = None) -> list[Suite]:
+    """Load every path; problems of all files are reported together in one SuiteError.
+
+    `meanwhile` (building the model client, which imports its SDK) runs while the files are
+    parsed in a child process (see `suite.read_ahead`), or after loading where none can be forked."""
+    named: list[list[Path] | SuiteError] = []
     for path in paths:
         try:
-            files = resolve_suite_paths(path)
+            named.append(resolve_suite_paths(path))
         except SuiteError as exc:
-            errors.append(exc)
-            continue
-        for file in files:
-            try:
-                suites.append(load_suite(file))
-            except SuiteError as exc:
-                errors.append(exc)
+            named.append(exc)
+    suites, errors = [], []
+    files_ahead = [f for files in named if isinstance(files, list) for f in files] if meanwhile else []
+    with collector.paused(), ReadAhead(files_ahead) as ahead:
+        if meanwhile is not None and ahead.started:
+            meanwhile()
+        for files in named:
+            if isinstance(files, SuiteError):
+                errors.append(files)
+                continue
+            for file in files:
+                try:
+                    suites.append(load_suite(file, ahead.read))
+                except SuiteError as exc:
+                    errors.append(exc)
     if errors:
         raise SuiteError.merge(errors, f"{len(errors)} suite files")
+    if meanwhile is not None and not ahead.started:
+        meanwhile()  # after loading: in a thread beside it, both would share one core
     return suites
 
 
-def anthropic_provider(*, max_connections: int = 100) -> Provider:
+def api_key_set() -> bool:
+    return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
+
+
+def anthropic_provider(*, max_connections: int = 100) -> LazyProvider:
     """The real provider; raises MissingKeyError (exit 2) without a key."""
-    if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
+    if not api_key_set():
         raise MissingKeyError(NO_KEY_MESSAGE)
 
     def build() -> Provider:
@@ -71,6 +89,11 @@ def anthropic_deprecations() -> dict[str, str]:
     from evalkit.providers.anthropic import deprecated_models  # likewise: only once a model is called
 
     return deprecated_models()
+
+
+def calls_certain(*, no_cache: bool, cache_dir: str | Path | None) -> bool:
+    """Whether a run will call the model whatever its cases are: it has no response cache, or an empty one."""
+    return no_cache or ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir()).empty
 
 
 def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,

@@ -48,6 +48,10 @@ class LazyProvider:
         except BaseException as exc:  # noqa: BLE001 - handed to every caller that waits for it
             self._future.set_exception(exc)
 
+    def prepare(self) -> None:
+        """Start building the provider now, in its worker thread, ahead of the first call."""
+        self._start()
+
     def provider(self) -> Provider:
         """The real provider, built now if it is not yet (blocking)."""
         return self._start().result()
