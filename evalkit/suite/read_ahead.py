@@ -89,15 +89,15 @@ class ReadAhead:
     def _collect(self) -> dict[Path, YamlDocument | str]:
         if self._pipe is None:
             return {}
-        chunks = []
+        payload = bytearray()  # one buffer: a list of chunks joined would hold the payload twice
         try:
             while chunk := os.read(self._pipe, 1 << 20):
-                chunks.append(chunk)
+                payload += chunk
         except OSError:
-            chunks = []
+            payload.clear()
         self.close()
         try:
-            docs = pickle.loads(b"".join(chunks)) if chunks else {}
+            docs = pickle.loads(payload) if payload else {}
         except Exception:  # noqa: BLE001 - a child cut off mid-write: its files are parsed here
             return {}
         return docs if isinstance(docs, dict) else {}
