@@ -243,7 +243,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.batching import batch_run
-    from evalkit.engine import anthropic_provider, api_key_set, calls_certain, load_suites, make_client
+    from evalkit.engine import anthropic_provider, early_provider, load_suites, make_client
     from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
     from evalkit.sharding import parse_shard
@@ -251,9 +251,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
 
     if not paths and not resume:
         raise UsageError("Missing argument 'PATHS...': the suite files or folders to run (or --resume RESULTS.jsonl)")
+    connections = max(concurrency, 8)
     # A run that must call the model builds its client (importing the SDK) while its suites are parsed.
-    early = (anthropic_provider(max_connections=max(concurrency, 8))
-             if paths and api_key_set() and calls_certain(no_cache=no_cache, cache_dir=cache_dir) else None)
+    early = early_provider(max_connections=connections, no_cache=no_cache, cache_dir=cache_dir) if paths else None
     suites = load_suites(list(paths), meanwhile=early.prepare if early else None) if paths else []
     share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
@@ -261,7 +261,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     compared = models_to_compare(suites, list(models))
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
-    provider = early or anthropic_provider(max_connections=max(concurrency, 8))
+    provider = early or anthropic_provider(max_connections=connections)
 
     def new_client() -> Any:
         client = make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)

@@ -91,15 +91,30 @@ def anthropic_deprecations() -> dict[str, str]:
     return deprecated_models()
 
 
+def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseCache | None:
+    """The response cache a run or a plan uses: `cache_dir`, else the default folder; None with `no_cache`."""
+    return None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
+
+
 def calls_certain(*, no_cache: bool, cache_dir: str | Path | None) -> bool:
     """Whether a run will call the model whatever its cases are: it has no response cache, or an empty one."""
-    return no_cache or ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir()).empty
+    cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
+    return cache is None or cache.empty
+
+
+def early_provider(*, max_connections: int, no_cache: bool, cache_dir: str | Path | None) -> LazyProvider | None:
+    """The provider of a run that must call the model (a key is set; no response cache, or an empty
+    one), made before its suites load so that `load_suites(meanwhile=provider.prepare)` builds it
+    while they are parsed; None for any other run (its provider is made, lazily, after loading)."""
+    if not (api_key_set() and calls_certain(no_cache=no_cache, cache_dir=cache_dir)):
+        return None
+    return anthropic_provider(max_connections=max_connections)
 
 
 def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,
                 no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
                 deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
-    cache = None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
+    cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
     return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
                        deprecated=_once(deprecated) if deprecated else None)
 
@@ -221,7 +236,7 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
     from evalkit.compare import load_results  # only this command needs it
     from evalkit.planning import estimate
 
-    cache = None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
+    cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
     previous = load_results(results) if results else None
     return estimate(suites, cache=cache, previous=previous, previous_path=results, **options)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.engine import calls_certain, load_suites
+from evalkit.engine import calls_certain, early_provider, load_suites
 from evalkit.errors import SuiteError
 from evalkit.suite import read_ahead
 from evalkit.suite._yaml import read_yaml
@@ -128,3 +128,14 @@ def test_a_run_is_certain_to_call_the_model_without_a_cache_or_with_an_empty_one
     (cache / "ab").mkdir()
     assert not calls_certain(no_cache=False, cache_dir=cache)
     assert calls_certain(no_cache=True, cache_dir=cache)
+
+
+def test_only_a_run_certain_to_call_the_model_with_a_key_gets_its_provider_before_loading(monkeypatch, tmp_path):
+    cache = tmp_path / "cache"
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert early_provider(max_connections=8, no_cache=True, cache_dir=cache) is None  # exit 2 comes later
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    provider = early_provider(max_connections=8, no_cache=False, cache_dir=cache)
+    assert provider is not None and not provider.built  # made, not yet built: built while suites parse
+    (cache / "ab").mkdir(parents=True)
+    assert early_provider(max_connections=8, no_cache=False, cache_dir=cache) is None
