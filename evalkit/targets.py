@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 from concurrent.futures import Executor
 import inspect
@@ -14,6 +15,7 @@ from evalkit._imports import import_object
 from evalkit import waits
 from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
+from evalkit.deadlines import deadline
 from evalkit.errors import ProviderError, TargetError, one_line
 from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
 from evalkit.providers.base import CACHE_CONTROL, ModelRequest
@@ -98,6 +100,9 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
     return call
 
 
+_NO_DEADLINE = contextlib.nullcontext()
+
+
 @dataclass
 class TargetCall:
     """What one call of a target gave: an output and facts, or an error (with the user's traceback)."""
@@ -129,7 +134,8 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
             # (a GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
             produced = await asyncio.wait_for(shielded(), timeout)
         else:
-            async with asyncio.timeout(timeout):  # evalkit's own prompt call: no task per case needed
+            # evalkit's own prompt call: no task per case needed, and the suite's deadlines share a timer.
+            with deadline(timeout) if timeout is not None else _NO_DEADLINE:
                 produced = await shielded()
     except TimeoutError:
         return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
