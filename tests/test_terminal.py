@@ -81,3 +81,34 @@ def test_without_a_total_there_is_no_eta():
     out = io.StringIO()
     Progress(None, stream=out)(SUITE, case("a"))
     assert out.getvalue().startswith("[1 cases · ") and "ETA" not in out.getvalue()
+
+
+def test_inside_the_event_loop_the_lines_of_one_turn_go_out_in_one_write_in_order():
+    import asyncio
+
+    class Counting(io.StringIO):
+        writes = 0
+
+        def write(self, text: str) -> int:
+            Counting.writes += 1
+            return super().write(text)
+
+    out, clock = Counting(), Clock()
+    progress = Progress(6, stream=out, clock=clock)
+
+    async def main():
+        for i in range(3):  # three cases finish in one turn of the loop
+            progress(SUITE, case(f"a{i}"))
+        assert out.getvalue() == ""  # not yet: at the end of the turn
+        await asyncio.sleep(0)
+        written = out.getvalue(), Counting.writes
+        for i in range(3):
+            progress(SUITE, case(f"b{i}"))
+        return written
+
+    written, writes = asyncio.run(main())
+    assert written.count("\n") == 3 and writes == 1
+    # The last turn's lines are written as the loop winds down, before asyncio.run returns.
+    assert [line.split("] ")[1] for line in out.getvalue().splitlines()] == [
+        f"PASS s/{name} 0.5s" for name in ("a0", "a1", "a2", "b0", "b1", "b2")]
+    assert Counting.writes == 2
