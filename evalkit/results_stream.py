@@ -17,7 +17,6 @@ per suite: counts and usage, plus the whole result of the few cases a check acro
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import uuid
@@ -27,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from evalkit._soon import before_next_wait
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
 from evalkit.suite.model import Suite
 from evalkit.usage import Usage
@@ -147,19 +147,10 @@ class ResultsWriter:
         if self._file is None:
             return
         self._file.write(text)
-        if soon and (self._flush_due or self._flush_soon()):
+        if soon and (self._flush_due or before_next_wait(self._flush)):
+            self._flush_due = True
             return
         self._file.flush()
-
-    def _flush_soon(self) -> bool:
-        """Flush on the loop's next turn; False when no loop is running (nothing to gather with)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        loop.call_soon(self._flush)
-        self._flush_due = True
-        return True
 
     def _flush(self) -> None:
         self._flush_due = False

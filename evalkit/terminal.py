@@ -12,6 +12,8 @@ from typing import Any, Callable, TextIO
 
 import click
 
+from evalkit._soon import before_next_wait
+
 MAX_PROBLEM_CHARS = 300  # of an error shown under its case while running (the reports keep it whole)
 
 
@@ -120,20 +122,10 @@ class Progress:
 
     def _plain(self, line: str) -> None:
         """Write `line` before the event loop next waits (at once outside a running loop)."""
-        if self._lines:
+        if self._lines or before_next_wait(self.flush):
             self._lines.append(line)
-            return
-        # asyncio is not imported for that: the light commands stay light, and without it no loop runs.
-        asyncio = sys.modules.get("asyncio")
-        try:
-            loop = asyncio.get_running_loop() if asyncio is not None else None
-        except RuntimeError:
-            loop = None
-        if loop is None:
+        else:
             self._write(line)
-            return
-        self._lines.append(line)
-        loop.call_soon(self.flush)
 
     def flush(self) -> None:
         """Write the plain lines still waiting."""
