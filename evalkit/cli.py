@@ -1,5 +1,6 @@
 """The `evalkit` command. The only place that turns errors into exit codes:
-0 all gates passed, 1 a gate failed, 2 a usage or configuration error."""
+0 all gates passed, 1 a gate failed, 2 a usage or configuration error, 3 evalkit's own fault
+(an unexpected exception: never read as a verdict)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,38 @@ from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3  # as pytest's "internal error": the run did not finish, whatever its cases said
+
+
+def _internal_error(exc: BaseException) -> None:
+    """One line saying it is evalkit's fault, the traceback in a log file, exit 3."""
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, log = tempfile.mkstemp(prefix="evalkit-internal-error-", suffix=".log")
+        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(f"evalkit {' '.join(sys.argv[1:])}\n\n{text}")
+        where = f"the traceback is in {log}"
+    except OSError:
+        where = "the traceback could not be saved; it follows\n" + text
+    click.echo(f"evalkit: internal error, evalkit's fault and not yours ({type(exc).__name__}: "
+               f"{' '.join(str(exc).split())[:200]}); the run did not finish and is not a verdict; "
+               f"finished cases are kept in the results stream; {where}", err=True)
+    sys.exit(EXIT_INTERNAL)
+
+
+class _Main(click.Group):
+    """The command group, which turns an unexpected exception into exit 3 instead of a traceback and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything else is evalkit's bug
+            _internal_error(exc)
 
 
 def _fail(message: str) -> None:
@@ -39,7 +72,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evalkit")
 def main() -> None:
     """Tell whether a change to prompts or agents made an LLM product's answers worse."""
@@ -324,11 +357,22 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
 
 @main.command()
 @click.option("--all", "show_all", is_flag=True, help="Also list retired models.")
-def models(show_all: bool) -> None:
-    """List the models the installed anthropic SDK knows, with end-of-life dates and prices."""
-    from evalkit.lifecycle import known_models, models_table  # imported per command: light commands stay fast
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Where the API's answer is kept for a day.")
+@_guard
+def models(show_all: bool, cache_dir: str | None) -> None:
+    """List models with end-of-life dates, prices, and where each date came from."""
+    import typing
 
-    click.echo(models_table(known_models(), include_retired=show_all), nl=False)
+    from anthropic.types import Model  # the SDK's public list of model ids; loads only for this command
+
+    from evalkit.engine import lifecycle_table  # imported per command: light commands stay fast
+    from evalkit.lifecycle import known_models, models_table
+
+    current = [name for arg in typing.get_args(Model) for name in typing.get_args(arg) if isinstance(name, str)]
+    table = lifecycle_table(cache_dir)
+    click.echo(models_table(known_models(table, current), include_retired=show_all), nl=False)
+    if table.note:
+        click.echo(f"note: {table.note}", err=True)
 
 
 @main.command()

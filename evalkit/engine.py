@@ -13,6 +13,7 @@ from evalkit import collector, merging
 from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
 from evalkit.errors import MissingKeyError, SuiteError, UsageError
+from evalkit.lifecycle import LifecycleTable
 from evalkit.preflight import preflight
 from evalkit.providers.base import Provider
 from evalkit.providers.lazy import LazyProvider
@@ -85,10 +86,21 @@ def anthropic_provider(*, max_connections: int = 100) -> LazyProvider:
     return LazyProvider(build, "anthropic")
 
 
-def anthropic_deprecations() -> dict[str, str]:
-    from evalkit.providers.anthropic import deprecated_models  # likewise: only once a model is called
+def anthropic_deprecations(cache_dir: str | Path | None = None) -> dict[str, str]:
+    """Model id to end-of-life date for the models Anthropic deprecated: the API's answer when a key is
+    set (kept a day beside the response cache), else evalkit's own dated table."""
+    return lifecycle_table(cache_dir).end_of_life()
 
-    return deprecated_models()
+
+def lifecycle_table(cache_dir: str | Path | None = None) -> LifecycleTable:
+    """The lifecycle source of a run: the API (with a key) over evalkit's table."""
+    fetch = None
+    if api_key_set():
+        def fetch() -> dict[str, dict[str, Any]]:
+            from evalkit.providers.anthropic import fetch_lifecycles  # anthropic loads only when asked
+
+            return fetch_lifecycles()
+    return LifecycleTable(Path(cache_dir) if cache_dir else default_cache_dir(), fetch)
 
 
 def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseCache | None:
@@ -115,6 +127,8 @@ def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Pa
                 no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
                 deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
+    if deprecated is anthropic_deprecations:  # the table reads its sources once, on first use
+        deprecated = lifecycle_table(cache_dir).end_of_life
     return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
                        deprecated=_once(deprecated) if deprecated else None)
 

@@ -7,17 +7,11 @@ retry layer is evalkit's client, driven by `ProviderError.retryable` / `.retry_a
 
 from __future__ import annotations
 
-import ast
 import email.utils
-import importlib.util
 import inspect
 import json
-import re
-import sys
 import time
-import warnings
-from pathlib import Path
-from typing import Any, AsyncIterator, Generator
+from typing import Any, AsyncIterator
 
 from evalkit.errors import MissingKeyError, ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse
@@ -56,7 +50,6 @@ class AnthropicProvider:
             raise MissingKeyError("No ANTHROPIC_API_KEY: set it, or run `evalkit demo`")
         self.base_url = str(self._client.base_url)
         self._sdk_params = frozenset(inspect.signature(self._client.messages.create).parameters)
-        self._deprecated = frozenset(deprecated_models())
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         body = request.to_api_body()
@@ -68,9 +61,7 @@ class AnthropicProvider:
             # validates it.
             # The raw response carries the rate-limit headers the client paces itself by.
             create: Any = self._client.messages.with_raw_response.create
-            call = create(**body, **({"extra_body": extra} if extra else {}))
-            # The SDK warns about a deprecated model; evalkit says so itself, once a run.
-            raw = await (_QuietDeprecations(call) if request.model in self._deprecated else call)
+            raw = await create(**body, **({"extra_body": extra} if extra else {}))
             # The body is read into evalkit's own response type: the SDK's Message objects
             # would only be turned back into this dict (a third of the provider's time a call).
             data = await raw.json()
@@ -148,75 +139,23 @@ def _result(line: dict[str, Any]) -> BatchResult:
     return BatchResult(custom_id, kind, error=f"the batch ended with this request {kind}")
 
 
-_SDK_MESSAGES = "anthropic.resources.messages.messages"
+def fetch_lifecycles(*, timeout: float = 10.0) -> dict[str, dict[str, Any]]:
+    """Model id to its `lifecycle` and `retires_at` (ISO date or None), from `GET /v1/models`.
 
+    The SDK's public `models.list()` pages through every model; key and base URL come from the
+    environment as for every call. One attempt, short timeout: the caller falls back to evalkit's table."""
+    import anthropic  # likewise, on use
 
-def deprecated_models() -> dict[str, str]:
-    """The SDK's deprecated model ids mapped to their end-of-life dates ("November 30th, 2026").
-
-    Read from the SDK's source when it is not imported yet: a run served from the cache checks its
-    models without paying for `import anthropic`; the import is the fallback if the source changes."""
-    loaded = sys.modules.get(_SDK_MESSAGES)
-    table: Any = getattr(loaded, "DEPRECATED_MODELS", None) if loaded is not None else deprecations_in_source()
-    if table is None:
-        from anthropic.resources.messages.messages import DEPRECATED_MODELS  # likewise, on use
-
-        table = DEPRECATED_MODELS
-    return dict(table)
-
-
-def deprecations_in_source() -> dict[str, str] | None:
-    """The `DEPRECATED_MODELS = {...}` literal of the installed SDK's messages module, or None."""
+    client = anthropic.Anthropic(max_retries=0, timeout=timeout)
     try:
-        spec = importlib.util.find_spec("anthropic")  # finds the package without running it
-        if spec is None or spec.origin is None:
-            return None
-        source = Path(spec.origin).parent.joinpath("resources", "messages", "messages.py").read_text(encoding="utf-8")
-        found = re.search(r"^DEPRECATED_MODELS\b[^=\n]*=\s*(\{.*?^\})", source, re.M | re.S)
-        table = ast.literal_eval(found.group(1)) if found else None
-    except (OSError, ValueError, SyntaxError, ImportError, UnicodeDecodeError):
-        return None
-    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
-        return None
-    return table
-
-
-class _QuietDeprecations:
-    """Await a coroutine with the SDK's model DeprecationWarning silenced.
-
-    The SDK warns synchronously at the start of `create()`, before its first suspension. A
-    `catch_warnings()` block held across an `await` would corrupt the process-wide filter
-    list when concurrent calls interleave (each restores the state it saw on entry, out of
-    order), so the block covers only the first, synchronous step of the coroutine.
-    """
-
-    def __init__(self, coro: Any):
-        self._coro = coro
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        it = self._coro.__await__()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                pending = it.send(None)
-        except StopIteration as done:
-            return done.value
-        while True:  # the rest is plain `yield from it`
-            try:
-                sent = yield pending
-            except GeneratorExit:
-                it.close()
-                raise
-            except BaseException as exc:  # noqa: BLE001 - forwarded (cancellation included)
-                try:
-                    pending = it.throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    pending = it.send(sent)
-                except StopIteration as done:
-                    return done.value
+        out: dict[str, dict[str, Any]] = {}
+        for info in client.models.list(limit=1000):
+            retires = getattr(info, "retires_at", None)
+            out[info.id] = {"lifecycle": getattr(info, "lifecycle", None) or "active",
+                            "retires_at": retires.date().isoformat() if retires is not None else None}
+        return out
+    finally:
+        client.close()
 
 
 def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:

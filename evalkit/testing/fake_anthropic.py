@@ -33,6 +33,26 @@ from evalkit.testing.rate_limit import RateLimit
 from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, message_payload
 
 MESSAGES_PATH = "/v1/messages"
+MODELS_PATH = "/v1/models"
+
+# What `GET /v1/models` answers by default: a few current models and the lifecycle of two
+# deprecated ones, shaped as the API's `ModelInfo` (tests set `fake.models` to change it).
+DEFAULT_MODELS: list[dict[str, Any]] = [
+    {"id": "claude-haiku-4-5-20251001", "lifecycle": "active", "retires_at": None},
+    {"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None},
+    {"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None},
+    {"id": "claude-sonnet-4-5-20250929", "lifecycle": "deprecated", "retires_at": "2026-11-30T00:00:00Z"},
+    {"id": "claude-opus-4-5-20251101", "lifecycle": "deprecated", "retires_at": "2027-01-22T00:00:00Z"},
+]
+
+
+def model_info(entry: dict[str, Any]) -> dict[str, Any]:
+    """A full `ModelInfo` payload from an id, `lifecycle` and `retires_at`."""
+    return {"type": "model", "id": entry["id"], "display_name": entry["id"], "created_at": "2025-01-01T00:00:00Z",
+            "lifecycle": entry.get("lifecycle", "active"),
+            "deprecated_at": "2025-10-01T00:00:00Z" if entry.get("lifecycle", "active") != "active" else None,
+            "retires_at": entry.get("retires_at"), "max_input_tokens": 200000, "max_tokens": 64000,
+            "capabilities": None, "line": None}
 
 
 class FakeAnthropicServer:
@@ -45,6 +65,8 @@ class FakeAnthropicServer:
         self.batches = FakeBatches(self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply)
         self.latency = latency
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
+        self.models: list[dict[str, Any]] | None = list(DEFAULT_MODELS)  # None: /v1/models answers 404
+        self.models_requests = 0
         self.errors: list[str] = []  # tracebacks of responders that raised (answered as 500)
         self.peak_in_flight = 0  # most requests waiting out `latency` at once: overlap, without timing
         self._in_flight = 0
@@ -177,6 +199,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command == "GET" and path.startswith(BATCHES_PATH + "/"):
             self._batch_call(path[len(BATCHES_PATH) + 1:].split("/"), None)
             return
+        fake = self.server.fake
+        if self.command == "GET" and path == MODELS_PATH and fake.models is not None:
+            with fake._lock:
+                fake.models_requests += 1
+            data = [model_info(m) for m in fake.models]
+            self._send_json(200, {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
+                                  "last_id": data[-1]["id"] if data else None})
+            return
         self._not_found()
 
     do_PUT = do_DELETE = do_PATCH = do_GET
@@ -264,8 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _not_found(self) -> None:
-        self._send_error(404, "not_found_error", f"the fake serves only POST {MESSAGES_PATH} and the "
-                                                 f"batch endpoints, not {self.command} {self.path}")
+        self._send_error(404, "not_found_error", f"the fake serves only POST {MESSAGES_PATH}, GET {MODELS_PATH} "
+                                                 f"and the batch endpoints, not {self.command} {self.path}")
 
     def _send_fault(self, fault: Fault) -> None:
         if fault.kind == "drop":

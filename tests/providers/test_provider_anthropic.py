@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -17,7 +16,7 @@ from evalkit.testing.script import Script
 anthropic = pytest.importorskip("anthropic")
 httpx2 = pytest.importorskip("httpx2")
 
-from evalkit.providers.anthropic import AnthropicProvider, _provider_error, deprecated_models  # noqa: E402
+from evalkit.providers.anthropic import AnthropicProvider, _provider_error, fetch_lifecycles  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
 TOOL = {"name": "grade", "description": "Record a grade",
@@ -47,7 +46,7 @@ def ask(prompt: str, **kwargs) -> ModelRequest:
 
 def test_import_does_not_import_anthropic():
     code = ("import sys, evalkit.providers.anthropic as m; "
-            "assert callable(m.deprecated_models); "
+            "assert callable(m.fetch_lifecycles); "
             "print('anthropic' in sys.modules, 'httpx2' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -271,38 +270,24 @@ def test_concurrent_requests_overlap(fake):
     assert fake.peak_in_flight >= 8, fake.peak_in_flight
 
 
-def test_deprecation_warning_suppressed_without_leaking_filters(fake):
-    deprecated = "claude-sonnet-4-5"
-    assert deprecated in deprecated_models()
-    fake.script.reply("old model")
-    fake.latency = 0.05
-    before = list(warnings.filters)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        before = list(warnings.filters)
-        responses = run(fake, *(ask(f"q{i}", model=deprecated) for i in range(16)))
-        after = list(warnings.filters)
-    assert all(r.text == "old model" for r in responses)
-    assert not [w for w in caught if issubclass(w.category, DeprecationWarning)]
-    assert after == before  # concurrent calls did not scramble the global filter list
+def test_lifecycles_come_from_the_models_endpoint(fake, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    fake.models = [{"id": "claude-new-1", "lifecycle": "active", "retires_at": None},
+                   {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z"},
+                   {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
+    assert fetch_lifecycles() == {"claude-new-1": {"lifecycle": "active", "retires_at": None},
+                                  "claude-old-1": {"lifecycle": "deprecated", "retires_at": "2027-03-01"},
+                                  "claude-gone-1": {"lifecycle": "retired", "retires_at": "2026-01-01"}}
+    assert fake.models_requests == 1 and fake.request_count == 0
 
 
-def test_sdk_itself_warns_for_deprecated_models(fake):
-    # Guards the test above: if the SDK stopped warning, it would pass vacuously.
-    fake.script.reply("x")
-    client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)
-    with pytest.warns(DeprecationWarning, match="deprecated"):
-        client.messages.create(model="claude-sonnet-4-5", max_tokens=8,
-                               messages=[{"role": "user", "content": "hi"}])
-    client.close()
-
-
-def test_deprecated_models_mapping():
-    models = deprecated_models()
-    assert models["claude-sonnet-4-5-20250929"] == "November 30th, 2026"
-    assert all(isinstance(k, str) and isinstance(v, str) for k, v in models.items())
-    models.clear()  # a copy: the SDK's table is untouched
-    assert deprecated_models()
+def test_a_models_endpoint_that_fails_raises_for_the_caller_to_fall_back(fake, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    fake.models = None  # 404
+    with pytest.raises(Exception):
+        fetch_lifecycles()
 
 
 def test_aclose_closes_the_client(fake):
