@@ -52,9 +52,12 @@ def case_lines(jsonl: Path) -> list[dict]:
     return [json.loads(line) for line in jsonl.read_text().splitlines() if '"case": ' in line]
 
 
-def wait_for(condition) -> None:
+def wait_for(condition, proc: subprocess.Popen | None = None) -> None:
     deadline = time.monotonic() + SAFETY
     while not condition():
+        if proc is not None and proc.poll() is not None:  # a run that died says why, at once
+            out, err = proc.communicate()
+            pytest.fail(f"the run ended early with exit {proc.returncode}: {out}{err}")
         assert time.monotonic() < deadline, "the run never got there"
         time.sleep(0.02)
 
@@ -77,7 +80,7 @@ def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, env, 
         proc = evalkit(["run", suite, "-o", out, "--concurrency", "2", "--no-cache"], env)
         try:
             # Three cases finished, two held in flight by the fake: stop the run there.
-            wait_for(lambda: len(case_lines(jsonl)) == FAST and fake.request_count == FAST + 2)
+            wait_for(lambda: len(case_lines(jsonl)) == FAST and fake.request_count == FAST + 2, proc)
             proc.send_signal(sig)
             _, err = proc.communicate(timeout=SAFETY)
         finally:
