@@ -1,11 +1,14 @@
 """A loopback proxy to the Messages API that adds the API key: the worker running user code
-reaches the model through it with a worthless placeholder key and never holds the real one."""
+reaches the model through it with a worthless placeholder key and never holds the real one, and
+can use it only on the endpoints a run needs (see `refusal`)."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import re
 import secrets
+import sys
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,14 +21,39 @@ _DROP_REQUEST = frozenset({"x-api-key", "authorization", "host", "connection", "
                            "content-length"})
 _DROP_RESPONSE = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length"})
 _TIMEOUT = 600.0
+# The endpoints a run needs, method and exact path: the Messages API, and the Message Batches API
+# only for a run with `batch` on. Everything else (models, files, admin, anything encoded to look
+# like one of these) is refused: the worker may use the key only for what evalkit itself does.
+_MESSAGES = {("POST", "/v1/messages")}
+_BATCH_ID = r"[A-Za-z0-9_-]+"
+_BATCHES = [("POST", re.compile(r"/v1/messages/batches")),
+            ("GET", re.compile(rf"/v1/messages/batches/{_BATCH_ID}")),
+            ("POST", re.compile(rf"/v1/messages/batches/{_BATCH_ID}/cancel")),
+            ("GET", re.compile(rf"/v1/messages/batches/{_BATCH_ID}/results"))]
+_SAFE_PATH = re.compile(r"/[A-Za-z0-9_/-]*")  # no dots, no percent-encoding, no doubled meaning
+
+
+def refusal(method: str, target: str, *, batch: bool) -> str | None:
+    """Why the proxy must not forward `method target`, or None when a run needs it."""
+    path, _, query = target.partition("?")
+    if not _SAFE_PATH.fullmatch(path) or "//" in path:
+        return f"refused {method} {target[:200]!r}: not a plain API path"
+    if (method, path) in _MESSAGES:
+        return None
+    if batch and any(m == method and pattern.fullmatch(path) for m, pattern in _BATCHES):
+        return None
+    if any(m == method and pattern.fullmatch(path) for m, pattern in _BATCHES):
+        return f"refused {method} {path}: the batch endpoints pass only for a run with `batch` on"
+    return f"refused {method} {path}: not an endpoint an evalkit run needs"
 
 
 class KeyProxy:
     """Serve on 127.0.0.1 (a free port); forward requests under `/v1/` to `upstream` with the
     real key, for callers that present `placeholder`. Use as a context manager."""
 
-    def __init__(self, api_key: str, upstream: str | None = None):
+    def __init__(self, api_key: str, upstream: str | None = None, *, batch: bool = False):
         self._api_key = api_key  # never in repr, never in a log
+        self.batch = batch
         self.upstream = urllib.parse.urlsplit((upstream or DEFAULT_UPSTREAM).rstrip("/"))
         if self.upstream.scheme not in ("http", "https") or not self.upstream.hostname:
             raise ValueError(f"ANTHROPIC_BASE_URL {upstream!r} is not an http(s) URL")
@@ -101,6 +129,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._serve("GET")
 
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
     def _serve(self, method: str) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         presented = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
@@ -108,9 +145,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reply(401, [("Content-Type", "application/json")],
                                b'{"type":"error","error":{"type":"authentication_error",'
                                b'"message":"evalkit key proxy: unknown key"}}')
-        if not self.path.startswith("/v1/") or "://" in self.path or "/../" in self.path:
-            return self._reply(404, [("Content-Type", "application/json")],
-                               b'{"type":"error","error":{"type":"not_found_error","message":"evalkit key proxy"}}')
+        why = refusal(method, self.path, batch=self.proxy.batch)
+        if why is not None:
+            print(f"evalkit key proxy: {why}", file=sys.stderr, flush=True)  # one line in the job's log
+            message = json.dumps({"type": "error", "error": {"type": "permission_error",
+                                                             "message": f"evalkit key proxy: {why}"}})
+            return self._reply(403, [("Content-Type", "application/json")], message.encode())
         try:
             status, headers, data = self.proxy.forward(method, self.path, dict(self.headers.items()), body)
         except OSError as exc:

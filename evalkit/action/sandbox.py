@@ -80,8 +80,11 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
     """Run one job in a fresh worker and return its answer; its output goes to the log (commands
     disabled, capped). Raises SuiteError for suite problems, EvalkitError if the worker fails."""
     upstream = env.get("ANTHROPIC_BASE_URL") or None
+    if api_key:  # the worker's key works on the Messages API only: the lifecycle is asked here
+        job = {**job, "lifecycle": model_lifecycle(api_key, upstream, job.get("cache_dir"))}
     with tempfile.TemporaryDirectory(prefix="evalkit-worker-") as tmp, \
-            (KeyProxy(api_key, upstream) if api_key else _NoProxy()) as proxy:
+            (KeyProxy(api_key, upstream, batch=bool(job.get("options", {}).get("batch")))
+             if api_key else _NoProxy()) as proxy:
         job_file, answer_file = Path(tmp) / "job.json", Path(tmp) / "answer.json"
         job_file.write_text(json.dumps({**job, "answer": str(answer_file)}), encoding="utf-8")
         os.chmod(tmp, 0o755)  # the worker may run as the same user only; keep it readable
@@ -101,6 +104,19 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
         last = printed.splitlines()[-1] if printed else "no output"
         raise EvalkitError(f"the evalkit worker failed (exit {proc.returncode}): {last[:500]}")
     return answer
+
+
+def model_lifecycle(api_key: str, upstream: str | None, cache_dir: str | None) -> dict[str, str]:
+    """Model id to end-of-life date, from the API with the real key (kept a day), else evalkit's table."""
+    from evalkit.cache import default_cache_dir
+    from evalkit.lifecycle import LifecycleTable
+
+    def fetch() -> dict[str, dict[str, Any]]:
+        from evalkit.providers.anthropic import fetch_lifecycles  # anthropic loads only here
+
+        return fetch_lifecycles(api_key=api_key, base_url=upstream)
+
+    return LifecycleTable(Path(cache_dir) if cache_dir else default_cache_dir(), fetch).end_of_life()
 
 
 def _suite_error(answer: dict[str, Any]) -> SuiteError:

@@ -23,7 +23,7 @@ from typing import Any
 
 from evalkit.action.discovery import load_repo_suites, select_named
 from evalkit.batching import batch_run
-from evalkit.engine import make_client, run_and_save
+from evalkit.engine import anthropic_deprecations, make_client, run_and_save
 from evalkit.errors import SuiteError, UsageError
 from evalkit.per_model import model_path, models_to_compare, run_per_model
 from evalkit.runner import RunOptions
@@ -66,7 +66,9 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     results = Path(job["results"])
 
     def new_client() -> Any:
-        client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"))
+        lifecycle = job.get("lifecycle")  # asked by the parent, which holds the key the API wants
+        client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"),
+                             deprecated=(lambda: dict(lifecycle)) if lifecycle is not None else anthropic_deprecations)
         return batch_run(client, results, suites, None, _say) if opts.get("batch") else client
 
     if not compared:

@@ -89,6 +89,19 @@ def test_a_retired_model_in_compare_models_stops_before_any_call(action, tmp_pat
     assert "claude-2.0" in marked(github, 12)[0]["body"]
 
 
+def test_a_model_the_api_calls_retired_is_refused_though_the_worker_cannot_ask_the_api(action, tmp_path, github):
+    # The worker's key reaches only the Messages API: the entrypoint asks GET /v1/models with the
+    # real key and hands the answer to the worker.
+    repo = greet_repo(tmp_path / "repo")
+    with FakeAnthropicServer(two_models_script()) as fake_llm:
+        fake_llm.models = [{"id": "model-b", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
+        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"compare_models": "model-a, model-b"})
+        assert fake_llm.request_count == 0 and fake_llm.models_requests == 1
+    assert run.code == 2, run.log
+    assert "model-b reached end of life on 2026-01-01" in marked(github, 12)[0]["body"]
+
+
 @pytest.mark.parametrize("inputs, fragment", [
     ({"compare_models": "model-a"}, "compare_models: 'model-a' is one model"),
     ({"compare_models": "a,b", "model": "a"}, "name the models to compare in compare_models only"),
