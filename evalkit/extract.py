@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -110,9 +111,19 @@ def _coerce(name: str, value: Any, spec: FieldSpec) -> Any:
     return value
 
 
-async def extract_fields(client: BoundClient, model: str, output_text: str,
-                         fields: dict[str, FieldSpec]) -> tuple[dict[str, Any] | None, str | None]:
-    """Extracted fields, or None and an error after one corrective retry."""
+async def extract_fields(client: BoundClient, model: str, output_text: str, fields: dict[str, FieldSpec], *,
+                         timeout: float | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """Extracted fields, or None and an error after one corrective retry; the whole exchange gets
+    `timeout` seconds (none while a Message Batch serves it)."""
+    try:
+        async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
+            return await _extract_fields(client, model, output_text, fields)
+    except TimeoutError:
+        return None, f"extraction call took over {timeout:g} s (the suite's timeout.judge)"
+
+
+async def _extract_fields(client: BoundClient, model: str, output_text: str,
+                          fields: dict[str, FieldSpec]) -> tuple[dict[str, Any] | None, str | None]:
     request = extract_request(model, output_text, fields)
     problem = ""
 

@@ -168,8 +168,20 @@ async def judge_repeated(client: BoundClient, model: str, output_text: str, crit
 
 
 async def judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,
-                case_input: Any = None, facts: dict[str, Any] | None = None, truncated: bool = False) -> JudgeOutcome:
-    """Score every criterion in one call; a malformed reply is retried once, then is an error."""
+                case_input: Any = None, facts: dict[str, Any] | None = None, truncated: bool = False,
+                timeout: float | None = None) -> JudgeOutcome:
+    """Score every criterion in one call; a malformed reply is retried once, then is an error. The
+    whole exchange, retries included, gets `timeout` seconds (none while a Message Batch serves it)."""
+    try:
+        async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
+            return await _judge(client, model, output_text, criteria, case_input=case_input, facts=facts,
+                                truncated=truncated)
+    except TimeoutError:
+        return JudgeOutcome(error=f"judge call took over {timeout:g} s (the suite's timeout.judge)")
+
+
+async def _judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,
+                 case_input: Any, facts: dict[str, Any] | None, truncated: bool) -> JudgeOutcome:
     request = judge_request(model, output_text, criteria, case_input=case_input, facts=facts, truncated=truncated)
     problem = ""
     ids = list(criteria)

@@ -9,6 +9,10 @@ import os
 
 DEFAULT_TARGET_TIMEOUT = 300.0  # seconds one target call (one run of a case) may take
 DEFAULT_CHECK_TIMEOUT = 10.0  # seconds one code check may take (regex, json, a plugin's check)
+# Seconds one judge or extraction call may take in all, its retries and corrective turn included:
+# a judge server that trickles or never answers becomes an error row, not a run that waits on
+# the HTTP client's 600 s per read, retry after retry.
+DEFAULT_JUDGE_TIMEOUT = 180.0
 REGEX_TIMEOUT = 1.0  # seconds one regular-expression search may take, within the check's limit
 
 

@@ -278,8 +278,9 @@ class Runner:
         truncated = run["truncated"] = client.truncated
         judge_task = judge_repeated(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
                                     {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
-                                    truncated=truncated) if judged else None
-        extract_task = extract_fields(client, judge_model, text, fields_spec) if fields_spec else None
+                                    truncated=truncated, timeout=suite.timeout.judge) if judged else None
+        extract_task = extract_fields(client, judge_model, text, fields_spec,
+                                      timeout=suite.timeout.judge) if fields_spec else None
         if judge_task and extract_task:
             verdicts, (fields, extract_error) = await asyncio.gather(judge_task, extract_task)
         else:  # one call or none: awaited directly, without the tasks gather would make

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
-from evalkit.limits import DEFAULT_CHECK_TIMEOUT, DEFAULT_TARGET_TIMEOUT
+from evalkit.limits import DEFAULT_CHECK_TIMEOUT, DEFAULT_JUDGE_TIMEOUT, DEFAULT_TARGET_TIMEOUT
 from evalkit.models import DEFAULT_JUDGE_MODEL
 
 
@@ -223,6 +223,8 @@ class Timeouts(_Strict):
                                                                            "take before it is an error row.")
     check: float = Field(default=DEFAULT_CHECK_TIMEOUT, gt=0, description="Seconds one check from a plugin may "
                                                                         "take before it is an error row.")
+    judge: float = Field(default=DEFAULT_JUDGE_TIMEOUT, gt=0, description="Seconds one judge or extraction call "
+                         "may take in all, retries included, before it is an error row.")
 
 
 class ModelTiers(_Strict):
