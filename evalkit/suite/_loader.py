@@ -32,6 +32,7 @@ from evalkit.suite.files import default_suite_name, resolve_suite_path
 from evalkit.suite.gold import GoldReader
 from evalkit.suite.model import Case, Item, Suite, Target
 from evalkit.suite.prompts import check_template
+from evalkit.suite.reading import read_suite_text
 
 
 def load_suite(path: str | Path, read: Callable[[Path], YamlDocument] = read_yaml) -> Suite:
@@ -323,9 +324,12 @@ class _Loader:
                                                         f"folder {self.doc.path.parent}")
                 return None
             try:
-                template = file.read_text(encoding="utf-8")
+                template = read_suite_text(file, "prompt file")
             except OSError as exc:
                 self.problem(("target", "prompt_file"), f"cannot read prompt file {t.prompt_file}: {exc.strerror}")
+                return None
+            except ValueError as exc:
+                self.problem(("target", "prompt_file"), str(exc))
                 return None
         error = check_template(template or "")
         if error:

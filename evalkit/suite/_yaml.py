@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from evalkit import limits
+from evalkit.suite.reading import read_suite_text
 
 Loc = tuple[Any, ...]
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -56,14 +57,7 @@ class YamlDocument:
 
 def read_yaml(path: Path) -> YamlDocument:
     """Parse `path`; a syntax error or a broken limit becomes a one-line `ValueError` naming file and line."""
-    try:
-        size = path.stat().st_size
-        if size > limits.yaml_max_bytes():
-            raise ValueError(f"{path}: file is {size:,} bytes, over the limit of {limits.yaml_max_bytes():,} "
-                             f"(EVALKIT_YAML_MAX_BYTES)")
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    text = read_suite_text(path)
     try:
         data, lines = _Reader(path, every_line=False).read(text)
     except yaml.MarkedYAMLError as exc:

@@ -10,9 +10,10 @@ from typing import Any, Callable
 def compile_condition(expr: str) -> Callable[..., Any]:
     """Compile `expr`; a syntax error becomes a one-line ValueError."""
     from jinja2 import StrictUndefined, TemplateSyntaxError  # jinja2 loads only when a template is used
-    from jinja2.sandbox import SandboxedEnvironment
 
-    env = SandboxedEnvironment(undefined=StrictUndefined)
+    from evalkit.suite.bounded_jinja import BoundedSandbox  # likewise: operators bounded, see there
+
+    env = BoundedSandbox(undefined=StrictUndefined)
     try:
         return env.compile_expression(expr, undefined_to_none=False)
     except TemplateSyntaxError as exc:
@@ -27,5 +28,5 @@ def condition_holds(expr: str, *, input: Any, facts: dict[str, Any]) -> bool:
         return bool(compile_condition(expr)(input=input, facts=facts))
     except UndefinedError as exc:
         raise ValueError(f"condition {expr!r}: {exc.message}") from None
-    except Exception as exc:  # a comparison of None with a number, and the like
-        raise ValueError(f"condition {expr!r} failed: {exc}") from None
+    except Exception as exc:  # a comparison of None with a number, a value too large to build, and the like
+        raise ValueError(f"condition {expr!r} failed: {exc or type(exc).__name__}") from None

@@ -11,9 +11,10 @@ from evalkit.errors import TargetError
 @lru_cache(maxsize=64)
 def _environment() -> Any:
     from jinja2 import StrictUndefined  # jinja2 loads only when a template is used
-    from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+    from evalkit.suite.bounded_jinja import BoundedSandbox  # likewise (it subclasses jinja2's sandbox)
+
+    return BoundedSandbox(undefined=StrictUndefined, keep_trailing_newline=True)
 
 
 @lru_cache(maxsize=256)
@@ -40,12 +41,16 @@ def render_prompt(template: str, case_input: Any) -> str:
     if parts is not None and all(name in variables for name in parts[1::2]):
         # What Jinja outputs for `{{ name }}` is str(value); between them, the text as it parsed it.
         return "".join([str(variables[piece]) if i % 2 else piece for i, piece in enumerate(parts)])
-    from jinja2 import UndefinedError  # jinja2 loads only when a template is used
+    from jinja2 import TemplateError  # jinja2 loads only when a template is used
+
+    from evalkit.suite.bounded_jinja import TooBig, render_bounded
 
     try:
-        return _compiled(template).render(**variables)
-    except UndefinedError as exc:
-        raise TargetError(f"prompt template: {exc.message}") from None
+        return render_bounded(_compiled(template), variables)
+    except TooBig as exc:
+        raise TargetError(f"prompt template: {exc}") from None
+    except TemplateError as exc:  # an undefined name, a refused attribute: named, never an empty reason
+        raise TargetError(f"prompt template: {exc.message or type(exc).__name__}") from None
 
 
 @lru_cache(maxsize=256)

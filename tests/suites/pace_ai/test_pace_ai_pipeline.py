@@ -76,11 +76,11 @@ def test_sound_coaching_passes_every_gate(sound):
     assert suite.models == {"target": "claude-sonnet-4-6", "judge": "claude-haiku-4-5-20251001"}
 
 
-def test_the_coaching_model_is_one_the_sdk_does_not_deprecate(sound):
-    from evalkit.providers.anthropic import deprecated_models
+def test_the_coaching_model_is_one_anthropic_does_not_deprecate(sound):
+    from evalkit.lifecycle import LifecycleTable
 
     report, _ = sound
-    assert "claude-sonnet-4-6" not in deprecated_models()
+    assert "claude-sonnet-4-6" not in LifecycleTable().end_of_life()
     assert not any("deprecated" in w for w in report.warnings)
 
 
