@@ -42,7 +42,8 @@ class Git:
         done = subprocess.run(["git", *config, *args], cwd=self.root, capture_output=True, text=True,
                               timeout=600, env=None if env is None else {**os.environ, **env})
         if check and done.returncode != 0:
-            raise UsageError(f"git {' '.join(args)} failed: {_last_line(done.stderr)}")
+            raise UsageError(f"git {' '.join(args)} failed: "
+                             f"{_last_line(done.stderr) or f'exit code {done.returncode}'}")
         return done
 
     @classmethod
@@ -52,7 +53,7 @@ class Git:
         done = probe("rev-parse", "--show-toplevel", check=False)
         if done.returncode != 0:
             raise UsageError(f"--baseline needs a git repository: {where} is not in one "
-                             f"({_last_line(done.stderr)})")
+                             f"({_last_line(done.stderr) or f'exit code {done.returncode}'})")
         return cls(Path(done.stdout.strip()).resolve(), safe)
 
     def commit(self, ref: str) -> str | None:
@@ -84,8 +85,10 @@ def worktree(git: Git, commit: str) -> Iterator[Path]:
 
 def run_base(ref: str, paths: Sequence[str | Path], spec: Mapping[str, Any], out: Path, *,
              env: Mapping[str, str] | None = None, git: Git | None = None, cwd: Path | None = None) -> BaseRun:
-    """Run `paths` as they are on `ref`, with `spec` (see `base_spec`), into `out`."""
+    """Run `paths` as they are on `ref`, with `spec` (see `base_spec`), into `out`. Relative paths
+    (`paths`, `out`) are the user's: resolved against `cwd` here, before the child runs elsewhere."""
     cwd = (cwd or Path.cwd()).resolve()
+    out = cwd / out  # the child's working folder is inside the temporary worktree, deleted after it
     git = git or Git.of(cwd)
     commit = git.commit(ref)
     if commit is None:
@@ -105,7 +108,7 @@ def run_base(ref: str, paths: Sequence[str | Path], spec: Mapping[str, Any], out
         done = subprocess.run(_CHILD, cwd=where if where.is_dir() else tree, input=json.dumps(child),
                               capture_output=True, text=True, env=dict(os.environ if env is None else env))
         if done.returncode not in (0, 1) or not out.exists():
-            raise UsageError(f"the run on {ref} ({commit[:12]}) failed: {_last_line(done.stderr or done.stdout)}")
+            raise UsageError(f"the run on {ref} ({commit[:12]}) failed: {_failure(done, out)}")
     return BaseRun(ref, commit, load_results(out), out, missing)
 
 
@@ -117,7 +120,7 @@ def base_spec(options: RunOptions, *, concurrency: int, cache_dir: str | Path | 
                         "rubric_threshold": options.rubric_threshold,
                         "agreement_threshold": options.agreement_threshold},
             "concurrency": concurrency, "no_cache": no_cache, "shard": shard, "api_key": api_key,
-            "cache_dir": None if no_cache else str(Path(cache_dir).resolve() if cache_dir else default_cache_dir())}
+            "cache_dir": None if no_cache else str(Path(cache_dir or default_cache_dir()).resolve())}
 
 
 def child_main() -> int:
@@ -155,7 +158,19 @@ def _relative(path: Path, cwd: Path, root: Path) -> str:
     return full.relative_to(root).as_posix()
 
 
+def _failure(done: subprocess.CompletedProcess[str], out: Path) -> str:
+    """Why the base side's process gave no results: its own last words, else what it did."""
+    said = _last_line(done.stderr) or _last_line(done.stdout)
+    if done.returncode < 0:
+        what = f"killed by signal {-done.returncode}"
+    elif done.returncode in (0, 1):
+        what = f"exit code {done.returncode}, but no results at {out}"
+    else:
+        what = f"exit code {done.returncode}"
+    return f"{said} ({what})" if said else what
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in (text or "").strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else "no message"
+    return lines[-1].strip() if lines else ""
 
