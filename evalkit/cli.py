@@ -83,12 +83,14 @@ paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Pat
 
 @main.command()
 @paths_argument
+@click.option("--target", help="module:function for suites that name no target (as `run --target`).")
 @_guard
-def validate(paths: tuple[str, ...]) -> None:
+def validate(paths: tuple[str, ...], target: str | None) -> None:
     """Check suite files; report every problem at once."""
     from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
 
-    for suite in preflight(load_suites(list(paths))):  # what `run` checks before its first model call
+    # Exactly what `run` checks before its first model call, a suite without a target included.
+    for suite in preflight(load_suites(list(paths)), target=target, need_target=True):
         click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
 
 

@@ -38,7 +38,7 @@ def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[
     """A Report per model, in order. A retired model among them stops all before any call."""
     if len(models) < 2:
         raise UsageError("a model comparison needs at least two models")
-    preflight(suites, target=options.target, cases=options.cases)  # what a run checks before any call
+    preflight(suites, target=options.target, cases=options.cases, need_target=True)  # what a run checks first
     clients = [make_client() for _ in models]
     deprecated = clients[0].deprecations()
     for model in models:

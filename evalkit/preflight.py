@@ -21,8 +21,8 @@ from evalkit.suite.prompts import render_prompt
 def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None,
               need_target: bool = False) -> list[Suite]:
     """`suites` if they are ready to run; else SuiteError listing every configuration problem, or
-    UsageError if the `cases` globs select no case at all. `need_target`: a run (not `validate`,
-    where a fixture list may wait for `--target`) refuses a suite that names none."""
+    UsageError if the `cases` globs select no case at all. `need_target`: refuse a suite that names
+    no target when none is given (`run` and `validate` both do; a library caller may not)."""
     globs = list(cases or [])
     if globs and not any(s.select(globs) for s in suites):
         known = ", ".join(c.id for s in suites for c in s.cases[:5])

@@ -3,7 +3,7 @@ one-line message naming the problem, never a traceback, never a hang, never sile
 
 Each folder under broken/ holds `broken.yml` (plus the modules or prompt files it names) and
 `expected.yml`: `exit` and `message` for both commands, or per command under `validate:` / `run:`,
-with optional `args` (run only; `{dir}` is the case's folder) and `env`."""
+with optional `args` (`{dir}` is the case's folder; validate takes only a `--target` pair of them) and `env`."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def corpus() -> list[tuple[str, str, dict]]:
     for folder in sorted(p for p in BROKEN.iterdir() if p.is_dir()):
         expected = yaml.safe_load((folder / "expected.yml").read_text())
         for command in ("validate", "run"):
-            want = expected.get(command) or {k: v for k, v in expected.items() if k in ("exit", "message", "env")}
+            want = expected.get(command) or {k: v for k, v in expected.items() if k in ("exit", "message", "env", "args")}
             cases.append(pytest.param(folder.name, command, {**{"env": expected.get("env", {})}, **want},
                                       id=f"{folder.name}-{command}"))
     return cases
@@ -58,7 +58,9 @@ def test_the_corpus_is_large_enough():
 def test_broken_suite(name, command, want, fake, tmp_path):
     folder = tmp_path / name
     shutil.copytree(BROKEN / name, folder)  # a private copy: runs write results and caches beside it
-    args = [a.format(dir=folder) for a in want.get("args", [])] if command == "run" else []
+    args = [a.format(dir=folder) for a in want.get("args", [])]
+    if command == "validate":  # validate takes `--target` as run does, and nothing else of run's
+        args = args[args.index("--target"):args.index("--target") + 2] if "--target" in args else []
     if command == "run" and "--output" not in args:
         args += ["--output", str(tmp_path / "out" / "results.json")]
     env = {**os.environ, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
