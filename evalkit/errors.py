@@ -8,9 +8,17 @@ from pathlib import Path
 from typing import Any
 
 
+def safe_str(value: object) -> str:
+    """`str(value)`, or a stand-in naming its type when its `__str__` itself raises (user code's exceptions)."""
+    try:
+        return str(value)
+    except Exception as exc:  # noqa: BLE001 - any failure of user code's __str__
+        return f"<{type(value).__name__} whose str() raised {type(exc).__name__}>"
+
+
 def one_line(exc: BaseException) -> str:
     """An exception's message on one line, cut at 300 characters (for an error row or a report)."""
-    text = " ".join(str(exc).split())
+    text = " ".join(safe_str(exc).split())
     return text[:300] + ("…" if len(text) > 300 else "")
 
 

@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
+from evalkit.errors import safe_str
+
 # Raised by user code, these mean "the code under test failed", not "stop evalkit". A real Ctrl-C
 # reaches a run as the cancellation of its task (asyncio.run's own SIGINT handler), never as these.
 USER_EXITS = (SystemExit, KeyboardInterrupt, GeneratorExit)
@@ -89,7 +91,11 @@ def user_traceback(exc: BaseException, limit: int = 12) -> str:
     """The traceback of `exc` without evalkit's and asyncio's frames: the user's code only."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if not f.filename.startswith(_OURS) and not f.filename.startswith(_STDLIB)]
-    lines = traceback.format_list(frames[-limit:]) + traceback.format_exception_only(type(exc), exc)
+    try:
+        last = traceback.format_exception_only(type(exc), exc)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
+        last = [f"{type(exc).__name__}: {safe_str(exc)}\n"]
+    lines = traceback.format_list(frames[-limit:]) + last
     return "".join(lines).rstrip()
 
 
@@ -105,6 +111,7 @@ def output_problem(output: Any) -> str | None:
 def describe_exit(exc: BaseException) -> str:
     """`SystemExit(3)` as a user would want to read it in an error row."""
     if isinstance(exc, SystemExit):
-        return f"target called sys.exit({exc.code!r})"
-    return f"target raised {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+        return f"target called sys.exit({safe_str(exc.code) if not isinstance(exc.code, (int, str)) else repr(exc.code)})"
+    text = safe_str(exc)
+    return f"target raised {type(exc).__name__}" + (f": {text}" if text else "")
 

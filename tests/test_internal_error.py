@@ -61,3 +61,27 @@ def _env(tmp_path: Path, url: str) -> dict[str, str]:
     env.update(EVALKIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path), ANTHROPIC_API_KEY="k",
                ANTHROPIC_BASE_URL=url)
     return env
+
+
+def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path):
+    (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "agent.py").write_text(
+        "class Nasty(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('no text for you')\n"
+        "def answer(text, client):\n"
+        "    if text == 'y':\n"
+        "        raise Nasty()\n"
+        "    return text\n", encoding="utf-8")
+    with FakeAnthropicServer(Script()) as fake:
+        done = subprocess.run([sys.executable, "-c", "from evalkit.cli import main; main()", "run", "suite.yml", "-o",
+                               "out/results.json"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                              env=_env(tmp_path, fake.url))
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    report = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    rows = {c["id"]: c for c in report["suites"][0]["cases"]}
+    assert rows["a"]["verdict"] == "pass" and rows["c"]["verdict"] == "pass"
+    assert rows["b"]["verdict"] == "error"
+    assert "target raised Nasty: <Nasty whose str() raised RuntimeError>" in json.dumps(rows["b"])
