@@ -24,6 +24,7 @@ from evalkit.suite._spec import (
     PromptTargetSpec,
     RubricItemSpec,
     SuiteSpec,
+    id_skeleton,
 )
 from evalkit.suite._checks import CheckBuilder
 from evalkit.suite._yaml import YamlDocument, read_yaml
@@ -189,12 +190,15 @@ class _Loader:
         shared_checks = [(c, ("checks", i)) for i, c in enumerate(spec.checks)]
         field_names = set(spec.fields)
         cases: list[Case] = []
-        seen: dict[str, int] = {}
+        seen: dict[str, tuple[int, str]] = {}  # by what an id looks like: `Ａda` and `ada` are one id to a reader
         for ci, cspec in case_specs:
             cloc = prefix + (ci,)
-            if cspec.id in seen:
-                self.problem(cloc + ("id",), f"duplicate case id (first at case #{seen[cspec.id] + 1})", cspec.id)
-            seen.setdefault(cspec.id, ci)
+            look = cspec.id if cspec.id.isascii() else id_skeleton(cspec.id)
+            if look in seen:
+                first, first_id = seen[look]
+                self.problem(cloc + ("id",), f"duplicate case id (first at case #{first + 1})" if first_id == cspec.id
+                             else f"case id looks the same as {first_id!r} (case #{first + 1})", cspec.id)
+            seen.setdefault(look, (ci, cspec.id))
             items: list[Item] = []
             for cs, loc in shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)]:
                 check = checks.build(cs, loc, cspec.id)

@@ -4,6 +4,7 @@ into the runtime `Suite` and `Case`."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
@@ -129,6 +130,28 @@ _PLAIN_NAME = re.compile(r"\w[\w.@+:=-]*")  # no white space: \w is not, nor are
 _PLAIN_ID = re.compile(rf"{_PLAIN_NAME.pattern}(?:/{_PLAIN_NAME.pattern})*")
 
 
+def _script(char: str) -> str | None:
+    """The script a letter is written in, from its Unicode name ("CYRILLIC SMALL LETTER A" -> CYRILLIC)."""
+    if not char.isalpha():
+        return None
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else "UNKNOWN"
+
+
+def _one_script(case_id: str) -> None:
+    """Refuse an id whose letters mix scripts: `pаce` with a Cyrillic `а` reads as `pace` and is another id."""
+    scripts = {s for s in map(_script, case_id) if s is not None}
+    # Han, Hiragana and Katakana are written together in one Japanese word.
+    if len(scripts - {"CJK", "HIRAGANA", "KATAKANA"}) + bool(scripts & {"CJK", "HIRAGANA", "KATAKANA"}) > 1:
+        raise ValueError(f"case id {case_id!r} mixes scripts ({', '.join(sorted(scripts)).lower()}): it can look "
+                         f"like another id; write it in one script")
+
+
+def id_skeleton(case_id: str) -> str:
+    """What an id looks like: ids that differ only in compatibility forms (`Ａda`, `ada`) are one (NFKC)."""
+    return unicodedata.normalize("NFKC", case_id)
+
+
 class CaseSpec(_Strict):
     id: str = Field(min_length=1)
     description: str = ""
@@ -146,6 +169,8 @@ class CaseSpec(_Strict):
     @classmethod
     def _printable_id(cls, v: str) -> str:
         if _PLAIN_ID.fullmatch(v):  # every id of a good suite: one match, no closer look
+            if not v.isascii():
+                _one_script(v)
             return v
         if any(c.isspace() for c in v):
             raise ValueError("a case id may not contain white space")
