@@ -254,7 +254,7 @@ class _Loader:
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
                               tags=cspec.tags, skip=cspec.skip, line=self.line_of(cloc),
                               file=self.cases_file))
-        compared = self._check_comparisons(spec, seen, field_names)
+        compared = self._check_comparisons(spec, {c.id: i for i, c in enumerate(cases)}, field_names)
         for case in cases:
             if case.id in compared and not case.fields:
                 case.fields = list(spec.fields)
