@@ -76,11 +76,15 @@ def anthropic_provider(*, max_connections: int = 100) -> LazyProvider:
     """The real provider; raises MissingKeyError (exit 2) without a key."""
     if not api_key_set():
         raise MissingKeyError(NO_KEY_MESSAGE)
+    # Read now, before any user code is imported or run: a target that rewrites ANTHROPIC_BASE_URL
+    # (or the key) before the first model call must not redirect the judge's requests, key and all.
+    api_key = os.environ["ANTHROPIC_API_KEY"].strip()
+    base_url = os.environ.get("ANTHROPIC_BASE_URL", "").strip() or None
 
     def build() -> Provider:
         from evalkit.providers.anthropic import AnthropicProvider  # anthropic loads only when a run needs it
 
-        return AnthropicProvider(max_connections=max_connections)
+        return AnthropicProvider(api_key=api_key, base_url=base_url, max_connections=max_connections)
 
     # Built on the first request the cache cannot answer: a fully cached run never imports anthropic.
     return LazyProvider(build, "anthropic")
