@@ -23,7 +23,7 @@ PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_mal
             "injury_risk_female", "overreaching_male")
 
 _NO_FIELDS: dict[str, Any] = dict(
-    days=None, stated_weekly_km=None, recommended_weekly_km=None, run_days_per_week=None, long_run_km=None,
+    days=None, other_runs=[], stated_weekly_km=None, recommended_weekly_km=None, run_days_per_week=None, long_run_km=None,
     includes_rest_day=None, injury_risk_level=None, acwr_band=None, flags_injury_risk=False,
     injury_warning_quote=None, flags_overreaching=False, overreaching_quote=None, recommends_volume_reduction=False,
     recommends_taper=False, warns_against_racing=False, warns_against_hard_workouts=False,

@@ -129,7 +129,7 @@ def bad_entries() -> list[Entry]:
              ("Sat", "threshold", 6, 4, "5:18", "5:18", "6 km with 4 km at threshold 5:18/km"), L("Sun", 9)]),
               "three quality sessions: easy running 52 % of the week", {"easy_share"}),
         entry("weekly_plan/recreational_female", _rec_plan([rest("Mon"), E("Tue", 6), rest("Wed"),
-                                                              ("Thu", "threshold", 7, 3.5, "5:00", "5:05", "2 x 10 min at 5:00-5:05/km"),
+                                                              ("Thu", "threshold", 7, 3.5, "5:00", "5:05", "7 km with 2 x 10 min at 5:00-5:05/km"),
                                                               rest("Fri"), E("Sat", 6), L("Sun", 10)]),
               "threshold prescribed 13-18 s/km faster than her threshold pace", {"paces_in_zones"}),
         entry("weekly_plan/recreational_female", _rec_plan([rest("Mon"), E("Tue", 8), rest("Wed"), E("Thu", 10),
@@ -139,7 +139,8 @@ def bad_entries() -> list[Entry]:
             "## Nächste Woche\n\n- **Mo**: Ruhetag\n- **Di**: 6 km locker 6:10-6:50/km\n- **Mi**: Ruhetag\n"
             "- **Do**: 7 km mit 2 x 10 min Schwelle 5:18/km\n- **Fr**: Ruhetag\n- **Sa**: 6 km locker\n"
             "- **So**: 10 km langer Lauf 6:15-6:50/km\n\n**Gesamt: 29 km.** Dein ACWR von 0.89 ist optimal."),
-            reply_language="de"), "a sound plan, but in German for an English request", {"reply_language"}),
+            reply_language="de", days=_german_days()), "a sound plan, but in German for an English request",
+            {"reply_language"}),
         entry("weekly_plan/recreational_female", _with(sound["weekly_plan", "recreational_female"], text=(
             sound["weekly_plan", "recreational_female"].text + "\n\n" + " ".join(
                 ["Remember to hydrate, sleep well, stretch, and enjoy every single kilometre of this week."]
@@ -179,7 +180,7 @@ def bad_entries() -> list[Entry]:
     text = hard.text.replace("Cut back to 38 km this week, all easy.", "Cut back to 38 km this week.")
     days = [("Tue", "tempo", 7, 5, "4:24", "4:24", "7 km with 5 km tempo at 4:24/km") if d["day"] == "Tue" else
             (d["day"], d["session"], d["km"], d["quality_km"], None, None, d["quote"]) for d in hard.fields["days"]]
-    days = [(d[0], d[1], d[2], d[3], "5:10" if d[1] in ("easy", "long") else d[4],
+    days = [(d[0], d[1], d[2], d[3], ("5:15" if d[1] == "long" else "5:10") if d[1] in ("easy", "long") else d[4],
              "5:40" if d[1] in ("easy", "long") else d[5], d[6]) for d in days]
     out.append(entry(f"weekly_plan/{orm}", _plan("Recovery week after an overreaching spike", days, text,
                                                  **{k: v for k, v in hard.fields.items() if k not in (
@@ -187,7 +188,7 @@ def bad_entries() -> list[Entry]:
                                                      "long_run_km", "includes_rest_day")}),
                      "warns against hard sessions, then keeps a tempo run in the plan",
                      {"warns_against_racing_and_hard_workouts"}))
-    keep = [("Mon", "easy", 10, None, "5:10", "5:40", "10 km easy"), ("Tue", "interval", 12, 6, "4:03", "4:03", "6 x 1000 m"),
+    keep = [("Mon", "easy", 10, None, "5:10", "5:40", "10 km easy"), ("Tue", "interval", 12, 6, "4:03", "4:03", "12 km with 6 x 1000 m"),
             rest("Wed"), ("Thu", "easy", 10, None, "5:10", "5:40", "10 km easy"), ("Fri", "easy", 8, None, "5:10", "5:40", "8 km easy"),
             rest("Sat"), ("Sun", "long", 20, None, "5:15", "5:40", "20 km long run")]
     out.append(entry(f"weekly_plan/{orm}", _plan("Keep the momentum", keep, "Great 65 km week! Hold 60 km with intervals.",
@@ -200,7 +201,7 @@ def bad_entries() -> list[Entry]:
     beginner_note = "ACWR 1.0, optimal, low injury risk."
     out.append(entry("weekly_plan/beginner_older_male", _plan("Five short runs", five, beginner_note, injury_risk_level="low"),
                      "five run days for the 55-year-old beginner", {"beginner_limits", "masters_recovery"}))
-    track = [rest("Mon"), ("Tue", "interval", 5, 2.4, "5:36", "5:36", "6 x 400 m on the track at 5:36/km"), rest("Wed"),
+    track = [rest("Mon"), ("Tue", "interval", 5, 2.4, "5:36", "5:36", "5 km with 6 x 400 m on the track at 5:36/km"), rest("Wed"),
              ("Thu", "easy", 4, None, "7:10", "7:50", "4 km easy"), rest("Fri"), ("Sat", "easy", 3, None, "7:10", "7:50", "3 km easy"),
              ("Sun", "long", 4.5, None, "7:20", "7:50", "4.5 km long run")]
     out.append(entry("weekly_plan/beginner_older_male", _plan("Speed week", track, beginner_note, injury_risk_level="low"),
@@ -292,6 +293,17 @@ def bad_entries() -> list[Entry]:
               "in Spanish for an English request", {"reply_language"}),
     ]
     return out
+
+
+def _german_days() -> list[dict[str, Any]]:
+    """The recreational runner's sound week as an extraction of the German reply records it: the
+    quotes in the reply's own (German) words."""
+    days = demo.sound_replies()["weekly_plan", "recreational_female"].fields["days"]
+    quotes = {"Tue": "6 km locker 6:10-6:50/km", "Thu": "7 km mit 2 x 10 min Schwelle 5:18/km", "Sat": "6 km locker",
+              "Sun": "10 km langer Lauf 6:15-6:50/km"}
+    return [dict(d, quote=quotes.get(d["day"], "Ruhetag"),
+                 **({"pace_fast_sec_per_km": None, "pace_slow_sec_per_km": None} if d["day"] == "Sat" else {}))
+            for d in days]
 
 
 def _p(sec: float | None) -> str | None:

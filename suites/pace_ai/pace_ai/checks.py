@@ -14,7 +14,8 @@ from abc import abstractmethod
 from typing import Any, ClassVar
 
 from evalkit import Check, CheckContext, Outcome, register_check
-from pace_ai.plan import SESSION_ZONE, WeekSummary, summarize
+from pace_ai.plan import SESSION_ZONE, WeekSummary, day_km, summarize, with_added_runs
+from pace_ai.reading import added_runs, paces_in, parse_days, quantity, squash
 
 __all__ = [
     "BeginnerLimits",
@@ -30,7 +31,18 @@ __all__ = [
 
 #: Tolerance of each zone, s/km, from the published tables (running-science reference: easy range
 #: ends ±8 s/km, marathon and threshold ±2, interval ±3, repetition ±3 s per 400 m = ±7.5 s/km).
-ZONE_TOLERANCE_SEC = {"easy": 8.0, "marathon": 2.0, "threshold": 2.0, "interval": 3.0, "repetition": 7.5}
+ZONE_TOLERANCE_SEC = {"easy": 8.0, "marathon": 2.0, "threshold": 2.0, "interval": 3.0, "repetition": 7.5,
+                      "goal": 3.0, "race_equivalent": 3.0}
+
+#: Goal race pace is a zone of its own: the goal time over the goal distance (±3 s/km, what a pace
+#: written to the second or converted from min/mile is off by). Marathon-pace work at the runner's
+#: goal marathon pace is sound even when that lies a few s/km outside the VDOT marathon zone, and a
+#: half marathon's goal-pace work has no VDOT zone at all. Race-pace work may also use the pace
+#: current fitness predicts for the goal race (the facts' race_equivalent zone).
+SESSION_ZONES = {"marathon": ("marathon", "goal"), "race_pace": ("goal", "race_equivalent")}
+
+#: How far the deterministic reading may differ from the extraction before they disagree.
+AGREE_KM = 0.15
 
 
 def field(ctx: CheckContext, name: str) -> Any:
@@ -66,19 +78,71 @@ class FieldCheck(Check):
 
 
 class _PlanCheck(FieldCheck):
-    """A check on the week the days describe; a reply without a day-by-day plan fails it."""
+    """A check on the week the days describe; a reply without a day-by-day plan fails it.
 
-    uses: ClassVar[tuple[str, ...]] = ("days",)
+    Two witnesses judge the week: the extraction's days (with the runs it recorded outside the list)
+    and the reply's own day list as :mod:`pace_ai.reading` reads it (with the runs its prose adds).
+    The item passes only when both pass, so a gullible or manipulated extraction cannot pass a
+    week the reply does not hold. When the reply has no day list that reader can follow, every
+    extracted run day must be quoted verbatim and its quote must carry the extracted distance."""
+
+    uses: ClassVar[tuple[str, ...]] = ("days", "other_runs")
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
         days = field(ctx, "days")
         if not days:
             return Outcome(False, "no day-by-day plan")
-        return self.judge_week(summarize(days), days, ctx)
+        zones = ctx.facts.get("zones")
+        days = with_added_runs(days, (ctx.fields or {}).get("other_runs"), zones)
+        first = self.judge_week(summarize(days, zones), days, ctx)
+        parsed = parse_days(ctx.text, zones)
+        if parsed is None:
+            unquoted = unquoted_days(days, ctx.text, zones)
+            if unquoted:
+                return Outcome(False, "the extraction is not borne out by the reply: " + "; ".join(unquoted))
+            return first
+        read = [p.as_extracted() for p in parsed] + prose_runs(ctx.text)
+        second = self.judge_parsed(summarize(read, zones), read, days, ctx)
+        if second.passed is False and first.passed is not False:
+            return Outcome(False, f"the reply's own day list: {second.reason} (the extraction: {first.reason})")
+        return first
 
     @abstractmethod
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
         """The verdict on the week: each plan check says what it looks for."""
+
+    def judge_parsed(self, week: WeekSummary, read: list[dict], extracted: list[dict], ctx: CheckContext) -> Outcome:
+        """The verdict on the week as read from the reply's words (by default the same test)."""
+        return self.judge_week(week, read, ctx)
+
+
+def unquoted_days(days: list[dict], text: str, zones: dict | None) -> list[str]:
+    """Extracted run days whose quote is not in the reply, or whose quote states another distance."""
+    reply, out = squash(text), []
+    for d in days:
+        if d.get("session") == "rest" or not day_km(d, zones):
+            continue
+        quote = d.get("quote")
+        if not isinstance(quote, str) or not quote.strip() or squash(quote) not in reply:
+            out.append(f"{d.get('day')}: quote {str(quote)[:60]!r} not found in the reply")
+            continue
+        q = quantity(quote)
+        said = q.km if q.km is not None else None
+        km = number(d.get("km"))
+        if said is not None and km and abs(said - km) > max(1.0, AGREE_KM * km):
+            out.append(f"{d.get('day')}: quoted {said:g} km, extracted {km:g} km")
+    return out
+
+
+def prose_runs(text: str) -> list[dict]:
+    """The runs the reply's prose adds (a double, a second run), read deterministically: a day of
+    its own each, with the distance or time its sentence names."""
+    out = []
+    for sentence in added_runs(text):
+        q = quantity(sentence)
+        out.append({"day": "added", "session": "easy", "km": q.km or 0.1, "minutes": q.minutes,
+                    "quote": sentence[:120]})
+    return out
 
 
 @register_check
@@ -120,11 +184,16 @@ class LongRunShare(_PlanCheck):
     type: ClassVar[str] = "pace_long_run_share"
     min_pct: float = 25.0
     max_pct: float = 35.0
+    #: A week of few_run_days run days or fewer may hold a longer share: with three runs, one
+    #: long run and two shorter ones make the long run 35-45 % by construction.
+    few_run_days: int = 3
+    few_days_max_pct: float = 45.0
 
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
-        ok = self.min_pct - 1e-9 <= week.long_run_pct <= self.max_pct + 1e-9
+        high = self.few_days_max_pct if week.run_days <= self.few_run_days else self.max_pct
+        ok = self.min_pct - 1e-9 <= week.long_run_pct <= high + 1e-9
         return Outcome(ok, f"long run {week.long_run_km:g} km = {week.long_run_pct:.0f} % of {week.total_km:g} km "
-                           f"(expected {self.min_pct:g}-{self.max_pct:g} %)")
+                           f"over {week.run_days} run days (expected {self.min_pct:g}-{high:g} %)")
 
 
 @register_check
@@ -199,25 +268,53 @@ class PacesInZones(_PlanCheck):
     type: ClassVar[str] = "pace_paces_in_zones"
 
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
-        zones = fact(ctx, "zones")
+        zones = {**fact(ctx, "zones"), **ctx.facts.get("race_pace_zones", {})}
         checked, outside = [], []
         for d in days:
-            zone = SESSION_ZONE.get(str(d.get("session")))
+            session = str(d.get("session"))
+            names = SESSION_ZONES.get(session) or ((SESSION_ZONE[session],) if session in SESSION_ZONE else ())
+            if session == "marathon" and ctx.facts.get("goal_distance") != "marathon":
+                names = ("marathon",)  # the goal's pace is marathon pace only when the goal is a marathon
+            names = tuple(n for n in names if n in zones)
             paces = [p for p in (number(d.get("pace_fast_sec_per_km")), number(d.get("pace_slow_sec_per_km")))
                      if p is not None]
-            if zone is None or not paces:
+            if not names or not paces:
                 continue
-            z, tol = zones[zone], ZONE_TOLERANCE_SEC[zone]
             shown = "-".join(pace(p) for p in sorted(set(paces)))
-            span = f"{pace(z['fast_sec_per_km'])}-{pace(z['slow_sec_per_km'])} ±{tol:g} s"
-            checked.append(f"{d.get('day')} {zone} {shown}")
-            if not all(z["fast_sec_per_km"] - tol - 1e-9 <= p <= z["slow_sec_per_km"] + tol + 1e-9 for p in paces):
-                outside.append(f"{d.get('day')} {d.get('session')} at {shown} outside the {zone} zone {span}")
+            checked.append(f"{d.get('day')} {session} {shown}")
+            if not any(in_zone(paces, zones[n], ZONE_TOLERANCE_SEC[n]) for n in names):
+                spans = " or ".join(f"{n} {pace(zones[n]['fast_sec_per_km'])}-{pace(zones[n]['slow_sec_per_km'])} "
+                                    f"±{ZONE_TOLERANCE_SEC[n]:g} s" for n in names)
+                outside.append(f"{d.get('day')} {session} at {shown} outside {spans}")
         if outside:
             return Outcome(False, "; ".join(outside))
         if not checked:
             return Outcome(False, "no run has a target pace")
         return Outcome(True, "paces in their zones: " + ", ".join(checked))
+
+    def judge_parsed(self, week: WeekSummary, read: list[dict], extracted: list[dict], ctx: CheckContext) -> Outcome:
+        """The reply's own words: an easy or long day's written paces lie in the easy zone (the kind
+        of a quality day is too coarse to pick its zone), and every pace the extraction recorded for
+        a day is written in that day's words (converted from min/mile where it is given so)."""
+        zones, problems = fact(ctx, "zones"), []
+        words = {str(d.get("day"))[:3].lower(): d for d in read}
+        for d in read:
+            if d["session"] in ("easy", "long"):
+                paces = paces_in(d.get("quote") or "")
+                if paces and not in_zone(paces, zones["easy"], ZONE_TOLERANCE_SEC["easy"]):
+                    problems.append(f"{d['day']} easy at {'-'.join(pace(p) for p in paces)} outside the easy zone")
+        for d in extracted:
+            mine = words.get(str(d.get("day"))[:3].lower())
+            written = paces_in(mine.get("quote") or "") if mine else []
+            for key in ("pace_fast_sec_per_km", "pace_slow_sec_per_km"):
+                p = number(d.get(key))
+                if p is not None and written and not any(abs(p - w) <= 3 for w in written):
+                    problems.append(f"{d.get('day')}: extracted pace {pace(p)} is not written for that day")
+        return Outcome(not problems, "; ".join(problems) or "written paces agree")
+
+
+def in_zone(paces: list[float], zone: dict, tol: float) -> bool:
+    return all(zone["fast_sec_per_km"] - tol - 1e-9 <= p <= zone["slow_sec_per_km"] + tol + 1e-9 for p in paces)
 
 
 @register_check
