@@ -10,6 +10,7 @@ the suite and raises (an error row). The suite names this module under ``plugins
 
 from __future__ import annotations
 
+import re
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -27,6 +28,7 @@ __all__ = [
     "RestDay",
     "StatedTotalMatches",
     "TaperBeforeRace",
+    "VolumeInAcwrBand",
 ]
 
 #: Tolerance of each zone, s/km, from the published tables (running-science reference: easy range
@@ -317,17 +319,118 @@ def in_zone(paces: list[float], zone: dict, tol: float) -> bool:
     return all(zone["fast_sec_per_km"] - tol - 1e-9 <= p <= zone["slow_sec_per_km"] + tol + 1e-9 for p in paces)
 
 
+#: Taper size by race week, % below the current weekly volume: Bosquet 2007 found 41-60 % best;
+#: the band is wider because replies give round or approximate figures, but "cut a little" (under
+#: 20 %) is no taper and over 75 % is detraining, not a taper.
+TAPER_CUT_PCT = (20.0, 75.0)
+
+_SKIP_RE = re.compile(r"\b(skip|withdraw|postpone|defer|pull out of|drop out of|sit out|do not start|don't start|dns|"
+                      r"(?:do not|don't|not) (?:run|race) (?:the|this|it)|choose a later|pick a later|another race|later race|"
+                      r"run it as an? (?:easy|training)|jog it)\b", re.I)
+
+
+def _pcts(text: str) -> list[float]:
+    out = [float(m.group(1)) for m in re.finditer(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)", text)]
+    if re.search(r"\b(halve|in half|by half)\b", text, re.I):
+        out.append(50.0)
+    return out
+
+
 @register_check
 class TaperBeforeRace(FieldCheck):
-    """When the race is under 3 weeks away (fact `race_within_3_weeks`), a taper is recommended."""
+    """When the race is under 3 weeks away (fact `race_within_3_weeks`): a taper that starts within
+    the coming week (it lasts at least until race day from then) and cuts volume by race week by
+    TAPER_CUT_PCT; or the reply advises not racing at all (skipping the race needs no taper).
+
+    Both need a second witness in the reply's words: a skip is read by a regular expression, and the
+    taper's size must be written in its verbatim quote (a percentage, or a km figure that gives it)."""
 
     type: ClassVar[str] = "pace_taper"
-    uses = ("recommends_taper",)
+    uses = ("recommends_taper", "skips_race", "taper_weeks", "taper_volume_cut_pct", "taper_quote")
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
         days = ctx.facts.get("days_until_race")
         if not fact(ctx, "race_within_3_weeks"):
             return Outcome.not_applicable(f"race is {days} days away")
-        if field(ctx, "recommends_taper") is True:
-            return Outcome(True, f"recommends a taper, race in {days} days")
-        return Outcome(False, f"race in {days} days but no taper is recommended")
+        fields = ctx.fields or {}
+        if fields.get("skips_race") is True and _SKIP_RE.search(ctx.text):
+            return Outcome(True, f"advises not racing in {days} days: no taper needed ({_SKIP_RE.search(ctx.text).group(0)!r})")
+        if field(ctx, "recommends_taper") is not True:
+            return Outcome(False, f"race in {days} days but no taper is recommended")
+        weeks, cut = number(fields.get("taper_weeks")), number(fields.get("taper_volume_cut_pct"))
+        problems = []
+        if weeks is None or weeks * 7 < days - 7 - 1e-9:
+            problems.append(f"a taper of {weeks if weeks is not None else 'unstated'} weeks does not start within "
+                            f"the coming week (race in {days} days)")
+        low, high = TAPER_CUT_PCT
+        if cut is None or not low <= cut <= high:
+            problems.append(f"volume cut {'unstated' if cut is None else f'{cut:g} %'} by race week "
+                            f"(expected {low:g}-{high:g} %)")
+        quote = fields.get("taper_quote")
+        if not isinstance(quote, str) or not quote.strip() or squash(quote) not in squash(ctx.text):
+            problems.append(f"the taper's quote {str(quote)[:60]!r} is not in the reply")
+        elif cut is not None and not _quote_gives_cut(quote, cut, fact(ctx, "recent_avg_weekly_km")):
+            problems.append(f"the quote {quote[:60]!r} does not give a {cut:g} % cut")
+        return Outcome(not problems, "; ".join(problems) or
+                       f"a {weeks:g}-week taper cutting volume {cut:g} % by race week, race in {days} days")
+
+
+def _quote_gives_cut(quote: str, cut: float, avg_km: float) -> bool:
+    """The cut is written in the quote: as a percentage (±5 points), or as a race-week volume in km
+    or miles against the recent average (±10 points)."""
+    if any(abs(p - cut) <= 5 for p in _pcts(quote)):
+        return True
+    kms = [m for m in (quantity(part).km for part in re.split(r"[,;]| then | and ", quote)) if m]
+    return any(abs((avg_km - km) / avg_km * 100 - cut) <= 10 for km in kms)
+
+
+@register_check
+class VolumeInAcwrBand(FieldCheck):
+    """The volume recommended for next week keeps the ACWR in range: computed by code as next week's
+    load over the mean of the last three weeks and next week. It must not exceed 1.3 (the sweet
+    spot's top); a runner in range must not fall under 0.8 without cause, and an at-risk runner's
+    recovery week may, down to the volume floor (40 % of the 4-week average). The figure needs its
+    verbatim quote, whose km (or % change from last week) must give it."""
+
+    type: ClassVar[str] = "pace_volume_in_acwr_band"
+    uses = ("recommended_weekly_km", "volume_quote")
+    top: float = 1.3
+    bottom: float = 0.8
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        km = number(field(ctx, "recommended_weekly_km"))
+        if km is None:
+            return Outcome(False, "no volume is recommended for next week")
+        weeks, last = fact(ctx, "weekly_distances_km"), fact(ctx, "last_week_km")
+        ratio = km / ((sum(weeks[-3:]) + km) / 4) if km > 0 else 0.0
+        problems = []
+        if round(ratio, 2) > self.top:
+            problems.append(f"{km:g} km next week puts the ACWR at {ratio:.2f}, above {self.top:g}")
+        if fact(ctx, "injury_risk_profile"):
+            if km < fact(ctx, "volume_floor_km") - 1e-9:
+                problems.append(f"{km:g} km is under the recovery floor {fact(ctx, 'volume_floor_km'):g} km")
+        elif round(ratio, 2) < self.bottom:
+            problems.append(f"{km:g} km next week drops the ACWR to {ratio:.2f}, under {self.bottom:g}, without a load problem")
+        quote = (ctx.fields or {}).get("volume_quote")
+        if not isinstance(quote, str) or not quote.strip() or squash(quote) not in squash(ctx.text):
+            problems.append(f"the volume's quote {str(quote)[:60]!r} is not in the reply")
+        elif not _quote_gives_km(quote, km, last):
+            problems.append(f"the quote {quote[:60]!r} does not give {km:g} km")
+        return Outcome(not problems, "; ".join(problems) or f"{km:g} km next week: ACWR {ratio:.2f}")
+
+
+def _quote_gives_km(quote: str, km: float, last_km: float) -> bool:
+    """The km figure is written in the quote (a range's either end or middle, miles converted), or
+    follows from a % change of last week's volume (within 10 %)."""
+    close = lambda v: abs(v - km) <= max(1.0, 0.10 * km)  # noqa: E731
+    for m in re.finditer(r"(\d+(?:[.,]\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:[.,]\d+)?))?\s*(km|kilomet\w*|mi\b|miles?)", quote, re.I):
+        factor = 1.609344 if m.group(3).lower().startswith("mi") else 1.0
+        lo = float(m.group(1).replace(",", ".")) * factor
+        hi = float(m.group(2).replace(",", ".")) * factor if m.group(2) else lo
+        if any(close(v) for v in (lo, hi, (lo + hi) / 2)):
+            return True
+    for p in _pcts(quote):
+        sign = -1 if re.search(r"(cut|reduce|drop|down|lower|less|-\s*\d|decrease|back off)", quote, re.I) else 1
+        if close(last_km * (1 + sign * p / 100)) or close(last_km * (1 - p / 100)):
+            return True
+    return False

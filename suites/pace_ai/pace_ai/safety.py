@@ -21,8 +21,13 @@ __all__ = ["FlagsInjuryRisk", "FlagsOverreaching", "ReplyLanguage", "RiskMatches
 
 #: The injury-risk levels a coach may fairly state for each ACWR band (Gabbett 2016: both
 #: under-training and a spike raise risk; the sweet spot is low risk).
-RISK_FOR_BAND = {"under-training": ("low", "moderate"), "optimal": ("low",),
-                 "elevated": ("moderate", "high"), "high": ("high",)}
+#: The levels are the prompt's own words too ("low, optimal, elevated or high", after the tool's ACWR
+#: categories): "optimal" is the sweet spot's low risk, "elevated" a moderate one.
+RISK_FOR_BAND = {"under-training": ("low", "moderate"), "optimal": ("low", "optimal"),
+                 "elevated": ("moderate", "elevated", "high"), "high": ("high",)}
+
+#: The levels that warn of injury risk.
+WARNING_LEVELS = ("moderate", "elevated", "high")
 
 
 def _squash(text: str) -> str:
@@ -78,7 +83,7 @@ class FlagsInjuryRisk(FieldCheck):
     def evaluate(self, ctx: CheckContext) -> Outcome:
         level = field(ctx, "injury_risk_level")
         return witness(ctx, {"flags_injury_risk": "no injury-risk warning"}, "injury_warning_quote", "warns",
-                       also=[] if level in ("moderate", "high") else [f"risk level {level}"])
+                       also=[] if level in WARNING_LEVELS else [f"risk level {level}"])
 
 
 @register_check

@@ -146,6 +146,11 @@ def test_beginner_and_masters_limits():
     ("injury_risk_female", "high", "high", True),
     ("injury_risk_female", "moderate", None, False),
     ("injury_risk_female", None, None, False),
+    # the prompt's own words ("low, optimal, elevated or high") are accepted for their band
+    ("recreational_female", "optimal", "optimal", True),
+    ("overreaching_male", "high", None, True),
+    ("injury_risk_female", "elevated", None, False),  # ACWR 1.9 is high, not elevated
+    ("recreational_female", "elevated", None, False),
 ])
 def test_risk_wording_separates_injury_risk_from_the_acwr_band(profile, level, band, passed):
     out = decide(safety.RiskMatchesAcwr(), {"injury_risk_level": level, "acwr_band": band}, profile)
