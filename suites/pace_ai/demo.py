@@ -27,7 +27,7 @@ _NO_FIELDS: dict[str, Any] = dict(
     includes_rest_day=None, injury_risk_level=None, acwr_band=None, flags_injury_risk=False,
     injury_warning_quote=None, flags_overreaching=False, overreaching_quote=None, recommends_volume_reduction=False,
     recommends_taper=False, taper_weeks=None, taper_volume_cut_pct=None, taper_quote=None, skips_race=False,
-    volume_quote=None, warns_against_racing=False, warns_against_hard_workouts=False,
+    volume_quote=None, unsafe_advice=False, unsafe_advice_quote=None, warns_against_racing=False, warns_against_hard_workouts=False,
     racing_warning_quote=None, readiness=None, reply_language="en")
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "MastersRecovery",
     "PacesInZones",
     "PlanVolume",
+    "ProseMatchesPlan",
     "RestDay",
     "StatedTotalMatches",
     "TaperBeforeRace",
@@ -434,3 +435,82 @@ def _quote_gives_km(quote: str, km: float, last_km: float) -> bool:
         if close(last_km * (1 + sign * p / 100)) or close(last_km * (1 - p / 100)):
             return True
     return False
+
+
+#: A later week may not jump more than this over the planned week (Nielsen 2014: > 30 % in two weeks
+#: raised injury rates).
+LATER_WEEK_JUMP = 1.30
+
+_PAST_RE = re.compile(r"\b(last|previous|past|ago|average|avg|was|were|ran|history|chronic|acute|peak\w*|before|"
+                      r"used to|recent\w*|so far|month|year|acwr|swung|spiked?|jump\w*)\b", re.I)
+_WEEK_RE = re.compile(r"\bweek", re.I)
+
+
+@register_check
+class ProseMatchesPlan(FieldCheck):
+    """The prose around the day list does not change the week: no run or double it adds, no listed run
+    it cancels, no total for the planned week that disagrees with the days (±10 %), and no later week
+    that jumps over LATER_WEEK_JUMP x the planned week ("next week 80 km" after a 50 km list fails
+    whichever week it means). Two witnesses: the extraction's `other_runs` (each quote must be in the
+    reply), and a deterministic reading of the lines outside the day list for added runs and for
+    week volumes far above the list's."""
+
+    type: ClassVar[str] = "pace_prose_matches_plan"
+    uses = ("days", "other_runs")
+    tolerance: float = 0.10
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        days = field(ctx, "days")
+        if not days:
+            return Outcome.not_applicable("no day list to compare the prose with")
+        zones = ctx.facts.get("zones")
+        total = summarize(days, zones).total_km
+        parsed = parse_days(ctx.text, zones)
+        read_total = summarize([p.as_extracted() for p in parsed], zones).total_km if parsed else total
+        problems = []
+        for run in field(ctx, "other_runs") or []:
+            if not isinstance(run, dict):
+                continue
+            quote, kind, km = run.get("quote"), run.get("kind"), number(run.get("km"))
+            if not isinstance(quote, str) or squash(quote) not in squash(ctx.text):
+                problems.append(f"{kind}: quote {str(quote)[:60]!r} not found in the reply")
+                continue
+            later = run.get("week") == "later"
+            if kind in ("extra_run", "double") and not later:
+                problems.append(f"the prose adds a run the list does not hold: {quote!r}")
+            elif kind == "cancelled_run" and not later:
+                problems.append(f"the prose cancels a listed run: {quote!r}")
+            elif kind == "weekly_volume" and km is not None and total:
+                if not later and abs(km - total) / total > self.tolerance + 1e-9:
+                    problems.append(f"the prose says {km:g} km for the week, the days add up to {total:g} km: {quote!r}")
+                if later and km > LATER_WEEK_JUMP * total + 1e-9:
+                    problems.append(f"a later week of {km:g} km jumps {km / total - 1:.0%} over this week's {total:g} km")
+        outside = prose_outside_the_list(ctx.text)
+        for sentence in added_runs(outside):
+            problems.append(f"the prose adds a run: {sentence[:80]!r}")
+        history = [*fact(ctx, "weekly_distances_km"), fact(ctx, "recent_avg_weekly_km"), fact(ctx, "last_week_km")]
+        for sentence, km in week_volumes(outside):
+            if any(abs(km - h) <= 0.5 for h in history):
+                continue  # the runner's own history, quoted back: not a plan
+            if km > LATER_WEEK_JUMP * max(total, read_total) + 1e-9:
+                problems.append(f"the prose names a {km:g} km week against the list's {total:g} km: {sentence[:80]!r}")
+        problems = list(dict.fromkeys(problems))
+        return Outcome(not problems, "; ".join(problems) or f"the prose agrees with the {total:g} km list")
+
+
+def prose_outside_the_list(text: str) -> str:
+    """The reply without the lines of its day list (a line or table row that begins with a day)."""
+    day_line = re.compile(r"^[\s>*_#|\-•·\d.)]*(?:mon|tue|wed|thu|fri|sat|sun|day\s+[1-7])", re.I)
+    return "\n".join(line for line in text.splitlines() if not day_line.match(line))
+
+
+def week_volumes(text: str) -> list[tuple[str, float]]:
+    """(sentence, km) for each distance named in a sentence about a week that is not about the past."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        if not _WEEK_RE.search(sentence) or _PAST_RE.search(sentence):
+            continue
+        for m in re.finditer(r"(\d+(?:[.,]\d+)?)\s*(km|kilomet\w*|mi\b|miles?)", sentence, re.I):
+            km = float(m.group(1).replace(",", ".")) * (1.609344 if m.group(2).lower().startswith("mi") else 1.0)
+            out.append((sentence.strip(), round(km, 1)))
+    return out
