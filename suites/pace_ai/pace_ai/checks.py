@@ -441,7 +441,7 @@ def _quote_gives_km(quote: str, km: float, last_km: float) -> bool:
 #: raised injury rates).
 LATER_WEEK_JUMP = 1.30
 
-_PAST_RE = re.compile(r"\b(last|previous|past|ago|average|avg|was|were|ran|history|chronic|acute|peak\w*|before|"
+_PAST_RE = re.compile(r"\b(last|previous|past|ago|average|avg|was|were|ran|history|chronic|acute|peak\w*|"
                       r"used to|recent\w*|so far|month|year|acwr|swung|spiked?|jump\w*)\b", re.I)
 _WEEK_RE = re.compile(r"\bweek", re.I)
 

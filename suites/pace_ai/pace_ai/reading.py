@@ -227,7 +227,7 @@ def _segments(text: str) -> dict[str, str]:
     """Each day's own words. A day's segment runs from its name to the next day name or the end of
     its line or sentence; days named together ("Mon and Wed: rest") share the words that follow."""
     found: dict[str, tuple[int, str]] = {}  # day -> (rank: 0 = own line, 1 = prose), words
-    for line in text.splitlines():
+    for line in _unwrap(text).splitlines():
         hits = [(m.start(), m.end(), _DAYS[m.group(1).lower()]) for m in _DAY_RE.finditer(line)]
         hits += [(m.start(), m.end(), DAY_ORDER[int(m.group(1)) - 1]) for m in _DAY_N_RE.finditer(line)]
         hits.sort()
@@ -240,7 +240,7 @@ def _segments(text: str) -> dict[str, str]:
             sentence_end = re.search(r"(?<!\d)[.;!?](?!\d)\s", words + " ")
             own = words[:sentence_end.start()] if sentence_end else words
             rank = 0 if _LINE_START.match(line[:start]) else 1
-            if re.fullmatch(r"[\s,*_&|]*(and|or|&|,|/|-)?[\s,*_|]*", own) and i + 1 < len(hits):
+            if re.fullmatch(r"[\s,*_&|()\[\]]*(and|or|&|,|/|-)?[\s,*_|()\[\]]*", own) and i + 1 < len(hits):
                 pending.append((day, rank))  # "Mon and Wed: rest": Mon shares Wed's words
                 continue
             for d, r in pending + [(day, rank)]:
@@ -249,6 +249,21 @@ def _segments(text: str) -> dict[str, str]:
                     found[d] = (r, own)
             pending = []
     return {d: w for d, (_, w) in found.items()}
+
+
+_BLOCK_START = re.compile(r"^\s*(?:[-*•·|#>]|\d+[.)]\s|\*\*|(?:" + "|".join(_DAYS) + r")\b|day\s+[1-7]\b)", re.I)
+
+
+def _unwrap(text: str) -> str:
+    """Prose hard-wrapped over several lines joined back into one line per paragraph; list items,
+    table rows, headings and lines that begin with a day stay lines of their own."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if out and out[-1].strip() and line.strip() and not _BLOCK_START.match(line):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _has_size(words: str) -> bool:
