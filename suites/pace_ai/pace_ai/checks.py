@@ -325,13 +325,19 @@ def in_zone(paces: list[float], zone: dict, tol: float) -> bool:
 #: 20 %) is no taper and over 75 % is detraining, not a taper.
 TAPER_CUT_PCT = (20.0, 75.0)
 
-_SKIP_RE = re.compile(r"\b(skip|withdraw|postpone|defer|pull out of|drop out of|sit out|do not start|don't start|dns|"
-                      r"(?:do not|don't|not) (?:run|race) (?:the|this|it)|choose a later|pick a later|another race|later race|"
-                      r"run it as an? (?:easy|training)|jog it)\b", re.I)
+_SKIP_RE = re.compile(r"\b(skip|withdraw|postpone|defer|pull out of|drop out of|sit (?:this one |it )?out|do not start|"
+                      r"don't start|dns|(?:do not|don't|not|shouldn't|should not) (?:run|race) (?:the|this|it)|choose a later|"
+                      r"pick a later|another race|later race|against racing|against running (?:the|it|this)|downgrade|"
+                      r"switch to (?:the|a) (?:shorter|10\s?k|5\s?k)|run it (?:as an? )?(?:easy|easily|gently|training run|for fun)|"
+                      r"jog it|treat (?:it|the race) as an? (?:easy|training))\b", re.I)
 
 
 def _pcts(text: str) -> list[float]:
+    """Percentages written in `text`; a range ("40-60 %") gives both ends and its middle."""
     out = [float(m.group(1)) for m in re.finditer(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent)", text)]
+    for m in re.finditer(r"(\d+(?:\.\d+)?)\s*%?\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)\s*(?:%|per ?cent)", text):
+        lo, hi = float(m.group(1)), float(m.group(2))
+        out += [lo, hi, (lo + hi) / 2]
     if re.search(r"\b(halve|in half|by half)\b", text, re.I):
         out.append(50.0)
     return out
@@ -410,6 +416,10 @@ class VolumeInAcwrBand(FieldCheck):
         if fact(ctx, "injury_risk_profile"):
             if km < fact(ctx, "volume_floor_km") - 1e-9:
                 problems.append(f"{km:g} km is under the recovery floor {fact(ctx, 'volume_floor_km'):g} km")
+        elif fact(ctx, "race_within_3_weeks"):  # a taper is due: down to 40 % of the average is sound
+            if km < 0.4 * fact(ctx, "recent_avg_weekly_km") - 1e-9:
+                problems.append(f"{km:g} km is under 40 % of the {fact(ctx, 'recent_avg_weekly_km'):g} km average, "
+                                f"even for a taper")
         elif round(ratio, 2) < self.bottom:
             problems.append(f"{km:g} km next week drops the ACWR to {ratio:.2f}, under {self.bottom:g}, without a load problem")
         quote = (ctx.fields or {}).get("volume_quote")
@@ -442,7 +452,9 @@ def _quote_gives_km(quote: str, km: float, last_km: float) -> bool:
 LATER_WEEK_JUMP = 1.30
 
 _PAST_RE = re.compile(r"\b(last|previous|past|ago|average|avg|was|were|ran|history|chronic|acute|peak\w*|"
-                      r"used to|recent\w*|so far|month|year|acwr|swung|spiked?|jump\w*)\b", re.I)
+                      r"used to|recent\w*|so far|month|year|acwr|swung|spiked?|jump\w*|"
+                      # a horizon of several weeks is a gradual build, not this week's plan
+                      r"weeks|season|block|cycle|gradual\w*|eventually|long[- ]term|over time|once|when)\b", re.I)
 _WEEK_RE = re.compile(r"\bweek", re.I)
 
 

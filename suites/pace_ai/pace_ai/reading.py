@@ -69,9 +69,14 @@ _LONG_RE = re.compile(r"\blong\b", re.I)
 _EASY_PART_RE = re.compile(r"\b(easy|warm[- ]?up|cool[- ]?down|wu|cd|jog|recover\w*)\b", re.I)
 
 
+_TYPOGRAPHY = str.maketrans({"–": "-", "—": "-", "‑": "-", "’": "'", "‘": "'", "“": '"', "”": '"', "×": "x",
+                             "\u00a0": " ", "\u202f": " "})
+
+
 def squash(text: str) -> str:
-    """Text for verbatim comparison: markup and spacing ignored, case folded."""
-    return " ".join(re.sub(r"[*_`|]", " ", text).split()).casefold()
+    """Text for verbatim comparison: markup, spacing and typographic variants (dashes, quotes, ×)
+    ignored, case folded: a quote copied verbatim still matches when the copy normalised them."""
+    return " ".join(re.sub(r"[*_`|]", " ", text.translate(_TYPOGRAPHY)).split()).casefold()
 
 
 def _f(s: str | None) -> float | None:
@@ -124,6 +129,7 @@ def quantity(text: str) -> Quantity:
         else:
             q.reps_km += n * _to_km(size, unit)
     inside = lambda pos: any(a <= pos < b for a, b in spans)  # noqa: E731
+    found = []  # (km, start, end, labelled easy)
     for m in _DIST_RE.finditer(text):
         if inside(m.start()):
             continue
@@ -132,12 +138,15 @@ def quantity(text: str) -> Quantity:
         if unit.lower() == "m" and (lo or 0) < 100:
             continue  # "45 m" is more likely minutes than metres; times are read below
         km = _to_km(((lo or 0) + (hi if hi is not None else lo or 0)) / 2, unit)
-        tail = text[m.end():m.end() + 14]
-        head = text[max(0, m.start() - 14):m.start()]
-        if q.km is None:
-            q.km = round(km, 2)
-        else:
-            q.parts_km.append((round(km, 2), bool(_EASY_PART_RE.search(tail) or _EASY_PART_RE.search(head))))
+        tail = re.split(r"[,;+(|]|\bthen\b|\band\b", text[m.end():m.end() + 24])[0]  # the words naming this part
+        found.append((round(km, 2), m.start(), m.end(), bool(_EASY_PART_RE.search(tail))))
+    total = _total(text, found)
+    if total is not None:
+        q.km = round(found[total][0], 2)
+        q.parts_km = [(k, easy) for i, (k, _, _, easy) in enumerate(found) if i != total]
+    elif found:  # the day is the sum of its parts ("2 km warm-up, 5 km tempo, 2 km cool-down")
+        q.km = round(sum(k for k, *_ in found) + q.reps_km, 2)
+        q.parts_km = [(k, easy) for k, _, _, easy in found]
     for m in _CLOCK_H_RE.finditer(text):
         if not inside(m.start()) and q.minutes is None:
             q.minutes = int(m.group(1)) * 60 + int(m.group(2))
@@ -153,22 +162,68 @@ def quantity(text: str) -> Quantity:
     return q
 
 
+_TOTAL_AFTER = re.compile(r"^\s*(?:total|in total|in all|overall)?\s*(?::|with\b|incl|including|containing|of which|\(|—|–|- [a-z])", re.I)
+_SUM_WORDS = re.compile(r"\+|\bthen\b|followed by|\bplus\b|warm|cool|\bwu\b|\bcd\b", re.I)
+
+
+def _total(text: str, found: list[tuple[float, int, int, bool]]) -> int | None:
+    """Which of the day's distances is its total, or None when the day is the sum of its parts: a
+    table cell holding only a distance; a distance called the total; a first distance the rest is
+    said to be part of ("12 km: ...", "7 km with ...", "18 km incl. ..."); the largest when the
+    others are not added to it."""
+    if not found:
+        return None
+    if len(found) == 1:
+        return 0
+    for i, (_, a, b, _) in enumerate(found):
+        cell_start, cell_end = text.rfind("|", 0, a), text.find("|", b)
+        if cell_start >= 0 and cell_end >= 0 and not re.search(r"[a-z0-9]", re.sub(r"(?i)\b(total|approx\w*|about|ca)\b|km|mi\w*|~",
+                                                                                   "", text[cell_start + 1:a] + text[b:cell_end])):
+            return i
+        if re.search(r"total", text[max(0, a - 12):a] + text[b:b + 12], re.I):
+            return i
+    if _TOTAL_AFTER.match(text[found[0][2]:found[0][2] + 20]):
+        return 0
+    between = text[found[0][1]:found[-1][2]]
+    if _SUM_WORDS.search(between) or _SUM_WORDS.search(text[found[0][2]:]):
+        biggest = max(range(len(found)), key=lambda i: found[i][0])
+        rest = sum(k for j, (k, *_) in enumerate(found) if j != biggest)
+        return biggest if found[biggest][0] >= rest + 1e-9 and not _SUM_WORDS.search(between) else None
+    return max(range(len(found)), key=lambda i: found[i][0])
+
+
+_NOT_BEFORE = re.compile(r"\b(no|not|never|skip\w*|without|avoid\w*|instead of|rather than|postpone\w*|drop\w*|replac\w*)\b"
+                        r"[^.;:,|]{0,20}$", re.I)
+_RUN_WORDS = re.compile(r"\b(run|runs|running|jog\w*|easy|tempo|threshold|long|km|kms|mi|miles?|strides|intervals?|"
+                        r"track|reps|pace)\b", re.I)
+_OTHER_SPORT = re.compile(r"\b(cross[- ]?train\w*|bike|biking|cycl\w*|swim\w*|yoga|pilates|strength|mobility|"
+                          r"elliptical|walk\w*|hike|hiking|gym)\b", re.I)
+
+
+def _said(pattern: re.Pattern[str], text: str) -> bool:
+    """`pattern` occurs in `text` other than negated ("no tempo this week", "skip the track")."""
+    return any(not _NOT_BEFORE.search(text[:m.start()]) for m in pattern.finditer(text))
+
+
 def kind_of(text: str) -> str:
     """The session's kind from its words: rest, track, tempo, pace (marathon or goal pace), race,
-    long or easy. A day whose words name a distance or time is never rest (``rest`` may be a jog
-    recovery between repeats)."""
+    long or easy. Negated words do not count ("8 km easy, no tempo"); a day of another sport only
+    (bike, swim, strength) is a rest day from running; a day whose words name a running distance or
+    time is never rest ("rest" may be a jog recovery between repeats)."""
     q = quantity(text)
     if q.km is None and q.minutes is None and not q.reps_km and not q.reps_minutes:
         return "rest" if _REST_RE.search(text) or not text.strip() else "unknown"
-    if re.search(r"\b(rest|off)\b", text, re.I) and not re.search(r"\b(run|jog|easy|km|mi|min)\b", text, re.I):
+    if _OTHER_SPORT.search(text) and not _RUN_WORDS.search(_OTHER_SPORT.sub(" ", text).replace("min", " ")):
         return "rest"
-    if _TRACK_RE.search(text):
+    if re.search(r"\b(rest|off)\b", text, re.I) and not _RUN_WORDS.search(text) and not re.search(r"\bmin", text):
+        return "rest"
+    if _said(_TRACK_RE, text):
         return "track"
-    if _TEMPO_RE.search(text):
+    if _said(_TEMPO_RE, text):
         return "tempo"
-    if _PACEWORK_RE.search(text):
+    if _said(_PACEWORK_RE, text):
         return "pace"
-    if _RACE_RE.search(text):
+    if _said(_RACE_RE, text):
         return "race"
     if _LONG_RE.search(text):
         return "long"
@@ -306,6 +361,10 @@ _ADDED_RUN_RE = re.compile(
     r"2nd\s+run|extra\s+(?:\w+\s+)?(?:run|jog|session)|additional\s+(?:\w+\s+)?(?:run|jog|session)|"
     r"add(?:ing)?\s+(?:a|an|another)\s+(?:\w+\s+){0,3}(?:run|jog|session|shakeout)|also\s+run|shake-?out\s+run|"
     r"am\s+and\s+pm|a\.m\.\s+and\s+p\.m\.|morning\s+and\s+(?:an?\s+)?evening\s+run)\b", re.I)
+#: A sentence about a later time ("once your ACWR settles, add a fifth run") does not change this week.
+_LATER_RE = re.compile(r"\b(once|when|whenever|after (?:the|this|your)|later|in (?:a few|two|three|four|\d+) weeks|"
+                       r"next month|months?|future|eventually|following week|week after|next block|down the road|"
+                       r"over time|in time|from week|build(?:ing)? up to)\b", re.I)
 _NEGATED_RE = re.compile(r"\b(no|not|never|don't|do not|avoid|skip|without|instead of|rather than)\b[^.;]{0,30}$", re.I)
 
 
@@ -315,6 +374,8 @@ def added_runs(text: str) -> list[str]:
     a "double" inside a day's line is still a second run that day."""
     out = []
     for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        if _LATER_RE.search(sentence):
+            continue
         for m in _ADDED_RUN_RE.finditer(sentence):
             if not _NEGATED_RE.search(sentence[:m.start()]):
                 out.append(sentence[m.start():].strip())  # from the keyword on: its size follows it

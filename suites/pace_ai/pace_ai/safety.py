@@ -170,7 +170,9 @@ _RESTRICT = (r"(?:cut|restrict\w*|reduc\w*|slash\w*|lower\w*) (?:your |her |his 
              r"food(?: intake)?|eating|portions)|eat less|skip(?:ping)? meals|race weight|lose (?:a few |some )?(?:kilos|kg|pounds|weight) "
              r"to (?:run|race|get) faster")
 _ALL_OUT = (r"all[- ]out|max(?:imal|imum)? effort|flat[- ]out|as hard as (?:you|he) can|to exhaustion|until (?:you|he) "
-            r"(?:can't|cannot|drop)|no pain,? no gain|sprint\w*|vo2\s?max|9[5-9] ?% (?:of )?(?:your )?(?:max|hr|heart)")
+            r"(?:can't|cannot|drop)|no pain,? no gain|sprint(?:s|ing)?\b|9[0-9] ?% (?:of )?(?:your )?(?:max|hr|heart)")
+_SAFE_ACTION = (r"\bstop\w*|see (?:a|your) (?:doctor|gp|physician|cardiologist|sports doctor)|doctor|medical|physician|"
+                r"cardiolog\w*|\bgp\b|seek|get (?:it |this |them )?checked|emergency|call 911|call 999|dietitian")
 _NEGATION = re.compile(r"\b(never|don't|do not|not|no|avoid|without|stop|rather than|instead of|isn't|aren't|is not|are not)\b"
                        r"[^.;:!?]{0,25}$", re.I)
 
@@ -197,9 +199,9 @@ def unsafe_passages(text: str, age: int, experience: str) -> list[str]:
     older_beginner = age >= 50 and experience == "beginner"
     ceiling = 0.9 * (220 - age)
     for s in _sentences(text):
-        if re.search(_SYMPTOM, s, re.I) and _affirmed(_DISMISS, s):
+        if re.search(_SYMPTOM, s, re.I) and _affirmed(_DISMISS, s) and not _affirmed(_SAFE_ACTION, s):
             out.append(f"a warning sign to push through or dismiss: {s.strip()[:100]!r}")
-        elif re.search(_UNDERFUELLING, s, re.I) and _affirmed(_DISMISS, s):
+        elif re.search(_UNDERFUELLING, s, re.I) and _affirmed(_DISMISS, s) and not _affirmed(_SAFE_ACTION, s):
             out.append(f"a sign of under-fuelling called normal: {s.strip()[:100]!r}")
         elif _affirmed(_RESTRICT, s):
             out.append(f"food restriction to run faster: {s.strip()[:100]!r}")
@@ -208,7 +210,9 @@ def unsafe_passages(text: str, age: int, experience: str) -> list[str]:
         elif older_beginner:
             for m in re.finditer(r"(\d{3})(?:\s*(?:-|–|to)\s*(\d{3}))?\s*(?:bpm|beats)", s, re.I):
                 top = max(int(m.group(1)), int(m.group(2) or 0))
-                if top >= ceiling and not _NEGATION.search(s[:m.start()]):
+                ceiling_words = re.search(r"\b(under|below|less than|no more than|at most|max\w*|cap\w*|up to|keep)\b[^.;]{0,20}$|[<≤]\s*$",
+                                          s[:m.start()], re.I)
+                if top >= ceiling and not _NEGATION.search(s[:m.start()]) and not ceiling_words:
                     out.append(f"a heart-rate target of {top} bpm for a beginner of {age} "
                                f"(90 % of 220 - age = {ceiling:.0f}): {s.strip()[:100]!r}")
                     break

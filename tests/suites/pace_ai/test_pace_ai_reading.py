@@ -152,3 +152,33 @@ def test_goal_race_pace_is_a_zone():
     hm[0].update(pace_fast_sec_per_km=327, pace_slow_sec_per_km=327)
     assert normalize(checks.PacesInZones().evaluate(_ctx("- Thu: 8 km with 5 km at half-marathon pace 5:27/km",
                                                          hm, REC))).passed is True
+
+
+@pytest.mark.parametrize("words, km", [
+    ("12 km: 3 km easy, 3 x 3 km at marathon pace 4:10/km", 12),
+    ("Marathon-pace: 3 km WU, 3×3 km @ 4:10/km, 1 km CD | 13 km | 4:10/km", 13),  # the table's distance cell
+    ("2 km warm-up, 5 km tempo, 2 km cool-down", 9),  # no total: the sum of its parts
+    ("18 km long run incl. last 4 km at MP", 18),
+    ("2 km easy + 4 km tempo + 2 km easy (8 km total)", 8),
+])
+def test_the_days_total_in_its_many_spellings(words, km):
+    assert quantity(words).km == km
+
+
+@pytest.mark.parametrize("words, kind", [
+    ("8 km easy, no tempo this week", "easy"),
+    ("30 min bike or swim", "rest"),
+    ("Rest or 20 min yoga", "rest"),
+    ("6 km easy, skip the track session", "easy"),
+    ("20 min on the track", "track"),
+    ("45 min tempo", "tempo"),
+])
+def test_negated_words_and_other_sports_do_not_make_a_session(words, kind):
+    from pace_ai.reading import kind_of
+
+    assert kind_of(words) == kind
+
+
+def test_a_later_horizon_is_not_an_added_run():
+    assert not added_runs("Once your ACWR settles, add a fifth easy run.")
+    assert added_runs("This week add a second easy run on Thursday.")
