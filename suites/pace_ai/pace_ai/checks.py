@@ -304,7 +304,8 @@ class PacesInZones(_PlanCheck):
         for d in read:
             if d["session"] in ("easy", "long"):
                 paces = paces_in(d.get("quote") or "")
-                if paces and not in_zone(paces, zones["easy"], ZONE_TOLERANCE_SEC["easy"]):
+                # none of its written paces easy (a fast finish of a long run may add a faster one)
+                if paces and not any(in_zone([p], zones["easy"], ZONE_TOLERANCE_SEC["easy"]) for p in paces):
                     problems.append(f"{d['day']} easy at {'-'.join(pace(p) for p in paces)} outside the easy zone")
         for d in extracted:
             mine = words.get(str(d.get("day"))[:3].lower())

@@ -60,7 +60,9 @@ _PACE_RE = re.compile(r"(\d{1,2}):([0-5]\d)(?:\s*(?:-|–|—|to)\s*(\d{1,2}):([
 _REST_RE = re.compile(r"\b(rest|off|day off|no run(?:ning)?|recover(?:y)? day|cross[- ]?train\w*|yoga|swim|bike|"
                       r"cycling|strength|mobility)\b", re.I)
 _TRACK_RE = re.compile(r"\b(track|intervals?|vo2\s*max|vo2|repetitions?|reps|i[- ]pace|r[- ]pace)\b|"
-                       r"\d+\s*(?:x|×)\s*\d{3,4}\s*(?:m|meters?|metres?)\b", re.I)
+                       r"\d+\s*(?:x|×)\s*(?:[2-9]\d\d|1\d{3}|2000)\s*(?:m|meters?|metres?)\b", re.I)
+#: Short relaxed accelerations are part of an easy run, not a track session.
+_STRIDES_RE = re.compile(r"\b(strides?|pick-?ups?|accelerations?)\b", re.I)
 _TEMPO_RE = re.compile(r"\b(tempo|threshold|cruise|lactate|t[- ]pace)\b", re.I)
 _PACEWORK_RE = re.compile(r"\b(marathon[- ]pace|mp|race[- ]pace|goal[- ]pace|half[- ]marathon[- ]pace|hmp|"
                           r"10\s?k[- ]pace|5\s?k[- ]pace)\b", re.I)
@@ -196,6 +198,8 @@ _NOT_BEFORE = re.compile(r"\b(no|not|never|skip\w*|without|avoid\w*|instead of|r
                         r"[^.;:,|]{0,20}$", re.I)
 _RUN_WORDS = re.compile(r"\b(run|runs|running|jog\w*|easy|tempo|threshold|long|km|kms|mi|miles?|strides|intervals?|"
                         r"track|reps|pace)\b", re.I)
+#: Words that make a day of another sport a running day after all ("easy" may describe a bike ride).
+_RUNNING = re.compile(r"\b(run|runs|running|jog\w*|km|kms|mi|miles?|tempo|strides|intervals?|track|long)\b", re.I)
 _OTHER_SPORT = re.compile(r"\b(cross[- ]?train\w*|bike|biking|cycl\w*|swim\w*|yoga|pilates|strength|mobility|"
                           r"elliptical|walk\w*|hike|hiking|gym)\b", re.I)
 
@@ -213,11 +217,11 @@ def kind_of(text: str) -> str:
     q = quantity(text)
     if q.km is None and q.minutes is None and not q.reps_km and not q.reps_minutes:
         return "rest" if _REST_RE.search(text) or not text.strip() else "unknown"
-    if _OTHER_SPORT.search(text) and not _RUN_WORDS.search(_OTHER_SPORT.sub(" ", text).replace("min", " ")):
+    if _OTHER_SPORT.search(text) and not _RUNNING.search(_OTHER_SPORT.sub(" ", text)):
         return "rest"
     if re.search(r"\b(rest|off)\b", text, re.I) and not _RUN_WORDS.search(text) and not re.search(r"\bmin", text):
         return "rest"
-    if _said(_TRACK_RE, text):
+    if _said(_TRACK_RE, text) and not (_STRIDES_RE.search(text) and not re.search(r"\b(track|intervals?|reps)\b", text, re.I)):
         return "track"
     if _said(_TEMPO_RE, text):
         return "tempo"

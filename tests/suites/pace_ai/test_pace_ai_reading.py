@@ -182,3 +182,18 @@ def test_negated_words_and_other_sports_do_not_make_a_session(words, kind):
 def test_a_later_horizon_is_not_an_added_run():
     assert not added_runs("Once your ACWR settles, add a fifth easy run.")
     assert added_runs("This week add a second easy run on Thursday.")
+
+
+def test_strides_are_easy_and_repeats_on_the_track_are_not():
+    from pace_ai.reading import kind_of
+
+    assert kind_of("8 km easy + 6×100 m strides") == "easy"
+    assert kind_of("6 km easy with 4 x 200 m strides") == "easy"
+    assert kind_of("5 km with 6 x 400 m at 5:36/km") == "track"
+
+
+def test_easy_cross_training_is_not_a_run():
+    from pace_ai.reading import kind_of
+
+    assert kind_of("Rest or 30 min easy cross-training (bike/swim)") == "rest"
+    assert kind_of("30 min easy run, then 20 min bike") == "easy"
