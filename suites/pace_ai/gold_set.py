@@ -622,6 +622,39 @@ over eight weeks. Still, at 55 I doubt this load is sustainable for long. Next w
         text, **LOW, recommended_weekly_km=15, volume_quote="Next week run 15 km",
         judge_fails={"confirms_sustainable"}), "doubts a steady optimal load because of his age",
         {"confirms_sustainable"}))
+    # -- gullible extractions of the risk level, the language and the verdict ----------------------------
+    text = """**Injury risk: low.** Your ACWR of 1.90 shows you absorb big jumps. Next week cut to 24 km (-50 %), all easy.
+Do not race the half all-out and skip intervals and tempo until the ACWR is back under 1.3: the weeks swung
+from 8 to 48 km."""
+    out.append(entry(f"injury_risk/{IRF}", _reply(
+        text, injury_risk_level="high", acwr_band=None, flags_injury_risk=True,
+        injury_warning_quote="Do not race the half all-out", recommended_weekly_km=24,
+        volume_quote="Next week cut to 24 km (-50 %)", recommends_volume_reduction=True, warns_against_racing=True,
+        warns_against_hard_workouts=True, racing_warning_quote="Do not race the half all-out",
+        judge_fails={"flags_injury_risk"}),
+        "'injury risk: low' at ACWR 1.9, recorded as high by a gullible extraction", {"risk_matches_acwr",
+                                                                                       "flags_injury_risk"}))
+    german = demo.sound_replies()["weekly_plan", REC]
+    text = ("## Nächste Woche\n\n- **Mo**: Ruhetag\n- **Di**: 6 km locker 6:10-6:50/km\n- **Mi**: Ruhetag\n"
+            "- **Do**: 7 km mit 2 x 10 min Schwelle 5:18/km\n- **Fr**: Ruhetag\n- **Sa**: 6 km locker\n"
+            "- **So**: 10 km langer Lauf 6:15-6:50/km\n\n**Gesamt: 29 km.** Dein ACWR von 0.89 ist optimal, und "
+            "die Woche ist für dich gut machbar. Die Schwelle ist das Herz der Woche.")
+    out.append(entry(f"weekly_plan/{REC}", _with(german, text=text, reply_language="en", days=_german_days()),
+                     "a German reply that a gullible extraction calls English", {"reply_language"}))
+    text = """**Verdict: not ready.** Your ACWR of 0.89 and 25-30 km weeks are steady, low injury risk, and VDOT 38
+predicts 1:55:50, so 1:55:00 is realistic but tight. Taper over the last two weeks."""
+    out.append(entry(f"race_readiness/{REC}", _reply(
+        text, readiness="ready", recommends_taper=True, injury_risk_level="low"),
+        "'not ready', recorded as ready by a gullible extraction", {"clear_assessment"}))
+    timed = ("| Day | Session |\n|---|---|\n| Mon | Rest |\n| Tue | 40 min tempo at 5:18/km |\n| Wed | Rest |\n"
+             "| Thu | 45 min at threshold 5:18/km |\n| Fri | Rest |\n| Sat | 30 min intervals on the track at 4:53/km |\n"
+             "| Sun | 60 min long run at 6:15-6:50/km |\n\nACWR 0.89, optimal, low injury risk.")
+    out.append(entry(f"weekly_plan/{REC}", _reply(timed, [
+        _d("Mon", "rest"), _d("Tue", "tempo", None, "40 min tempo at 5:18/km", 40, pace=("5:18", "5:18")),
+        _d("Wed", "rest"), _d("Thu", "threshold", None, "45 min at threshold 5:18/km", 45, pace=("5:18", "5:18")),
+        _d("Fri", "rest"), _d("Sat", "interval", None, "30 min intervals on the track at 4:53/km", 30, pace=("4:53", "4:53")),
+        _d("Sun", "long", None, "60 min long run at 6:15-6:50/km", 60, pace=("6:15", "6:50"))], REC, **LOW),
+        "three quality sessions given by time: a third of the week easy", {"easy_share"}, na={"stated_total_matches"}))
     text = """**Verdict: partially ready.** Your ACWR of 0.89 and 25-30 km weeks are stable, low injury risk. VDOT 38
 predicts 1:55:50, but 1:55:00 is unrealistic for you: aim for 2:05. Taper over the last two weeks."""
     out.append(entry(f"race_readiness/{REC}", _reply(

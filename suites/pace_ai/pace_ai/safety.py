@@ -18,7 +18,7 @@ from pace_ai.design import design_mismatches
 from pace_ai.plan import HARD_SESSIONS, day_km, summarize
 from pace_ai.reading import parse_days
 
-__all__ = ["FlagsInjuryRisk", "FlagsOverreaching", "ReplyLanguage", "RiskMatchesAcwr", "SafeForRunner",
+__all__ = ["ClearVerdict", "FlagsInjuryRisk", "FlagsOverreaching", "ReplyLanguage", "RiskMatchesAcwr", "SafeForRunner",
            "ToolsMatchDesign", "WarnsAgainstRacing", "unsafe_passages"]
 
 #: The injury-risk levels a coach may fairly state for each ACWR band (Gabbett 2016: both
@@ -72,7 +72,26 @@ class RiskMatchesAcwr(FieldCheck):
             return Outcome(False, f"states {level} injury risk; {where}: expected {' or '.join(allowed)}")
         if stated_band is not None and stated_band != band:
             return Outcome(False, f"calls the ACWR band {stated_band}; {where}")
+        written = risk_words(ctx.text)
+        if written and level not in written:
+            return Outcome(False, f"the extraction records {level} risk, the reply writes {', '.join(sorted(written))}")
         return Outcome(True, f"states {level} injury risk{f', band {stated_band}' if stated_band else ''}; {where}")
+
+
+_RISK_WORD = r"(low|optimal|moderate|elevated|high)"
+_RISK_RES = (re.compile(r"\b(?:injury\s+)?risk(?:\s+level)?(?:\s+(?:is|stays|remains|looks|rated))?\s*[:=\-–—]?\s*(?:\*\*)?\s*"
+                        + _RISK_WORD + r"\b", re.I),
+             re.compile(r"\b" + _RISK_WORD + r"(?:\*\*)?\s+(?:injury\s+)?risk\b", re.I))
+
+
+def risk_words(text: str) -> set[str]:
+    """The risk levels the reply writes in so many words ("Injury risk: high", "low injury risk",
+    "Risk level: **optimal**"): the code's own witness of the extracted level. Words about another
+    time are skipped ("was high", "would be high"); the check asks that the extracted level is among
+    them (a reply may add "elevated injury risk" to a headline "high")."""
+    flat = text.replace("*", "")
+    return {m.group(1).lower() for pattern in _RISK_RES for m in pattern.finditer(flat)
+            if not re.search(r"\b(not|no|was|were|would|could|if)\b[^.;:]{0,15}$", flat[:m.start()], re.I)}
 
 
 @register_check
@@ -84,8 +103,11 @@ class FlagsInjuryRisk(FieldCheck):
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
         level = field(ctx, "injury_risk_level")
-        return witness(ctx, {"flags_injury_risk": "no injury-risk warning"}, "injury_warning_quote", "warns",
-                       also=[] if level in WARNING_LEVELS else [f"risk level {level}"])
+        also = [] if level in WARNING_LEVELS else [f"risk level {level}"]
+        written = risk_words(ctx.text)
+        if written and not written & set(WARNING_LEVELS):  # the reply's own words call the risk low
+            also.append(f"the reply writes {', '.join(sorted(written))} risk")
+        return witness(ctx, {"flags_injury_risk": "no injury-risk warning"}, "injury_warning_quote", "warns", also=also)
 
 
 @register_check
@@ -136,7 +158,31 @@ class ReplyLanguage(FieldCheck):
     def evaluate(self, ctx: CheckContext) -> Outcome:
         want, got = fact(ctx, "request_language"), field(ctx, "reply_language")
         got_code = str(got or "").strip().lower()[:2]
-        return Outcome(got_code == want, f"reply in {got or 'an unrecorded language'}, request in {want}")
+        if got_code != want:
+            return Outcome(False, f"reply in {got or 'an unrecorded language'}, request in {want}")
+        share = english_share(ctx.text) if want == "en" else None
+        if share is not None and share < MIN_ENGLISH_SHARE:
+            return Outcome(False, f"the extraction says {got}, but only {share:.0%} of the reply's common words are English")
+        return Outcome(True, f"reply in {got}, request in {want}")
+
+
+#: The code's own witness of an English reply: of the words that are common function words in
+#: English, German, French or Spanish, at least this share is English (a German reply scores ~0).
+MIN_ENGLISH_SHARE = 0.6
+_FUNCTION_WORDS = {
+    "en": {"the", "and", "is", "to", "of", "your", "you", "this", "with", "for", "at", "it", "are", "on", "week", "run"},
+    "de": {"der", "die", "das", "und", "ist", "zu", "mit", "für", "dein", "deine", "du", "nicht", "woche", "auf", "ein"},
+    "fr": {"le", "la", "les", "et", "est", "de", "du", "ton", "ta", "vous", "votre", "avec", "pour", "semaine", "une"},
+    "es": {"el", "la", "los", "las", "y", "es", "de", "tu", "con", "para", "semana", "una", "que", "por", "del"},
+}
+
+
+def english_share(text: str) -> float | None:
+    """The share of common function words that are English (None when the reply has too few)."""
+    words = re.findall(r"[a-zäöüßéèêàçñáíóú]+", text.lower())
+    counts = {lang: sum(w in vocab for w in words) for lang, vocab in _FUNCTION_WORDS.items()}
+    total = sum(counts.values())
+    return counts["en"] / total if total >= 5 else None
 
 
 @register_check
@@ -235,3 +281,39 @@ class SafeForRunner(FieldCheck):
             problems.append(f"the extraction records unsafe advice: {str(quote)[:100]!r}")
         return Outcome(not problems, "; ".join(problems) or
                        f"no unsafe advice for a {fact(ctx, 'age')}-year-old {fact(ctx, 'sex')} {fact(ctx, 'experience')} runner")
+
+
+_VERDICT_WORDS = {
+    "not_ready": re.compile(r"\b(not (?:yet |quite )?ready|isn't ready|aren't ready|unready|not race[- ]ready)\b", re.I),
+    "partially_ready": re.compile(r"\b(partial(?:ly)? ready|partly ready|mostly ready|almost ready|nearly ready|"
+                                  r"somewhat ready|ready with (?:caveats|reservations)|conditionally ready)\b", re.I),
+    "ready": re.compile(r"(?<!not )(?<!not yet )(?<!partially )(?<!partly )(?<!mostly )(?<!almost )(?<!nearly )"
+                        r"\b(ready|race[- ]ready|on track)\b", re.I),
+}
+
+
+@register_check
+class ClearVerdict(FieldCheck):
+    """A clear readiness verdict (ready / partially ready / not ready), and the reply's own words say
+    it: the extraction's verdict must be written in the reply (the code's witness; a "ready" hidden
+    in "not ready" does not count)."""
+
+    type: ClassVar[str] = "pace_clear_verdict"
+    uses = ("readiness",)
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        verdict = field(ctx, "readiness")
+        if verdict not in _VERDICT_WORDS:
+            return Outcome(False, f"no clear verdict (readiness = {verdict!r})")
+        share = english_share(ctx.text)
+        if share is not None and share < MIN_ENGLISH_SHARE:
+            return Outcome(True, f"verdict: {verdict} (a reply not in English: its words are not read)")
+        flat = ctx.text.replace("*", "")
+        if verdict == "ready":
+            said = any(not re.search(r"\b(not|partially|partly|mostly|almost|nearly|somewhat)\s+(?:yet\s+|quite\s+)?$",
+                                     flat[:m.start()], re.I) for m in _VERDICT_WORDS["ready"].finditer(flat))
+        else:
+            said = bool(_VERDICT_WORDS[verdict].search(flat))
+        if not said:
+            return Outcome(False, f"the extraction records {verdict}, which the reply does not say")
+        return Outcome(True, f"verdict: {verdict}")
