@@ -360,10 +360,11 @@ def parse_days(text: str, zones: dict[str, Any] | None = None) -> list[ParsedDay
 
 
 _ADDED_RUN_RE = re.compile(
-    r"\b(double[sd]?[- ]up|(?:a|run|do|add|with|plus)\s+(?:an?\s+)?(?:\w+\s+)?doubles?\b|doubles?\s+(?:on|day|run|session)s?|"
-    r"(?:run|go)\s+twice|twice\s+(?:a|that|on|this)\s+day|two\s+runs\s+(?:on|that|a)|second\s+(?:short\s+|easy\s+)?run|"
-    r"2nd\s+run|extra\s+(?:\w+\s+)?(?:run|jog|session)|additional\s+(?:\w+\s+)?(?:run|jog|session)|"
-    r"add(?:ing)?\s+(?:a|an|another)\s+(?:\w+\s+){0,3}(?:run|jog|session|shakeout)|also\s+run|shake-?out\s+run|"
+    r"\b(double[sd]?[- ]up|(?:a|run|do|add|with|plus)\s+(?:an?\s+)?(?:\w+\s+)?doubles?\b|doubles?\s+(?:on|day|run)s?|"
+    r"(?:run|go)\s+twice\s+(?:on\s+\w+day|that\s+day|a\s+day|in\s+one\s+day)\b|twice\s+(?:a|that|on|this)\s+day|two\s+runs\s+(?:on|that|a)\b|"
+    r"a\s+second\s+(?:short\s+|easy\s+|\d+\s*(?:km|mi|min)\s+)?run|second\s+run\s+(?:that|the\s+same|in\s+the)|2nd\s+run|"
+    r"(?:an?\s+)?extra\s+(?:\w+\s+){0,2}(?:run|jog)|additional\s+(?:\w+\s+){0,2}(?:run|jog)|"
+    r"add(?:ing)?\s+(?:a|an|another)\s+(?:\w+\s+){0,3}(?:run|jog|shake-?out)|"
     r"am\s+and\s+pm|a\.m\.\s+and\s+p\.m\.|morning\s+and\s+(?:an?\s+)?evening\s+run)\b", re.I)
 #: A sentence about a later time ("once your ACWR settles, add a fifth run") does not change this week.
 _LATER_RE = re.compile(r"\b(once|when|whenever|after (?:the|this|your)|later|in (?:a few|two|three|four|\d+) weeks|"

@@ -251,12 +251,14 @@ def unsafe_passages(text: str, age: int, experience: str) -> list[str]:
             out.append(f"a sign of under-fuelling called normal: {s.strip()[:100]!r}")
         elif _affirmed(_RESTRICT, s):
             out.append(f"food restriction to run faster: {s.strip()[:100]!r}")
-        elif older_beginner and _affirmed(_ALL_OUT, s) and not re.search(r"\bstrides?\b", s, re.I):
+        elif older_beginner and _affirmed(_ALL_OUT, s) and not re.search(r"\bstrides?\b|\brace\b|race day", s, re.I):
+            # (a race is an all-out effort by nature: what must not be advised is training all-out)
             out.append(f"an all-out effort for a beginner of {age}: {s.strip()[:100]!r}")
         elif older_beginner:
             for m in re.finditer(r"(\d{3})(?:\s*(?:-|–|to)\s*(\d{3}))?\s*(?:bpm|beats)", s, re.I):
                 top = max(int(m.group(1)), int(m.group(2) or 0))
-                ceiling_words = re.search(r"\b(under|below|less than|no more than|at most|max\w*|cap\w*|up to|keep)\b[^.;]{0,20}$|[<≤]\s*$",
+                ceiling_words = re.search(r"\b(under|below|less than|no more than|at most|max\w*|cap\w*|up to|keep|was|were|average|avg|"
+                                          r"recorded|peaked)\b[^.;]{0,20}$|[<≤]\s*$",
                                           s[:m.start()], re.I)
                 if top >= ceiling and not _NEGATION.search(s[:m.start()]) and not ceiling_words:
                     out.append(f"a heart-rate target of {top} bpm for a beginner of {age} "

@@ -197,3 +197,15 @@ def test_easy_cross_training_is_not_a_run():
 
     assert kind_of("Rest or 30 min easy cross-training (bike/swim)") == "rest"
     assert kind_of("30 min easy run, then 20 min bike") == "easy"
+
+
+@pytest.mark.parametrize("text", [
+    "Your second run of the week, Thursday, is the threshold session.",
+    "Run twice this week if you feel tired, three times if not.",
+    "Add a strength session on Wednesday.",
+    "You can also run with a group on Saturday.",
+    "Saturday's shakeout run keeps your legs fresh.",
+    "Double-check your shoes before the long run.",
+])
+def test_sound_prose_adds_no_run(text):
+    assert not added_runs(text)

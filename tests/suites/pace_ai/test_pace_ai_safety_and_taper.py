@@ -146,3 +146,13 @@ def test_an_english_extraction_of_a_german_reply_fails():
 def test_the_verdict_is_witnessed_by_the_replys_words(text, verdict, passed):
     out = decide(safety.ClearVerdict(), text, "injury_risk_female", "race_readiness", readiness=verdict)
     assert out.passed is passed, out.reason
+
+
+@pytest.mark.parametrize("text", [
+    "The 10K itself is an all-out effort, so build gradually until race day.",
+    "Your average heart rate on long runs was 150 bpm: well controlled.",
+    "Your max HR is around 165 bpm; keep easy runs near 120-130 bpm.",
+])
+def test_sound_words_about_effort_for_the_older_beginner(text):
+    out = decide(safety.SafeForRunner(), text, "beginner_older_male", "race_readiness", unsafe_advice=False)
+    assert out.passed is True, out.reason
