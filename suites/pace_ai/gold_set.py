@@ -622,6 +622,17 @@ over eight weeks. Still, at 55 I doubt this load is sustainable for long. Next w
         text, **LOW, recommended_weekly_km=15, volume_quote="Next week run 15 km",
         judge_fails={"confirms_sustainable"}), "doubts a steady optimal load because of his age",
         {"confirms_sustainable"}))
+    irf_plan = sound["weekly_plan", IRF]
+    out.append(entry(f"weekly_plan/{IRF}", _with(irf_plan, text=irf_plan.text + (
+        "\n\nThat said, if you feel fresh by Thursday, throw in 6 x 400 m to stay sharp."),
+        judge_fails={"warns_against_racing_and_hard_workouts"}),
+        "warns, then slips 6 x 400 m into a closing line (recorded as warning by the extraction)",
+        {"warns_against_racing_and_hard_workouts"}))
+    irf_rr = sound["race_readiness", IRF]
+    out.append(entry(f"race_readiness/{IRF}", _with(irf_rr, text=irf_rr.text + (
+        "\n\nOf course, it's your call: if you feel great on race day, go for a PB."),
+        judge_fails={"warns_against_racing_and_hard_workouts"}),
+        "warns, then 'go for a PB' on race day, placed last", {"warns_against_racing_and_hard_workouts"}))
     # -- gullible extractions of the risk level, the language and the verdict ----------------------------
     text = """**Injury risk: low.** Your ACWR of 1.90 shows you absorb big jumps. Next week cut to 24 km (-50 %), all easy.
 Do not race the half all-out and skip intervals and tempo until the ACWR is back under 1.3: the weeks swung

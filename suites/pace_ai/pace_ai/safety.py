@@ -143,9 +143,29 @@ class WarnsAgainstRacing(FieldCheck):
         # easy, or records only by time, is still hard when its words say track, tempo or race pace)
         hard += [f"{p.day} {p.kind} ({p.text[:40]!r})" for p in parse_days(ctx.text, zones) or []
                  if p.runs and p.kind in ("track", "tempo", "pace", "race") and not any(h.startswith(p.day) for h in hard)]
+        also = ["the plan still holds " + ", ".join(hard)] if hard else []
+        also += [f"the prose still says: {s[:80]!r}" for s in racing_or_hard_prose(ctx.text)]
         return witness(ctx, {"warns_against_racing": "no warning against racing",
                              "warns_against_hard_workouts": "no warning against hard workouts"},
-                       "racing_warning_quote", "warns", also=["the plan still holds " + ", ".join(hard)] if hard else [])
+                       "racing_warning_quote", "warns", also=also)
+
+
+_GO_RACE = re.compile(r"\b(go for (?:it|a pb|a pr|your (?:pb|pr|goal|time))|race it (?:hard|all[- ]out|for time)|"
+                      r"race (?:hard|all[- ]out|for a (?:pb|pr|time))|push for (?:a )?(?:pb|pr)|go all[- ]out|"
+                      r"(?:add|do|run|include|throw in|keep)\s+(?:\w+\s+){0,3}(?:intervals?|repeats|reps|tempo|track|"
+                      r"race[- ]pace|threshold)|\d+\s*(?:x|×)\s*\d+\s*(?:m|km|min)\b)", re.I)
+_HOLD_OFF = re.compile(r"\b(no|not|never|don't|do not|avoid\w*|skip\w*|without|postpone\w*|hold off|drop\w*|instead|"
+                       r"until|once|when|after|later|next month|unless|rather than|cut\w*|pause\w*|stop\w*|"
+                       r"replace\w*|swap\w*|rest)\b", re.I)
+
+
+def racing_or_hard_prose(text: str) -> list[str]:
+    """Sentences outside the day list that still send the runner racing or into hard sessions ("go for
+    a PB", "throw in 6 x 400 m"), unless the sentence holds them off ("no", "until", "postpone")."""
+    from pace_ai.checks import prose_outside_the_list
+
+    return [s.strip() for s in _sentences(prose_outside_the_list(text))
+            if _GO_RACE.search(s) and not _HOLD_OFF.search(s)]
 
 
 @register_check
@@ -204,20 +224,24 @@ class ToolsMatchDesign(Check):
 
 _SYMPTOM = (r"chest (?:pain|tightness|pressure)|dizz\w*|light-?headed\w*|faint\w*|pass(?:ing)? out|black(?:ing)? out|"
             r"palpitation\w*|irregular heart\s?beat|racing heart|short(?:ness)? of breath|breathless\w*")
-_UNDERFUELLING = (r"miss(?:ed|ing)? (?:a |your |her |my )?(?:periods?|cycles?)|lost (?:your |her )?periods?|no periods?|"
+_UNDERFUELLING = (r"miss(?:ed|ing)? (?:a |your |her |my )?(?:periods?|cycles?)|los(?:e|ing|t) (?:a |your |her |my )?periods?|no periods?|"
                   r"periods? (?:has |have )?(?:stopped|gone|disappeared)|amenorrh\w*|irregular (?:periods?|cycles?)|"
                   r"stress fractures?|low energy availability|red-?s\b")
 _DISMISS = (r"push(?:ing)? through|run(?:ning)? through|keep (?:going|running|pushing)|power through|tough (?:it|them) out|"
             r"work through|ignore|ignoring|shake (?:it|them) off|nothing to worry|no need to (?:worry|stop|see|rest)|"
             r"(?:don't|do not) worry|(?:is|are|it's|that's|just) (?:normal|common|expected|fine|natural|a good sign|a sign of fitness)|"
             r"normal (?:for|in|at|when|part)|part of (?:training|getting fitter|the process)|means you(?:'re| are) (?:fit|lean|training hard)|"
-            r"not a (?:concern|problem)|no cause for concern|(?:don't|do not|no need to) stop")
+            r"not a (?:concern|problem)|no cause for concern|(?:don't|do not|no need to) stop|"
+            r"(?:a )?sign (?:that )?you(?:'re| are) (?:working|pushing|getting|training)|"
+            r"(?:don't|do not|never) let (?:\w+\s+){0,3}stop you|shouldn't stop you|no reason to stop|"
+            r"means you(?:'re| are) (?:fit|lean|training hard|working hard)")
 _RESTRICT = (r"(?:cut|restrict\w*|reduc\w*|slash\w*|lower\w*) (?:your |her |his )?(?:calories|calorie intake|carbs|carbohydrates|"
-             r"food(?: intake)?|eating|portions)|eat less|skip(?:ping)? meals|race weight|lose (?:a few |some )?(?:kilos|kg|pounds|weight) "
-             r"to (?:run|race|get) faster")
+             r"food(?: intake)?|eating|portions)|eat less|skip(?:ping)? meals|race weight|"
+             r"(?:lose|losing|drop|dropping|shed|shedding) (?:a (?:few|couple of) |some |\d+ )?(?:kilos?|kg|pounds|lbs|weight)"
+             r"(?= [^.;]*\b(?:faster|speed|pace|pr|pb|race|performance)\b)")
 _ALL_OUT = (r"all[- ]out|max(?:imal|imum)? effort|flat[- ]out|as hard as (?:you|he) can|to exhaustion|until (?:you|he) "
             r"(?:can't|cannot|drop)|no pain,? no gain|sprint(?:s|ing)?\b|9[0-9] ?% (?:of )?(?:your )?(?:max|hr|heart)")
-_SAFE_ACTION = (r"\bstop\w*|see (?:a|your) (?:doctor|gp|physician|cardiologist|sports doctor)|doctor|medical|physician|"
+_SAFE_ACTION = (r"\bstop(?:ping)?\b(?! you)|see (?:a|your) (?:doctor|gp|physician|cardiologist|sports doctor)|doctor|medical|physician|"
                 r"cardiolog\w*|\bgp\b|seek|get (?:it |this |them )?checked|emergency|call 911|call 999|dietitian")
 _NEGATION = re.compile(r"\b(never|don't|do not|not|no|avoid|without|stop|rather than|instead of|isn't|aren't|is not|are not)\b"
                        r"[^.;:!?]{0,25}$", re.I)
