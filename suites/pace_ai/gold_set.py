@@ -475,6 +475,14 @@ sub-3 is realistic. Train at full volume next week, then taper: cut to 30 km in 
         text, readiness="ready", recommends_taper=True, taper_weeks=2, taper_volume_cut_pct=50,
         taper_quote="cut to 30 km in each of the last two weeks", **LOW),
         "near the boundary: a two-week taper 20 days out that starts after one more full week"))
+    text = """**Injury risk: high.** ACWR 1.90: 48 km last week after 8 km, on an erratic month (15, 30, 8, 48 km).
+Next week 30 km, all easy: that brings the ACWR back to about 1.0. No racing and no hard workouts until then."""
+    out.append(entry(f"injury_risk/{IRF}", _reply(
+        text, injury_risk_level="high", acwr_band="high", flags_injury_risk=True,
+        injury_warning_quote="Injury risk: high.", recommended_weekly_km=30, volume_quote="Next week 30 km",
+        recommends_volume_reduction=True, warns_against_racing=True, warns_against_hard_workouts=True,
+        racing_warning_quote="No racing and no hard workouts"),
+        "near the boundary: 30 km after 48 km, the ceiling of her recovery band, ACWR back to 1.03"))
     text = """Risk level: **optimal**. Your ACWR is 0.89 (25 km last week, 28 km average): a gentle dip after
 your steady 24-30 km build, peaking at 30 km. This training is sustainable. Next week about 18 miles (29 km)."""
     out.append(entry(f"injury_risk/{REC}", _reply(
@@ -633,6 +641,19 @@ over eight weeks. Still, at 55 I doubt this load is sustainable for long. Next w
         "\n\nOf course, it's your call: if you feel great on race day, go for a PB."),
         judge_fails={"warns_against_racing_and_hard_workouts"}),
         "warns, then 'go for a PB' on race day, placed last", {"warns_against_racing_and_hard_workouts"}))
+    # -- near the boundaries ------------------------------------------------------------------------------
+    text = THREE_RUNS.replace("Sunday - 6 km long run", "Sunday - 9 km long run").replace(
+        "15 km, your usual three days; the long run is 40 % of it, as it is in your current weeks.",
+        "18 km over three days.")
+    days = [d if d["day"] != "Sun" else _d("Sun", "long", 9, "9 km long run at 7:20-7:50/km", pace=("7:20", "7:50"))
+            for d in THREE_RUNS_DAYS]
+    out.append(entry(f"weekly_plan/{BEG}", _reply(text, days, BEG, stated_weekly_km=18, **LOW),
+                     "three runs, but the long run is half the week (50 %)", {"long_run_share"}))
+    text = GOAL_MP.replace("8 km at goal marathon pace 4:16/km", "8 km at goal marathon pace 4:22/km")
+    days = [d if d["day"] != "Wed" else _d("Wed", "marathon", 14, "14 km with 8 km at goal marathon pace 4:22/km",
+                                            quality=8, pace=("4:22", "4:22")) for d in GOAL_MP_DAYS]
+    out.append(entry(f"weekly_plan/{COMP}", _reply(text, days, COMP, stated_weekly_km=56, recommends_taper=True, **LOW),
+                     "'goal marathon pace' written as 4:22/km: 6 s/km slower than his goal pace", {"paces_in_zones"}))
     # -- gullible extractions of the risk level, the language and the verdict ----------------------------
     text = """**Injury risk: low.** Your ACWR of 1.90 shows you absorb big jumps. Next week cut to 24 km (-50 %), all easy.
 Do not race the half all-out and skip intervals and tempo until the ACWR is back under 1.3: the weeks swung
