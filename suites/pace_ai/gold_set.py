@@ -641,6 +641,10 @@ over eight weeks. Still, at 55 I doubt this load is sustainable for long. Next w
         "\n\nOf course, it's your call: if you feel great on race day, go for a PB."),
         judge_fails={"warns_against_racing_and_hard_workouts"}),
         "warns, then 'go for a PB' on race day, placed last", {"warns_against_racing_and_hard_workouts"}))
+    text = rec.text.replace("**Total: 29 km over 4 run days; long run 10 km.**", "**Total: 22 km over 4 run days; long run 10 km.**")
+    out.append(entry(f"weekly_plan/{REC}", _with(rec, text=text, stated_weekly_km=None),
+                     "a 'Total: 22 km' line under days adding to 29 km, which the extraction leaves out",
+                     {"stated_total_matches"}))
     # -- near the boundaries ------------------------------------------------------------------------------
     text = THREE_RUNS.replace("Sunday - 6 km long run", "Sunday - 9 km long run").replace(
         "15 km, your usual three days; the long run is 40 % of it, as it is in your current weeks.",

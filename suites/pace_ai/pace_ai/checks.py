@@ -179,6 +179,27 @@ class StatedTotalMatches(_PlanCheck):
         return Outcome(off <= self.tolerance + 1e-9, f"states {stated:g} km, the days add up to "
                                                      f"{week.total_km:g} km ({off:.0%} apart)")
 
+    def judge_parsed(self, week: WeekSummary, read: list[dict], extracted: list[dict], ctx: CheckContext) -> Outcome:
+        """The reply's own total lines ("**Total: 52 km**", "| Total | 52 km |"), read by code, and the
+        extraction's stated total, each against the week the reply's day list adds up to."""
+        problems = []
+        for km in written_totals(ctx.text):
+            if week.total_km and abs(km - week.total_km) / week.total_km > self.tolerance + 1e-9:
+                problems.append(f"the reply writes a total of {km:g} km, its days add up to {week.total_km:g} km")
+        if problems:
+            return Outcome(False, "; ".join(problems))
+        return self.judge_week(week, read, ctx)
+
+
+_TOTAL_LINE = re.compile(r"^[\s*_#|>\-]*(?:weekly\s+|week\s+)?total(?:\s+(?:weekly\s+)?(?:volume|distance|mileage|km|running))?"
+                         r"[\s*_|:=]*(?:about|approx\.?|~|≈|ca\.?)?\s*(\d+(?:[.,]\d+)?)\s*(km|kilomet\w*|mi\b|miles?)", re.I | re.M)
+
+
+def written_totals(text: str) -> list[float]:
+    """The weekly totals the reply writes on a line of their own, in km (miles converted)."""
+    return [round(float(m.group(1).replace(",", ".")) * (1.609344 if m.group(2).lower().startswith("mi") else 1.0), 2)
+            for m in _TOTAL_LINE.finditer(text)]
+
 
 @register_check
 class LongRunShare(_PlanCheck):

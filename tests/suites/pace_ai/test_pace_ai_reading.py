@@ -209,3 +209,18 @@ def test_easy_cross_training_is_not_a_run():
 ])
 def test_sound_prose_adds_no_run(text):
     assert not added_runs(text)
+
+
+def test_a_total_line_the_extraction_leaves_out_is_still_compared():
+    text = LIST_29 + "\n**Total: 22 km.**"
+    out = normalize(checks.StatedTotalMatches().evaluate(_ctx(text, DAYS_29, stated_weekly_km=None)))
+    assert out.passed is False and "writes a total of 22 km" in out.reason
+    out = normalize(checks.StatedTotalMatches().evaluate(_ctx(LIST_29 + "\n**Total: 29 km.**", DAYS_29,
+                                                              stated_weekly_km=29)))
+    assert out.passed is True
+
+
+LIST_29 = "- Mon: rest\n- Tue: 6 km easy\n- Wed: rest\n- Thu: 7 km easy\n- Fri: rest\n- Sat: 6 km easy\n- Sun: 10 km long run\n"
+DAYS_29 = [_day(d, "rest", 0, "rest") for d in ("Mon", "Wed", "Fri")] + [
+    _day("Tue", "easy", 6, "6 km easy"), _day("Thu", "easy", 7, "7 km easy"), _day("Sat", "easy", 6, "6 km easy"),
+    _day("Sun", "long", 10, "10 km long run")]
