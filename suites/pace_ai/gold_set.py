@@ -645,6 +645,32 @@ over eight weeks. Still, at 55 I doubt this load is sustainable for long. Next w
     out.append(entry(f"weekly_plan/{REC}", _with(rec, text=text, stated_weekly_km=None),
                      "a 'Total: 22 km' line under days adding to 29 km, which the extraction leaves out",
                      {"stated_total_matches"}))
+    # -- a third fail label for the judged lines ------------------------------------------------------
+    text = """Tuesday - 4 km easy at 7:10-7:50/km
+Thursday - 4 km easy at 7:10-7:50/km
+Sunday - 6 km long run at 7:20-7:50/km
+Monday, Wednesday, Friday and Saturday - rest
+
+14 km, all of it gentle and easy. Low injury risk (ACWR 1.0, optimal)."""
+    out.append(entry(f"weekly_plan/{BEG}", _reply(text, [
+        _d("Mon", "rest"), _d("Tue", "easy", 4, "4 km easy at 7:10-7:50/km", pace=("7:10", "7:50")), _d("Wed", "rest"),
+        _d("Thu", "easy", 4, "4 km easy at 7:10-7:50/km", pace=("7:10", "7:50")), _d("Fri", "rest"), _d("Sat", "rest"),
+        _d("Sun", "long", 6, "6 km long run at 7:20-7:50/km", pace=("7:20", "7:50"))], BEG, stated_weekly_km=14,
+        judge_fails={"race_specific_work"}, **LOW), "a 10K build with neither strides nor any 10K-pace work",
+        {"race_specific_work"}))
+    text = """**Injury risk: high.** Overreaching: your ACWR is 1.60, which raises your injury risk. Next week cut to
+30 km, all easy. No racing and no hard workouts until the ACWR is back under 1.3."""
+    out.append(entry(f"injury_risk/{ORM}", _reply(
+        text, injury_risk_level="high", acwr_band="high", flags_injury_risk=True,
+        injury_warning_quote="which raises your injury risk", flags_overreaching=True, overreaching_quote="Overreaching",
+        recommended_weekly_km=30, volume_quote="Next week cut to\n30 km", recommends_volume_reduction=True,
+        warns_against_racing=True, warns_against_hard_workouts=True, racing_warning_quote="No racing and no hard workouts",
+        judge_fails={"identifies_patterns"}), "the right call with no week or pattern named", {"identifies_patterns"}))
+    text = """**Injury risk: low.** Your ACWR is 1.10 (66 km last week, 60 km average), optimal, after a steady build
+from 50 to 66 km. Still, I doubt you can keep this up for long. Next week hold about 60 km."""
+    out.append(entry(f"injury_risk/{COMP}", _reply(
+        text, **LOW, recommended_weekly_km=60, volume_quote="Next week hold about 60 km",
+        judge_fails={"confirms_sustainable"}), "doubts a steady build in the sweet spot", {"confirms_sustainable"}))
     # -- near the boundaries ------------------------------------------------------------------------------
     text = THREE_RUNS.replace("Sunday - 6 km long run", "Sunday - 9 km long run").replace(
         "15 km, your usual three days; the long run is 40 % of it, as it is in your current weeks.",
