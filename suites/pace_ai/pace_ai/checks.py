@@ -141,7 +141,7 @@ def prose_runs(text: str) -> list[dict]:
     """The runs the reply's prose adds (a double, a second run), read deterministically: a day of
     its own each, with the distance or time its sentence names."""
     out = []
-    for sentence in added_runs(text):
+    for sentence in added_runs(prose_outside_the_list(text)):  # a day's own line already counts its double
         q = quantity(sentence)
         out.append({"day": "added", "session": "easy", "km": q.km or 0.1, "minutes": q.minutes,
                     "quote": sentence[:120]})

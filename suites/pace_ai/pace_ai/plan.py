@@ -57,8 +57,8 @@ def day_km(day: dict[str, Any], zones: dict[str, Any] | None = None) -> float:
 def with_added_runs(days: list[dict[str, Any]], added: list[dict[str, Any]] | None,
                     zones: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The days with the runs the reply adds outside the list (``other_runs`` entries of kind
-    extra_run or double for this week): a double adds its km to its day (a rest day becomes a run
-    day), an extra run without a day is a day of its own."""
+    extra_run or double for this week): a run on a listed rest day makes it a run day; any other
+    added run is an entry of its own (a run of unstated length counts 0.1 km: still a run)."""
     out = [dict(d) for d in days]
     for run in added or []:
         if not isinstance(run, dict) or run.get("kind") not in ("extra_run", "double") or run.get("week") == "later":
@@ -70,10 +70,11 @@ def with_added_runs(days: list[dict[str, Any]], added: list[dict[str, Any]] | No
             out.append({"day": run.get("day") or "extra", "session": session, "km": km or 0.1,
                         "quality_km": None, "quote": run.get("quote")})
             continue
-        if target.get("session") in (None, "rest"):
-            target["session"] = session
-        target["km"] = day_km(target, zones) + (km or 0.1)  # a run of unstated length still makes a run day
-        target["minutes"] = None
+        if target.get("session") in (None, "rest"):  # a run added on a rest day: no longer a rest day
+            target.update(session=session, km=km or 0.1, minutes=None, quote=run.get("quote"))
+        else:  # a second run that day: a run of its own (it does not lengthen the day's long run)
+            out.append({"day": target.get("day"), "session": session, "km": km or 0.1, "quality_km": None,
+                        "quote": run.get("quote")})
     return out
 
 

@@ -224,3 +224,20 @@ LIST_29 = "- Mon: rest\n- Tue: 6 km easy\n- Wed: rest\n- Thu: 7 km easy\n- Fri: 
 DAYS_29 = [_day(d, "rest", 0, "rest") for d in ("Mon", "Wed", "Fri")] + [
     _day("Tue", "easy", 6, "6 km easy"), _day("Thu", "easy", 7, "7 km easy"), _day("Sat", "easy", 6, "6 km easy"),
     _day("Sun", "long", 10, "10 km long run")]
+
+
+def test_a_double_in_a_days_own_line_is_counted_once():
+    text = LIST_29.replace("- Thu: 7 km easy", "- Thu: 7 km easy, plus an extra 3 km run in the evening")
+    days = [dict(d) for d in DAYS_29]
+    days[4] = _day("Thu", "easy", 10, "7 km easy, plus an extra 3 km run in the evening")
+    out = normalize(checks.PlanVolume().evaluate(_ctx(text, days)))
+    assert out.passed is True and "32" in out.reason  # 32 km, not 35
+
+
+def test_an_added_run_does_not_lengthen_the_long_run():
+    from pace_ai.plan import summarize, with_added_runs
+
+    days = with_added_runs(DAYS_29, [{"kind": "double", "week": "planned", "day": "Sun", "km": 5, "quote": "x"},
+                                     {"kind": "extra_run", "week": "planned", "day": "Mon", "km": 4, "quote": "y"}])
+    week = summarize(days)
+    assert (week.total_km, week.long_run_km, week.rest_days) == (38, 10, 2)
