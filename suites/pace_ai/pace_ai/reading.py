@@ -168,6 +168,11 @@ _TOTAL_AFTER = re.compile(r"^\s*(?:total|in total|in all|overall)?\s*(?::|with\b
 _SUM_WORDS = re.compile(r"\+|\bthen\b|followed by|\bplus\b|warm|cool|\bwu\b|\bcd\b", re.I)
 
 
+def _reps_km(text: str) -> float:
+    return sum(int(m.group(1)) * _to_km(_f(m.group(2)) or 0.0, m.group(3)) for m in _REPS_RE.finditer(text)
+               if not m.group(3).lower().startswith(("min", "s")))
+
+
 def _total(text: str, found: list[tuple[float, int, int, bool]]) -> int | None:
     """Which of the day's distances is its total, or None when the day is the sum of its parts: a
     table cell holding only a distance; a distance called the total; a first distance the rest is
@@ -186,6 +191,11 @@ def _total(text: str, found: list[tuple[float, int, int, bool]]) -> int | None:
             return i
     if _TOTAL_AFTER.match(text[found[0][2]:found[0][2] + 20]):
         return 0
+    reps = _reps_km(text)
+    for i, (km, a, b, _) in enumerate(found):  # "(15 km)" or "= 15 km" after its parts: the day's sum
+        others = sum(k for j, (k, *_) in enumerate(found) if j != i) + reps
+        if re.search(r"[(=]\s*(?:~|about|approx\.?|ca\.?)?\s*$", text[max(0, a - 10):a]) and km >= others - 1e-9:
+            return i
     between = text[found[0][1]:found[-1][2]]
     if _SUM_WORDS.search(between) or _SUM_WORDS.search(text[found[0][2]:]):
         biggest = max(range(len(found)), key=lambda i: found[i][0])

@@ -160,6 +160,7 @@ def test_goal_race_pace_is_a_zone():
     ("2 km warm-up, 5 km tempo, 2 km cool-down", 9),  # no total: the sum of its parts
     ("18 km long run incl. last 4 km at MP", 18),
     ("2 km easy + 4 km tempo + 2 km easy (8 km total)", 8),
+    ("2 km WU, 3 × 3 km @ 4:10/km (MP) w/ 1 km jog, 2 km CD (15 km)", 15),  # the parts' sum in brackets
 ])
 def test_the_days_total_in_its_many_spellings(words, km):
     assert quantity(words).km == km
