@@ -48,9 +48,9 @@ _LINE_START = re.compile(r"^[\s>*_#|\-•·\d.)]*$")
 _NUM = r"(\d+(?:[.,]\d+)?)"
 _RANGE = _NUM + r"(?:\s*(?:-|–|—|to)\s*" + _NUM + r")?"
 _DIST_UNIT = r"(km|kms|kilomet(?:er|re)s?|k|mi|miles?|m|meters?|metres?)"
-_DIST_RE = re.compile(_RANGE + r"\s*" + _DIST_UNIT + r"(?![a-z/])(?!\s*(?:race|pace|goal|effort|pb|time)\b)", re.I)
+_DIST_RE = re.compile(_RANGE + r"(?:\s*|-)" + _DIST_UNIT + r"(?![a-z/])(?!\s*(?:race|pace|goal|effort|pb|time)\b)", re.I)
 _TIME_RE = re.compile(r"(?:(\d+)\s*(?:h|hr|hrs|hours?)\s*(\d+)?\s*(?:min|mins|minutes|m)?|"
-                      + _RANGE + r"\s*(min|mins|minutes|mn|′|'))(?![a-z/])", re.I)
+                      + _RANGE + r"(?:\s*|-)(min|mins|minutes|minute|mn|′|'))(?![a-z/])", re.I)
 _CLOCK_H_RE = re.compile(r"\b(\d):([0-5]\d)\s*(?:h|hr|hrs|hours?)\b", re.I)
 _REPS_RE = re.compile(r"(\d+)\s*(?:x|×|\*)\s*" + _NUM + r"\s*(km|k|mi|miles?|m|meters?|metres?|min|mins|minutes|s|sec|seconds)\b",
                       re.I)

@@ -242,3 +242,9 @@ def test_an_added_run_does_not_lengthen_the_long_run():
                                      {"kind": "extra_run", "week": "planned", "day": "Mon", "km": 4, "quote": "y"}])
     week = summarize(days)
     assert (week.total_km, week.long_run_km, week.rest_days) == (38, 10, 2)
+
+
+def test_hyphenated_units():
+    assert quantity("30-minute run/walk (run 4 min, walk 1 min)").minutes == 30
+    assert quantity("a 10-km long run").km == 10
+    assert quantity("6-8 km easy").km == 7
