@@ -350,8 +350,10 @@ TAPER_CUT_PCT = (20.0, 75.0)
 _SKIP_RE = re.compile(r"\b(skip|withdraw|postpone|defer|pull out of|drop out of|sit (?:this one |it )?out|do not start|"
                       r"don't start|dns|(?:do not|don't|not|shouldn't|should not) (?:run|race) (?:the|this|it)|choose a later|"
                       r"pick a later|another race|later race|against racing|against running (?:the|it|this)|downgrade|"
-                      r"switch to (?:the|a) (?:shorter|10\s?k|5\s?k)|run it (?:as an? )?(?:easy|easily|gently|training run|for fun)|"
-                      r"jog it|treat (?:it|the race) as an? (?:easy|training))\b", re.I)
+                      r"switch to (?:the|a) (?:shorter|10\s?k|5\s?k)|run it (?:easy|easily|gently|for fun)|"
+                      r"(?:run|jog|do) (?:it|the race|the half|the marathon|race day) (?:as|at) (?:an? )?(?:\w+ ){0,2}"
+                      r"(?:easy|training|relaxed|long|slow|gentle|comfortable|workout)|"
+                      r"jog it|treat (?:it|the race|race day) as an? (?:\w+ )?(?:easy|training|long|workout))\b", re.I)
 
 
 def _pcts(text: str) -> list[float]:

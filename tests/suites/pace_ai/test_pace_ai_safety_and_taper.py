@@ -41,6 +41,17 @@ def test_taper_timing_and_size_against_the_race_date(text, fields, passed):
     assert out.passed is passed, out.reason
 
 
+@pytest.mark.parametrize("text", [
+    "Don't race it all-out: run it as a relaxed long run at easy pace.",
+    "If you start, treat race day as an easy training run.",
+    "I'd advise against racing the half in 13 days.",
+])
+def test_ways_to_advise_not_racing(text):
+    out = decide(checks.TaperBeforeRace(), text, "injury_risk_female", "race_readiness", recommends_taper=False,
+                 skips_race=True)
+    assert out.passed is True, out.reason
+
+
 def test_advising_not_to_race_needs_no_taper_but_needs_the_words():
     out = decide(checks.TaperBeforeRace(), "Not ready: skip the half and pick a later race.", "injury_risk_female",
                  "race_readiness", recommends_taper=False, skips_race=True)
