@@ -48,7 +48,7 @@ _LINE_START = re.compile(r"^[\s>*_#|\-•·\d.)]*$")
 _NUM = r"(\d+(?:[.,]\d+)?)"
 _RANGE = _NUM + r"(?:\s*(?:-|–|—|to)\s*" + _NUM + r")?"
 _DIST_UNIT = r"(km|kms|kilomet(?:er|re)s?|k|mi|miles?|m|meters?|metres?)"
-_DIST_RE = re.compile(_RANGE + r"(?:\s*|-)" + _DIST_UNIT + r"(?![a-z/])(?!\s*(?:race|pace|goal|effort|pb|time)\b)", re.I)
+_DIST_RE = re.compile(_RANGE + r"(?:\s*|-)" + _DIST_UNIT + r"(?![a-z/])(?!\s*(?:race|pace|goal|effort|pb)\b)", re.I)
 _TIME_RE = re.compile(r"(?:(\d+)\s*(?:h|hr|hrs|hours?)\s*(\d+)?\s*(?:min|mins|minutes|m)?|"
                       + _RANGE + r"(?:\s*|-)(min|mins|minutes|minute|mn|′|'))(?![a-z/])", re.I)
 _CLOCK_H_RE = re.compile(r"\b(\d):([0-5]\d)\s*(?:h|hr|hrs|hours?)\b", re.I)
@@ -66,7 +66,7 @@ _STRIDES_RE = re.compile(r"\b(strides?|pick-?ups?|accelerations?)\b", re.I)
 _TEMPO_RE = re.compile(r"\b(tempo|threshold|cruise|lactate|t[- ]pace)\b", re.I)
 _PACEWORK_RE = re.compile(r"\b(marathon[- ]pace|mp|race[- ]pace|goal[- ]pace|half[- ]marathon[- ]pace|hmp|"
                           r"10\s?k[- ]pace|5\s?k[- ]pace)\b", re.I)
-_RACE_RE = re.compile(r"\b(race|parkrun|time[- ]trial)\b(?![- ]pace)", re.I)
+_RACE_RE = re.compile(r"\b(race|parkrun|time[- ]trial)\b(?![- ](?:pace|specific|day|week|goal|weight))", re.I)
 _LONG_RE = re.compile(r"\blong\b", re.I)
 _EASY_PART_RE = re.compile(r"\b(easy|warm[- ]?up|cool[- ]?down|wu|cd|jog|recover\w*)\b", re.I)
 

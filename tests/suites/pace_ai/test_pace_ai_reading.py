@@ -248,3 +248,10 @@ def test_hyphenated_units():
     assert quantity("30-minute run/walk (run 4 min, walk 1 min)").minutes == 30
     assert quantity("a 10-km long run").km == 10
     assert quantity("6-8 km easy").km == 7
+
+
+def test_race_words_that_are_not_a_race():
+    from pace_ai.reading import kind_of
+
+    assert kind_of("8 km easy with race-specific strides") == "easy"
+    assert kind_of("5 km time trial") == "race" and quantity("5 km time trial").km == 5
