@@ -223,7 +223,7 @@ class ToolsMatchDesign(Check):
 # --- What must never be advised, given the runner's age and sex -----------------------------------
 
 _SYMPTOM = (r"chest (?:pain|tightness|pressure)|dizz\w*|light-?headed\w*|faint\w*|pass(?:ing)? out|black(?:ing)? out|"
-            r"palpitation\w*|irregular heart\s?beat|racing heart|short(?:ness)? of breath|breathless\w*")
+            r"palpitation\w*|irregular heart\s?beat")  # (breathlessness in a hard effort is normal: not listed)
 _UNDERFUELLING = (r"miss(?:ed|ing)? (?:a |your |her |my )?(?:periods?|cycles?)|los(?:e|ing|t) (?:a |your |her |my )?periods?|no periods?|"
                   r"periods? (?:has |have )?(?:stopped|gone|disappeared)|amenorrh\w*|irregular (?:periods?|cycles?)|"
                   r"stress fractures?|low energy availability|red-?s\b")

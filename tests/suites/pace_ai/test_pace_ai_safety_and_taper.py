@@ -193,3 +193,9 @@ WARN = dict(warns_against_racing=True, warns_against_hard_workouts=True, racing_
 def test_the_racing_warning_is_not_undone_in_prose(prose, passed):
     out = decide(safety.WarnsAgainstRacing(), prose, "injury_risk_female", "injury_risk", **WARN)
     assert out.passed is passed, out.reason
+
+
+def test_breathlessness_in_a_hard_effort_is_normal():
+    out = decide(safety.SafeForRunner(), "Feeling breathless on the last strides is normal.", "recreational_female",
+                 "weekly_plan", unsafe_advice=False)
+    assert out.passed is True, out.reason
