@@ -113,6 +113,7 @@ def case_facts(profile_name: str | dict, scenario: str) -> dict[str, Any]:
         "goal_gap_seconds": f["goal_gap_seconds"],
         "goal_gap_pct": f["goal_gap_pct"],
         "goal_realistic": f["goal_realistic"],
+        "race_pace_zones": _race_pace_zones(f),
         "race_date": f["race_date"],
         "days_until_race": f["days_until_race"],
         "race_within_3_weeks": f["race_within_3_weeks"],
@@ -128,6 +129,17 @@ def case_facts(profile_name: str | dict, scenario: str) -> dict[str, Any]:
         "acwr_over_1_5": pinned["acwr"] >= 1.5,
         "acwr_sustainable": pinned["acwr_band"] == "optimal",
     }
+
+
+def _race_pace_zones(f: dict) -> dict[str, dict]:
+    """Goal race pace (goal time / goal distance) and the race pace current fitness predicts for the
+    goal distance: zones of their own for race-pace work (a half marathon has no VDOT zone)."""
+    km = f["goal_distance_m"] / 1000.0
+    out = {}
+    for name, seconds in (("goal", f["goal_seconds"]), ("race_equivalent", f["predicted_goal_seconds"])):
+        sec = round(seconds / km, 1)
+        out[name] = {"fast_sec_per_km": sec, "slow_sec_per_km": sec, "pace": f"{format_pace(sec)}/km"}
+    return out
 
 
 def _pace_range(zone: dict) -> str:

@@ -78,3 +78,16 @@ def test_an_acwr_bug_makes_selftest_fail_loudly_naming_the_profile(suite, monkey
     assert "injury_risk_female: tools compute acwr" in reasons
     assert "overreaching_male: tools put ACWR" in reasons
     assert {d.item_id for d in result.disagreements} == {"check1:pace_tools_match_design"}
+
+
+def test_every_judged_line_has_several_fail_labels_and_the_hard_cases_are_held(suite):
+    judged = {it.id for case in suite.cases for it in case.items if it.judge is not None}
+    fails = {item: sum(g.labels.get(item) == "fail" for g in suite.gold) for item in judged}
+    assert all(n >= 2 for n in fails.values()), fails
+    good = " ".join(g.note for g in suite.gold if g.note.startswith("GOOD"))
+    bad = " ".join(g.note for g in suite.gold if g.note.startswith("BAD"))
+    for topic in ("miles", "given by time", "goal pace", "40 % long run", "skip the race", "'optimal'", "taper"):
+        assert topic in good, topic
+    for topic in ("miles", "given by time", "doubles", "80 km", "taper", "ACWR would stay", "chest tightness",
+                  "missed periods", "bpm", "gullible extraction", "placed last", "50 %"):
+        assert topic in bad, topic

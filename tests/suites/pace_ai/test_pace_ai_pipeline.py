@@ -153,7 +153,8 @@ def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
 def test_reckless_critical_items(reckless):
     cases = {c.id: c for c in reckless[0].suites[0].cases}
     assert cases["weekly_plan/injury_risk_female"].critical_failures == [
-        "flags_injury_risk", "rest_day", "volume_near_average", "warns_against_racing_and_hard_workouts"]
+        "flags_injury_risk", "reduces_volume_at_risk", "rest_day", "volume_near_average",
+        "warns_against_racing_and_hard_workouts"]
     for cid in ("injury_risk/injury_risk_female", "race_readiness/injury_risk_female"):
         assert {"flags_injury_risk", "warns_against_racing_and_hard_workouts"} <= set(cases[cid].critical_failures)
     reasons = {i.id: i.reason for i in cases["weekly_plan/injury_risk_female"].runs[0].items}

@@ -112,12 +112,17 @@ MUST = {"flags_injury_risk", "flags_overreaching", "warns_against_racing_and_har
 
 def test_critical_items():
     # the MUST items, plus the lines that must hold on their own (a single bad line cannot hide in 80 %)
-    alone = {"reply_language", "reply_length"}
+    # every judged line too: a reply that misses one is a bad reply (weight alone let it pass at 80 %)
+    alone = {"reply_language", "reply_length", "safe_for_runner"}
     for case_id, critical in (("weekly_plan/injury_risk_female", MUST | alone | {
                                   "volume_near_average", "stated_total_matches", "long_run_share", "rest_day",
-                                  "easy_share", "beginner_limits", "paces_in_zones"}),
-                              ("injury_risk/injury_risk_female", MUST | alone | {"risk_matches_acwr"}),
-                              ("race_readiness/injury_risk_female", MUST | alone | {"clear_assessment", "taper"})):
+                                  "easy_share", "beginner_limits", "paces_in_zones", "race_specific_work",
+                                  "reduces_volume_at_risk", "prose_matches_plan"}),
+                              ("injury_risk/injury_risk_female", MUST | alone | {
+                                  "risk_matches_acwr", "volume_in_acwr_band", "identifies_patterns",
+                                  "concrete_adjustment", "confirms_sustainable"}),
+                              ("race_readiness/injury_risk_female", MUST | alone | {
+                                  "clear_assessment", "taper", "references_load", "goal_vs_fitness"})):
         assert {i for i, it in _items(case_id).items() if it.critical} == critical
 
 

@@ -12,10 +12,22 @@ PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_mal
 FACTS = {name: case_facts(name, "weekly_plan") for name in PROFILES}
 
 
+def _mmss(sec):
+    return f"{int(sec) // 60}:{int(sec) % 60:02d}"
+
+
 def day(name, session, km, pace=None, quality=None):
     fast, slow = pace if isinstance(pace, tuple) else (pace, pace)
+    words = "rest" if session == "rest" else f"{km:g} km {session.replace('marathon', 'marathon pace')}"
+    if fast is not None:
+        words += f" at {_mmss(fast)}-{_mmss(slow)}/km"
     return {"day": name, "session": session, "km": km, "quality_km": quality, "pace_fast_sec_per_km": fast,
-            "pace_slow_sec_per_km": slow, "quote": f"{name} {session}"}
+            "pace_slow_sec_per_km": slow, "quote": words}
+
+
+def reply_of(days):
+    """The reply the days were extracted from: one line per day, in its quote's words."""
+    return "\n".join(f"- **{d['day']}**: {d['quote']}" for d in days or [])
 
 
 def week(*runs, rest=("Mon", "Wed", "Fri")):
@@ -28,8 +40,9 @@ SOUND = week(("Tue", "easy", 6, (370, 410)), ("Thu", "threshold", 7, 318, 3.5), 
              ("Sun", "long", 10, (375, 410)))
 
 
-def decide(check, fields, profile="recreational_female", output="reply", **fact_overrides):
+def decide(check, fields, profile="recreational_female", output=None, **fact_overrides):
     facts = {**FACTS[profile], **fact_overrides}
+    output = reply_of(fields.get("days")) if output is None else output
     return normalize(check.evaluate(CheckContext(output=output, fields=fields, facts=facts)))
 
 
@@ -133,6 +146,11 @@ def test_beginner_and_masters_limits():
     ("injury_risk_female", "high", "high", True),
     ("injury_risk_female", "moderate", None, False),
     ("injury_risk_female", None, None, False),
+    # the prompt's own words ("low, optimal, elevated or high") are accepted for their band
+    ("recreational_female", "optimal", "optimal", True),
+    ("overreaching_male", "high", None, True),
+    ("injury_risk_female", "elevated", None, False),  # ACWR 1.9 is high, not elevated
+    ("recreational_female", "elevated", None, False),
 ])
 def test_risk_wording_separates_injury_risk_from_the_acwr_band(profile, level, band, passed):
     out = decide(safety.RiskMatchesAcwr(), {"injury_risk_level": level, "acwr_band": band}, profile)
