@@ -193,12 +193,10 @@ class _Loader:
         seen: dict[str, tuple[int, str]] = {}  # by what an id looks like: `Ａda` and `ada` are one id to a reader
         for ci, cspec in case_specs:
             cloc = prefix + (ci,)
-            look = cspec.id if cspec.id.isascii() else id_skeleton(cspec.id)
-            if look in seen:
-                first, first_id = seen[look]
+            (first, first_id) = seen.setdefault(id_skeleton(cspec.id), (ci, cspec.id))
+            if first != ci:
                 self.problem(cloc + ("id",), f"duplicate case id (first at case #{first + 1})" if first_id == cspec.id
                              else f"case id looks the same as {first_id!r} (case #{first + 1})", cspec.id)
-            seen.setdefault(look, (ci, cspec.id))
             items: list[Item] = []
             for cs, loc in shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)]:
                 check = checks.build(cs, loc, cspec.id)
@@ -329,11 +327,9 @@ class _Loader:
                 return None
             try:
                 template = read_suite_text(file, "prompt file")
-            except OSError as exc:
-                self.problem(("target", "prompt_file"), f"cannot read prompt file {t.prompt_file}: {exc.strerror}")
-                return None
-            except ValueError as exc:
-                self.problem(("target", "prompt_file"), str(exc))
+            except (OSError, ValueError) as exc:  # missing or unreadable; or a FIFO, a device, not UTF-8
+                why = f"cannot read prompt file {t.prompt_file}: {exc.strerror}" if isinstance(exc, OSError) else exc
+                self.problem(("target", "prompt_file"), str(why))
                 return None
         error = check_template(template or "")
         if error:

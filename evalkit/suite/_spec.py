@@ -149,7 +149,7 @@ def _one_script(case_id: str) -> None:
 
 def id_skeleton(case_id: str) -> str:
     """What an id looks like: ids that differ only in compatibility forms (`Ａda`, `ada`) are one (NFKC)."""
-    return unicodedata.normalize("NFKC", case_id)
+    return case_id if case_id.isascii() else unicodedata.normalize("NFKC", case_id)
 
 
 class CaseSpec(_Strict):
