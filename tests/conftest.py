@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -27,6 +28,10 @@ def _closed_port() -> int:
 os.environ.pop("ANTHROPIC_API_KEY", None)
 os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
 os.environ["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{_closed_port()}"
+# Nor may a test read or write the developer's own caches (the response cache, the day's model
+# lifecycle): the default cache folder is a fresh one for the session, unless a test names one.
+os.environ.pop("EVALKIT_CACHE_DIR", None)
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="evalkit-test-cache-")
 
 
 @pytest.fixture

@@ -152,6 +152,9 @@ def test_bad_json_is_a_200_the_sdk_cannot_decode(fake, client):
 def test_unknown_path_and_bad_body(fake):
     status, payload = _post(fake.url + "/v1/complete", {"prompt": "x"})
     assert status == 404 and payload["error"]["type"] == "not_found_error"
+    status, payload = _get(fake.url + "/v1/files")
+    assert status == 404 and payload["type"] == "error"
+    fake.models = None  # the models endpoint answers unless a test switches it off
     status, payload = _get(fake.url + "/v1/models")
     assert status == 404 and payload["type"] == "error"
     status, payload = _post(fake.url + "/v1/messages", b"{not json")
