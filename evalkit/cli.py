@@ -22,14 +22,7 @@ def main() -> None:
 
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path())
-tag_option = click.option("--tag", "tags", multiple=True,
-                          help="Only cases with this tag (repeatable: any of them), e.g. `--tag pr`.")
-
-
-def _selectors(cases: tuple[str, ...], tags: tuple[str, ...]) -> list[str]:
-    from evalkit.suite.model import tag_selector  # imported per command: --help stays fast
-
-    return [*cases, *map(tag_selector, tags)]
+tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with this tag (repeatable), e.g. pr.")
 
 
 @main.command()
@@ -52,11 +45,12 @@ def validate(paths: tuple[str, ...], target: str | None) -> None:
 def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
     """List suites, their cases and repeats."""
     from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import selectors
 
     for suite in load_suites(list(paths)):
         target = suite.target.describe() if suite.target else "(no target: pass --target)"
         click.echo(f"{suite.name}  {suite.path}  target={target}  watch={','.join(suite.watch) or '-'}")
-        for case in suite.select(_selectors((), tags)):
+        for case in suite.select(selectors((), tags)):
             extras = [f"×{case.repeats}"] if case.repeats > 1 else []
             extras += [f"#{t}" for t in case.tags]
             extras += [f"{sum(1 for i in case.items if i.required)} checks",
@@ -83,9 +77,10 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
          no_cache: bool) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
     from evalkit.engine import load_suites, plan_calls  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import selectors
 
     click.echo(plan_calls(load_suites(list(paths)), model=model, judge_model=judge_model, repeat=repeat,
-                          cases=_selectors(cases, tags), results=results, cache_dir=cache_dir,
+                          cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
                           no_cache=no_cache).render())
 
 
@@ -227,9 +222,9 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
               "not yet finished only).")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
-        models: tuple[str, ...],
-        judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
-        agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
+        models: tuple[str, ...], judge_model: str | None, repeat: int | None, concurrency: int,
+        rubric_threshold: float | None, agreement_threshold: float | None, output: str | None, no_cache: bool,
+        cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
         html_path: str | None, inconclusive: str | None, batch: bool,
         resume: str | None) -> None:
@@ -240,6 +235,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
     from evalkit.sharding import parse_shard
+    from evalkit.suite.model import selectors
     from evalkit.versus import against_base, models_side_by_side
 
     if not paths and not resume:
@@ -262,9 +258,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
 
     out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
     model = models[0] if len(models) == 1 else None
-    options = RunOptions(target=target, cases=_selectors(cases, tags), model=model, judge_model=judge_model,
-                         repeat=repeat,
-                         rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
+    options = RunOptions(target=target, cases=selectors(cases, tags), model=model, judge_model=judge_model,
+                         repeat=repeat, rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
                          jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
     if resume:  # the stopped run's suites and options, from its JSONL
         from evalkit.resume import finished_cases, resume_run

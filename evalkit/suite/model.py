@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from evalkit.checks.base import Check
@@ -145,6 +146,11 @@ TAG_PREFIX = "#"  # a case id cannot hold it, so `#pr` never reads as an id glob
 def tag_selector(tag: str) -> str:
     """The selector `--tag TAG` adds to `--case`'s globs."""
     return TAG_PREFIX + tag
+
+
+def selectors(cases: Iterable[str], tags: Iterable[str]) -> list[str]:
+    """`--case`'s id globs and `--tag`'s tags as one selection."""
+    return [*cases, *map(tag_selector, tags)]
 
 
 def select_cases(cases: list[Case], selectors: list[str]) -> list[Case]:
