@@ -41,7 +41,7 @@ def test_the_environment_is_empty(monkeypatch):
     code = ("import os\ndef main(input: str, **kwargs) -> str:\n"
             "    return os.environ.get('ANTHROPIC_API_KEY', 'none') + ':' + ','.join(sorted(os.environ))\n")
     # LC_CTYPE is Python's own: it coerces the C locale of an empty environment to UTF-8 (PEP 538).
-    outcome = decide(code, [{"input": "", "expr": "output in ('none:', 'none:LC_CTYPE')"}])
+    outcome = decide(code, [{"input": "", "matches": "^none:(LC_CTYPE)?$"}])
     assert outcome.passed, outcome.reason
 
 
@@ -109,8 +109,8 @@ def test_code_that_does_not_load_fails_every_input():
     ({"contains": "Hello"}, False),
     ({"matches": r"^Hi\W+Ada\W*$"}, True),
     ({"matches": r"^Hello"}, False),
-    ({"expr": "output.startswith(kwargs.greeting) and input in output"}, True),
-    ({"expr": "output | length > 20"}, False),
+    ({"not_contains": ["Hello", "Bob"]}, True),
+    ({"not_contains": "ada", "ignore_case": True}, False),
     ({}, True),  # no condition: returning a str without raising is enough
 ])
 def test_each_kind_of_condition(condition, passed):
@@ -122,16 +122,10 @@ def test_each_kind_of_condition(condition, passed):
 @pytest.mark.parametrize("args", [
     {"inputs": []},
     {"inputs": [{"input": "a", "matches": "("}]},
-    {"inputs": [{"input": "a", "expr": "output ==="}]},
+    {"inputs": [{"input": "a", "expr": "output == 'a'"}]},  # no expression language: a Jinja one would run here
     {"inputs": [{"input": "a", "expectd": "typo"}]},
     {"inputs": [{"input": "a"}], "timeout": 0},
 ])
 def test_bad_arguments_are_refused_when_the_suite_loads(args):
     with pytest.raises(ValidationError):
         check_types()["runs"].model_validate(args)
-
-
-def test_the_expression_is_sandboxed():
-    outcome = decide("def main(input: str, **kwargs) -> str:\n    return input\n",
-                     [{"input": "a", "expr": "output.__class__.__mro__[1].__subclasses__()"}])
-    assert not outcome.passed and "expr" in outcome.reason and "SecurityError" in outcome.reason
