@@ -19,7 +19,8 @@ from evalkit.client import ModelClient
 from evalkit.errors import EvalkitError
 from evalkit.providers.base import ModelRequest, ModelResponse
 from evalkit.suite.model import Case, Suite
-from evalkit.targets import call_target, resolve_target
+from evalkit.guard import DaemonPool
+from evalkit.targets import call_target, resolve_target, target_executor
 
 
 @dataclass
@@ -80,6 +81,14 @@ def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],
         return {}  # `validate` and `run` name the problem; the plan falls back to its guess
 
     async def every() -> dict[tuple[str, int], DryRun]:
-        return {(case.id, r): await _dry_run(fn, suite, case, r, tiers, cache) for case, r in runs}
+        # As in a run: a synchronous target runs in a daemon thread, so one that hangs past the
+        # suite's target timeout is left behind instead of holding `plan` at the loop's shutdown.
+        pool = DaemonPool(2, "evalkit-plan-target")
+        token = target_executor.set(pool)
+        try:
+            return {(case.id, r): await _dry_run(fn, suite, case, r, tiers, cache) for case, r in runs}
+        finally:
+            target_executor.reset(token)
+            pool.shutdown(wait=False, cancel_futures=True)
 
     return asyncio.run(every())

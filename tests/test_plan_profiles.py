@@ -82,3 +82,11 @@ def test_the_pace_ai_pull_request_profile_fits_the_design_budget(tmp_path):
     assert pr.cost()[0] <= 0.30, pr.render()  # design 001: $0.10-0.30 a run
     assert "every case (no --tag: the nightly profile)" in out.output
     assert f"${pr.cost()[0]:.2f} interactive" in out.output
+
+
+def test_a_synchronous_target_that_hangs_does_not_hold_the_plan(tmp_path):
+    (tmp_path / "hangs.py").write_text("import time\n\ndef run(input, llm):\n    time.sleep(3600)\n")
+    path = tmp_path / "hangs.suite.yml"
+    path.write_text("name: hangs\ntarget: hangs:run\ntimeout: {target: 0.5}\ncases:\n  - {id: a, input: {}}\n")
+    plan = plan_calls(load_suites([path]), cache_dir=tmp_path / "cache")
+    assert plan.lines[0].unknown_runs == 1  # nothing rendered: the usual guess, after the target's timeout
