@@ -112,7 +112,9 @@ class Runs(Check):
 
 def run_main(code: str, inputs: list[RunInput], timeout: float, memory_mb: int) -> list[dict[str, Any]]:
     """What `main` returned (or the error) for each input, from one child process under limits."""
-    token = secrets.token_hex(8)  # marks the result line: the generated code's own prints cannot fake it
+    # Marks the result line, so that stray output is never taken for it. Not a boundary: code written
+    # to cheat could find the token in the child's memory and print a result of its own.
+    token = secrets.token_hex(8)
     request = {"code": code, "calls": [{"input": i.input, "kwargs": i.kwargs} for i in inputs],
                "timeout": timeout, "memory_mb": memory_mb, "token": token}
     limit = timeout * (len(inputs) + 1) + START_SECONDS
