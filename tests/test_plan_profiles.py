@@ -78,7 +78,7 @@ def test_the_pace_ai_pull_request_profile_fits_the_design_budget(tmp_path):
     out = CliRunner().invoke(main, ["plan", str(PACE_AI), "--tag", "pr", "--cache-dir", str(tmp_path / "cache")])
     assert out.exit_code == 0, out.output
     pr = plan_calls(load_suites([PACE_AI]), cases=["#pr"], cache_dir=tmp_path / "cache")
-    assert pr.lines[0].rendered_runs == pr.lines[0].runs == 15  # one per scenario and runner
+    assert pr.lines[0].rendered_runs == pr.lines[0].runs == 13  # scenario cases, once each
     assert pr.cost()[0] <= 0.30, pr.render()  # design 001: $0.10-0.30 a run
     assert "every case (no --tag: the nightly profile)" in out.output
     assert f"${pr.cost()[0]:.2f} interactive" in out.output
