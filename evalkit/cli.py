@@ -22,6 +22,7 @@ def main() -> None:
 
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path())
+tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with this tag (repeatable), e.g. pr.")
 
 
 @main.command()
@@ -39,16 +40,19 @@ def validate(paths: tuple[str, ...], target: str | None) -> None:
 
 @main.command("list")
 @paths_argument
+@tag_option
 @_guard
-def list_cases(paths: tuple[str, ...]) -> None:
+def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
     """List suites, their cases and repeats."""
     from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import selectors
 
     for suite in load_suites(list(paths)):
         target = suite.target.describe() if suite.target else "(no target: pass --target)"
         click.echo(f"{suite.name}  {suite.path}  target={target}  watch={','.join(suite.watch) or '-'}")
-        for case in suite.cases:
+        for case in suite.select(selectors((), tags)):
             extras = [f"×{case.repeats}"] if case.repeats > 1 else []
+            extras += [f"#{t}" for t in case.tags]
             extras += [f"{sum(1 for i in case.items if i.required)} checks",
                        f"{sum(1 for i in case.items if not i.required)} rubric items"]
             if case.skip:
@@ -62,18 +66,22 @@ def list_cases(paths: tuple[str, ...]) -> None:
 @click.option("--judge-model", help="Model for the judge and extraction.")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob.")
+@tag_option
 @click.option("--results", type=click.Path(exists=True, dir_okay=False),
               help="A previous run's results: count callable targets' calls as measured there.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder (cached requests are free).")
 @click.option("--no-cache", is_flag=True, help="Plan as if nothing were cached.")
 @_guard
 def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
-         cases: tuple[str, ...], results: str | None, cache_dir: str | None, no_cache: bool) -> None:
+         cases: tuple[str, ...], tags: tuple[str, ...], results: str | None, cache_dir: str | None,
+         no_cache: bool) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
     from evalkit.engine import load_suites, plan_calls  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import selectors
 
     click.echo(plan_calls(load_suites(list(paths)), model=model, judge_model=judge_model, repeat=repeat,
-                          cases=list(cases), results=results, cache_dir=cache_dir, no_cache=no_cache).render())
+                          cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
+                          no_cache=no_cache).render())
 
 
 @main.command()
@@ -187,6 +195,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--target", help="module:function to run (for fixture lists that name none).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
+@tag_option
 @click.option("--model", "models", multiple=True,
               help="Model for the targets' calls (overrides the suite); twice or more runs the cases once per "
                    "model, side by side.")
@@ -212,9 +221,10 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
 @click.option("--resume", type=click.Path(dir_okay=False), help="Complete the stopped run in this JSONL (its cases "
               "not yet finished only).")
 @_guard
-def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], models: tuple[str, ...],
-        judge_model: str | None, repeat: int | None, concurrency: int, rubric_threshold: float | None,
-        agreement_threshold: float | None, output: str | None, no_cache: bool, cache_dir: str | None,
+def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
+        models: tuple[str, ...], judge_model: str | None, repeat: int | None, concurrency: int,
+        rubric_threshold: float | None, agreement_threshold: float | None, output: str | None, no_cache: bool,
+        cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
         html_path: str | None, inconclusive: str | None, batch: bool,
         resume: str | None) -> None:
@@ -225,6 +235,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
     from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
     from evalkit.sharding import parse_shard
+    from evalkit.suite.model import selectors
     from evalkit.versus import against_base, models_side_by_side
 
     if not paths and not resume:
@@ -247,8 +258,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], mode
 
     out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
     model = models[0] if len(models) == 1 else None
-    options = RunOptions(target=target, cases=list(cases), model=model, judge_model=judge_model, repeat=repeat,
-                         rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
+    options = RunOptions(target=target, cases=selectors(cases, tags), model=model, judge_model=judge_model,
+                         repeat=repeat, rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
                          jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
     if resume:  # the stopped run's suites and options, from its JSONL
         from evalkit.resume import finished_cases, resume_run

@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.cache import ResponseCache
+from evalkit.checks.base import output_text
+from evalkit.dry_run import DryRun, dry_runs
 from evalkit.extract import extract_request
 from evalkit.judge import judge_request
 from evalkit.pricing import cost_usd
 from evalkit.providers.base import ModelRequest
 from evalkit.report import Report
 from evalkit.suite.conditions import condition_holds
-from evalkit.suite.model import Case, Item, Suite
+from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
 from evalkit.targets import prompt_request
 
 CHARS_PER_TOKEN = 4
@@ -44,6 +46,7 @@ class Line:
     extraction_calls: int = 0
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
+    rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
     cost: float = 0.0  # interactive (Messages API) dollars
     batch_cost: float = 0.0  # the same run with `--batch` (a Python target's own calls stay interactive)
@@ -70,9 +73,20 @@ class Line:
 
 
 @dataclass
+class Profile:
+    """Another selection's cost beside the planned one (e.g. every case, the nightly run)."""
+
+    name: str
+    cost: float
+    batch_cost: float
+    calls: int
+
+
+@dataclass
 class Estimate:
     lines: list[Line]
     measured_in: str | None = None  # the results file callable targets' calls were measured in
+    profiles: list[Profile] = field(default_factory=list)
 
     def cost(self) -> tuple[float, list[str]]:
         """Interactive dollars of the priced calls, and the models without a known price."""
@@ -107,6 +121,13 @@ class Estimate:
                         f"count them as measured")
         elif self.measured_in:
             rows.append(f"callable targets' calls: as measured per run in {self.measured_in}")
+        rendered = sum(ln.rendered_runs for ln in self.lines)
+        if rendered:
+            rows.append(f"callable targets: {rendered} runs were run up to their model calls with a stand-in for "
+                        f"the model (no call made): their requests are counted as rendered")
+        for p in self.profiles:
+            rows.append(f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} "
+                        f"with --batch")
         for ln in self.lines:
             if ln.calibration_calls:
                 rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
@@ -129,10 +150,12 @@ def _tokens(text: str) -> int:
 class _Planner:
     """Walks the runs a run would make, counting each request once, as the client's memo does."""
 
-    def __init__(self, cache: ResponseCache | None, previous: Report | None):
+    def __init__(self, cache: ResponseCache | None, previous: Report | None,
+                 dry: dict[tuple[str, str, int], DryRun] | None = None):
         self.cache = cache
         self.seen: set[str] = set()
         self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
+        self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
 
     def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
                 batchable: bool = True) -> Any:
@@ -161,6 +184,8 @@ class _Planner:
             output: str | None = None
             truncated = False
             target = suite.target
+            dry = self.dry.get((str(suite.path), case.id, r))
+            rendered = {key: _tokens(json.dumps(req.to_api_body())) for key, req in dry.requests} if dry else {}
             if target is not None and target.template is not None:
                 facts = {}
                 try:
@@ -174,11 +199,18 @@ class _Planner:
                     if hit is not None:
                         output, truncated = hit.text, hit.stop_reason == "max_tokens"
             elif past is not None and past.target_requests is not None:
-                hits = [self.request(line, "target_calls", key, tmodel, guess, out_tokens, batchable=False)
-                        for key in past.target_requests]
+                hits = [self.request(line, "target_calls", key, tmodel, rendered.get(key, guess), out_tokens,
+                                     batchable=False) for key in past.target_requests]
                 # Every call served from the cache: the target will give the same output as last time.
                 if all(h is not None for h in hits) and len(past.output) == past.output_chars:
                     output, truncated = past.output, past.truncated
+            elif dry is not None and dry.requests:
+                line.rendered_runs += 1
+                for key, req in dry.requests:
+                    self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False)
+                if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
+                    output, truncated = output_text(dry.output), dry.truncated
+                facts = dry.facts if dry.facts is not None else facts
             else:
                 line.unknown_runs += 1
                 line.add(tmodel, guess, out_tokens, batchable=False)
@@ -224,22 +256,49 @@ def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
 def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
              repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
              previous: Report | None = None, previous_path: str | None = None) -> Estimate:
-    """The calls a run of `suites` would make (see the module's docstring for the rules)."""
-    planner = _Planner(cache, previous)
-    lines = []
-    for suite in suites:
-        line = Line(suite.name)
-        tiers = suite.tier_models(model, judge_model)
-        for case in suite.select(cases or []):
-            if case.skip:
-                continue
-            runs = repeat or case.repeats
-            line.cases += 1
-            line.runs += runs
-            planner.case(line, suite, case, runs, tiers)
-        line.calibration_calls = calibration_calls(suite)
-        lines.append(line)
-    return Estimate(lines, measured_in=previous_path if previous is not None else None)
+    """The calls a run of `suites` would make (see the module's docstring for the rules), and beside
+    them the cost of the other profiles: every case when tags select, else each tag's cases."""
+    selectors = list(cases or [])
+    dry: dict[tuple[str, str, int], DryRun] = {}
+
+    def lines_for(chosen: list[str]) -> list[Line]:
+        planner = _Planner(cache, previous, dry)
+        lines = []
+        for suite in suites:
+            line = Line(suite.name)
+            tiers = suite.tier_models(model, judge_model)
+            planned = [(case, repeat or case.repeats) for case in suite.select(chosen) if not case.skip]
+            _dry_run_missing(suite, planned, tiers, cache, dry)
+            for case, runs in planned:
+                line.cases += 1
+                line.runs += runs
+                planner.case(line, suite, case, runs, tiers)
+            line.calibration_calls = calibration_calls(suite)
+            lines.append(line)
+        return lines
+
+    result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None)
+    ids = [s for s in selectors if not s.startswith(TAG_PREFIX)]
+    if len(ids) < len(selectors):  # tags select: the nightly profile is every case (of the same ids)
+        others = [(f"every case{' ' + describe_selection(ids) if ids else ''} (no --tag: the nightly profile)", ids)]
+    else:
+        tags = sorted({t for s in suites for c in s.select(ids) for t in c.tags})
+        others = [(describe_selection([*ids, TAG_PREFIX + t]), [*ids, TAG_PREFIX + t]) for t in tags]
+    for name, chosen in others:
+        lines = lines_for(chosen)
+        result.profiles.append(Profile(name, sum(ln.cost for ln in lines), sum(ln.batch_cost for ln in lines),
+                                       sum(ln.calls for ln in lines)))
+    return result
+
+
+def _dry_run_missing(suite: Suite, planned: list[tuple[Case, int]], tiers: dict[str, str],
+                     cache: ResponseCache | None, dry: dict[tuple[str, str, int], DryRun]) -> None:
+    """Run the suite's callable target (with a stand-in for the model) for the runs not yet seen."""
+    if suite.target is None or suite.target.function is None:
+        return
+    missing = [(case, r) for case, runs in planned for r in range(runs) if (str(suite.path), case.id, r) not in dry]
+    for (case_id, r), seen in dry_runs(suite, missing, tiers, cache).items():
+        dry[(str(suite.path), case_id, r)] = seen
 
 
 def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:

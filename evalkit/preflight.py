@@ -14,7 +14,7 @@ from evalkit.errors import Problem, SuiteError, UsageError
 from evalkit.guard import USER_EXITS, describe_exit
 from evalkit.suite._spec import FieldSpec
 from evalkit.suite.conditions import condition_holds
-from evalkit.suite.model import Case, Suite, Target
+from evalkit.suite.model import Case, Suite, Target, describe_selection
 from evalkit.suite.prompts import render_prompt
 
 
@@ -26,7 +26,7 @@ def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str
     globs = list(cases or [])
     if globs and not any(s.select(globs) for s in suites):
         known = ", ".join(c.id for s in suites for c in s.cases[:5])
-        raise UsageError(f"--case {' '.join(globs)} matches no case (cases include: {known})")
+        raise UsageError(f"{describe_selection(globs)} matches no case (cases include: {known})")
     errors = []
     for suite in suites:
         problems = suite_problems(suite, target=target, cases=suite.select(globs))

@@ -37,15 +37,18 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     [(folder, script)] = demo_plan(bundled_suites_dir(), ((name, "pass"),))
     suites = load_suites([folder])
 
-    # Before any run: callable targets' calls are unknown, and said to be; judge and extraction are counted.
+    # Before any run: callable targets are run up to their model calls with a stand-in for the model,
+    # so their requests are counted as rendered (identical ones once); judge and extraction are counted.
     blind = plan_calls(suites, cache_dir=tmp_path / "fresh")
-    assert all(line.unknown_runs == line.runs for line in blind.lines)
-    assert "target calls: unknown for" in blind.render()
+    assert all(line.rendered_runs == line.runs and not line.unknown_runs for line in blind.lines)
+    assert "counted as rendered" in blind.render() and "unknown for" not in blind.render()
+    assert not [p for p in (tmp_path / "fresh").rglob("*") if p.is_file()]  # the stand-in's replies are never cached
     first, kinds = run_against_fake(suites, script, tmp_path / "cache")
     results = tmp_path / "first.json"
     first.save(results)
     judged = sum(ln.judge_calls + ln.extraction_calls for ln in blind.lines)
     assert within_10_percent(judged, kinds["record_verdicts"] + kinds["record_fields"]), (judged, kinds)
+    assert within_10_percent(blind.calls(), sum(kinds.values())), (blind.calls(), kinds)
 
     # With the first run's results, on an empty cache: the targets' calls as measured, shared requests once.
     planned = plan_calls(suites, results=str(results), cache_dir=tmp_path / "empty").calls()
@@ -56,6 +59,9 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     cached = plan_calls(suites, results=str(results), cache_dir=tmp_path / "cache").calls()
     _, third = run_against_fake(suites, script, tmp_path / "cache")
     assert abs(cached - sum(third.values())) <= max(1, 0.1 * sum(third.values())), (cached, third)
+    # Without the results too: the stand-in serves the cached replies, so the targets' outputs are known.
+    rendered = plan_calls(suites, cache_dir=tmp_path / "cache").calls()
+    assert abs(rendered - sum(third.values())) <= max(1, 0.1 * sum(third.values())), (rendered, third)
 
     out = CliRunner().invoke(main, ["plan", str(folder), "--results", str(results), "--cache-dir",
                                     str(tmp_path / "empty2")])

@@ -115,7 +115,8 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if not rels:
         return _nothing_affected(event, repo, changed, outcome)
 
-    print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else ""))
+    print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else "")
+          + (f" (cases tagged {', '.join(inputs.tags)})" if inputs.tags else ""))
     report, runs = evaluate(inputs, repo, rels, out_dir=out_dir, env=env, secrets=outcome.secrets,
                             run_url=event.run_url, python=python)
     if runs:  # the model is the changed variable here, not the commit: no base run

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.action.inputs import Inputs, read_input
+from evalkit.action.inputs import Inputs, read_input, selectors
 from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
 from evalkit.baseline import Git, worktree
@@ -162,7 +162,7 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
             "options": {"model": inputs.model, "judge_model": inputs.judge_model,
                         "rubric_threshold": inputs.rubric_threshold,
                         "agreement_threshold": inputs.agreement_threshold, "shard": shard,
-                        "inconclusive": inputs.inconclusive},
+                        "inconclusive": inputs.inconclusive, "cases": selectors(inputs)},
             "results": str(out),
             "jsonl": str(out.with_suffix(".jsonl")),
             "concurrency": inputs.concurrency,

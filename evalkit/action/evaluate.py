@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.action.discovery import SuiteRef
-from evalkit.action.inputs import Inputs
+from evalkit.action.inputs import Inputs, selectors
 from evalkit.action.redact import redact, redact_file
 from evalkit.action.sandbox import run_worker
 from evalkit.per_model import model_path
@@ -58,7 +58,8 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
         "options": {"model": inputs.model, "judge_model": inputs.judge_model,
                     "rubric_threshold": inputs.rubric_threshold, "agreement_threshold": inputs.agreement_threshold,
                     "shard": inputs.shard, "inconclusive": inputs.inconclusive,
-                    "compare_models": list(inputs.compare_models), "batch": inputs.batch},
+                    "compare_models": list(inputs.compare_models), "batch": inputs.batch,
+                    "cases": selectors(inputs)},
         "results": str(results),
         "jsonl": str(jsonl),
         "concurrency": inputs.concurrency,

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from evalkit.action.discovery import parse_list
 from evalkit.errors import UsageError
 from evalkit.sharding import parse_shard
+from evalkit.suite._spec import plain_tags
+from evalkit.suite.model import tag_selector
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Inputs:
     inconclusive: str | None = None  # fail | warn | pass; None: each suite's setting
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
     compare_models: tuple[str, ...] = ()  # two or more: a model-against-model run
+    tags: tuple[str, ...] = ()  # only cases with one of these tags (`--tag`); empty: every case
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -105,6 +108,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         merge=env.get("INPUT_MERGE", ""),
         inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
         compare_models=_models(read_input(env, "compare_models"), problems),
+        tags=_tags(read_input(env, "tags"), problems),
     )
     if inputs.compare_models and inputs.model:
         problems.append("model and compare_models: name the models to compare in compare_models only")
@@ -137,6 +141,20 @@ def _models(raw: str, problems: list[str]) -> tuple[str, ...]:
     if len(models) == 1:
         problems.append(f"compare_models: {models[0]!r} is one model; name two or more (to run one model, use model)")
     return models
+
+
+def _tags(raw: str, problems: list[str]) -> tuple[str, ...]:
+    tags = tuple(dict.fromkeys(parse_list(raw)))
+    try:
+        return tuple(plain_tags(list(tags)))
+    except ValueError as exc:
+        problems.append(f"tags: {exc}")
+        return ()
+
+
+def selectors(inputs: Inputs) -> list[str]:
+    """The run's case selection for the worker (the `--tag` selectors; the Action has no `--case`)."""
+    return [tag_selector(t) for t in inputs.tags]
 
 
 def _shard(raw: str, problems: list[str]) -> str | None:

@@ -29,7 +29,8 @@ from evalkit.per_model import model_path, models_to_compare, run_per_model
 from evalkit.runner import RunOptions
 from evalkit.sharding import parse_shard
 from evalkit.suite._loader import load_suite
-from evalkit.suite.model import Suite, Target
+from evalkit.report import Report
+from evalkit.suite.model import Suite, Target, describe_selection
 
 EXIT_SUITE_ERROR = 3
 EXIT_USAGE_ERROR = 4
@@ -57,13 +58,19 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                          agreement_threshold=opts.get("agreement_threshold"),
                          jsonl_path=Path(job["jsonl"]) if job.get("jsonl") else None,
                          shard=parse_shard(opts["shard"]) if opts.get("shard") else None,
-                         inconclusive=opts.get("inconclusive"))
+                         inconclusive=opts.get("inconclusive"), cases=list(opts.get("cases") or []))
+    results = Path(job["results"])
+    if options.cases and not any(s.select(options.cases) for s in suites):
+        # A pull request that touches only suites without the `tags` input's tags: nothing to run, not an error.
+        _say(f"no case of {', '.join(s.name for s in suites)} has the tags {describe_selection(options.cases)}: "
+             f"nothing to run")
+        Report(verdict="skipped").save(results)
+        return {}
     concurrency = int(job.get("concurrency", 8))
     # The key and base URL come from the environment: the proxy's placeholder and address.
     provider = AnthropicProvider(max_connections=max(concurrency, 8))
     cli_models = list(opts.get("compare_models") or []) or ([options.model] if options.model else [])
     compared = models_to_compare(suites, cli_models)
-    results = Path(job["results"])
 
     def new_client() -> Any:
         lifecycle = job.get("lifecycle")  # asked by the parent, which holds the key the API wants

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any, Literal
 
 import regex
@@ -68,6 +69,69 @@ class MaxWords(Check):
             more = f" (and {len(long) - 3} more)" if len(long) > 3 else ""
             return Outcome(False, f"{len(long)} message(s) over {self.per_message} words: {shown}{more}")
         return Outcome(True, f"all messages within {self.per_message} words")
+
+
+def _same_form(message: str) -> str:
+    """A message as compared for sameness: case, punctuation and spacing ignored."""
+    return " ".join(regex.sub(r"[^\w\s]", " ", message.casefold()).split())
+
+
+class Distinct(Check):
+    """No message occurs more than `max_repeats` times (case, punctuation and spacing ignored)."""
+
+    type = "distinct"
+    max_repeats: int = Field(default=1, ge=1)
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        messages = messages_of(ctx.output)
+        counts = Counter(_same_form(m) for m in messages)
+        repeated = [(m, n) for m, n in counts.most_common() if n > self.max_repeats]
+        summary = f"{len(counts)} distinct of {len(messages)} messages"
+        if repeated:
+            shown = "; ".join(f"{m[:40]!r} x{n}" for m, n in repeated[:3])
+            more = f" (and {len(repeated) - 3} more)" if len(repeated) > 3 else ""
+            return Outcome(False, f"{summary}; repeated more than {self.max_repeats}x: {shown}{more}")
+        return Outcome(True, summary)
+
+
+def _apostrophes(text: str) -> str:
+    return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+class ForbiddenPhrases(Check):
+    """No message uses any of `phrases`: whole words, any case, a trailing `*` matching any word ending.
+
+    Meant for apologies and promises in any language ("sorry", "promis*", "garantiz*"); unlike
+    `not_contains`, "promise" does not match "compromise", and each message is reported."""
+
+    type = "forbidden_phrases"
+    phrases: list[str] = Field(min_length=1)
+
+    @field_validator("phrases")
+    @classmethod
+    def _words(cls, v: list[str]) -> list[str]:
+        if any(not p.strip() or "*" in p.rstrip("*") for p in v):
+            raise ValueError("phrases must be non-empty; `*` is allowed only at the end of one")
+        return v
+
+    def _pattern(self) -> regex.Pattern[str]:
+        alternatives = [regex.escape(_apostrophes(p.strip().rstrip("*"))).replace("\\ ", r"\s+")
+                        + (r"\w*" if p.strip().endswith("*") else "") for p in self.phrases]
+        return regex.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", regex.IGNORECASE)
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        try:
+            messages = messages_of(ctx.output)
+        except ValueError:  # not a list of messages: the whole text is one
+            messages = [ctx.text]
+        pattern = self._pattern()
+        hits = [(i, m, found.group(0)) for i, m in enumerate(messages, 1)
+                if (found := pattern.search(_apostrophes(m), timeout=REGEX_TIMEOUT))]
+        if hits:
+            shown = "; ".join(f"#{i} {m[:50]!r} says {word!r}" for i, m, word in hits[:3])
+            more = f" (and {len(hits) - 3} more)" if len(hits) > 3 else ""
+            return Outcome(False, f"{len(hits)} message(s) use a forbidden phrase: {shown}{more}")
+        return Outcome(True, f"none of {len(self.phrases)} forbidden phrases used")
 
 
 class _TextCheck(Check):
@@ -233,4 +297,4 @@ class Length(Check):
 
 
 # The registry lists these as built-ins (they are not registered by import side effect).
-CHECKS = (Count, MaxWords, Equals, Contains, NotContains, Regex, Json, Length)
+CHECKS = (Count, MaxWords, Distinct, ForbiddenPhrases, Equals, Contains, NotContains, Regex, Json, Length)

@@ -162,8 +162,13 @@ class CaseSpec(_Strict):
                                                  "rubric under the suite's `rubrics`.")
     repeats: int | None = Field(default=None, ge=1, le=100)
     fields: list[str] | None = Field(default=None, description="Fields to extract (default: all).")
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, description="Names `--tag` selects the case by (e.g. pr).")
     skip: str | None = Field(default=None, description="Reason to skip this case.")
+
+    @field_validator("tags")
+    @classmethod
+    def _plain_tags(cls, v: list[str]) -> list[str]:
+        return plain_tags(v)
 
     @field_validator("id")
     @classmethod
@@ -179,6 +184,17 @@ class CaseSpec(_Strict):
             raise ValueError(f"case id {v!r} is not a plain name: use letters, digits and _ . - @ + : =, "
                              f"with `/` only between names")
         return v
+
+
+_TAG = re.compile(r"\w[\w.-]*")
+
+
+def plain_tags(tags: list[str]) -> list[str]:
+    """Tags as written, each a plain name (`--tag` and the Action's `tags:` input name them)."""
+    bad = [t for t in tags if not _TAG.fullmatch(t)]
+    if bad:
+        raise ValueError(f"tag {bad[0]!r} is not a plain name: use letters, digits and _ . -")
+    return tags
 
 
 class FieldRef(_Strict):
@@ -276,6 +292,7 @@ class SuiteSpec(_Strict):
     judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
                                                                    "the majority of each item's verdicts.")
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
+    tags: list[str] = Field(default_factory=list, description="Tags of every case, beside each case's own.")
     thresholds: Thresholds = Field(default_factory=Thresholds)
     timeout: Timeouts = Field(default_factory=Timeouts)
     tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
@@ -295,6 +312,11 @@ class SuiteSpec(_Strict):
                                                                     "YAML files holding them, relative to this file.")
     cases: list[CaseSpec] | str = Field(description="The cases, or the path of a fixture list (a YAML list "
                                                     "of cases) relative to this file.")
+
+    @field_validator("tags")
+    @classmethod
+    def _plain_tags(cls, v: list[str]) -> list[str]:
+        return plain_tags(v)
 
     @field_validator("cases")
     @classmethod

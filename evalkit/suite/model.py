@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from evalkit.checks.base import Check
@@ -128,14 +129,41 @@ class Suite:
         return resolve_tiers({"high": model, "low": judge_model}, {"high": self.model, "low": self.judge_model},
                              self.tiers)
 
-    def select(self, globs: list[str]) -> list[Case]:
-        """The cases whose id matches one of `globs` (all of them when there is none)."""
-        if not globs:
-            return list(self.cases)
-        return [c for c in self.cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+    def select(self, selectors: list[str]) -> list[Case]:
+        """The cases `selectors` choose (all of them when there is none): see `select_cases`."""
+        return select_cases(self.cases, selectors)
 
     def case(self, case_id: str) -> Case:
         for case in self.cases:
             if case.id == case_id:
                 return case
         raise KeyError(case_id)
+
+
+TAG_PREFIX = "#"  # a case id cannot hold it, so `#pr` never reads as an id glob
+
+
+def tag_selector(tag: str) -> str:
+    """The selector `--tag TAG` adds to `--case`'s globs."""
+    return TAG_PREFIX + tag
+
+
+def selectors(cases: Iterable[str], tags: Iterable[str]) -> list[str]:
+    """`--case`'s id globs and `--tag`'s tags as one selection."""
+    return [*cases, *map(tag_selector, tags)]
+
+
+def select_cases(cases: list[Case], selectors: list[str]) -> list[Case]:
+    """The cases whose id matches one of the id globs (if any) and that carry one of the `#tag`s (if any).
+
+    Tags travel in the same list as `--case`'s globs, so every place that selects cases (a run, its
+    shards, `plan`, the base run, `--resume`) selects alike without a second option to carry."""
+    tags = {s[len(TAG_PREFIX):] for s in selectors if s.startswith(TAG_PREFIX)}
+    globs = [s for s in selectors if not s.startswith(TAG_PREFIX)]
+    return [c for c in cases if (not globs or any(fnmatch.fnmatchcase(c.id, g) for g in globs))
+            and (not tags or not tags.isdisjoint(c.tags))]
+
+
+def describe_selection(selectors: list[str]) -> str:
+    """The command-line options that give `selectors`: `--case weekly_* --tag pr`."""
+    return " ".join(f"--tag {s[len(TAG_PREFIX):]}" if s.startswith(TAG_PREFIX) else f"--case {s}" for s in selectors)

@@ -31,6 +31,15 @@ GOOD_MAIN = "def main(input: str, **kwargs) -> str:\n    return input\n"
     ("count", '["a", "b"]', {"min": 3}, False, "fewer than 3"),
     ("max_words", ["one two three"], {"per_message": 6}, True, "within 6"),
     ("max_words", ["one two three four five six seven"], {"per_message": 6}, False, "#1 has 7 words"),
+    ("distinct", ["Almost there"] * 30, {}, False, "1 distinct of 30 messages; repeated more than 1x: 'almost there' x30"),
+    ("distinct", ["Almost there!", "almost  there…", "Done"], {}, False, "2 distinct of 3"),
+    ("distinct", ["Almost there!", "almost  there…", "Done"], {"max_repeats": 2}, True, "2 distinct of 3"),
+    ("distinct", ["Checking", "Checking twice"], {}, True, "2 distinct of 2"),
+    ("forbidden_phrases", ["Sorry for the wait"], {"phrases": ["sorry"]}, False, "#1 'Sorry for the wait' says 'Sorry'"),
+    ("forbidden_phrases", ["Finding a compromise", "Sorrow"], {"phrases": ["promise", "sorry"]}, True, "none of 2"),
+    ("forbidden_phrases", ["Te garantizamos el precio"], {"phrases": ["garantiz*"]}, False, "says 'garantizamos'"),
+    ("forbidden_phrases", ["I\u2019ll  do it"], {"phrases": ["I'll do"]}, False, "#1"),
+    ("forbidden_phrases", "Fine.\nWe promise results.", {"phrases": ["promis*"]}, False, "#2"),
     ("equals", " Paris \n", {"value": "paris", "ignore_case": True}, True, "equal"),
     ("equals", "Lyon", {"value": "Paris"}, False, "expected 'Paris'"),
     ("contains", "Hello World", {"values": ["Hello", "World"]}, True, "contains"),
@@ -82,7 +91,8 @@ def test_field_check_ranges_values_and_missing():
 @pytest.mark.parametrize("type_, args", [
     ("count", {}), ("max_words", {"per_message": 0}), ("contains", {}), ("regex", {"pattern": "("}),
     ("json", {"schema": {"type": "nonsense"}}), ("length", {"min": 5, "max": 1}), ("field", {"field": "x"}),
-    ("equals", {"value": "a", "extra": 1}),
+    ("equals", {"value": "a", "extra": 1}), ("distinct", {"max_repeats": 0}),
+    ("forbidden_phrases", {"phrases": []}), ("forbidden_phrases", {"phrases": ["a*b"]}),
 ])
 def test_bad_check_arguments_are_refused(type_, args):
     with pytest.raises(ValidationError):

@@ -68,7 +68,7 @@ def test_cli_and_pytest_give_the_same_verdicts(fake, pytester, tmp_path):
     tests, result = _pytest_verdicts(pytester, str(SUITE_DIR / "evals"))
     assert tests == expected, result.stdout.str()
     if fake.variant == "fail":
-        result.stdout.fnmatch_lines(["*4 of 4 checks failed:*", "*FAIL  check1:syntax: syntax error at line 3*"])
+        result.stdout.fnmatch_lines(["*5 of 5 checks failed:*", "*FAIL  check1:syntax: syntax error at line 3*"])
 
 
 def test_pytest_dash_m_eval_dash_k_runs_one_case(fake, pytester):

@@ -11,8 +11,8 @@ from evalkit.testing.scripted import ScriptedProvider
 from evalkit.runner import RunOptions
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "help_agents"
-PROGRAMMATIC = {"code_generate.yml": ["syntax", "has_main", "code_node"],
-                "progress_messages.yml": ["count", "max_words"]}
+PROGRAMMATIC = {"code_generate.yml": ["syntax", "has_main", "code_node", "runs"],
+                "progress_messages.yml": ["count", "max_words", "distinct", "forbidden_phrases"]}
 
 
 @pytest.mark.parametrize("name, at_least", [("code_generate.yml", 8), ("progress_messages.yml", 5)])
