@@ -140,10 +140,11 @@ class Comparison(BaseModel):
         b, h = self.base, self.head
         if not b.cases or not h.cases or h.pass_rate is None or b.pass_rate is None:
             return None
-        low, _ = wilson(b.passed, b.cases)
+        low, high = wilson(b.passed, b.cases)
         if h.pass_rate >= low:
             return None
-        return f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, below the noise band of base's ({low:.0%}–)"
+        return (f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, below the 95% band of base's "
+                f"({low:.0%}–{high:.0%})")
 
     def icon(self, gate_failed: bool | None = None) -> str:
         """❌ when a gate fails (`gate_failed`; unknown: when a case regressed), ⚠️ when cases fail

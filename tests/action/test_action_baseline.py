@@ -170,7 +170,7 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
     assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better" \
-                    "; pass rate 100% → 0%, below the noise band of base's (21%–)"
+                    "; pass rate 100% → 0%, below the 95% band of base's (21%–100%)"
     # the failing answer is quoted once, with the item that failed, though the item failed on 3 runs
     quote = "> **says_hello** (critical) failed on this answer (run 1): “Go away.”"
     assert body.count(quote) == 1 and body.count("“Go away.”") == 1

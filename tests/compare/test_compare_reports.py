@@ -234,8 +234,25 @@ def test_the_markdown_row_says_too_few_runs_to_tell_with_the_repeats_needed():
     md = render_comparison(cmp)
     first = md.lstrip("\n").splitlines()[0]
     # no gate known and nothing regressed, yet a case now fails: a warning, never ✅
-    assert first == "## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, " \
-                    "1 too few runs to tell, 0 got better; pass rate 100% → 0%, below the noise band of base's (21%–)"
+    assert first == ("## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, "
+                     "1 too few runs to tell, 0 got better; pass rate 100% → 0%, below the 95% band of base's "
+                     "(21%–100%)")
     row = next(line for line in md.splitlines() if line.startswith("| `s/c`"))
     assert "❔ too few runs to tell" in row and "tone 1/1→0/1 (too few runs: 4 a side needed)" in row
     assert "within noise" not in md and "~noise" not in md
+
+
+def test_the_headline_is_green_only_when_nothing_fails_and_no_gate_fails():
+    passing = _report(_case("c", [True], "pass", decided_by="code"))
+    failing = _report(_case("c", [False], "fail", decided_by="code"))
+    assert compare_reports(passing, passing).icon() == "✅"
+    assert compare_reports(passing, passing).icon(gate_failed=True) == "❌"  # e.g. the thresholds under `both`
+    still = compare_reports(failing, failing)
+    assert still.regressed == 0 and still.icon() == "⚠️" and still.icon(gate_failed=False) == "⚠️"
+    assert compare_reports(passing, failing).icon() == "❌"
+    # 19 of 20 cases → 15 of 20 leaves base's 95% band (76%–99%): not green, though no case regressed
+    base = _report(*[_case(f"c{i}", [True], "pass") for i in range(19)], _case("c19", [False], "fail"))
+    head = _report(*[_case(f"c{i}", [i < 15], "pass" if i < 15 else "fail") for i in range(20)])
+    drop = compare_reports(base, head)
+    assert drop.regressed == 0 and "pass rate 95% → 75%, below the 95% band" in (drop.pass_rate_drop() or "")
+    assert drop.icon() == "⚠️"
