@@ -134,9 +134,12 @@ def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int,
     if collapse and (critical or decided_by == "code"):
         significant = True
         kind = "critical item" if critical else "code-decided item"
-        turn = "fails on every head run" if worse else "passes on every head run"
-        why = (f"{kind}: {'passed' if worse else 'failed'} on every base run and {turn}; that counts "
-               "whatever the test says about so few runs")
+        before, after = ("passed", "fails") if worse else ("failed", "passes")
+        if bn == 1 and hn == 1:
+            why = f"{kind}: {before} on base, {after} on head; a single-run flip of it counts"
+        else:
+            why = (f"{kind}: {before} on every base run and {after} on every head run; that counts whatever "
+                   "the test says about so few runs")
     elif p_value is not None and p_value < alpha:
         significant = True
         why = f"Fisher's exact test p = {p_value:.3g} < {alpha:g}"
