@@ -1,5 +1,11 @@
 """`evalkit calibrate`: the judge and the extraction run on every gold output N times and are
-measured against the gold labels and values; the figures are saved beside the suite."""
+measured against the gold labels and values; the figures are saved beside the suite.
+
+Nothing is left out to flatter: a verdict the judge failed to give (a malformed reply, a failed
+call) is a disagreement in the agreement and in κ, and an extraction that failed is a wrong value.
+κ comes with a 95 % interval, so a judge that answers the same for everything (κ = 0) reads as
+"no better than chance" whatever its raw agreement. The suite's `calibration:` bar decides the
+exit code: κ, the error share, each field's extraction accuracy, each item's agreement and flips."""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from evalkit.consistency import values_agree
 from evalkit.extract import extract_fields
 from evalkit.judge import judge
 from evalkit.scoring import applicable_items
-from evalkit.stats import cohen_kappa, flipped
+from evalkit.stats import cohen_kappa, flipped, kappa_interval
 from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration
 from evalkit.suite.model import GoldOutput, Suite
 
@@ -56,33 +62,71 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
     measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, i)
                                       for i, g in enumerate(suite.gold)))
     per_item: dict[str, list[tuple[str, list[str]]]] = {}
-    per_field: dict[str, list[bool]] = {}
+    per_field: dict[str, list[tuple[bool, bool]]] = {}  # (right, an error) per extraction
     for gold, (votes, extracted) in zip(suite.gold, measured):
         for cid, got in votes.items():
             per_item.setdefault(cid, []).append((gold.labels[cid], got))
         for name, values in extracted.items():
             want = (gold.fields or {}).get(name)
-            per_field.setdefault(name, []).extend(_same(v, want, suite, name) for v in values)
+            per_field.setdefault(name, []).extend((_same(v, want, suite, name), v == ("error",)) for v in values)
     items = [_item(cid, rows) for cid, rows in sorted(per_item.items())]
-    all_pairs = [(label, v) for rows in per_item.values() for label, got in rows for v in got if v != "error"]
+    all_pairs = [(label, v) for rows in per_item.values() for label, got in rows for v in got]
     all_rows = [got for rows in per_item.values() for _, got in rows]
-    bar = suite.calibration
-    below = [i.id for i in items if bar is not None and (
-        (bar.min_agreement is not None and (i.agreement or 0) < bar.min_agreement)
-        or (bar.max_flip_rate is not None and (i.flip_rate or 0) > bar.max_flip_rate))]
-    return Calibration(
+    labels = sum(i.labels for i in items)
+    interval = kappa_interval(all_pairs, units=labels)
+    judge_errors = sum(i.errors for i in items)
+    # An extraction is one call for all of an output's fields: count calls, not fields, so the
+    # error share weighs a failed extraction like a failed judge verdict.
+    extractions = [v == ("error",) for _, extracted in measured if extracted for v in next(iter(extracted.values()))]
+    fields = [FieldCalibration(field=n, compared=len(ok), errors=sum(error for _, error in ok),
+                               accuracy=sum(good for good, _ in ok) / len(ok) if ok else None)
+              for n, ok in sorted(per_field.items())]
+    result = Calibration(
         suite=suite.name, judge_model=judge_model, repeats=repeats, gold_outputs=len(suite.gold),
         measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         agreement=(sum(a == b for a, b in all_pairs) / len(all_pairs)) if all_pairs else None,
-        kappa=cohen_kappa(all_pairs), labels=sum(i.labels for i in items),
+        kappa=cohen_kappa(all_pairs), kappa_interval=[round(x, 4) for x in interval] if interval else None,
+        labels=labels, verdicts=len(all_pairs), errors=judge_errors + sum(extractions),
+        calls=len(all_pairs) + len(extractions),
         flip_rate=(sum(flipped(g) for g in all_rows) / len(all_rows)) if all_rows else None,
-        items=items, below=below,
-        fields=[FieldCalibration(field=n, compared=len(ok), accuracy=sum(ok) / len(ok) if ok else None)
-                for n, ok in sorted(per_field.items())])
+        items=items, fields=fields)
+    result.below, result.short = _under_the_bar(result, suite)
+    return result
+
+
+def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
+    """The items under the suite's bar, and every way the figures fall short of it, in words."""
+    bar = suite.calibration
+    if bar is None:
+        return [], []
+    short, below = [], []
+    for i in c.items:
+        if bar.min_agreement is not None and (i.agreement or 0) < bar.min_agreement:
+            short.append(f"{i.id} agrees {i.agreement or 0:.0%} < {bar.min_agreement:.0%}")
+        if bar.max_flip_rate is not None and (i.flip_rate or 0) > bar.max_flip_rate:
+            short.append(f"{i.id} flips {i.flip_rate or 0:.0%} > {bar.max_flip_rate:.0%}")
+        if short and short[-1].startswith(f"{i.id} "):
+            below.append(i.id)
+    if bar.min_kappa is not None:
+        if c.kappa is None:
+            short.append("κ cannot be measured: no judged item has a gold label")
+        elif c.kappa < bar.min_kappa:
+            short.append(f"κ {c.kappa:.2f} < {bar.min_kappa:g}" + (f" ({c.chance})" if c.chance else ""))
+    share = c.error_share
+    if bar.max_error_share is not None and share is not None and share > bar.max_error_share:
+        short.append(f"errors {share:.0%} of verdicts and extractions > {bar.max_error_share:.0%}")
+    if bar.min_extraction_accuracy is not None:
+        low = sorted((f for f in c.fields if f.accuracy is not None and f.accuracy < bar.min_extraction_accuracy),
+                     key=lambda f: (f.accuracy, f.field))
+        if low:
+            more = f" and {len(low) - 1} more field{'s' if len(low) > 2 else ''}" if len(low) > 1 else ""
+            short.append(f"extraction of {low[0].field} {low[0].accuracy:.0%}{more} < "
+                         f"{bar.min_extraction_accuracy:.0%}")
+    return below, short
 
 
 def _item(cid: str, rows: list[tuple[str, list[str]]]) -> ItemCalibration:
-    pairs = [(label, v) for label, got in rows for v in got if v != "error"]
+    pairs = [(label, v) for label, got in rows for v in got]  # an "error" verdict is a disagreement
     return ItemCalibration(
         id=cid, labels=len(rows), verdicts=len(pairs),
         agreement=sum(a == b for a, b in pairs) / len(pairs) if pairs else None, kappa=cohen_kappa(pairs),
@@ -101,7 +145,8 @@ def _same(value: Any, want: Any, suite: Suite, name: str) -> bool:
 
 
 def describe(calibration: Calibration) -> list[str]:
-    """The summary line, one line per item and per field, and the items under the bar."""
+    """The headline (under the bar, and why, first), one line per item and per field, and the items
+    under the bar."""
     lines = [f"{calibration.suite}: {calibration.summary()}"]
     for i in calibration.items:
         agreement = f"{i.agreement:.0%}" if i.agreement is not None else "-"
@@ -112,7 +157,8 @@ def describe(calibration: Calibration) -> list[str]:
                      + (f", {i.errors} judge errors" if i.errors else ""))
     for f in calibration.fields:
         accuracy = f"{f.accuracy:.0%}" if f.accuracy is not None else "-"
-        lines.append(f"  field {f.field}: extraction accuracy {accuracy} over {f.compared} extractions")
+        lines.append(f"  field {f.field}: extraction accuracy {accuracy} over {f.compared} extractions"
+                     + (f" ({f.errors} failed)" if f.errors else ""))
     if calibration.below:
         lines.append(f"  below the suite's calibration bar — rewrite: {', '.join(calibration.below)}")
     return lines

@@ -190,7 +190,7 @@ def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | No
 
 def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str | None, no_cache: bool,
                        echo: Callable[[str], None]) -> int:
-    """`evalkit calibrate`: measure, print and save each suite's figures; 1 when an item is under the bar."""
+    """`evalkit calibrate`: measure, print and save each suite's figures; 1 when any is under the bar."""
     from evalkit.calibrate import describe  # only this command needs it
     from evalkit.suite.calibration import save_calibration
 
@@ -201,7 +201,7 @@ def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str |
                         repeats=repeats)
     for suite, result in zip(suites, results):
         echo("\n".join(describe(result)) + f"\n  saved {save_calibration(suite, result)}")
-    return 1 if any(r.below for r in results) else 0
+    return 1 if any(r.below or r.short for r in results) else 0
 
 
 def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,

@@ -153,8 +153,9 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
         report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
     else:
         html = render_html(report, comparison=base.comparison)
+        lead = base.lead(exit_code(report.verdict))
         bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                                 mark=outcome.mark, html_report=html_path.name, lead=base.lead(), **room)
+                                 mark=outcome.mark, html_report=html_path.name, lead=lead, **room)
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
     html_path.write_text(redact_text(html, outcome.secrets), encoding="utf-8")
     body, summary = bodies

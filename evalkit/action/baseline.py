@@ -45,10 +45,12 @@ class BaseResult:
     why_none: str | None = None
     gate: str = "both"
 
-    def lead(self) -> str:
-        """Markdown put before the report in the comment: the comparison, or why there is none."""
+    def lead(self, threshold_code: int) -> str:
+        """Markdown put before the report in the comment: the comparison, or why there is none. Its
+        headline is ❌ whenever the step fails (`threshold_code`: the thresholds' exit code)."""
         if self.comparison is not None:
-            return render_comparison(self.comparison, clean=clean) + "\n---\n\n"
+            gate_failed = self.exit_code(threshold_code) != 0
+            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed) + "\n---\n\n"
         if self.why_none:
             return (f"> ℹ️ **No comparison with the base branch:** {clean(self.why_none)}. "
                     "The thresholds below decide.\n\n")

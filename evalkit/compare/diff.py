@@ -1,15 +1,19 @@
 """Base against head, case by case: which cases regressed, which were fixed, which were failing
-already, and which item flips are only noise.
+already, and which item flips are only noise — or cannot be told from it with so few runs.
 
-The noise rule: an item flips when its pass rate differs between the sides. When the item ran
-once on each side, a judge-decided flip is "within noise" (a model rating one output can flip
-without any change); a code-decided or critical item's flip counts, since code decides the same
-way given the same output and a critical item is never waved through. When either side has
-repeats, a flip counts when Fisher's exact test (two-sided) finds the two pass rates different
-at level `alpha` (0.05 by default); the p-value is kept. A case is `regressed` when its verdict
-got worse and a counting flip (or a new error, or a gate with no item behind it) explains it, or
-when it still passes but an item got significantly worse; a verdict change explained only by
-noise is `within noise`.
+The noise rule, per item whose pass rate differs between the sides:
+- A collapse counts whatever the test says: a critical or code-decided item that passed on every
+  base run and fails on every head run (or the reverse, a fix). Code decides the same way given
+  the same output, and a critical item is never waved through; with 3 runs a side Fisher's test
+  could at best give p = 0.1, so without this rule 3/3 → 0/3 would pass as noise.
+- Otherwise Fisher's exact test (two-sided) at level `alpha` (0.05 by default) decides; the
+  p-value is kept. When even the most extreme outcome of these run counts could not reach
+  `alpha` (1 run a side, 3 runs a side), a flip that does not count is "too few runs to tell",
+  never "within noise", and says how many runs a side the observed change would need.
+A case is `regressed` when its verdict got worse and a counting flip (or a new error, or a gate
+with no item behind it) explains it, or when it still passes but an item got significantly worse;
+a verdict change explained only by flips that do not count is `too few runs to tell` when one of
+them could not be tested at these run counts, else `within noise`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections import defaultdict
 from typing import Any
 
 from evalkit.compare.model import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
-from evalkit.compare.stats import fisher_exact
+from evalkit.compare.stats import fisher_exact, repeats_needed, smallest_p
 from evalkit.report import CaseResult, ItemResult, Report, SuiteResult
 
 DEFAULT_ALPHA = 0.05
@@ -79,8 +83,15 @@ def _classify(base: CaseResult, head: CaseResult, flips: list[ItemFlip]) -> Chan
     if is_failing:
         # A new error, or a gate no item flip explains (agreement, rubric rate), is not noise.
         unexplained = head.verdict == "error" or not any(f.worse for f in flips)
-        return "regressed" if worse or unexplained else "within noise"
-    return "fixed" if better or base.verdict == "error" or not any(not f.worse for f in flips) else "within noise"
+        return "regressed" if worse or unexplained else _undecided([f for f in flips if f.worse])
+    if better or base.verdict == "error" or not any(not f.worse for f in flips):
+        return "fixed"
+    return _undecided([f for f in flips if not f.worse])
+
+
+def _undecided(flips: list[ItemFlip]) -> Change:
+    """A verdict change no counting flip explains: noise, unless the runs were too few to tell."""
+    return "too few runs to tell" if any(f.too_few_runs for f in flips) else "within noise"
 
 
 def _counts(items: list[ItemResult]) -> tuple[int, int]:
@@ -115,20 +126,39 @@ def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int,
     sample = h[-1]
     critical = any(i.critical for i in b + h)
     decided_by = "judge" if any(i.decided_by == "judge" for i in b + h) else "code"
-    p_value: float | None = None
-    if bn == 1 and hn == 1:
-        significant = critical or decided_by == "code"
-        why = ("critical item: every flip counts" if critical else "code-decided: the same output decides "
-               "the same way" if decided_by == "code" else "within noise: a judge item flipped on a single run")
+    worse = hp * bn < bp * hn
+    # Every base run one way, every head run the other: what a broken change looks like.
+    collapse = (bp == bn and hp == 0) or (bp == 0 and hp == hn)
+    p_value: float | None = None if bn == 1 and hn == 1 else fisher_exact(bp, bn, hp, hn)
+    too_few, needed = False, None
+    if collapse and (critical or decided_by == "code"):
+        significant = True
+        kind = "critical item" if critical else "code-decided item"
+        before, after = ("passed", "fails") if worse else ("failed", "passes")
+        if bn == 1 and hn == 1:
+            why = f"{kind}: {before} on base, {after} on head; a single-run flip of it counts"
+        else:
+            why = (f"{kind}: {before} on every base run and {after} on every head run; that counts whatever "
+                   "the test says about so few runs")
+    elif p_value is not None and p_value < alpha:
+        significant = True
+        why = f"Fisher's exact test p = {p_value:.3g} < {alpha:g}"
     else:
-        p_value = fisher_exact(bp, bn, hp, hn)
-        significant = p_value < alpha
-        why = (f"Fisher's exact test p = {p_value:.3g} {'<' if significant else '≥'} {alpha:g}"
-               + ("" if significant else ": within noise"))
+        significant = False
+        needed = repeats_needed(bp, bn, hp, hn, alpha)
+        change = f"{bp / bn:.0%} → {hp / hn:.0%}"
+        need = (f"telling {change} from noise takes {needed} runs a side" if needed
+                else f"{change} cannot be told from noise with up to 100 runs a side")
+        test = f"p = {p_value:.3g} ≥ {alpha:g}; " if p_value is not None else ""
+        too_few = smallest_p(bn, hn) >= alpha
+        runs = f"{bn} run{'s' if bn != 1 else ''}" + (" a side" if bn == hn else f" on base, {hn} on head")
+        why = (f"too few runs to tell: {test}with {runs} Fisher's exact test cannot reach p < {alpha:g}; {need}"
+               if too_few else f"within noise: {test}{need}")
     return ItemFlip(id=item_id, text=sample.text, decided_by=decided_by, critical=critical,  # type: ignore[arg-type]
                     base_passed=bp, base_runs=bn, head_passed=hp, head_runs=hn,
                     base_reason=_reason(b, bp < bn), head_reason=_reason(h, hp < hn),
-                    worse=hp * bn < bp * hn, significant=significant, p_value=p_value, why=why)
+                    worse=worse, significant=significant, p_value=p_value, too_few_runs=too_few,
+                    repeats_needed=needed, why=why)
 
 
 def _reason(items: list[ItemResult], prefer_failure: bool) -> str:

@@ -7,9 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-Change = Literal["regressed", "fixed", "within noise", "still failing", "still passing", "new", "removed"]
-CHANGES: tuple[Change, ...] = ("regressed", "fixed", "within noise", "still failing", "still passing", "new",
-                               "removed")
+from evalkit.stats import wilson
+
+Change = Literal["regressed", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
+                 "new", "removed"]
+CHANGES: tuple[Change, ...] = ("regressed", "fixed", "too few runs to tell", "within noise", "still failing",
+                               "still passing", "new", "removed")
+_FAILING = ("fail", "error")
 
 
 class ItemFlip(BaseModel):
@@ -28,7 +32,29 @@ class ItemFlip(BaseModel):
     worse: bool
     significant: bool
     p_value: float | None = None
-    why: str = Field(description="Why the flip counts, or why it is within noise.")
+    too_few_runs: bool = Field(False, description="Not significant, and these run counts could never be: even "
+                                                  "all-pass against all-fail gives p >= alpha.")
+    repeats_needed: int | None = Field(None, description="Runs a side at which the observed pass rates would "
+                                                         "give p < alpha (None: more than 100, or it counts).")
+    why: str = Field(description="Why the flip counts, or why it does not.")
+
+    @property
+    def label(self) -> str:
+        """"worse" or "better" when the flip counts, else "too few runs to tell" or "within noise"."""
+        if self.significant:
+            return "worse" if self.worse else "better"
+        return "too few runs to tell" if self.too_few_runs else "within noise"
+
+    @property
+    def short(self) -> str:
+        """The flip in a table cell: `tone 1/1→0/1 (too few runs: 4 a side needed)`."""
+        text = f"{self.id} {self.base_passed}/{self.base_runs}→{self.head_passed}/{self.head_runs}"
+        if self.p_value is not None:
+            text += f" (p={self.p_value:.3g})"
+        if not self.significant:
+            needed = f"{self.repeats_needed} a side needed" if self.repeats_needed else "over 100 a side needed"
+            text += f" (too few runs: {needed})" if self.too_few_runs else " ~noise"
+        return text
 
 
 class FieldChange(BaseModel):
@@ -104,12 +130,51 @@ class Comparison(BaseModel):
     def fixed(self) -> int:
         return self.count("fixed")
 
+    def failing(self) -> list[CaseDiff]:
+        """Cases that fail (or error) on head."""
+        return [c for c in self.cases() if c.head_verdict in _FAILING]
+
+    def pass_rate_drop(self) -> str | None:
+        """The run's pass rate before → after, when head's falls below the 95 % Wilson interval of
+        base's (the noise band of base's own rate); None when it stays within it."""
+        b, h = self.base, self.head
+        if not b.cases or not h.cases or h.pass_rate is None or b.pass_rate is None:
+            return None
+        low, high = wilson(b.passed, b.cases)
+        if h.pass_rate >= low:
+            return None
+        return (f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, below the 95% band of base's "
+                f"({low:.0%}–{high:.0%})")
+
+    def icon(self, gate_failed: bool | None = None) -> str:
+        """❌ when a gate fails (`gate_failed`; unknown: when a case regressed), ⚠️ when cases fail
+        or the pass rate fell beyond the noise band or a change could not be told from noise, else ✅."""
+        if gate_failed or (gate_failed is None and self.regressed):
+            return "❌"
+        if self.regressed or self.failing() or self.pass_rate_drop() or self.count("too few runs to tell"):
+            return "⚠️"
+        return "✅"
+
     def sentence(self) -> str:
-        """"2 cases got worse, 1 got better, 3 were already failing on the base branch"."""
+        """"3 cases now fail (2 passed on the base branch): 1 got worse, 1 too few runs to tell, 0 got
+        better, 1 was already failing on the base branch"."""
         def cases(n: int) -> str:
             return f"{n} case{'s' if n != 1 else ''}"
 
-        parts = [f"{cases(self.regressed)} got worse", f"{self.fixed} got better"]
+        failing = self.failing()
+        was_passing = sum(c.base_verdict not in _FAILING and c.base_verdict is not None for c in failing)
+        if not failing:
+            lead = "no case fails"
+        elif len(failing) == 1:
+            base_side = ("it passed on the base branch" if was_passing else
+                         "it is new" if failing[0].base_verdict is None else "it failed on the base branch too")
+            lead = f"1 case now fails ({base_side})"
+        else:
+            lead = f"{cases(len(failing))} now fail ({was_passing or 'none'} of them passed on the base branch)"
+        parts = [f"{cases(self.regressed)} got worse"]
+        if self.count("too few runs to tell"):
+            parts.append(f"{self.count('too few runs to tell')} too few runs to tell")
+        parts.append(f"{self.fixed} got better")
         if self.count("still failing"):
             n = self.count("still failing")
             parts.append(f"{n} {'was' if n == 1 else 'were'} already failing on the base branch")
@@ -119,4 +184,5 @@ class Comparison(BaseModel):
             parts.append(f"{self.count('new')} new")
         if self.count("removed"):
             parts.append(f"{self.count('removed')} removed")
-        return ", ".join(parts)
+        drop = self.pass_rate_drop()
+        return f"{lead}: " + ", ".join(parts) + (f"; {drop}" if drop else "")

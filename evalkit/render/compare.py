@@ -12,8 +12,8 @@ from evalkit.errors import UsageError
 from evalkit.render.markdown import _environment
 
 DEFAULT_TEMPLATE = "compare.md.j2"
-CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "within noise": "〰️", "still failing": "⚠️",
-                "still passing": "✔️", "new": "🆕", "removed": "➖"}
+CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
+                "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖"}
 
 
 def _fmt(stats: SideStats | None, what: str) -> str:
@@ -39,8 +39,9 @@ def side(holder: Any, what: str) -> str:
 
 
 def render_comparison(cmp: Comparison, *, template: str | Path | None = None, clean: Any = None,
-                      extra: dict[str, Any] | None = None) -> str:
-    """Markdown for `cmp`; `template` is a user's file, `clean` neutralises untrusted text."""
+                      extra: dict[str, Any] | None = None, gate_failed: bool | None = None) -> str:
+    """Markdown for `cmp`; `template` is a user's file, `clean` neutralises untrusted text;
+    `gate_failed` (the Action's gate, when known) makes the headline ❌."""
     from jinja2 import TemplateError  # jinja2 loads only when a template is used
 
     path = Path(template) if template else None
@@ -49,7 +50,8 @@ def render_comparison(cmp: Comparison, *, template: str | Path | None = None, cl
         env.filters["clean"] = clean
     try:
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
-        return tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, **(extra or {}))
+        return tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, icon=cmp.icon(gate_failed),
+                           **(extra or {}))
     except TemplateError as exc:
         where = f" ({path})" if path else ""
         raise UsageError(f"comparison template{where}: {exc}") from None
@@ -63,9 +65,7 @@ def comparison_table(cmp: Comparison) -> str:
         for case in cmp.cases(change):
             if change == "still passing" and not case.flips:
                 continue
-            items = ", ".join(f"{f.id} {f.base_passed}/{f.base_runs}→{f.head_passed}/{f.head_runs}"
-                              + (f" p={f.p_value:.3g}" if f.p_value is not None else "")
-                              + ("" if f.significant else " ~noise") for f in case.flips)
+            items = ", ".join(f.short for f in case.flips)
             rows.append((change, f"{case.suite}/{case.id}", case.base_verdict or "-", case.head_verdict or "-",
                          items or case.note or "; ".join(case.head_reasons)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]

@@ -8,9 +8,10 @@ from typing import Any
 
 from evalkit.errors import UsageError
 from evalkit.render.log import absorbed, tail
-from evalkit.report import Report
+from evalkit.report import CaseResult, ItemResult, Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
+EXCERPT_CHARS = 280  # of a failing answer quoted in the report: enough to recognise it, results.json has it all
 ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "n/a": "➖", "inconclusive": "❔"}
 
 
@@ -35,11 +36,42 @@ def _environment(template_dir: Path | None) -> Any:
     env.filters["mermaid_label"] = mermaid_label
     env.filters["absorbed"] = absorbed
     env.filters["codeblock"] = codeblock
+    env.globals["failures"] = failures
+    env.globals["failing_answer"] = failing_answer
     # Where a block that may be left out to fit a size limit starts and ends (render/comment.py
     # gives these meaning; everywhere else they print nothing).
     env.globals["block"] = lambda kind: ""
     env.globals["end_block"] = lambda: ""
     return env
+
+
+def failures(case: CaseResult) -> list[dict[str, Any]]:
+    """The case's failing items, each once however many runs it failed on: the item (from its
+    first failing run), `runs` (the 1-based runs it failed on) and `of` (the case's runs)."""
+    found: dict[str, dict[str, Any]] = {}
+    for repeat, item in case.failing_items():
+        entry = found.setdefault(item.id, {"item": item, "runs": []})
+        entry["runs"].append(repeat + 1)
+    return [dict(entry, of=len(case.runs)) for entry in found.values()]
+
+
+def failing_answer(case: CaseResult, limit: int = EXCERPT_CHARS) -> dict[str, Any] | None:
+    """A short excerpt of an answer that failed, with the item it failed (a critical one first):
+    what a reviewer needs to see the failure without opening results.json. None without one."""
+    best: tuple[int, int, ItemResult, str] | None = None
+    for run in case.runs:
+        text = " ".join(run.output.split())
+        for item in run.items:
+            if item.status not in ("fail", "error") or not text:
+                continue
+            rank = 0 if item.critical else 1
+            if best is None or rank < best[0]:
+                best = (rank, run.repeat, item, text)
+    if best is None:
+        return None
+    _, repeat, item, text = best
+    excerpt = text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+    return {"item": item, "run": repeat + 1, "of": len(case.runs), "excerpt": excerpt}
 
 
 def codeblock(text: str) -> str:

@@ -14,8 +14,8 @@ from evalkit.suite.model import Suite
 class ItemCalibration(BaseModel):
     id: str
     labels: int = 0  # gold outputs with a pass/fail label for this item
-    verdicts: int = 0  # judge verdicts compared (labels x repeats)
-    agreement: float | None = None
+    verdicts: int = 0  # judge verdicts asked for (labels x repeats), errors included
+    agreement: float | None = None  # errors count as disagreements
     kappa: float | None = None
     false_pass: int = 0
     false_fail: int = 0
@@ -26,7 +26,8 @@ class ItemCalibration(BaseModel):
 class FieldCalibration(BaseModel):
     field: str
     compared: int = 0
-    accuracy: float | None = None
+    accuracy: float | None = None  # a failed extraction counts as wrong
+    errors: int = 0
 
 
 class Calibration(BaseModel):
@@ -37,21 +38,66 @@ class Calibration(BaseModel):
     repeats: int
     measured_at: str
     gold_outputs: int
-    agreement: float | None = None
-    kappa: float | None = None
+    agreement: float | None = Field(default=None, description="Of every judge verdict asked for with its gold "
+                                                              "label; an error is a disagreement.")
+    kappa: float | None = Field(default=None, description="Cohen's kappa over the same pairs (an error is a "
+                                                          "category of its own, which no label has).")
+    kappa_interval: list[float] | None = Field(default=None, description="95 % interval of kappa; n is the gold "
+                                                                         "labels, not the verdicts.")
     flip_rate: float | None = None
     labels: int = 0
+    verdicts: int = 0
+    errors: int = Field(default=0, description="Judge verdicts and extractions that gave nothing usable.")
+    calls: int = Field(default=0, description="Judge verdicts (one per label and repeat) plus extractions (one "
+                                              "per gold output and repeat) asked for.")
     items: list[ItemCalibration] = Field(default_factory=list)
     fields: list[FieldCalibration] = Field(default_factory=list)
     below: list[str] = Field(default_factory=list, description="Items under the suite's calibration bar.")
+    short: list[str] = Field(default_factory=list, description="Why the judge or the extraction falls short of "
+                                                               "the suite's calibration bar (empty: it does not).")
+
+    @property
+    def error_share(self) -> float | None:
+        return self.errors / self.calls if self.calls else None
+
+    @property
+    def chance(self) -> str:
+        """"no better than chance" (κ ≤ 0), "cannot be told from chance" (its interval reaches 0), or ""."""
+        if self.kappa is None:
+            return ""
+        if self.kappa <= 0:
+            return "no better than chance"
+        if self.kappa_interval and self.kappa_interval[0] <= 0:
+            return f"cannot be told from chance with {self.labels} labels"
+        return ""
 
     def summary(self) -> str:
+        figures = self.figures()
+        if self.short:
+            return "below the calibration bar: " + "; ".join(self.short) + " — " + figures
+        return figures
+
+    def figures(self) -> str:
+        share = self.error_share
+        errors = f", errors {share:.0%} of {self.calls} verdicts and extractions" if share is not None else ""
+        fields = sorted((f for f in self.fields if f.accuracy is not None), key=lambda f: (f.accuracy, f.field))
+        extraction = ""
+        if len(fields) == 1:
+            extraction = f", extraction of {fields[0].field} {fields[0].accuracy:.0%} right"
+        elif fields:
+            extraction = (f", extraction of {len(fields)} fields {fields[0].accuracy:.0%} right at worst "
+                          f"({fields[0].field})")
+        when = f"({self.judge_model}, ×{self.repeats}, {self.measured_at[:10]})"
         if self.agreement is None:
-            return f"judge: no judge labels measured ({self.gold_outputs} gold outputs)"
-        kappa = f", κ {self.kappa:.2f}" if self.kappa is not None else ""
+            return f"judge: no judge labels measured ({self.gold_outputs} gold outputs){errors}{extraction} {when}"
+        kappa = ""
+        if self.kappa is not None:
+            ci = (f" (95% CI {self.kappa_interval[0]:.2f} to {self.kappa_interval[1]:.2f})"
+                  if self.kappa_interval else "")
+            kappa = f", κ {self.kappa:.2f}{ci}" + (f": {self.chance}" if self.chance else "")
         flips = f", flip rate {self.flip_rate:.0%}" if self.flip_rate is not None and self.repeats > 1 else ""
-        return (f"judge agreement with {self.labels} gold labels: {self.agreement:.0%}{kappa}{flips} "
-                f"({self.judge_model}, ×{self.repeats}, {self.measured_at[:10]})")
+        return (f"judge agreement with {self.labels} gold labels: {self.agreement:.0%} (errors count as "
+                f"disagreements){kappa}{errors}{flips}{extraction} {when}")
 
 
 def calibration_path(suite: Suite) -> Path:

@@ -68,7 +68,7 @@ def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(act
     assert run.code == 1, run.log
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
-    assert first == "## ❌ evalkit: 1 case got worse, 0 got better"
+    assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better"
     assert body.index("got worse") < body.index("A gate failed")  # then the thresholds, as before
     assert "the base branch (main)" in body and "greet/bob" in body
     assert run.outputs["regressed"] == "1" and run.outputs["fixed"] == "0"
@@ -137,3 +137,62 @@ def test_baseline_none_and_a_bad_gate(action, tmp_path, github):
     assert "No comparison" not in off.summary and "got worse" not in off.summary and "A gate failed" in off.summary
     assert off.outputs["regressed"] == ""
     assert bad.code == 2 and "gate: 'sometimes' is not one of thresholds, regressions, both" in bad.log
+
+
+COLLAPSE = """\
+name: greet
+target:
+  prompt: "GREET {{ input.who }} politely."
+watch: ["./greet.suite.yml"]
+repeats: 3
+cases:
+  - id: ada
+    input: {who: Ada}
+    rubric:
+      - {id: says_hello, check: {type: contains, value: "Hello"}, critical: true}
+"""
+
+
+def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regressions(action, tmp_path, github):
+    # Fisher's test alone gives 3/3 → 0/3 p = 0.1: before, this passed as "0 cases got worse" and exit 0.
+    repo = tmp_path / "repo"
+    base, _ = two_commits(repo, COLLAPSE, COLLAPSE.replace("politely.", "tersely."))
+    replies = Script().reply("Hello Ada!", prompt="GREET Ada politely").reply("Go away.", prompt="GREET Ada tersely")
+    with FakeAnthropicServer(replies) as fake_llm:
+        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"gate": "regressions"})
+    assert run.code == 1, run.log
+    assert run.outputs["regressed"] == "1"
+    comparison = json.loads((run.results / "comparison.json").read_text())
+    flip = comparison["suites"][0]["cases"][0]["flips"][0]
+    assert (flip["base_passed"], flip["base_runs"], flip["head_passed"], flip["head_runs"]) == (3, 3, 0, 3)
+    assert flip["significant"] and flip["p_value"] == pytest.approx(0.1)
+    body = marked(github, 12)[0]["body"]
+    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
+    assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better" \
+                    "; pass rate 100% → 0%, below the 95% band of base's (21%–100%)"
+    # the failing answer is quoted once, with the item that failed, though the item failed on 3 runs
+    quote = "> **says_hello** (critical) failed on this answer (run 1): “Go away.”"
+    assert body.count(quote) == 1 and body.count("“Go away.”") == 1
+    assert "failed on 3 of 3 runs" in body
+
+
+def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github):
+    repo = tmp_path / "repo"
+    judged = COLLAPSE.replace('{id: says_hello, check: {type: contains, value: "Hello"}, critical: true}',
+                              '{id: polite, judge: "The reply is polite"}')
+    base, _ = two_commits(repo, judged, judged.replace("politely.", "tersely."))
+    replies = (Script().reply("Hello Ada!", prompt="GREET Ada politely").reply("Go away.", prompt="GREET Ada tersely")
+               .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "curt", "verdict": "fail"}]},
+                           prompt="Go away.")
+               .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "warm", "verdict": "pass"}]}))
+    with FakeAnthropicServer(replies) as fake_llm:
+        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"gate": "regressions"})
+    assert run.code == 0, run.log  # a judge's 3/3 → 0/3 cannot be told from noise: not a regression…
+    body = marked(github, 12)[0]["body"]
+    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
+    # …but the headline says the case now fails, and it is not ✅
+    assert first.startswith("## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, "
+                            "1 too few runs to tell")
+    assert "too few runs: 4 a side needed" in body and "within noise" not in body

@@ -64,7 +64,7 @@ def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(acti
     assert merged.code == 1, merged.log
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
-    assert first == "## ❌ evalkit: 1 case got worse, 0 got better"
+    assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better"
     assert body.index("got worse") < body.index("A gate failed")
     assert "the base branch (main)" in body and "greet/bob" in body
     assert merged.outputs["regressed"] == "1" and merged.outputs["fixed"] == "0"
@@ -177,4 +177,5 @@ def test_the_merge_job_fetches_the_base_commit_its_shallow_checkout_lacks(action
     assert lacks.returncode != 0  # the merge job's checkout lacks the base commit: it fetches it
     merged = merge(action, repo, event, github)
     assert merged.code == 1, merged.log
-    assert marked(github, 12)[0]["body"][len(MARKER):].lstrip("\n").startswith("## ❌ evalkit: 1 case got worse")
+    assert marked(github, 12)[0]["body"][len(MARKER):].lstrip("\n").startswith(
+        "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse")
