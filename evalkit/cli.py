@@ -12,7 +12,6 @@ from typing import Any, Callable
 
 import click
 
-from evalkit._exit import run_saved
 from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
@@ -314,9 +313,7 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
         from evalkit.resume import report_stopped
         return report_stopped(exc, options.jsonl_path, click.echo)
-    code = summarise(result, out)
-    run_saved()  # results written and closed: the console script may skip the interpreter's teardown
-    return code
+    return summarise(result, out)
 
 
 @main.command()
