@@ -10,7 +10,6 @@ from typing import Any, Callable
 
 import click
 
-from evalkit._exit import run_saved
 from evalkit.errors import UsageError
 from evalkit.exit_codes import ExitCodes, fail as _fail, guard as _guard
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
@@ -231,7 +230,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.batching import batch_run
-    from evalkit.engine import anthropic_provider, early_provider, load_suites, make_client
+    from evalkit.engine import anthropic_provider, load_suites, make_client
     from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
     from evalkit.sharding import parse_shard
@@ -240,17 +239,14 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
 
     if not paths and not resume:
         raise UsageError("Missing argument 'PATHS...': the suite files or folders to run (or --resume RESULTS.jsonl)")
-    connections = max(concurrency, 8)
-    # A run that must call the model builds its client (importing the SDK) while its suites are parsed.
-    early = early_provider(max_connections=connections, no_cache=no_cache, cache_dir=cache_dir) if paths else None
-    suites = load_suites(list(paths), meanwhile=early.prepare if early else None) if paths else []
+    suites = load_suites(list(paths)) if paths else []
     share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
         raise UsageError(f"--target {target!r} is not of the form module:function")
     compared = models_to_compare(suites, list(models))
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
-    provider = early or anthropic_provider(max_connections=connections)
+    provider = anthropic_provider(max_connections=max(concurrency, 8))
 
     def new_client() -> Any:
         client = make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)
@@ -306,9 +302,7 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
         from evalkit.resume import report_stopped
         return report_stopped(exc, options.jsonl_path, click.echo)
-    code = summarise(result, out)
-    run_saved()  # results written and closed: the console script may skip the interpreter's teardown
-    return code
+    return summarise(result, out)
 
 
 @main.command()

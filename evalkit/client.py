@@ -13,7 +13,7 @@ from evalkit.cache import ResponseCache
 from evalkit.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
-from evalkit.usage import Usage, fault_kind
+from evalkit.usage import Usage, call_cost, fault_kind
 from evalkit.waits import queued
 
 
@@ -196,10 +196,11 @@ class ModelClient:
         per_model = self.per_model.get(model)
         if per_model is None:
             per_model = self.per_model[model] = Usage()
-        self.usage.record(response, cached)
-        per_model.record(response, cached)
+        cost = None if cached else call_cost(response)  # priced once, counted in every scope
+        self.usage.record(response, cached, cost)
+        per_model.record(response, cached, cost)
         for usage in scopes:
-            usage.record(response, cached)
+            usage.record(response, cached, cost)
 
     def bind(self, *, model: str, repeat: int = 0, scopes: Iterable[Usage] = (), max_tokens: int = 1024,
              temperature: float | None = None, tiers: dict[str, str] | None = None) -> "BoundClient":

@@ -1,16 +1,9 @@
-"""The `evalkit` console script: the CLI, then, after a saved `run`, an exit without the
-interpreter's teardown (see evalkit._exit). Only the installed script comes here; whoever calls
-`evalkit.cli.main` in process (tests, the pytest plugin) keeps an ordinary exit."""
+"""The `evalkit` console script: the CLI, with the interpreter's ordinary exit."""
 
 from __future__ import annotations
 
-from evalkit._exit import exit_quickly
 from evalkit.cli import main
 
 
 def entry() -> None:
-    try:
-        main()
-    except SystemExit as done:
-        exit_quickly(done.code)
-        raise
+    main()

@@ -25,7 +25,6 @@ from evalkit.runner import Runner, RunOptions
 from evalkit.stopping import run_stoppable
 from evalkit.suite._loader import load_suite
 from evalkit.suite.files import resolve_suite_paths
-from evalkit.suite.read_ahead import ReadAhead
 from evalkit.suite.model import Suite
 
 if TYPE_CHECKING:
@@ -36,35 +35,23 @@ NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), 
                   "or run `evalkit demo` to see evalkit work with scripted replies")
 
 
-def load_suites(paths: list[str | Path], *, meanwhile: Callable[[], None] | None = None) -> list[Suite]:
-    """Load every path; problems of all files are reported together in one SuiteError.
-
-    `meanwhile` (building the model client, which imports its SDK) runs while the files are
-    parsed in a child process (see `suite.read_ahead`), or after loading where none can be forked."""
-    named: list[list[Path] | SuiteError] = []
-    for path in paths:
-        try:
-            named.append(resolve_suite_paths(path))
-        except SuiteError as exc:
-            named.append(exc)
+def load_suites(paths: list[str | Path]) -> list[Suite]:
+    """Load every path; problems of all files are reported together in one SuiteError."""
     suites, errors = [], []
-    files_ahead = [f for files in named if isinstance(files, list) for f in files] if meanwhile else []
-    with collector.paused(), ReadAhead(files_ahead) as ahead:
-        if meanwhile is not None and ahead.started:
-            meanwhile()
-        for files in named:
-            if isinstance(files, SuiteError):
-                errors.append(files)
+    with collector.paused():
+        for path in paths:
+            try:
+                files = resolve_suite_paths(path)
+            except SuiteError as exc:
+                errors.append(exc)
                 continue
             for file in files:
                 try:
-                    suites.append(load_suite(file, ahead.read))
+                    suites.append(load_suite(file))
                 except SuiteError as exc:
                     errors.append(exc)
     if errors:
         raise SuiteError.merge(errors, f"{len(errors)} suite files")
-    if meanwhile is not None and not ahead.started:
-        meanwhile()  # after loading: in a thread beside it, both would share one core
     return suites
 
 
@@ -110,21 +97,6 @@ def lifecycle_table(cache_dir: str | Path | None = None) -> LifecycleTable:
 def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseCache | None:
     """The response cache a run or a plan uses: `cache_dir`, else the default folder; None with `no_cache`."""
     return None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
-
-
-def calls_certain(*, no_cache: bool, cache_dir: str | Path | None) -> bool:
-    """Whether a run will call the model whatever its cases are: it has no response cache, or an empty one."""
-    cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
-    return cache is None or cache.empty
-
-
-def early_provider(*, max_connections: int, no_cache: bool, cache_dir: str | Path | None) -> LazyProvider | None:
-    """The provider of a run that must call the model (a key is set; no response cache, or an empty
-    one), made before its suites load so that `load_suites(meanwhile=provider.prepare)` builds it
-    while they are parsed; None for any other run (its provider is made, lazily, after loading)."""
-    if not (api_key_set() and calls_certain(no_cache=no_cache, cache_dir=cache_dir)):
-        return None
-    return anthropic_provider(max_connections=max_connections)
 
 
 def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 from concurrent.futures import Executor
 import inspect
@@ -15,7 +14,6 @@ from evalkit._imports import import_object
 from evalkit import waits
 from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
-from evalkit.deadlines import deadline
 from evalkit.errors import ProviderError, TargetError, one_line
 from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
 from evalkit.providers.base import CACHE_CONTROL, ModelRequest
@@ -100,9 +98,6 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
     return call
 
 
-_NO_DEADLINE = contextlib.nullcontext()
-
-
 @dataclass
 class TargetCall:
     """What one call of a target gave: an output and facts, or an error (with the user's traceback)."""
@@ -134,8 +129,8 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
             # (a GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
             produced = await asyncio.wait_for(shielded(), timeout)
         else:
-            # evalkit's own prompt call: no task per case needed, and the suite's deadlines share a timer.
-            with deadline(timeout) if timeout is not None else _NO_DEADLINE:
+            # evalkit's own prompt call: no task of its own needed (timeout None: no deadline).
+            async with asyncio.timeout(timeout):
                 produced = await shielded()
     except TimeoutError:
         return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")

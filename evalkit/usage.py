@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from pydantic import BaseModel, Field
 
 from evalkit.pricing import cost_usd
 from evalkit.providers.base import ModelResponse
+
+
+class _Price(Enum):
+    """`Usage.record`'s default cost: the call is priced there."""
+
+    HERE = "here"
 
 
 class Usage(BaseModel):
@@ -23,41 +31,40 @@ class Usage(BaseModel):
                                     "(rate_limited, overloaded, server_error, bad_reply, connection): each "
                                     "failed attempt of a call that then succeeded.")
 
-    def record(self, response: ModelResponse, cached: bool) -> None:
-        # The fields are written in `__dict__`, where pydantic keeps them: an assignment through
-        # the model's `__setattr__` costs ten times more, and every call is recorded in three
-        # scopes (run, model, case). Nothing reads which fields were set (`exclude_unset`).
-        fields = self.__dict__
+    def record(self, response: ModelResponse, cached: bool, cost: float | None | _Price = _Price.HERE) -> None:
+        """Count one call. `cost` is its dollars when the caller has priced it already (a call is
+        counted in several scopes: run, model, case), else it is priced here."""
         if cached:
-            fields["cache_hits"] += 1
+            self.cache_hits += 1
             return
-        fields["calls"] += 1
+        self.calls += 1
         if response.faults:
-            retried = fields["retried"]
+            retried = self.retried
             for kind, n in response.faults.items():
                 retried[kind] = retried.get(kind, 0) + n
-        fields["input_tokens"] += response.input_tokens
-        fields["output_tokens"] += response.output_tokens
-        fields["cache_read_tokens"] += response.cache_read_tokens
-        fields["cache_write_tokens"] += response.cache_write_tokens
-        cost = call_cost(response)
+        self.input_tokens += response.input_tokens
+        self.output_tokens += response.output_tokens
+        self.cache_read_tokens += response.cache_read_tokens
+        self.cache_write_tokens += response.cache_write_tokens
+        if cost is _Price.HERE:
+            cost = call_cost(response)
         if cost is None:
-            fields["unpriced_calls"] += 1
+            self.unpriced_calls += 1
         else:
-            fields["cost_usd"] += cost
+            self.cost_usd += cost
 
     @property
     def faults_absorbed(self) -> int:
         return sum(self.retried.values())
 
     def add(self, other: "Usage") -> None:
-        mine, theirs = self.__dict__, other.__dict__  # written as in `record`
         for name in _COUNTS:
-            mine[name] += theirs[name]
-        if theirs["retried"]:
-            retried = mine["retried"] = dict(mine["retried"])  # a copy: `other` may share its dict
-            for kind, n in theirs["retried"].items():
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        if other.retried:
+            retried = dict(self.retried)  # a copy: `other` may share its dict
+            for kind, n in other.retried.items():
                 retried[kind] = retried.get(kind, 0) + n
+            self.retried = retried
 
 
 _COUNTS = tuple(name for name in Usage.model_fields if name != "retried")
@@ -76,15 +83,8 @@ def fault_kind(status: int | None) -> str:
     return "bad_reply" if status == 200 else f"http_{status}"
 
 
-_UNSET = object()
-
-
 def call_cost(response: ModelResponse) -> float | None:
-    """The call's dollars, priced once although the call is counted in several scopes."""
-    cost = response.__dict__.get("_cost", _UNSET)
-    if cost is _UNSET:
-        cost = cost_usd(response.model, response.input_tokens, response.output_tokens,
-                        cache_read_tokens=response.cache_read_tokens,
-                        cache_write_tokens=response.cache_write_tokens, batch=response.batch)
-        response.__dict__["_cost"] = cost
-    return cost
+    """The call's dollars, or None when its model has no known price."""
+    return cost_usd(response.model, response.input_tokens, response.output_tokens,
+                    cache_read_tokens=response.cache_read_tokens, cache_write_tokens=response.cache_write_tokens,
+                    batch=response.batch)

@@ -112,3 +112,19 @@ def test_a_flat_priced_model_asks_the_library_once_not_every_call(monkeypatch) -
             library_price("claude-haiku-4-5-20251001", input_tokens=1000 + n, output_tokens=n))
     assert len(calls) == 5  # one probe per kind of token and one mixed call checking them
     pricing._flat_rates.cache_clear()
+
+
+def test_usage_counts_a_call_priced_once_in_every_scope_and_adds_without_sharing() -> None:
+    model = "claude-haiku-4-5-20251001"
+    reply = ModelResponse(text="x", model=model, input_tokens=1000, output_tokens=10, faults={"overloaded": 2})
+    run, case = Usage(), Usage()
+    for usage in (run, case):
+        usage.record(reply, False, 0.25)  # priced by the caller
+        usage.record(reply, True, None)  # a cache hit: counted apart, costs nothing
+    assert (case.calls, case.cache_hits, case.input_tokens, case.cost_usd, case.retried) == (
+        1, 1, 1000, 0.25, {"overloaded": 2})
+    run.add(case)
+    assert (run.calls, run.cache_hits, run.output_tokens, run.cost_usd, run.retried) == (
+        2, 2, 20, 0.5, {"overloaded": 4})
+    assert case.retried == {"overloaded": 2}  # the scope added from is left as it was
+    assert Usage.model_validate(run.model_dump()) == run  # the JSON round trip the results use

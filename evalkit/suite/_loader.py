@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -36,22 +36,19 @@ from evalkit.suite.prompts import check_template
 from evalkit.suite.reading import read_suite_text
 
 
-def load_suite(path: str | Path, read: Callable[[Path], YamlDocument] = read_yaml) -> Suite:
-    """Read and validate a suite file (or folder); raise one SuiteError listing every problem.
-
-    `read` parses a YAML file (the suite's, and a case file it names) as `read_yaml` does."""
+def load_suite(path: str | Path) -> Suite:
+    """Read and validate a suite file (or folder); raise one SuiteError listing every problem."""
     file = resolve_suite_path(path)
     try:
-        doc = read(file)
+        doc = read_yaml(file)
     except (OSError, ValueError) as exc:
         raise SuiteError(str(file), [Problem(str(exc).removeprefix(f"{file}: "), file=str(file))]) from None
-    return _Loader(doc, read).load()
+    return _Loader(doc).load()
 
 
 class _Loader:
-    def __init__(self, doc: YamlDocument, read: Callable[[Path], YamlDocument] = read_yaml):
+    def __init__(self, doc: YamlDocument):
         self.doc = doc
-        self.read = read
         self.problems: list[Problem] = []
         self.cases_doc: YamlDocument | None = None  # a fixture list named by `cases: file.yml`
 
@@ -138,7 +135,7 @@ class _Loader:
     def _include_cases(self, name: str) -> Any:
         file = self.doc.path.parent / name
         try:
-            self.cases_doc = self.read(file)
+            self.cases_doc = read_yaml(file)
         except (OSError, ValueError) as exc:
             raise SuiteError(str(self.doc.path), [Problem(
                 f"cases file {name}: {str(exc).removeprefix(f'{file}: ')}", file=str(self.doc.path),

@@ -163,6 +163,19 @@ def test_suite_may_take_cases_from_a_fixture_list_and_folders_hold_several(write
     assert code.cases[1].file.name == "code_generate.yml" and code.cases[1].line == 12
 
 
+def test_load_suites_reports_the_problems_of_every_path_together(write, tmp_path):
+    good = write("good.suite.yml", "target: m:f\ncases: [{id: a}]\n")
+    broken = write("broken.suite.yml", "cases:\n  - {id: a, input: {x: 1}\n")  # an unclosed flow mapping
+    invalid = write("invalid.suite.yml", "target: m:f\ncases: [{id: a, checks: [{type: no_such_check}]}]\n")
+    lost = write("lost.suite.yml", "target: m:f\ncases: missing.yml\n")
+    assert [s.path.name for s in load_suites([good])] == ["good.suite.yml"]
+    with pytest.raises(SuiteError) as raised:
+        load_suites([good, broken, invalid, lost, tmp_path / "nowhere.suite.yml"])
+    message = str(raised.value)
+    for name in ("broken.suite.yml", "no_such_check", "missing.yml", "nowhere.suite.yml"):
+        assert name in message, name
+
+
 def test_problem_in_included_fixture_list_names_that_file(write):
     write("fx.yml", "- id: a\n  checks:\n    - type: nope\n")
     path = write("x.suite.yml", "target: m:f\ncases: fx.yml\n")
