@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -239,6 +240,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
 
     if not paths and not resume:
         raise UsageError("Missing argument 'PATHS...': the suite files or folders to run (or --resume RESULTS.jsonl)")
+    started_env = dict(os.environ)  # before plugins are imported: user code cannot redirect the client
     suites = load_suites(list(paths)) if paths else []
     share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
@@ -246,7 +248,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     compared = models_to_compare(suites, list(models))
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
-    provider = anthropic_provider(max_connections=max(concurrency, 8))
+    provider = anthropic_provider(max_connections=max(concurrency, 8), env=started_env)
 
     def new_client() -> Any:
         client = make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)

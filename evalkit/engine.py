@@ -7,7 +7,7 @@ import asyncio
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from evalkit import collector, merging
 from evalkit.cache import ResponseCache, default_cache_dir
@@ -59,14 +59,16 @@ def api_key_set() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
 
 
-def anthropic_provider(*, max_connections: int = 100) -> LazyProvider:
-    """The real provider; raises MissingKeyError (exit 2) without a key."""
-    if not api_key_set():
+def anthropic_provider(*, max_connections: int = 100, env: Mapping[str, str] | None = None) -> LazyProvider:
+    """The real provider; raises MissingKeyError (exit 2) without a key. `env`: the environment as the
+    command started, before user code ran (else the current one)."""
+    env = os.environ if env is None else env
+    # Read from the environment the command started with: a plugin or target that rewrites
+    # ANTHROPIC_BASE_URL (or the key) must not redirect the judge's requests, key and all.
+    api_key = (env.get("ANTHROPIC_API_KEY") or "").strip()
+    if not api_key:
         raise MissingKeyError(NO_KEY_MESSAGE)
-    # Read now, before any user code is imported or run: a target that rewrites ANTHROPIC_BASE_URL
-    # (or the key) before the first model call must not redirect the judge's requests, key and all.
-    api_key = os.environ["ANTHROPIC_API_KEY"].strip()
-    base_url = os.environ.get("ANTHROPIC_BASE_URL", "").strip() or None
+    base_url = (env.get("ANTHROPIC_BASE_URL") or "").strip() or None
 
     def build() -> Provider:
         from evalkit.providers.anthropic import AnthropicProvider  # anthropic loads only when a run needs it
@@ -74,7 +76,9 @@ def anthropic_provider(*, max_connections: int = 100) -> LazyProvider:
         return AnthropicProvider(api_key=api_key, base_url=base_url, max_connections=max_connections)
 
     # Built on the first request the cache cannot answer: a fully cached run never imports anthropic.
-    return LazyProvider(build, "anthropic")
+    lazy = LazyProvider(build, "anthropic")
+    lazy.credentials = (api_key, base_url)  # the model lifecycle is asked with the same ones
+    return lazy
 
 
 def anthropic_deprecations(cache_dir: str | Path | None = None) -> dict[str, str]:
@@ -83,14 +87,20 @@ def anthropic_deprecations(cache_dir: str | Path | None = None) -> dict[str, str
     return lifecycle_table(cache_dir).end_of_life()
 
 
-def lifecycle_table(cache_dir: str | Path | None = None) -> LifecycleTable:
-    """The lifecycle source of a run: the API (with a key) over evalkit's table."""
+def lifecycle_table(cache_dir: str | Path | None = None,
+                    credentials: tuple[str, str | None] | None = None) -> LifecycleTable:
+    """The lifecycle source of a run: the API (with a key: `credentials`, else the environment's) over
+    evalkit's table."""
     fetch = None
-    if api_key_set():
+    if credentials is None and api_key_set():
+        credentials = (os.environ["ANTHROPIC_API_KEY"].strip(), os.environ.get("ANTHROPIC_BASE_URL") or None)
+    if credentials is not None:
+        api_key, base_url = credentials
+
         def fetch() -> dict[str, dict[str, Any]]:
             from evalkit.providers.anthropic import fetch_lifecycles  # anthropic loads only when asked
 
-            return fetch_lifecycles()
+            return fetch_lifecycles(api_key=api_key, base_url=base_url)
     return LifecycleTable(Path(cache_dir) if cache_dir else default_cache_dir(), fetch)
 
 
@@ -104,7 +114,7 @@ def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Pa
                 deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
     if deprecated is anthropic_deprecations:  # the table reads its sources once, on first use
-        deprecated = lifecycle_table(cache_dir).end_of_life
+        deprecated = lifecycle_table(cache_dir, getattr(provider, "credentials", None)).end_of_life
     return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
                        deprecated=_once(deprecated) if deprecated else None)
 

@@ -23,6 +23,7 @@ class LazyProvider:
         self._build = build
         self._ready: Provider | None = None
         self._failed: BaseException | None = None  # a build that failed fails every call the same way
+        self.credentials: tuple[str, str | None] | None = None  # key and base URL, when the maker knows them
 
     @property
     def built(self) -> bool:
