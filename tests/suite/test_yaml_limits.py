@@ -9,7 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
+from evalkit.suite import _yaml
 from evalkit.suite._yaml import read_yaml
 
 LEVELS = "abcdefghi"
@@ -52,11 +54,52 @@ def test_moderate_aliases_are_fine(tmp_path):
     assert read_yaml(path).data == {"base": {"x": 1}, "use": [{"x": 1}, {"x": 1}]}
 
 
-def test_deep_nesting_is_refused_not_a_crash(tmp_path):
+def _nested(levels: int) -> str:
+    return "cases: " + "[" * levels + "]" * levels + "\n"
+
+
+# libyaml (PyYAML's CSafeLoader) and PyYAML's own pure-Python SafeLoader: evalkit reads with the
+# first where PyYAML has it and must give the same answers with either.
+LOADERS = [pytest.param(yaml.SafeLoader, id="python")] + (
+    [pytest.param(yaml.CSafeLoader, id="libyaml")] if hasattr(yaml, "CSafeLoader") else [])
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_nesting_past_evalkits_limit_is_refused_with_the_limit(tmp_path, monkeypatch, loader):
+    # 100 levels: past evalkit's limit (64) and well within any parser's own (libyaml's is 1,000),
+    # so this is evalkit's own check, and its message, whatever PyYAML is installed.
+    monkeypatch.setattr(_yaml, "_Loader", loader)
     path = tmp_path / "deep.yml"
-    path.write_text("cases: " + "[" * 100_000 + "]" * 100_000 + "\n")
-    with pytest.raises(ValueError, match=r"deep.yml:1: nesting deeper than 64"):
+    path.write_text(_nested(100))
+    with pytest.raises(ValueError, match=r"deep.yml:1: nesting deeper than 64 levels \(EVALKIT_YAML_MAX_DEPTH\)\Z"):
         read_yaml(path)
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_the_nesting_limit_is_set_by_the_environment(tmp_path, monkeypatch, loader):
+    monkeypatch.setattr(_yaml, "_Loader", loader)
+    monkeypatch.setenv("EVALKIT_YAML_MAX_DEPTH", "3")
+    path = tmp_path / "deep.yml"
+    path.write_text(_nested(2))  # the mapping and two lists: 3 levels
+    assert read_yaml(path).data == {"cases": [[]]}
+    path.write_text(_nested(3))
+    with pytest.raises(ValueError, match=r"deep.yml:1: nesting deeper than 3 levels"):
+        read_yaml(path)
+
+
+def test_deep_nesting_is_refused_not_a_crash(tmp_path):
+    # 100,000 levels: evalkit's limit or the parser's own may notice first (the libyaml of PyYAML
+    # 6.0.4's wheels stops at 1,000 levels of brackets, before evalkit sees the 65th; 6.0's does
+    # not). Either way a one-line ValueError naming the file and the line, never a crash or a
+    # hang; the wording of the parser's message is the parser's business, not evalkit's.
+    path = tmp_path / "deep.yml"
+    path.write_text(_nested(100_000))
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError) as refused:
+        read_yaml(path)
+    assert time.perf_counter() - t0 < 5
+    message = str(refused.value)
+    assert message.startswith(f"{path}:1: ") and "\n" not in message, message
 
 
 def test_file_size_limit(tmp_path, monkeypatch):
