@@ -58,8 +58,9 @@ def test_a_retired_model_on_the_command_line_is_refused_too(write, tmp_path, mon
         assert fake.request_count == 0
 
 
-def test_models_lists_the_sdk_models_with_dates_and_prices(monkeypatch):
+def test_models_lists_the_sdk_models_with_dates_and_prices(monkeypatch, tmp_path):
     monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 23))
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))  # no day's answer from the API there
     out = CliRunner().invoke(main, ["models"]).output
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert "current" in rows["claude-sonnet-4-6"] and "$3 / $15" in rows["claude-sonnet-4-6"]
@@ -69,8 +70,9 @@ def test_models_lists_the_sdk_models_with_dates_and_prices(monkeypatch):
     assert "claude-sonnet-4-20250514" in everything and "retired 2026-06-15" in everything
 
 
-def test_models_shows_opus_4_5s_retirement_from_evalkits_table_without_a_key(monkeypatch):
+def test_models_shows_opus_4_5s_retirement_from_evalkits_table_without_a_key(monkeypatch, tmp_path):
     monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 25))
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))  # no day's answer from the API there
     out = CliRunner().invoke(main, ["models"]).output
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert "retires 2027-01-22 (in 58 days)" in rows["claude-opus-4-5-20251101"]
