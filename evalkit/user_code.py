@@ -113,18 +113,27 @@ class _Worker:
         self.dead = False
         self.exit_note: tuple[int | None, int] | None = None
         self.writer: asyncio.StreamWriter | None = None
-        self.outbox: list[bytes] = []
+        self.outbox: list[bytes] = []  # frames to write: at the end of this turn of the event loop
+        self._flush_due = False
         self.task: asyncio.Task[None] | None = None
 
     def send(self, message: tuple[Any, ...]) -> None:
+        """Queue a message; the messages of one turn of the event loop go out in one write (a run
+        dispatches many calls and answers many model calls per turn: one system call, not one each)."""
         if self.dead or self.closing:
             return
         data = pickle.dumps(message, PICKLE)
-        frame = HEADER.pack(len(data)) + data
-        if self.writer is None:
-            self.outbox.append(frame)
-        else:
-            self.writer.write(frame)
+        self.outbox.append(HEADER.pack(len(data)))
+        self.outbox.append(data)
+        if not self._flush_due and self.writer is not None:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._flush_due = False
+        if self.writer is not None and self.outbox and not self.writer.is_closing():
+            self.writer.writelines(self.outbox)
+        self.outbox.clear()
 
 
 class UserCode:
@@ -212,8 +221,8 @@ class UserCode:
                     await self._dispatch(call)
                 except OSError as exc:
                     return ("died", ("start", f"{exc.strerror or exc}"), None)
-                try:
-                    result = await asyncio.wait_for(asyncio.shield(call.future), timeout)
+                try:  # (on a timeout wait_for cancels the future: a late answer finds it done)
+                    result = await (call.future if timeout is None else asyncio.wait_for(call.future, timeout))
                 except TimeoutError:
                     self._abandon(call)
                     return _TIMED_OUT
@@ -316,9 +325,7 @@ class UserCode:
         try:
             reader, writer = await asyncio.open_unix_connection(sock=worker.sock)
             worker.writer = writer
-            for frame in worker.outbox:
-                writer.write(frame)
-            worker.outbox.clear()
+            worker.flush()
             if worker.closing:
                 writer.close()
             while True:
@@ -422,6 +429,7 @@ class UserCode:
     def _close_worker(self, worker: _Worker) -> None:
         if worker.closing or worker.dead:
             return
+        worker.flush()  # a cancel queued this turn goes first
         worker.closing = True
         if worker.writer is not None:
             worker.writer.close()

@@ -54,43 +54,37 @@ _call: contextvars.ContextVar[int | None] = contextvars.ContextVar("evalkit_work
 _real_exit = os._exit
 
 
-def recv_exact(sock: socket.socket, size: int) -> bytes | None:
-    """`size` bytes from `sock`, or None at the end of the stream."""
-    buffer = bytearray(size)
-    view, got = memoryview(buffer), 0
-    while got < size:
-        n = sock.recv_into(view[got:])
-        if n == 0:
-            return None
-        got += n
-    return bytes(buffer)
-
-
 class Link:
     """This end of the socket: whole messages sent under a lock (many threads send), received
     by the main thread only; the model calls user code makes wait here for their replies."""
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
+        self._in = sock.makefile("rb", buffering=1 << 16)  # the main thread's alone
         self._lock = threading.Lock()
         self._replies: dict[int, Future[Any]] = {}
         self._ids = itertools.count(1)
 
     def send(self, message: tuple[Any, ...]) -> None:
         data = pickle.dumps(message, PICKLE)
+        head = HEADER.pack(len(data))
         try:
             with self._lock:
-                self.sock.sendall(HEADER.pack(len(data)))
-                self.sock.sendall(data)
+                if len(data) < 1 << 16:  # one system call for the usual small message
+                    self.sock.sendall(head + data)
+                else:
+                    self.sock.sendall(head)
+                    self.sock.sendall(data)
         except OSError:  # the parent is gone: nothing is left to do here
             _leave()
 
     def recv(self) -> tuple[Any, ...] | None:
-        head = recv_exact(self.sock, HEADER.size)
-        if head is None:
+        head = self._in.read(HEADER.size)
+        if len(head) < HEADER.size:
             return None
-        data = recv_exact(self.sock, HEADER.unpack(head)[0])
-        return None if data is None else pickle.loads(data)
+        size = HEADER.unpack(head)[0]
+        data = self._in.read(size)
+        return None if len(data) < size else pickle.loads(data)
 
     def ask(self, call_id: int, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Future[Any]:
         """Ask the parent's client; the future holds its answer (or the error it raised)."""
