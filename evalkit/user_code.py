@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable
 
+from evalkit import waits
 from evalkit.errors import one_line
 from evalkit.scoring import decide_item, item_result
 from evalkit.targets import TargetCall
@@ -91,6 +92,7 @@ class _Call:
     future: asyncio.Future[Any] | None = None
     rpcs: set[asyncio.Task[Any]] = field(default_factory=set)
     episode: _Episode | None = None
+    waited: float = 0.0  # seconds it waited for a worker (to start, or a thread of it): queue time
 
 
 @dataclass(eq=False)
@@ -165,7 +167,11 @@ class UserCode:
                                     info), PICKLE)
         except Exception as exc:  # the case's input comes from YAML or JSON: this does not happen
             return TargetCall(error=f"the case's input cannot be sent to the target's worker process: {one_line(exc)}")
-        result = await self._run(self._new_call("target", payload, client), timeout)
+        call = self._new_call("target", payload, client)
+        result = await self._run(call, timeout)
+        clock = waits.current.get()
+        if clock is not None and call.waited > 0:  # the wait to start in a worker is the case's queue time
+            clock.add(call.waited)
         if result is _TIMED_OUT:
             return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
         tag = result[0]
@@ -259,7 +265,7 @@ class UserCode:
             await self._changed.wait()
         worker.calls[call.id] = call
         call.worker = worker
-        worker.send(("call", call.id, call.kind, call.payload))
+        worker.send(("call", call.id, call.kind, call.payload, time.monotonic()))
 
     def _pick(self, solo: bool) -> _Worker | None:
         if self._closed:
@@ -348,6 +354,7 @@ class UserCode:
             if call is None:
                 worker.abandoned.discard(message[1])
                 return
+            call.waited += message[3]
             try:
                 result = pickle.loads(message[2])
             except Exception as exc:  # a class of user code this process cannot import, say

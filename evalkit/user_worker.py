@@ -10,13 +10,15 @@ its own call, never the link.
 
     parent -> worker
       ("init", sys_path, threads)                       once, first
-      ("call", call_id, kind, payload)                  kind "target": payload (spec, suite_dir, input, client)
-                                                        kind "check": payload (check, context)
+      ("call", call_id, kind, payload, sent)            kind "target": payload (spec, suite_dir, input, client)
+                                                        kind "check": payload (check, context); sent: when
+                                                        (time.monotonic(), one clock for every process)
       ("reply", rpc_id, payload)                        the answer to a model call: (ok, value)
       ("cancel", call_id)                               the call timed out: give it up
     worker -> parent
       ("ready", pid)
-      ("done", call_id, payload)                        what the call gave (see `_target` / `_check`)
+      ("done", call_id, payload, waited)                what the call gave (see `_target` / `_check`), and the
+                                                        seconds it waited to start (a thread, this process)
       ("rpc", call_id, rpc_id, payload)                 the call asks its client: (method, args, kwargs)
       ("exit", call_id, code)                           user code called os._exit(code): this process ends
 
@@ -37,6 +39,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, NoReturn
@@ -207,14 +210,15 @@ class Worker:
         self.pool = DaemonPool(threads, "evalkit-user")
         self._targets: dict[tuple[str, str | None], tuple[Callable[..., Any], bool, bool]] = {}
         self._running: dict[int, Future[Any]] = {}  # async calls, to cancel
+        self._waited: dict[int, float] = {}  # seconds between a call's sending and its start
         self._loop: Any = None
         self._loop_lock = threading.Lock()
 
     def handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
         if kind == "call":
-            _, call_id, what, payload = message
-            self.pool.submit(contextvars.Context().run, self._job, call_id, what, payload)
+            _, call_id, what, payload, sent = message
+            self.pool.submit(contextvars.Context().run, self._job, call_id, what, payload, sent)
         elif kind == "reply":
             self.link.answer(message[1], message[2])
         elif kind == "cancel":
@@ -229,7 +233,7 @@ class Worker:
             payload = pickle.dumps(result, PICKLE)
         except Exception:  # an object of user code pickle cannot take
             payload = pickle.dumps(unpicklable(result), PICKLE)
-        self.link.send(("done", call_id, payload))
+        self.link.send(("done", call_id, payload, self._waited.pop(call_id, 0.0)))
 
     # -- targets ---------------------------------------------------------------------------
 
@@ -242,8 +246,9 @@ class Worker:
             self._targets[key] = (fn, *call_shape(fn))
         return self._targets[key]
 
-    def _job(self, call_id: int, kind: str, payload: bytes) -> None:
+    def _job(self, call_id: int, kind: str, payload: bytes, sent: float) -> None:
         """One call, on a thread of the pool: whatever goes wrong, the parent gets an answer."""
+        self._waited[call_id] = max(time.monotonic() - sent, 0.0)  # the case's queue time, not its own
         _call.set(call_id)
         try:
             (self._target if kind == "target" else self._check)(call_id, payload)
@@ -431,12 +436,26 @@ def _exit(status: int) -> NoReturn:
 
 
 def _leave() -> NoReturn:
-    """The parent is gone (or closed the link): flush what user code printed, and end."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
+    """The parent closed the link (the run is over) or is gone: end as a Python program ends for
+    user code, without waiting for its threads: its exit handlers run, the files it left open and
+    what it printed are flushed; the interpreter's teardown is skipped (it could hang on a thread
+    still in a call that timed out)."""
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    import gc
+    import io
+
+    for obj in gc.get_objects():
+        if isinstance(obj, (io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom)):
+            try:
+                if not obj.closed and obj.writable():
+                    obj.flush()
+            except BaseException:
+                pass
     _real_exit(0)
 
 
