@@ -246,3 +246,39 @@ def test_workers_end_with_the_run(write, tmp_path):
     time.sleep(0.5)
     assert all(not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
                for pid in children)
+
+
+def test_os_exit_0_in_a_module_evalkit_imports_is_never_a_silent_success(write, tmp_path):
+    # Loading imports plugins and preflight imports targets in evalkit's own process.
+    write("quits.py", "import os\nos._exit(0)\n")
+    path = write("s.yml", """
+        target: quits:run
+        cases:
+          - {id: a, input: {}, checks: [{type: contains, value: x}]}
+    """)
+    for command in (["run", str(path), "-o", "r.json"], ["validate", str(path)]):
+        proc = subprocess.run([str(Path(sys.executable).parent / "evalkit"), *command], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                              env={**os.environ, "ANTHROPIC_API_KEY": "k", "CI": "true",
+                                   "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
+        assert proc.returncode == 2, (command, proc.stdout + proc.stderr)
+        assert "user code called os._exit(0) in evalkit's own process" in proc.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_run_that_did_not_write_its_results_never_exits_0(write, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import evalkit.engine
+    from evalkit.cli import main
+    from evalkit.report import Report
+
+    path = write("s.yml", """
+        target: {prompt: "hi"}
+        cases:
+          - {id: a, input: {}, checks: [{type: contains, value: x}]}
+    """)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setattr(evalkit.engine, "run_and_save", lambda *a, **k: Report(verdict="pass"))  # writes nothing
+    result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "r.json"), "--no-cache"])
+    assert result.exit_code == 3, result.output
+    assert "the run ended without writing" in result.output
