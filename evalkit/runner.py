@@ -248,7 +248,7 @@ class Runner:
 
     def _emit(self, suite_result: SuiteResult, case: CaseResult) -> None:
         tally = self._tallies[id(suite_result)]
-        self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]
+        case = self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]  # as stored
         tally.add(case)
         if self.options.on_case:
             self.options.on_case(suite_result, case)
