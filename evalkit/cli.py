@@ -159,7 +159,9 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
     else:
         text = data.model_dump_json(indent=2) + "\n"
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        from evalkit.atomic import write_atomic  # whole or not at all; a full disk is one line, exit 2
+
+        write_atomic(output, text)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)

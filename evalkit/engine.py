@@ -266,5 +266,5 @@ def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | P
     out.parent.mkdir(parents=True, exist_ok=True)
     report.save(out)
     if markdown_path:
-        Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")
+        write_atomic(markdown_path, render_markdown(report))
     return report
