@@ -17,7 +17,6 @@ from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
 EXIT_USAGE = 2
-EXIT_INTERNAL = 3  # evalkit's own fault
 
 
 def _fail(message: str) -> None:
@@ -145,6 +144,7 @@ def schema(output: str | None) -> None:
 def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
     """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
     JSON or one self-contained HTML page."""
+    from evalkit.atomic import write_atomic
     from evalkit.compare import load_results  # imported per command: --help and light commands stay fast
     from evalkit.render.junit import render_junit
     from evalkit.render.markdown import render_markdown
@@ -158,11 +158,8 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
         text = _html(data, base, results)
     else:
         text = data.model_dump_json(indent=2) + "\n"
-    if output:
-        from evalkit.atomic import write_atomic  # whole or not at all; a full disk is one line, exit 2
-
-        write_atomic(output, text)
-        click.echo(f"wrote {output}", err=True)
+    if output:  # written whole or not at all; a full disk is one line, exit 2
+        click.echo(f"wrote {write_atomic(output, text)}", err=True)
     else:
         click.echo(text, nl=False)
 
@@ -313,34 +310,17 @@ def _note(message: str) -> None:
 def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
             html_path: str | None = None) -> int:
     """Run and save through the engine, then print the summary. Returns the exit code."""
-    from evalkit import exit_guard
-    from evalkit.engine import run_and_save  # imported per command: --help and light commands stay fast
+    from evalkit import engine, exit_guard  # imported per command: --help and light commands stay fast
 
-    before = _file_state(out)
+    before = exit_guard.file_state(out)
     try:
-        result = run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
+        result = engine.run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
         from evalkit.resume import report_stopped
         return report_stopped(exc, options.jsonl_path, click.echo)
-    code = summarise(result, out)
-    after = _file_state(out)
-    if after is None or after == before:  # never a verdict (least of all a pass) without its results
-        click.echo(f"evalkit: the run ended without writing {out}: an internal error of evalkit; the finished "
-                   f"cases are in {options.jsonl_path}", err=True)
-        return EXIT_INTERNAL
-    exit_guard.disarm()  # what ends the process from here on is evalkit's own choice
+    code = exit_guard.checked(summarise(result, out), out, before, options.jsonl_path, click.echo)
     run_saved()  # results written and closed: the console script may skip the interpreter's teardown
     return code
-
-
-def _file_state(path: Path) -> tuple[int, int, int] | None:
-    """(inode, mtime, size) of a file, None when there is none or it is empty: results are written
-    to a new file renamed over the old one, so a run that wrote them changes this."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size) if st.st_size else None
 
 
 @main.command()

@@ -1,26 +1,8 @@
 """The process user code runs in: `serve(FD)` in a fresh Python, started by evalkit's run
-(evalkit/user_code.py, the parent side), talking over the socket FD. Callable targets and the
+(evalkit/worker_pool.py, the parent side), talking over the socket FD (evalkit/worker_link.py). Callable targets and the
 checks of plugins run here, so whatever they do to their process (`os._exit`, a signal, a
 segfault in a C extension, a closed file descriptor) ends this process only: the run in the
 parent makes it an error row and goes on.
-
-Messages are length-prefixed pickles (`!Q` length, then the bytes) of plain tuples; what user
-code gives or gets travels pickled again inside them, so a value that cannot be read back fails
-its own call, never the link.
-
-    parent -> worker
-      ("init", sys_path, threads)                       once, first
-      ("call", call_id, kind, payload, sent)            kind "target": payload (spec, suite_dir, input, client)
-                                                        kind "check": payload (check, context); sent: when
-                                                        (time.monotonic(), one clock for every process)
-      ("reply", rpc_id, payload)                        the answer to a model call: (ok, value)
-      ("cancel", call_id)                               the call timed out: give it up
-    worker -> parent
-      ("ready", pid)
-      ("done", call_id, payload, waited)                what the call gave (see `_target` / `_check`), and the
-                                                        seconds it waited to start (a thread, this process)
-      ("rpc", call_id, rpc_id, payload)                 the call asks its client: (method, args, kwargs)
-      ("exit", call_id, code)                           user code called os._exit(code): this process ends
 
 The model calls of a target go back to the parent over the same socket, where the run's own
 client serves them: one cache, one concurrency limit, one retry layer and one cost account.
@@ -31,12 +13,10 @@ from __future__ import annotations
 
 import contextvars
 import faulthandler
-import itertools
 import os
 import pickle
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -46,159 +26,14 @@ from typing import Any, Callable, NoReturn
 
 from evalkit._current import current_client
 from evalkit._imports import import_object
-from evalkit.errors import ProviderError, one_line
+from evalkit.errors import ProviderError
 from evalkit.guard import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
-
-HEADER = struct.Struct("!Q")
-PICKLE = pickle.HIGHEST_PROTOCOL
+from evalkit.worker_client import AsyncClient, SyncClient
+from evalkit.worker_link import PICKLE, Link, safe_one_line, safe_str
 
 # The call whose user code runs in this thread or task, for `os._exit` to name.
 _call: contextvars.ContextVar[int | None] = contextvars.ContextVar("evalkit_worker_call", default=None)
 _real_exit = os._exit
-
-
-class Link:
-    """This end of the socket: whole messages sent under a lock (many threads send), received
-    by the main thread only; the model calls user code makes wait here for their replies."""
-
-    def __init__(self, sock: socket.socket):
-        self.sock = sock
-        self._in = sock.makefile("rb", buffering=1 << 16)  # the main thread's alone
-        self._lock = threading.Lock()
-        self._replies: dict[int, Future[Any]] = {}
-        self._ids = itertools.count(1)
-
-    def send(self, message: tuple[Any, ...]) -> None:
-        data = pickle.dumps(message, PICKLE)
-        head = HEADER.pack(len(data))
-        try:
-            with self._lock:
-                if len(data) < 1 << 16:  # one system call for the usual small message
-                    self.sock.sendall(head + data)
-                else:
-                    self.sock.sendall(head)
-                    self.sock.sendall(data)
-        except OSError:  # the parent is gone: nothing is left to do here
-            _leave()
-
-    def recv(self) -> tuple[Any, ...] | None:
-        head = self._in.read(HEADER.size)
-        if len(head) < HEADER.size:
-            return None
-        size = HEADER.unpack(head)[0]
-        data = self._in.read(size)
-        return None if len(data) < size else pickle.loads(data)
-
-    def ask(self, call_id: int, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Future[Any]:
-        """Ask the parent's client; the future holds its answer (or the error it raised)."""
-        future: Future[Any] = Future()
-        rpc_id = next(self._ids)
-        self._replies[rpc_id] = future
-        self.send(("rpc", call_id, rpc_id, pickle.dumps((method, args, kwargs), PICKLE)))
-        return future
-
-    def answer(self, rpc_id: int, payload: bytes) -> None:
-        future = self._replies.pop(rpc_id, None)
-        if future is None:
-            return
-        try:
-            ok, value = pickle.loads(payload)
-        except Exception as exc:  # a reply this process cannot read back
-            future.set_exception(ProviderError(f"the model's reply could not be read in the worker: {one_line(exc)}"))
-            return
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(rebuild_error(value))
-
-
-def portable_error(exc: BaseException) -> tuple[str, str, int | None]:
-    """An exception as (kind, message, status), which crosses the socket whatever it holds."""
-    kind = "ProviderError" if isinstance(exc, ProviderError) else type(exc).__name__
-    return kind, safe_str(exc), getattr(exc, "status", None) if isinstance(exc, ProviderError) else None
-
-
-def rebuild_error(error: tuple[str, str, int | None]) -> BaseException:
-    """The exception `portable_error` described: a ProviderError, a built-in error by name, or a
-    RuntimeError naming the kind it was."""
-    import builtins
-
-    kind, message, status = error
-    if kind == "ProviderError":
-        return ProviderError(message, status=status)
-    cls = getattr(builtins, kind, None)
-    if isinstance(cls, type) and issubclass(cls, Exception):
-        try:
-            return cls(message)
-        except Exception:
-            pass
-    return RuntimeError(f"{kind}: {message}")
-
-
-def safe_str(exc: BaseException) -> str:
-    """`str(exc)`, even for an exception whose `__str__` raises."""
-    try:
-        return str(exc)
-    except Exception as inner:
-        return f"(its message could not be read: {type(inner).__name__})"
-
-
-class _Client:
-    """What a target running here receives as its client: the suite's defaults, and the calls
-    `complete` and `generate` answered by the parent's client (see evalkit/client.py BoundClient)."""
-
-    def __init__(self, link: Link, call_id: int, info: dict[str, Any]):
-        self._link, self._call_id = link, call_id
-        self.model: str = info["model"]
-        self.tiers: dict[str, str] = dict(info.get("tiers") or {})
-        self.max_tokens: int = info.get("max_tokens", 1024)
-        self.temperature: float | None = info.get("temperature")
-        self.repeat: int = info.get("repeat", 0)
-        self.batching = False
-
-    def resolve_model(self, model: str | None) -> str:
-        """A model id, a tier name (`high`, `low`), or None for the suite's target model."""
-        if model is None:
-            return self.model
-        return self.tiers.get(model, model)
-
-    def _ask(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Future[Any]:
-        return self._link.ask(self._call_id, method, args, kwargs)
-
-
-class SyncClient(_Client):
-    """The blocking client of a synchronous target."""
-
-    def complete(self, prompt: Any, **kwargs: Any) -> str:
-        """Send a prompt (or a message list) and return the reply's text."""
-        return self._ask("complete", (prompt,), kwargs).result()
-
-    def generate(self, request: Any, *, role: str = "target", validate: Any = None) -> Any:
-        """One model call with a ModelRequest. `validate` is applied here, after the call: a reply it
-        refuses raises its ValueError (the parent's cache has no way to ask this process about it)."""
-        response = self._ask("generate", (request,), {"role": role}).result()
-        if validate is not None:
-            validate(response)
-        return response
-
-
-class AsyncClient(_Client):
-    """The client of an async target: the same calls, awaited."""
-
-    async def complete(self, prompt: Any, **kwargs: Any) -> str:
-        """Send a prompt (or a message list) and return the reply's text."""
-        import asyncio
-
-        return await asyncio.wrap_future(self._ask("complete", (prompt,), kwargs))
-
-    async def generate(self, request: Any, *, role: str = "target", validate: Any = None) -> Any:
-        """As SyncClient.generate, awaited."""
-        import asyncio
-
-        response = await asyncio.wrap_future(self._ask("generate", (request,), {"role": role}))
-        if validate is not None:
-            validate(response)
-        return response
 
 
 class Worker:
@@ -410,13 +245,6 @@ def describe_raised(exc: BaseException) -> str:
     return f"raised {type(exc).__name__}: {safe_one_line(exc)}"
 
 
-def safe_one_line(exc: BaseException) -> str:
-    try:
-        return one_line(exc)
-    except Exception:
-        return safe_str(exc)
-
-
 def traceback_of(exc: BaseException) -> str | None:
     try:
         return user_traceback(exc)
@@ -468,7 +296,7 @@ def serve(fd: int, fault_fd: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends this process
     if fault_fd is not None:
         faulthandler.enable(file=fault_fd, all_threads=False)  # a crash's traceback, for the error row
-    link = _link = Link(socket.socket(fileno=fd))
+    link = _link = Link(socket.socket(fileno=fd), _leave)
     init = link.recv()
     if init is None or init[0] != "init":
         _leave()
