@@ -1,8 +1,8 @@
 """The process user code runs in: `serve(FD)` in a fresh Python, started by evalkit's run
-(evalkit/worker_pool.py, the parent side), talking over the socket FD (evalkit/worker_link.py). Callable targets and the
-checks of plugins run here, so whatever they do to their process (`os._exit`, a signal, a
-segfault in a C extension, a closed file descriptor) ends this process only: the run in the
-parent makes it an error row and goes on.
+(evalkit/worker_pool.py, the parent side), talking over the socket FD (evalkit/worker_link.py).
+Callable targets and the checks of plugins run here, so whatever they do to their process
+(`os._exit`, a signal, a segfault in a C extension, a closed file descriptor) ends this process
+only: the run in the parent makes it an error row and goes on.
 
 The model calls of a target go back to the parent over the same socket, where the run's own
 client serves them: one cache, one concurrency limit, one retry layer and one cost account.
