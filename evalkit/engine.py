@@ -211,13 +211,16 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
         if finish is not None:
             report = finish(report)
         report.save(out)
+    except OutputError as exc:  # every case is in the JSONL: say so, and how to have the rest
+        raise OutputError(f"{exc}; every case of the run is in {jsonl} (`evalkit report {jsonl} --format json "
+                          f"-o {out}` writes the results again)") from None
+    try:
         if markdown_path:
             write_atomic(markdown_path, render_markdown(report))
         if html_path:
             write_html(report, html_path)
-    except OutputError as exc:  # every case is in the JSONL: say so, and how to have the rest
-        raise OutputError(f"{exc}; every case of the run is in {jsonl} (`evalkit report {jsonl} --format json "
-                          f"-o {out}` writes the results again)") from None
+    except OutputError as exc:
+        raise OutputError(f"{exc}; the results are in {out} (`evalkit report {out}` renders them again)") from None
     return report
 
 

@@ -232,6 +232,8 @@ class WorkerPool:
             task.add_done_callback(call.rpcs.discard)
         elif kind == "exit":
             worker.exit_note = (message[1], int(message[2]))
+        elif kind == "ready":
+            worker.ready = True
 
     async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, payload: bytes) -> None:
         """Make a model call user code asked for, with its case's client, and send the answer."""
@@ -271,13 +273,15 @@ class WorkerPool:
         named, code = worker.exit_note or (None, 0)
         suspects = [c for c in calls if c.future is not None and not c.future.done()]
         episode = None
-        if named is None and not worker.solo and running > 1:
+        if named is None and not worker.solo and running > 1 and worker.ready:
             episode = _Episode(exit_words(status), len(suspects))
         for call in suspects:
             for task in call.rpcs:
                 task.cancel()
             assert call.future is not None
-            if named is not None:
+            if not worker.ready:  # it never ran user code: it could not start (its output says why)
+                call.future.set_result(("died", ("start", f"it ended as it started, {exit_words(status)}"), None))
+            elif named is not None:
                 # os._exit named its call: that one's row says so; the others did nothing wrong
                 call.future.set_result(("died", ("os._exit", code), None) if call.id == named else _AGAIN)
             elif episode is None:  # alone in its worker (or a solo worker): the death is its own

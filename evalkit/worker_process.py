@@ -36,6 +36,7 @@ class WorkerProcess:
         self.retiring = False  # takes no new call; closed once its calls are done
         self.closing = False  # closed by the pool: its end is no one's fault
         self.dead = False
+        self.ready = False  # said so: it runs no user code before
         self.exit_note: tuple[int | None, int] | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.outbox: list[bytes] = []  # frames to write: at the end of this turn of the event loop

@@ -282,3 +282,17 @@ def test_a_run_that_did_not_write_its_results_never_exits_0(write, tmp_path, mon
     result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "r.json"), "--no-cache"])
     assert result.exit_code == 3, result.output
     assert "the run ended without writing" in result.output
+
+
+def test_a_worker_that_cannot_start_is_said_as_such_not_blamed_on_the_target(write, run_scripted, monkeypatch):
+    import evalkit.worker_process
+
+    # The worker's Python runs this instead (the -c given first wins): it ends before it is ready.
+    monkeypatch.setattr(evalkit.worker_process, "_interpreter_flags", lambda: ["-c", "raise SystemExit(7)"])
+    report = run_scripted(_suite(write, """
+          - {id: a, input: {how: plain}, checks: [{type: contains, value: hello}]}
+          - {id: b, input: {how: plain}, checks: [{type: contains, value: hello}]}
+        """), Script())
+    for case in report.suites[0].cases:
+        assert case.runs[0].error == ("target could not run: a worker process could not be started (it ended "
+                                      "as it started, exit status 7)")
