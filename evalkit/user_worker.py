@@ -293,7 +293,10 @@ _link: Link | None = None
 def serve(fd: int, fault_fd: int | None = None) -> None:
     """Run calls from the parent on socket `fd` until it closes it."""
     global _link
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends this process
+    # Ctrl-C and SIGTERM (sent to the whole process group) are the run's to handle: it stops, and
+    # closes this process's socket. Killed by them here, a case would get an error row, not a re-run.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if fault_fd is not None:
         faulthandler.enable(file=fault_fd, all_threads=False)  # a crash's traceback, for the error row
     link = _link = Link(socket.socket(fileno=fd), _leave)

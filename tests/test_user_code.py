@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -296,3 +297,24 @@ def test_a_worker_that_cannot_start_is_said_as_such_not_blamed_on_the_target(wri
     for case in report.suites[0].cases:
         assert case.runs[0].error == ("target could not run: a worker process could not be started (it ended "
                                       "as it started, exit status 7)")
+
+
+def test_sigterm_to_the_whole_process_group_stops_the_run_without_error_rows(write, tmp_path):
+    # What CI may do on cancel: SIGTERM to every process of the job. The workers leave it to the
+    # run, which stops (143) with no case marked as killed: `--resume` runs them again.
+    path = _suite(write, """
+          - {id: a, input: {how: slow, seconds: 30}, checks: [{type: contains, value: hello}]}
+          - {id: b, input: {how: slow, seconds: 30}, checks: [{type: contains, value: hello}]}
+        """)
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "evalkit"), "run", str(path), "-o", "r.json"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "ANTHROPIC_API_KEY": "k", "CI": "true",
+                                                         "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
+        time.sleep(0.1)
+    time.sleep(1.0)  # the worker is in the calls
+    os.killpg(proc.pid, signal.SIGTERM)
+    assert proc.wait(timeout=30) == 143
+    jsonl = (tmp_path / "r.jsonl").read_text()
+    assert '"case": ' not in jsonl and '"stopped"' in jsonl
