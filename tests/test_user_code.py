@@ -227,6 +227,23 @@ def test_a_target_that_closes_its_streams_and_changes_folder_changes_nothing_for
     assert json.loads((tmp_path / "rel" / "results.json").read_text())["verdict"] == "pass"
 
 
+def _workers_of(pid: int, wait: float = 30) -> list[str]:
+    """The worker processes (not the forked suite reader) `pid` has started, waiting for one."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        found = []
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            try:
+                if b"evalkit.user_worker" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(child)
+            except OSError:
+                pass
+        if found:
+            return found
+        time.sleep(0.05)
+    return []
+
+
 def test_workers_end_with_the_run(write, tmp_path):
     # No worker outlives its run (nor a run stopped by SIGTERM).
     path = _suite(write, """
@@ -236,11 +253,7 @@ def test_workers_end_with_the_run(write, tmp_path):
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "ANTHROPIC_API_KEY": "k", "CI": "true",
                                  "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
-    deadline = time.monotonic() + 30
-    children: list[str] = []
-    while time.monotonic() < deadline and not children:
-        time.sleep(0.1)
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    children = _workers_of(proc.pid)
     assert children, "no worker process started"
     proc.terminate()
     assert proc.wait(timeout=30) == 143
@@ -310,9 +323,7 @@ def test_sigterm_to_the_whole_process_group_stops_the_run_without_error_rows(wri
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "ANTHROPIC_API_KEY": "k", "CI": "true",
                                                          "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
-        time.sleep(0.1)
+    assert _workers_of(proc.pid), "no worker process started"
     time.sleep(1.0)  # the worker is in the calls
     os.killpg(proc.pid, signal.SIGTERM)
     assert proc.wait(timeout=30) == 143
