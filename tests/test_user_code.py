@@ -43,6 +43,13 @@ async def async_agent(i, client):
     await asyncio.sleep(0)
     return await client.complete("GREET " + i["who"])
 
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+def unprintable(i):
+    raise Unprintable()
+
 def unsettling(i):
     os.chdir("/")
     sys.stdout.close()
@@ -329,3 +336,12 @@ def test_sigterm_to_the_whole_process_group_stops_the_run_without_error_rows(wri
     assert proc.wait(timeout=30) == 143
     jsonl = (tmp_path / "r.jsonl").read_text()
     assert '"case": ' not in jsonl and '"stopped"' in jsonl
+
+
+def test_an_exception_whose_message_cannot_be_read_is_an_error_row(write, run_scripted):
+    report = run_scripted(_suite(write, """
+          - {id: a, input: {}, checks: [{type: contains, value: hello}]}
+        """, target="unprintable"), Script())
+    run = report.suites[0].cases[0].runs[0]
+    assert run.error == "target raised Unprintable: (its message could not be read: RuntimeError)"
+    assert "Unprintable" in run.traceback
