@@ -1,6 +1,6 @@
 """The ambient model client, for agent code that runs outside the runner (pytest-native evals).
 
-Inside a run the runner hands every target its client through `evalkit.targets.current_client`;
+Inside a run the runner hands every target its client through `evalkit._current.current_client`;
 `get_client()` returns that one. Outside a run it returns a blocking view of one session-wide
 `ModelClient` (same retries, cache and cost accounting as the CLI) whose event loop runs in a
 daemon thread.
@@ -138,7 +138,7 @@ def ambient_client() -> SyncClient:
 
 def get_client() -> Any:
     """The client of the run in progress (inside a target), else the ambient blocking client."""
-    from evalkit.targets import current_client  # on use: agent code imports this module; the engine is heavy
+    from evalkit._current import current_client  # the target's client: in a run, here or in its worker
 
     current = current_client.get()
     if current is None:

@@ -130,6 +130,7 @@ def schema(output: str | None) -> None:
 def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
     """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
     JSON or one self-contained HTML page."""
+    from evalkit.atomic import write_atomic
     from evalkit.compare import load_results  # imported per command: --help and light commands stay fast
     from evalkit.render.junit import render_junit
     from evalkit.render.markdown import render_markdown
@@ -143,9 +144,8 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
         text = _html(data, base, results)
     else:
         text = data.model_dump_json(indent=2) + "\n"
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-        click.echo(f"wrote {output}", err=True)
+    if output:  # written whole or not at all; a full disk is one line, exit 2
+        click.echo(f"wrote {write_atomic(output, text)}", err=True)
     else:
         click.echo(text, nl=False)
 
@@ -297,14 +297,15 @@ def _note(message: str) -> None:
 def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
             html_path: str | None = None) -> int:
     """Run and save through the engine, then print the summary. Returns the exit code."""
-    from evalkit.engine import run_and_save  # imported per command: --help and light commands stay fast
+    from evalkit import engine, exit_guard  # imported per command: --help and light commands stay fast
 
+    before = exit_guard.file_state(out)
     try:
-        result = run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
+        result = engine.run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
         from evalkit.resume import report_stopped
         return report_stopped(exc, options.jsonl_path, click.echo)
-    return summarise(result, out)
+    return exit_guard.checked(summarise(result, out), out, before, options.jsonl_path, click.echo)
 
 
 @main.command()

@@ -6,4 +6,7 @@ from evalkit.cli import main
 
 
 def entry() -> None:
+    from evalkit import exit_guard
+
+    exit_guard.arm()  # os._exit from user code imported here ends evalkit with 2, never with a silent 0
     main()

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from evalkit import collector, merging
 from evalkit.cache import ResponseCache, default_cache_dir
 from evalkit.client import ModelClient, RetryPolicy
-from evalkit.errors import MissingKeyError, SuiteError, UsageError
+from evalkit.atomic import probe_writable, write_atomic
+from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
 from evalkit.lifecycle import LifecycleTable
 from evalkit.preflight import preflight
 from evalkit.providers.base import Provider
@@ -201,22 +202,33 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
         options = replace(options, jsonl_path=out.with_suffix(out.suffix + "l"))
     writable([out, options.jsonl_path, markdown_path, html_path])
     summary = run_stoppable(_run_summary(suites, client, options))
-    if finish is None and not markdown_path and not html_path:
-        return write_report(options.jsonl_path, out, summary)  # type: ignore[arg-type]
-    report = load_report(options.jsonl_path)  # type: ignore[arg-type]
-    if finish is not None:
-        report = finish(report)
-    report.save(out)
-    if markdown_path:
-        Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")
-    if html_path:
-        write_html(report, html_path)
+    jsonl = options.jsonl_path
+    assert jsonl is not None
+    try:
+        if finish is None and not markdown_path and not html_path:
+            return write_report(jsonl, out, summary)
+        report = load_report(jsonl)
+        if finish is not None:
+            report = finish(report)
+        report.save(out)
+    except OutputError as exc:  # every case is in the JSONL: say so, and how to have the rest
+        raise OutputError(f"{exc}; every case of the run is in {jsonl} (`evalkit report {jsonl} --format json "
+                          f"-o {out}` writes the results again)") from None
+    try:
+        if markdown_path:
+            write_atomic(markdown_path, render_markdown(report))
+        if html_path:
+            write_html(report, html_path)
+    except OutputError as exc:
+        raise OutputError(f"{exc}; the results are in {out} (`evalkit report {out}` renders them again)") from None
     return report
 
 
 def writable(paths: list[str | Path | None]) -> None:
-    """Create the folders the outputs go in, or raise UsageError (exit 2) before any model call:
-    an output under a path that is a file, or an output that is a folder."""
+    """Create the folders the outputs go in and make sure a file can be written there, or raise
+    UsageError (exit 2) before any model call: an output under a path that is a file, an output
+    that is a folder, a read-only file system, no permission, no space at all."""
+    probed: set[Path] = set()
     for path in [Path(p) for p in paths if p]:
         blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
         if blocker is not None:
@@ -227,6 +239,12 @@ def writable(paths: list[str | Path | None]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        problem = probe_writable(path.parent) if path.parent not in probed else None
+        probed.add(path.parent)
+        if problem is None and path.exists() and not os.access(path, os.W_OK):  # the JSONL is written in place
+            problem = "Permission denied"
+        if problem:
+            raise UsageError(f"cannot write {path}: {problem} (nothing was run)")
 
 
 def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: str | Path | None = None,
@@ -251,5 +269,5 @@ def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | P
     out.parent.mkdir(parents=True, exist_ok=True)
     report.save(out)
     if markdown_path:
-        Path(markdown_path).write_text(render_markdown(report), encoding="utf-8")
+        write_atomic(markdown_path, render_markdown(report))
     return report

@@ -92,6 +92,11 @@ class MissingKeyError(UsageError):
     """No API key for a provider that needs one."""
 
 
+class OutputError(EvalkitError):
+    """Results could not be written: a full disk, a read-only folder, no permission (exit 2). Its
+    message says which file and what was kept."""
+
+
 class ProviderError(EvalkitError):
     """A model call failed. `retryable` and `retry_after` drive the one retry layer (the client)."""
 

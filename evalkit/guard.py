@@ -1,18 +1,18 @@
 """Calling code we do not control (targets, checks) so that it cannot hang or end the run:
 daemon worker threads that can be abandoned on a timeout, and tracebacks trimmed to the
-user's own frames."""
+user's own frames. Light to import: the process user code runs in (evalkit/user_worker.py)
+uses it, and must start quickly."""
 
 from __future__ import annotations
 
-import asyncio
+import inspect
 import queue
+import sys
 import threading
 import traceback
 from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any, Callable
-
-from pydantic import BaseModel
 
 from evalkit.errors import safe_str
 
@@ -20,8 +20,8 @@ from evalkit.errors import safe_str
 # reaches a run as the cancellation of its task (asyncio.run's own SIGINT handler), never as these.
 USER_EXITS = (SystemExit, KeyboardInterrupt, GeneratorExit)
 _OURS = str(Path(__file__).resolve().parent)
-_STDLIB = (str(Path(asyncio.__file__).resolve().parent), str(Path(threading.__file__).resolve().parent / "concurrent"),
-           str(Path(threading.__file__).resolve()))
+_LIB = Path(threading.__file__).resolve().parent
+_STDLIB = (str(_LIB / "asyncio"), str(_LIB / "concurrent"), str(Path(threading.__file__).resolve()))
 
 
 Job = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
@@ -99,9 +99,25 @@ def user_traceback(exc: BaseException, limit: int = 12) -> str:
     return "".join(lines).rstrip()
 
 
+def call_shape(fn: Callable[..., Any]) -> tuple[bool, bool]:
+    """(is it a coroutine function, does it take the client as well as the input)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_client = len(positional) >= 2 or any(p.name in ("llm", "client") for p in params)
+    return inspect.iscoroutinefunction(fn), takes_client
+
+
+def _is_model(output: Any) -> bool:
+    pydantic = sys.modules.get("pydantic")  # not imported: the output cannot be a pydantic model
+    return pydantic is not None and isinstance(output, pydantic.BaseModel)
+
+
 def output_problem(output: Any) -> str | None:
     """Why a target's return value is not an output (None, a number, an object), or None if it is."""
-    if isinstance(output, (str, dict, list, tuple, BaseModel)):
+    if isinstance(output, (str, dict, list, tuple)) or _is_model(output):
         return None
     kind = "None" if output is None else type(output).__name__
     return (f"target returned {kind}; expected text (str), structured output (a dict, a list or a "

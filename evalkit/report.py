@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evalkit.atomic import write_atomic
+from evalkit.storable import storable
 from evalkit.suite._spec import Thresholds
 from evalkit.usage import Usage
 from evalkit.consistency import FieldAgreement
@@ -162,7 +164,13 @@ class Report(BaseModel):
                                                      "(`evalkit run --resume RESULTS.jsonl` completes it).")
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2), encoding="utf-8")
+        """Write the report as JSON, whole or not at all (OutputError when it cannot be); text UTF-8
+        cannot hold (a lone surrogate) is written as U+FFFD."""
+        try:
+            text = self.model_dump_json(indent=2)
+        except ValueError:  # pydantic's serialisation error: a lone surrogate in some text
+            text = type(self).model_validate(storable(self.model_dump())).model_dump_json(indent=2)
+        write_atomic(path, text)
 
     @classmethod
     def load(cls, path: str | Path) -> "Report":

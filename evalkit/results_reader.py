@@ -12,11 +12,12 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import IO, Any, BinaryIO
 
+from evalkit.atomic import write_atomic
 from evalkit.gates import suite_verdict, worst
 from evalkit.report import CaseResult, Report, SuiteResult
-from evalkit.results_stream import CASE_KEY, SessionTotals, SuiteTally
+from evalkit.results_stream import CASE_KEY, SessionTotals, SuiteTally, model_json
 from evalkit.usage import Usage
 
 
@@ -205,12 +206,14 @@ def load_report(path: str | Path) -> Report:
 
 def write_report(jsonl: Path, out: Path, summary: Report | None = None) -> Report:
     """Write the results JSON of the run in `jsonl` to `out`, copying each case's bytes from the
-    JSONL (memory stays flat however many cases); returns the summary (the Report without cases)."""
+    JSONL (memory stays flat however many cases); returns the summary (the Report without cases).
+    Written whole or not at all (evalkit/atomic.py): OutputError when it cannot be."""
     scan = scan_results(jsonl)
     summary = summary or summary_of(scan)
-    top = json.loads(summary.model_dump_json())
+    top = json.loads(model_json(summary))
     suites = top.pop("suites")
-    with jsonl.open("rb") as source, out.open("w", encoding="utf-8") as sink:
+
+    def write(sink: IO[str]) -> None:
         sink.write(json.dumps(top, indent=2)[:-2] + ',\n  "suites": [')
         for i, suite in enumerate(suites):
             suite.pop("cases", None)
@@ -218,10 +221,13 @@ def write_report(jsonl: Path, out: Path, summary: Report | None = None) -> Repor
             _copy_cases(source, sink, scan.spans(suite["path"]))
             sink.write("]}")
         sink.write("\n  ]\n}\n")
+
+    with jsonl.open("rb") as source:
+        write_atomic(out, write)
     return summary
 
 
-def _copy_cases(source: BinaryIO, sink: TextIO, spans: list[CaseSpan]) -> None:
+def _copy_cases(source: BinaryIO, sink: IO[str], spans: list[CaseSpan]) -> None:
     for j, span in enumerate(spans):
         sink.write(("," if j else "") + "\n      ")
         sink.write(read_case(source, span).decode("utf-8"))

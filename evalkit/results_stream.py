@@ -13,20 +13,30 @@ Every line carries the run's id. In file order:
 A case line ends with its CaseResult, so the results JSON is assembled by copying those bytes
 (evalkit/results_reader.py, the one reader). While running, the runner keeps only a `SuiteTally`
 per suite: counts and usage, plus the whole result of the few cases a check across cases reads.
+
+Every text is stored as it came where JSON can hold it; a lone surrogate, which UTF-8 cannot
+encode, becomes U+FFFD (see evalkit/storable.py). A case whose result still cannot be written becomes an
+error row that keeps its usage, never a lost run. Lines are written whole: a write that fails (a
+full disk) is cut back to the last whole line, and raises an OutputError saying what was kept.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from evalkit._soon import before_next_wait
+from evalkit.errors import OutputError, one_line
+from evalkit.storable import storable, storable_text
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
 from evalkit.suite.model import Suite
 from evalkit.usage import Usage
@@ -53,6 +63,40 @@ def _head_start(run_id: str, suite: str, path: str) -> str:
 
 
 _CASE_KEY = CASE_KEY.decode()
+M = TypeVar("M", bound=BaseModel)
+
+
+def storable_model(model: M) -> M:
+    """The model with every text made storable (a copy, validated again), for a model whose JSON
+    could not be written as it was."""
+    return type(model).model_validate(storable(model.model_dump()))
+
+
+def model_json(model: BaseModel) -> str:
+    """`model.model_dump_json()`, with lone surrogates replaced where there are some."""
+    try:
+        return model.model_dump_json()
+    except ValueError:  # pydantic's serialisation error: UTF-8 cannot encode a lone surrogate
+        return storable_model(model).model_dump_json()
+
+
+def dumps(data: Any) -> str:
+    """json.dumps for a line: text stored as itself (not \\u escapes), lone surrogates replaced."""
+    try:
+        text = json.dumps(data, ensure_ascii=False)
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return json.dumps(storable(data), ensure_ascii=False)
+
+
+def unstorable_row(case: CaseResult, exc: BaseException) -> CaseResult:
+    """What is kept of a case whose result cannot be written: its id, place, usage and an error."""
+    return CaseResult(id=case.id, line=case.line, file=case.file, description=storable_text(case.description),
+                      usage=case.usage, verdict="error", queue_seconds=case.queue_seconds,
+                      wall_seconds=case.wall_seconds,
+                      reasons=[f"the case's result could not be stored: {type(exc).__name__}: "
+                               f"{storable_text(one_line(exc))}"])
 
 
 @dataclass
@@ -128,53 +172,118 @@ def tally_for(suite: Suite) -> SuiteTally:
 
 class ResultsWriter:
     """Appends the lines of one run's JSONL. A case line is on disk before the event loop next
-    waits for anything (see `case`); every other line is flushed at once."""
+    waits for anything (see `case`); every other line is written at once. Lines go out whole."""
 
     def __init__(self, path: Path, run_id: str, *, keep_bytes: int | None = None):
         """A fresh file (truncating an old one), or with `keep_bytes` the first bytes of an
         interrupted run's file (a line torn by a crash is cut off) to append to."""
         self.path, self.run_id = path, run_id
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if keep_bytes is not None:
-            with path.open("r+b") as f:
-                f.truncate(keep_bytes)
-        self._file: TextIO | None = path.open("a" if keep_bytes is not None else "w", encoding="utf-8")
+        self.cases = 0  # case lines on disk, written by this writer
+        self._pending: list[bytes] = []
+        self._pending_cases = 0
         self._flush_due = False
+        self._fd: int | None = None
+        self._error: OutputError | None = None  # a write failed: every later one raises it
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if keep_bytes is not None else os.O_TRUNC),
+                         0o666)
+            if keep_bytes is not None:
+                os.ftruncate(fd, keep_bytes)
+            self._size = os.fstat(fd).st_size
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        self._fd = fd
 
     def _write(self, text: str, *, soon: bool = False) -> None:
-        """Append `text`, flushed at once, or `soon`: before the event loop next waits for anything
-        (see `case`; outside a running loop, at once)."""
-        if self._file is None:
+        """Append `text` (whole lines), written at once, or `soon`: before the event loop next
+        waits for anything (see `case`; outside a running loop, at once)."""
+        if self._error is not None:
+            raise self._error
+        if self._fd is None:
             return
-        self._file.write(text)
-        if soon and (self._flush_due or before_next_wait(self._flush)):
+        self._pending.append(text.encode("utf-8"))
+        if soon and (self._flush_due or before_next_wait(self._flush_soon)):
             self._flush_due = True
             return
-        self._file.flush()
+        self._flush()
+
+    def _flush_soon(self) -> None:
+        """The end-of-turn write: a failure is raised by the next call that writes (or by `close`)."""
+        try:
+            self._flush()
+        except OutputError:
+            pass
 
     def _flush(self) -> None:
         self._flush_due = False
-        if self._file is not None:
-            self._file.flush()
+        if self._error is not None:
+            raise self._error
+        if self._fd is None or not self._pending:
+            return
+        data = b"".join(self._pending)
+        self._pending.clear()
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            self._failed(exc)
+        self._size += len(data)
+        self.cases += self._pending_cases
+        self._pending_cases = 0
+
+    def _failed(self, exc: OSError) -> None:
+        """A write failed (a full disk, say): cut the file back to its last whole line, write no
+        more, and say what is kept."""
+        fd, self._fd = self._fd, None
+        assert fd is not None
+        try:
+            os.ftruncate(fd, self._size)
+        except OSError:
+            pass
+        os.close(fd)
+        self._error = OutputError(
+            f"could not write {self.path}: {exc.strerror or exc}; it keeps, whole, every line written before "
+            f"({self.cases} finished case{'s' if self.cases != 1 else ''} of this session); make room, then "
+            f"`evalkit run --resume {self.path}` runs the rest")
+        raise self._error
 
     def event(self, **data: Any) -> None:
-        self._write(json.dumps({"run_id": self.run_id, **data}) + "\n")
+        self._write(dumps({"run_id": self.run_id, **data}) + "\n")
 
     def header(self, started_at: str, suites: list[str], options: dict[str, Any], provenance: dict[str, Any]) -> None:
-        self._write(json.dumps({"evalkit_results": FORMAT, "run_id": self.run_id, "started_at": started_at,
-                                "suites": suites, "options": options, "provenance": provenance}) + "\n")
+        self._write(dumps({"evalkit_results": FORMAT, "run_id": self.run_id, "started_at": started_at,
+                           "suites": suites, "options": options, "provenance": provenance}) + "\n")
 
-    def case(self, suite: SuiteResult, index: int, case: CaseResult) -> None:
-        """The line is flushed with the others of this turn of the event loop, before the loop
+    def case(self, suite: SuiteResult, index: int, case: CaseResult) -> CaseResult:
+        """Write the case's line; returns the result as written (text made storable, or an error
+        row for a result that cannot be stored at all).
+
+        The line is written with the others of this turn of the event loop, before the loop
         waits for anything again: at 32 calls in flight about six cases finish in one turn, and
-        they take one write to the file, not six. A kill loses no more than a flush per line
+        they take one write to the file, not six. A kill loses no more than a write per line
         would: the cases of the turn it interrupts, which `run --resume` runs again."""
-        self._write(case_line(self.run_id, suite, index, case), soon=True)
+        try:
+            line = case_line(self.run_id, suite, index, case)
+        except (ValueError, RecursionError):  # a lone surrogate in a reply, or worse
+            try:
+                case = storable_model(case)
+                line = case_line(self.run_id, suite, index, case)
+            except Exception as exc:
+                case = unstorable_row(case, exc)
+                line = case_line(self.run_id, suite, index, case)
+        self._pending_cases += 1
+        self._write(line, soon=True)
+        return case
 
     def end(self, summary: Report) -> None:
-        self._write(json.dumps({"run_id": self.run_id, "end": json.loads(summary.model_dump_json())}) + "\n")
+        self._write(dumps({"run_id": self.run_id, "end": json.loads(model_json(summary))}) + "\n")
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        try:
+            self._flush()
+        finally:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None

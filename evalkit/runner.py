@@ -18,11 +18,10 @@ from evalkit.client import ModelClient
 from evalkit.consistency import agreement
 from evalkit.errors import EvalkitError, one_line
 from evalkit.extract import extract_fields
-from evalkit.guard import DaemonPool
 from evalkit.gates import case_scores, case_verdict, suite_verdict, worst
 from evalkit import collector, lifecycle, provenance, waits
 from evalkit.judge import judge_repeated
-from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
+from evalkit.report import CaseResult, ItemResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
 from evalkit.results_reader import Scan, carry_over, load_report, prior_totals, scan_results
 from evalkit.results_stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
 from evalkit.scoring import applicable_items, compare_cases, decide_items, truncated_item
@@ -30,7 +29,8 @@ from evalkit.sharding import Shard, shard_members
 from evalkit.suite._spec import Thresholds
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target
-from evalkit.targets import TargetFn, call_target, resolve_target, target_executor
+from evalkit.targets import TargetFn, call_target, resolve_target
+from evalkit.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.usage import Usage
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
@@ -71,6 +71,7 @@ class Runner:
         self._tallies: dict[int, SuiteTally] = {}
         self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
         self._shard_members: set[tuple[str, str]] | None = None
+        self._user: UserCode = UserCode(threads=1)  # replaced by each run's (see _stream)
 
     async def run(self, suites: list[Suite]) -> Report:
         """The whole Report, every case read back from the JSONL (a spool file when none is asked for)."""
@@ -100,9 +101,10 @@ class Runner:
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
         if self.options.shard:
             self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
-        # Synchronous targets run in threads of their own pool, as many as model calls in flight.
-        pool = DaemonPool(self.client.concurrency + 4, "evalkit-target")  # daemons: a hung target is left behind
-        pool_token = target_executor.set(pool)
+        # Callable targets and plugins' checks run in worker processes (evalkit/user_code.py): what
+        # they do to their process cannot end this one. Synchronous targets get as many threads
+        # there as model calls in flight.
+        self._user = UserCode(threads=self.client.concurrency + 4, warn=self.client.warn)
         self._open_stream(suites, started)
         summary = None
         try:
@@ -110,8 +112,7 @@ class Runner:
             summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
             self._out.end(summary)  # type: ignore[union-attr]
         finally:
-            target_executor.reset(pool_token)
-            pool.shutdown(wait=False, cancel_futures=True)
+            await self._user.close()
             if summary is None:  # stopped (Ctrl-C, SIGTERM, an error): what this session spent
                 self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]
                                                                    suites)).to_json())
@@ -182,11 +183,13 @@ class Runner:
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:
             if opts.target:
-                fn = resolve_target(Target(function=opts.target), suite.dir)
+                fn: TargetFn | WorkerTarget = resolve_target(Target(function=opts.target), suite.dir)
             elif suite.target is None:
                 raise EvalkitError("this suite names no target; pass --target module:function")
             else:
                 fn = resolve_target(suite.target, suite.dir)
+            if target_name:  # user code: called in a worker process (resolved here too, for a clear error)
+                fn = WorkerTarget(target_name, suite.dir)
             result.target = target_name or suite.target.describe()  # type: ignore[union-attr]
         except EvalkitError as exc:
             result.error = str(exc)
@@ -210,7 +213,7 @@ class Runner:
         result.wall_seconds = round(time.perf_counter() - t0, 3)
         return result
 
-    async def _run_case(self, suite: Suite, case: Case, fn: TargetFn, model: str, judge_model: str,
+    async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
         clock = waits.CaseClock()
@@ -245,17 +248,20 @@ class Runner:
 
     def _emit(self, suite_result: SuiteResult, case: CaseResult) -> None:
         tally = self._tallies[id(suite_result)]
-        self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]
+        case = self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]  # as stored
         tally.add(case)
         if self.options.on_case:
             self.options.on_case(suite_result, case)
 
-    async def _run_once(self, suite: Suite, case: Case, fn: TargetFn, repeat: int, model: str,
+    async def _run_once(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int, model: str,
                         judge_model: str, tiers: dict[str, str], case_usage: Usage) -> RunResult:
         t0 = time.perf_counter()
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
-        called = await call_target(fn, case.input, client, suite.timeout.target)
+        if isinstance(fn, WorkerTarget):
+            called = await self._user.call_target(fn, case.input, client, suite.timeout.target)
+        else:
+            called = await call_target(fn, case.input, client, suite.timeout.target)
         # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
         run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests}
         if called.error:
@@ -289,10 +295,23 @@ class Runner:
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check)
-        items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error)
+        items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
+                                            await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:
             items.append(truncated_item())
         return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
+
+
+    async def _plugin_checks(self, applicable: list[Any], ctx: CheckContext) -> dict[str, ItemResult] | None:
+        """The items decided by plugins' checks (user code), each decided in a worker process."""
+        items = [it for it in applicable if it.check is not None and is_plugin_check(it.check)
+                 and not (it.check.needs_fields and ctx.fields is None)]
+        if not items:
+            return None
+        if len(items) == 1:
+            return {items[0].id: await self._user.decide_check(items[0], ctx)}
+        return {it.id: r for it, r in zip(items, await asyncio.gather(*(self._user.decide_check(it, ctx)
+                                                                          for it in items)))}
 
 
 _PLAIN = (str, int, float, bool, type(None))

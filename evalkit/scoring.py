@@ -39,13 +39,17 @@ def applicable_items(case: Case, facts: dict[str, Any]) -> tuple[list[Item], lis
 
 
 def decide_items(case: Case, applicable: list[Item], recorded: list[ItemResult], ctx: CheckContext,
-                 verdicts: JudgeOutcome | None, extract_error: str | None) -> list[ItemResult]:
-    """Every item of a run, in the case's order: judged, decided by code, or recorded before."""
+                 verdicts: JudgeOutcome | None, extract_error: str | None,
+                 checked: dict[str, ItemResult] | None = None) -> list[ItemResult]:
+    """Every item of a run, in the case's order: judged, decided by code, or recorded before.
+    `checked`: code items already decided elsewhere (plugins' checks, in a worker process)."""
     decided = {r.id: r for r in recorded}
     for it in applicable:
         code = None
         if it.check is not None and it.check.needs_fields and ctx.fields is None:
             code = item_result(it, "error", extract_error or "no fields were extracted")
+        elif checked is not None and it.id in checked:
+            code = checked[it.id]
         elif it.check is not None:
             code = decide_item(it, ctx)
         judged = judged_item(it, verdicts) if it.judge is not None else None

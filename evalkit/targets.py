@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from evalkit._current import current_client
 from evalkit._imports import import_object
 from evalkit import waits
 from evalkit.batching import batch_eligible
@@ -20,9 +21,6 @@ from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
 
-# The client of the run in progress, for agent code that does not take one as an argument
-# (003's pattern: `CodeGenerateAgent(input=...).run()`). Set around every target call.
-current_client: contextvars.ContextVar[Any] = contextvars.ContextVar("evalkit_client", default=None)
 # Synchronous targets block a thread while they wait for their model calls, so they must not
 # share the event loop's default executor: the HTTP client resolves host names there, and a pool
 # full of waiting targets would deadlock. The runner sets a pool of their own here.

@@ -34,6 +34,11 @@ class CaseClock:
             self._waiting += waiting
             self._serving += serving
 
+    def add(self, seconds: float) -> None:
+        """A wait measured elsewhere (a call's wait to start in a worker process)."""
+        with self._lock:
+            self.queued += seconds
+
     def wait(self) -> "Wait":
         """Start a wait; end it with `.end()` (once, from any thread)."""
         self._change(waiting=1)

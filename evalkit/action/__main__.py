@@ -3,15 +3,18 @@ pick the suites, run them through the engine, and report to GitHub. Orchestratio
 step lives in a module of its own.
 
 Exit codes: 0 gates passed (or nothing to run, or no key where that means skip), 1 a gate
-failed and `fail_on_gate` is true, 2 the evals could not run (a bad input or suite file, a
-missing key where one was expected, a refused fork). Every exit publishes the comment, the
-summary and the outputs (evalkit/action/outcome.py).
+failed and `fail_on_gate` is true, 2 the evals could not run or did not finish (a bad input or
+suite file, a missing key where one was expected, a refused fork, user code that ended the
+worker), 3 an internal error of evalkit, 130/143 stopped by SIGINT/SIGTERM (a cancelled job).
+Every exit publishes the comment, the summary and the outputs (evalkit/action/outcome.py): a run
+that ends without a verdict says "the run did not finish", never leaving a previous verdict.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -24,7 +27,7 @@ from evalkit.action.install import prepare_python
 from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
 from evalkit.action.redact import redact_text, secret_names, secret_values
-from evalkit.action.sandbox import harden_process
+from evalkit.action.sandbox import Unfinished, harden_process
 from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
@@ -42,8 +45,10 @@ from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.report import Report
+from evalkit.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 SUMMARY_CAP = 20_000  # characters of one reason in the job summary (the comment: MAX_QUOTED_CHARS)
 
 
@@ -56,16 +61,44 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     if environ is None:  # the real entrypoint: nothing of this process may keep them in reach
         harden_process(secrets, secret_names(env))
     outcome = Outcome.from_env(env, secrets)
+    if environ is None:
+        _stop_on_sigterm()
     try:
         return _main(env, outcome)
     except SuiteError as exc:
         annotate_suite_error(exc, outcome.workspace)
         outcome.setup_error(exc)
         return EXIT_USAGE
+    except Unfinished as exc:
+        commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
+        outcome.unfinished(str(exc))
+        return EXIT_INTERNAL if exc.internal else EXIT_USAGE
     except EvalkitError as exc:
         commands.annotation("error", f"evalkit: {exc}", title="evalkit")
         outcome.setup_error(exc)
         return EXIT_USAGE
+    except KeyboardInterrupt as exc:  # the job was cancelled (SIGTERM) or interrupted
+        cancelled = isinstance(exc, Terminated)
+        print(f"evalkit: stopped by {'SIGTERM' if cancelled else 'SIGINT'}", flush=True)
+        outcome.unfinished(f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) "
+                           "before the run finished")
+        return EXIT_SIGTERM if cancelled else EXIT_SIGINT
+    except Exception as exc:  # evalkit's own bug: the log has the traceback, the comment the fact
+        traceback.print_exc()
+        reason = f"an internal error of evalkit: {type(exc).__name__}: {redact_text(str(exc), secrets)}"
+        commands.annotation("error", f"evalkit: the run did not finish: {reason}", title="evalkit")
+        outcome.unfinished(reason)
+        return EXIT_INTERNAL
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (a cancelled job) stops the entrypoint as Ctrl-C does, so it can say so."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _main(env: dict[str, str], outcome: Outcome) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 from evalkit.action.discovery import SuiteRef
 from evalkit.action.inputs import Inputs, selectors
 from evalkit.action.redact import redact, redact_file
-from evalkit.action.sandbox import run_worker
+from evalkit.action.sandbox import Unfinished, run_worker
 from evalkit.per_model import model_path
 from evalkit.report import Report
 
@@ -67,6 +67,9 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
     }
     answer = run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python,
                         cwd=repo.root)
+    for path in [results, *(model_path(results, model) for model in answer.get("models") or [])]:
+        if not path.is_file():  # the worker said it finished: this is evalkit's own fault
+            raise Unfinished(f"the run ended without writing its results ({path.name})", internal=True)
     # Belt and braces: a target or model that echoes a secret (which the worker should never
     # have) does not get it into the results, the comment, the summary or the log.
     runs = [(model, _redacted(model_path(results, model), secrets, run_url)) for model in answer.get("models") or []]
@@ -78,6 +81,11 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
 
 
 def _redacted(path: Path, secrets: Sequence[str], run_url: str | None) -> Report:
-    report = redact(Report.load(path), secrets).model_copy(update={"run_url": run_url})
+    try:
+        loaded = Report.load(path)
+    except (OSError, ValueError) as exc:
+        raise Unfinished(f"the run's results ({path.name}) cannot be read: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''}", internal=True) from None
+    report = redact(loaded, secrets).model_copy(update={"run_url": run_url})
     report.save(path)
     return report

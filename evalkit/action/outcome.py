@@ -17,7 +17,7 @@ from evalkit.action.workspace import Outputs, results_dir
 from evalkit.errors import EvalkitError, Problem
 from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event, load_event
-from evalkit.render.comment import marker, setup_error_body
+from evalkit.render.comment import marker, setup_error_body, unfinished_body
 
 OUTPUT_NAMES = ("verdict", "results_path", "comment_path", "selected_suites", "comment_id", "comment_url")
 
@@ -74,6 +74,12 @@ class Outcome:
             comment_url=(posted.url or "") if posted else "",
         )
         self.published = True
+
+    def unfinished(self, reason: str) -> None:
+        """The evals started and did not finish: say so, verdict error (a previous one never stays)."""
+        if self.published:
+            return
+        self.publish(unfinished_body(reason, run_url=self.run_url, mark=self.mark), verdict="error")
 
     def setup_error(self, error: EvalkitError) -> None:
         """The evals could not run: say why (each suite problem at its file:line), verdict error."""

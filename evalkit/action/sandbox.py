@@ -34,6 +34,15 @@ EXIT_USAGE_ERROR = 4  # an entry of the `suites` input that names no suite
 _PR_SET_DUMPABLE = 4
 
 
+class Unfinished(EvalkitError):
+    """The evals started but did not finish: the worker ended without its answer (user code ended
+    it, a signal, an error of evalkit's), or without the results. `internal`: evalkit's own fault."""
+
+    def __init__(self, message: str, *, internal: bool = False):
+        super().__init__(message)
+        self.internal = internal
+
+
 def harden_process(secrets: Sequence[str], secret_names: Sequence[str]) -> None:
     """Remove the secrets from this process's environment, its initial environment block and
     its readable memory (best effort; Linux only)."""
@@ -100,10 +109,30 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
         raise _suite_error(answer)
     if proc.returncode == EXIT_USAGE_ERROR and "usage_error" in answer:
         raise UsageError(answer["usage_error"])
-    if proc.returncode != 0:
-        last = printed.splitlines()[-1] if printed else "no output"
-        raise EvalkitError(f"the evalkit worker failed (exit {proc.returncode}): {last[:500]}")
-    return answer
+    if proc.returncode == 0 and answer.get("done"):
+        return answer
+    # The job did not finish: say why, and whose fault it is.
+    if "internal_error" in answer:
+        raise Unfinished(f"an internal error of evalkit in its worker: {answer['internal_error'][:500]}",
+                         internal=True)
+    if "error" in answer:
+        raise Unfinished(str(answer["error"]))
+    last = printed.splitlines()[-1] if printed else "no output"
+    if proc.returncode == 0:  # exit 0 without an answer: os._exit(0) or the like in user code
+        raise Unfinished(f"the evalkit worker ({job['kind']}) ended with exit status 0 without finishing "
+                         f"(user code that ends its process, such as os._exit(0)?); its last output: {last[:500]}")
+    how = (f"was killed by {_signal_name(-proc.returncode)}" if proc.returncode < 0
+           else f"failed (exit {proc.returncode})")
+    raise Unfinished(f"the evalkit worker ({job['kind']}) {how}: {last[:500]}")
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def model_lifecycle(api_key: str, upstream: str | None, cache_dir: str | None) -> dict[str, str]:

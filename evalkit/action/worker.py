@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,8 @@ from typing import Any
 from evalkit.action.discovery import load_repo_suites, select_named
 from evalkit.batching import batch_run
 from evalkit.engine import anthropic_deprecations, make_client, run_and_save
-from evalkit.errors import SuiteError, UsageError
+from evalkit import exit_guard
+from evalkit.errors import EvalkitError, SuiteError, UsageError
 from evalkit.per_model import model_path, models_to_compare, run_per_model
 from evalkit.runner import RunOptions
 from evalkit.sharding import parse_shard
@@ -34,6 +36,7 @@ from evalkit.suite.model import Suite, Target, describe_selection
 
 EXIT_SUITE_ERROR = 3
 EXIT_USAGE_ERROR = 4
+EXIT_FAILED = 5  # the job did not finish: the answer's `error` or `internal_error` says why
 
 
 def index_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -110,6 +113,9 @@ def _load(entries: list[dict[str, Any]]) -> list[Suite]:
 
 def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    # User code imported here (plugins, targets) that calls os._exit ends this worker with 2 and a
+    # message, never with a silent 0; its calls run in processes of their own (evalkit/user_code.py).
+    exit_guard.arm()
     answer: dict[str, Any] = {}
     code = 0
     try:
@@ -126,7 +132,12 @@ def main(argv: list[str]) -> int:
                   "problems": [{"message": p.message, "file": p.file, "line": p.line, "case_id": p.case_id}
                                for p in exc.problems]}
         code = EXIT_SUITE_ERROR
-    Path(job["answer"]).write_text(json.dumps(answer), encoding="utf-8")
+    except EvalkitError as exc:  # a full disk, an unreadable cache...: the run did not finish
+        answer, code = {"error": str(exc)}, EXIT_FAILED
+    except Exception as exc:  # evalkit's own bug: the traceback goes to the log, the answer says so
+        traceback.print_exc()
+        answer, code = {"internal_error": f"{type(exc).__name__}: {exc}"}, EXIT_FAILED
+    Path(job["answer"]).write_text(json.dumps({**answer, "done": True}), encoding="utf-8")
     return code
 
 

@@ -193,6 +193,15 @@ def setup_error_body(error: EvalkitError, *, where: Any = None, run_url: str | N
     return finish("\n".join(lines) + "\n", mark=mark)
 
 
+def unfinished_body(reason: str, *, run_url: str | None = None, mark: str = MARKER) -> str:
+    """The comment when the evals started but the run did not finish (its worker died, an internal
+    error, a cancel): no verdict, and never a previous one left standing."""
+    lines = ["## ❌ evalkit: the run did not finish", "",
+             "The evaluation of this change started but did not finish, so there is no verdict for it:", "",
+             "> " + clean(" ".join(reason.split())), "", _footer(run_url)]
+    return finish("\n".join(lines) + "\n", mark=mark)
+
+
 def nothing_affected_body(changed: Sequence[str], reason: str, suites: Sequence[str], *,
                           run_url: str | None = None, mark: str = MARKER) -> str:
     """Short comment: which files changed, and that no suite watches them."""

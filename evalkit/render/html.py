@@ -17,6 +17,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from evalkit.atomic import write_atomic
 from evalkit.render import html_view
 from evalkit.report import Report
 
@@ -86,5 +87,4 @@ def render_html(report: Report, *, comparison: Any = None, base: Report | None =
 def write_html(report: Report, path: str | Path, **kwargs: Any) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(report, **kwargs), encoding="utf-8")
-    return path
+    return write_atomic(path, render_html(report, **kwargs))  # whole or not at all
