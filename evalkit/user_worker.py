@@ -29,7 +29,8 @@ from evalkit._imports import import_object
 from evalkit.errors import ProviderError
 from evalkit.guard import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
 from evalkit.worker_client import AsyncClient, SyncClient
-from evalkit.worker_link import PICKLE, Link, safe_one_line, safe_str
+from evalkit.errors import safe_str
+from evalkit.worker_link import PICKLE, Link, safe_one_line
 
 # The call whose user code runs in this thread or task, for `os._exit` to name.
 _call: contextvars.ContextVar[int | None] = contextvars.ContextVar("evalkit_worker_call", default=None)
@@ -265,15 +266,14 @@ def _exit(status: int) -> NoReturn:
 
 def _leave() -> NoReturn:
     """The parent closed the link (the run is over) or is gone: end as a Python program ends for
-    user code, without waiting for its threads: its exit handlers run, the files it left open and
-    what it printed are flushed; the interpreter's teardown is skipped (it could hang on a thread
-    still in a call that timed out)."""
-    try:
-        import atexit
-
-        atexit._run_exitfuncs()
-    except BaseException:
-        pass
+    user code. With no thread of user code still running, that is the interpreter's own exit (its
+    exit handlers run, its files are flushed and closed). Otherwise the teardown could hang on a
+    thread still in a call that timed out: the files it left open and what it printed are flushed,
+    and the process ends without its exit handlers (there is no public way to run them alone)."""
+    me = threading.current_thread()
+    stuck = [t for t in threading.enumerate() if t is not me and t.is_alive() and not t.daemon]
+    if me is threading.main_thread() and not stuck:
+        sys.exit(0)
     import gc
     import io
 

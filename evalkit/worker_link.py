@@ -30,7 +30,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Callable, NoReturn
 
-from evalkit.errors import ProviderError, one_line
+from evalkit.errors import ProviderError, one_line, safe_str
 
 HEADER = struct.Struct("!Q")
 PICKLE = pickle.HIGHEST_PROTOCOL
@@ -115,16 +115,6 @@ def rebuild_error(error: tuple[str, str, int | None]) -> BaseException:
     return RuntimeError(f"{kind}: {message}")
 
 
-def safe_str(exc: BaseException) -> str:
-    """`str(exc)`, even for an exception whose `__str__` raises."""
-    try:
-        return str(exc)
-    except Exception as inner:
-        return f"(its message could not be read: {type(inner).__name__})"
-
-
 def safe_one_line(exc: BaseException) -> str:
-    try:
-        return one_line(exc)
-    except Exception:
-        return safe_str(exc)
+    """`one_line(exc)`, which holds even for an exception whose `__str__` raises."""
+    return one_line(exc)

@@ -343,5 +343,5 @@ def test_an_exception_whose_message_cannot_be_read_is_an_error_row(write, run_sc
           - {id: a, input: {}, checks: [{type: contains, value: hello}]}
         """, target="unprintable"), Script())
     run = report.suites[0].cases[0].runs[0]
-    assert run.error == "target raised Unprintable: (its message could not be read: RuntimeError)"
+    assert run.error == "target raised Unprintable: <Unprintable whose str() raised RuntimeError>"
     assert "Unprintable" in run.traceback
