@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from concurrent.futures import Executor
-import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -16,7 +15,7 @@ from evalkit import waits
 from evalkit.batching import batch_eligible
 from evalkit.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError, one_line
-from evalkit.guard import USER_EXITS, DaemonPool, describe_exit, output_problem, user_traceback
+from evalkit.guard import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
 from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
@@ -55,13 +54,7 @@ def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
 
 
 def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    takes_client = len(positional) >= 2 or any(p.name in ("llm", "client") for p in params)
-    is_async = inspect.iscoroutinefunction(fn)
+    is_async, takes_client = call_shape(fn)  # the same reading a worker process makes of a target
 
     async def call(case_input: Any, client: BoundClient) -> Any:
         if is_async:
