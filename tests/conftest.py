@@ -16,22 +16,37 @@ from evalkit.runner import RunOptions
 from evalkit.testing.script import Script
 
 
-def _closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def refusing_port() -> int:
+    """A loopback port that refuses connections for the whole session.
+
+    The socket is bound and never listens, so a connection gets "refused" at once; it stays open
+    so that no other test's server (another xdist worker's, too) can be given the same port.
+    A port bound and then released may be handed straight to the next server that asks.
+    """
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    _PORT_HOLDERS.append(holder)
+    return holder.getsockname()[1]
+
+
+_PORT_HOLDERS: list[socket.socket] = []
 
 
 # No test may reach a real model by accident: no key, and the SDK's default endpoint is a loopback
 # port that refuses connections. Tests that want a model start a loopback fake and say so.
 os.environ.pop("ANTHROPIC_API_KEY", None)
 os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
-os.environ["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{_closed_port()}"
+os.environ["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{refusing_port()}"
 # Nor may a test read or write the developer's own caches (the response cache, the day's model
 # lifecycle): the default cache folder is a fresh one for the session, unless a test names one.
 os.environ.pop("EVALKIT_CACHE_DIR", None)
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="evalkit-test-cache-")
+
+
+@pytest.fixture
+def refusing_url() -> str:
+    """A loopback URL whose port refuses every connection (nothing is ever served there)."""
+    return f"http://127.0.0.1:{refusing_port()}"
 
 
 @pytest.fixture

@@ -209,9 +209,9 @@ def test_wrong_path_is_a_404_not_retried(fake):
     assert str(info.value).startswith("Anthropic API 404 not_found_error:")
 
 
-def test_unreachable_server_is_retryable():
+def test_unreachable_server_is_retryable(refusing_url):
     async def main():
-        provider = AnthropicProvider(api_key="k", base_url="http://127.0.0.1:9", timeout=2)
+        provider = AnthropicProvider(api_key="k", base_url=refusing_url, timeout=2)
         try:
             await provider.generate(ask("hi"))
         finally:
