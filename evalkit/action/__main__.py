@@ -44,7 +44,7 @@ from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected
                                    render_models_comment)
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
-from evalkit.report import Report
+from evalkit.report import Report, Verdict
 from evalkit.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated
 
 EXIT_USAGE = 2
@@ -198,7 +198,9 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
             print(f"evalkit: model {model}:")
             (out_dir / model_path(Path("junit.xml"), model)).write_text(render_junit(each), encoding="utf-8")
         log_report(each, workspace)
-    outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels)
+    changed = bool(base.comparison and (base.comparison.regressed or base.comparison.fixed))
+    outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels,
+                    changed=changed, counts=case_counts(report))
     outcome.outputs.set(html_path=outcome.outputs.show(html_path), **base.outputs())
     give_to_workspace_owner(out_dir, workspace)
     code = base.exit_code(exit_code(report.verdict))
@@ -207,6 +209,12 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
         print("evalkit: a gate failed, but fail_on_gate is false: the step passes")
         return 0
     return code
+
+
+def case_counts(report: Report) -> dict[str, int]:
+    """The `passed`, `failed` and `errors` outputs: cases by verdict (inconclusive and skipped in none)."""
+    kinds: tuple[tuple[str, Verdict], ...] = (("passed", "pass"), ("failed", "fail"), ("errors", "error"))
+    return {name: sum(suite.count(verdict) for suite in report.suites) for name, verdict in kinds}
 
 
 def _load_suites(workspace: Path, entries: list[str], env: Mapping[str, str], secrets: Sequence[str],

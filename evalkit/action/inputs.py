@@ -39,6 +39,8 @@ class Inputs:
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
     compare_models: tuple[str, ...] = ()  # two or more: a model-against-model run
     tags: tuple[str, ...] = ()  # only cases with one of these tags (`--tag`); empty: every case
+    comment_mode: str = "always"  # always | changes | failures | off (see COMMENT_MODES)
+    summary: bool = True  # write the job summary
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -109,6 +111,8 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
         compare_models=_models(read_input(env, "compare_models"), problems),
         tags=_tags(read_input(env, "tags"), problems),
+        comment_mode=_comment_mode(env, problems),
+        summary=boolean("summary", "true"),
     )
     if inputs.compare_models and inputs.model:
         problems.append("model and compare_models: name the models to compare in compare_models only")
@@ -131,9 +135,42 @@ def comment_key(env: Mapping[str, str]) -> str:
     return _KEY_CHARS.sub("-", raw).strip("-.")[:100] or "default"
 
 
+# When the sticky comment is created. Whatever the mode, a comment that exists is always brought up
+# to date (a red verdict never stays once the PR is fixed); "off" writes none.
+COMMENT_MODES = {
+    "always": "every run",
+    "changes": "when a case got worse or better than on the base, or the verdict is not a pass",
+    "failures": "when the verdict is fail or error",
+    "off": "never (the job summary and the outputs still have the results)",
+}
+
+
+def comment_mode(env: Mapping[str, str]) -> str:
+    """The `comment_mode` input read leniently (unknown: always), with `comment: false` as "off";
+    for reporting before the inputs are checked."""
+    mode = read_input(env, "comment_mode").lower()
+    if not wants_comment(env):
+        return "off"
+    return mode if mode in COMMENT_MODES else "always"
+
+
+def _comment_mode(env: Mapping[str, str], problems: list[str]) -> str:
+    mode = read_input(env, "comment_mode").lower()
+    if mode and mode not in COMMENT_MODES:
+        problems.append(f"comment_mode: {mode!r} is not one of {', '.join(COMMENT_MODES)}")
+    elif mode and mode != "off" and not wants_comment(env):
+        problems.append(f"comment: false with comment_mode: {mode}: set one of them (comment_mode: off)")
+    return comment_mode(env)
+
+
 def wants_comment(env: Mapping[str, str]) -> bool:
     """The `comment` input read leniently, for reporting a setup error before inputs are checked."""
     return read_input(env, "comment", "true").lower() not in ("false", "no", "0", "off")
+
+
+def wants_summary(env: Mapping[str, str]) -> bool:
+    """The `summary` input read leniently (anything but a clear "false": write it)."""
+    return read_input(env, "summary", "true").lower() not in ("false", "no", "0", "off")
 
 
 def _models(raw: str, problems: list[str]) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.action.discovery import relative
-from evalkit.action.inputs import comment_key, read_input, wants_comment
+from evalkit.action.inputs import comment_key, comment_mode, read_input, wants_summary
 from evalkit.action.publish import post_comment
 from evalkit.action.redact import redact_text
 from evalkit.action.workspace import Outputs, results_dir
@@ -19,7 +19,8 @@ from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event, load_event
 from evalkit.render.comment import marker, setup_error_body, unfinished_body
 
-OUTPUT_NAMES = ("verdict", "results_path", "comment_path", "selected_suites", "comment_id", "comment_url")
+OUTPUT_NAMES = ("verdict", "results_path", "comment_path", "selected_suites", "comment_id", "comment_url",
+                "passed", "failed", "errors")
 
 
 @dataclass
@@ -35,6 +36,8 @@ class Outcome:
     api: GitHubAPI | None = None
     comment: bool = True
     mark: str = field(default_factory=marker)
+    comment_mode: str = "always"  # see inputs.COMMENT_MODES: when a comment is created
+    summary: bool = True
     published: bool = False
 
     @classmethod
@@ -47,23 +50,29 @@ class Outcome:
             event = None  # the run reports this error itself; the summary and outputs still work
         token = read_input(env, "github_token")
         api = GitHubAPI(token, env.get("GITHUB_API_URL") or None) if token else None
-        return cls(env, workspace, out_dir, Outputs(env, workspace), secrets, event, api, wants_comment(env),
-                   marker(comment_key(env)))
+        mode = comment_mode(env)
+        return cls(env, workspace, out_dir, Outputs(env, workspace), secrets, event, api, mode != "off",
+                   marker(comment_key(env)), mode, wants_summary(env))
 
     @property
     def run_url(self) -> str | None:
         return self.event.run_url if self.event else None
 
     def publish(self, body: str, *, verdict: str, summary: str | None = None, results_path: Path | None = None,
-                selected: Sequence[str] = (), create: bool = True) -> None:
+                selected: Sequence[str] = (), create: bool = True, changed: bool = False,
+                counts: Mapping[str, int] | None = None) -> None:
         """Write comment.md, the job summary (`summary`, else `body`), the sticky comment (created
-        only if `create`; otherwise an existing one is brought up to date) and every output."""
+        only if `create` and the comment mode wants one for this `verdict` — `changed`: cases got
+        worse or better than on the base; otherwise an existing one is brought up to date) and
+        every output (`counts`: cases passed, failed and errors; empty when no run finished)."""
         body = redact_text(body, self.secrets)
         comment_path = self.out_dir / "comment.md"
         comment_path.write_text(body, encoding="utf-8")
-        self.outputs.summary(redact_text(summary, self.secrets) if summary is not None else body)
+        if self.summary:
+            self.outputs.summary(redact_text(summary, self.secrets) if summary is not None else body)
         posted = None
         if self.comment and self.event is not None and self.event.is_pull_request:
+            create = create and creates_comment(self.comment_mode, verdict, changed)
             posted = post_comment(self.api, self.event, body, mark=self.mark, create=create)
         self.outputs.set(
             verdict=verdict,
@@ -72,6 +81,7 @@ class Outcome:
             selected_suites="\n".join(selected),
             comment_id=str(posted.id) if posted and posted.id else "",
             comment_url=(posted.url or "") if posted else "",
+            **{name: str(counts[name]) if counts is not None else "" for name in ("passed", "failed", "errors")},
         )
         self.published = True
 
@@ -90,3 +100,12 @@ class Outcome:
             return relative(Path(problem.file), self.workspace) if problem.file else ""
 
         self.publish(setup_error_body(error, where=where, run_url=self.run_url, mark=self.mark), verdict="error")
+
+
+def creates_comment(mode: str, verdict: str, changed: bool) -> bool:
+    """Whether this run may create the sticky comment (an existing one is updated in every mode but off)."""
+    if mode == "failures":
+        return verdict in ("fail", "error")
+    if mode == "changes":
+        return changed or verdict in ("fail", "error")
+    return mode == "always"

@@ -28,7 +28,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "fail_on_gate", "template", "cache_dir",
         "on_missing_key", "comment_key", "allow_pull_request_target_fork", "shard", "merge",
         "gate", "baseline", "install",
-        "inconclusive", "compare_models", "batch", "tags",
+        "inconclusive", "compare_models", "batch", "tags", "comment_mode", "summary",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
@@ -43,7 +43,36 @@ def test_inputs_are_snake_case_with_string_defaults():
 
 def test_outputs():
     assert set(_action()["outputs"]) == {"verdict", "results_path", "html_path", "comment_path", "selected_suites",
-                                         "comment_id", "comment_url", "regressed", "fixed"}
+                                         "comment_id", "comment_url", "regressed", "fixed", "passed", "failed",
+                                         "errors"}
+
+
+def _documented(header: str) -> dict[str, str]:
+    """Names in the first column of every Markdown table whose header row starts with `header`,
+    in README.md and docs/, with the row's second column (an input's default)."""
+    rows: dict[str, str] = {}
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        inside = False
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.startswith(f"| {header} |"):
+                inside = True
+                continue
+            if not line.startswith("|"):
+                inside = False
+            elif inside and not line.startswith("|---"):
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                for name in re.findall(r"`([a-z_]+)`", cells[0]):
+                    rows[name] = cells[1] if len(cells) > 2 else ""
+    return rows
+
+
+def test_the_documented_inputs_and_outputs_are_action_ymls():
+    action = _action()
+    inputs, outputs = _documented("input"), _documented("output")
+    assert set(inputs) == set(action["inputs"])
+    assert set(outputs) == set(action["outputs"])
+    for name, spec in action["inputs"].items():  # the default column says the default
+        assert inputs[name].strip("`") == (spec["default"] or '""'), name
 
 
 def test_dockerfile_checklist():
