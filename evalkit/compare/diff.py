@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from evalkit.compare.model import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
@@ -198,8 +199,14 @@ def side_stats(suites: list[SuiteResult], report: Report | None = None) -> SideS
         stats.output_tokens += u.output_tokens
         stats.cost_usd += u.cost_usd
     stats.wall_seconds = report.wall_seconds if report else max((s.wall_seconds for s in suites), default=0.0)
-    stats.latency_median, stats.latency_p95 = latency([r.wall_seconds for c in cases for r in c.runs])
+    stats.latency_median, stats.latency_p95 = latency(live_run_seconds(cases))
     return stats
+
+
+def live_run_seconds(cases: Iterable[CaseResult]) -> list[float]:
+    """Wall times of the runs of cases that made every model call live: a reply from the response
+    cache takes no time, and would pull a latency figure toward zero."""
+    return [r.wall_seconds for c in cases if not c.usage.cache_hits for r in c.runs]
 
 
 def latency(seconds: list[float]) -> tuple[float | None, float | None]:

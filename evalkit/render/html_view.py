@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.compare.diff import live_run_seconds
 from evalkit.report import CaseResult, Report, SuiteResult
 
 # Changed cases lead a suite's table, in the order a reviewer reads them.
@@ -113,13 +114,17 @@ def latency(seconds: list[float]) -> tuple[float, float] | None:
 
 
 def model_latency(report: Report) -> dict[str, tuple[float, float]]:
-    """Run wall times per target model (the model a suite's target called)."""
+    """Run wall times per target model (the model a suite's target called), live runs only."""
     runs: dict[str, list[float]] = defaultdict(list)
     for suite in report.suites:
         model = suite.models.get("target")
         if model:
-            runs[model] += [r.wall_seconds for c in suite.cases for r in c.runs]
+            runs[model] += live_run_seconds(suite.cases)
     return {m: lat for m, secs in runs.items() if (lat := latency(secs)) is not None}
+
+
+def _cost(dollars: float, cache_hits: int) -> str:
+    return f"${dollars:.4f}" + (f" + {cache_hits} cached" if cache_hits else "")
 
 
 def verdict_counts(views: list[SuiteView]) -> dict[str, int]:
@@ -150,18 +155,20 @@ def _bars(report: Report, views: list[SuiteView], comparison: Any) -> dict[str, 
         rates.append(bar)
     if rates:
         out["pass rate per suite"] = rates
-    costs = [Bar(m.model, [(m.usage.cost_usd, f"${m.usage.cost_usd:.4f}", "head")]) for m in report.models]
-    if any(v for bar in costs for v, _, _ in bar.values):
-        out["cost per model"] = costs
+    costs = [Bar(m.model, [(m.usage.cost_usd, _cost(m.usage.cost_usd, m.usage.cache_hits), "head")])
+             for m in report.models]
+    if any(v for bar in costs for v, _, _ in bar.values) or any(m.usage.cache_hits for m in report.models):
+        out["cost per model (live calls; cached replies are free)"] = costs
     lat = model_latency(report)
     if lat:
-        out["run latency per target model (median, p95)"] = [
+        out["run latency per target model (median, p95; live runs only)"] = [
             Bar(m, [(med, f"{med:.2f} s", "head"), (p95, f"{p95:.2f} s", "p95")]) for m, (med, p95) in lat.items()]
     if comparison is not None:
         sides = [(comparison.base_label, comparison.base, "base"), (comparison.head_label, comparison.head, "head")]
-        out["cost: base vs head"] = [Bar(label, [(s.cost_usd, f"${s.cost_usd:.4f}", cls)]) for label, s, cls in sides]
+        out["cost: base vs head (live calls)"] = [Bar(label, [(s.cost_usd, _cost(s.cost_usd, s.cache_hits), cls)])
+                                                  for label, s, cls in sides]
         if any(s.latency_median is not None for _, s, _ in sides):
-            out["latency: base vs head (median, p95)"] = [
+            out["latency: base vs head (median, p95; live runs only)"] = [
                 Bar(label, [(s.latency_median or 0.0, f"{s.latency_median or 0:.2f} s", cls),
                             (s.latency_p95 or 0.0, f"{s.latency_p95 or 0:.2f} s", "p95")]) for label, s, cls in sides]
     return out

@@ -163,3 +163,48 @@ def test_suites_without_cases_or_models_still_render(n):
     head = html_reports.report(n, "head", suites=n)
     page = render_html(head.model_copy(update={"models": [], "provenance": None}))
     assert page.count('<tr class="case"') == n + 1  # one new case on head
+
+
+def _bar_widths(page: str, chart_title: str) -> list[tuple[str, float]]:
+    """(tooltip, width) of each bar in the chart with this title."""
+    start = page.index(f"<title>{chart_title}</title>")
+    svg = page[start:page.index("</svg>", start)]
+    return [(t, float(w)) for w, t in re.findall(r'<rect class="[^"]*"[^>]*width="([\d.]+)"[^>]*><title>([^<]*)</title>',
+                                                 svg)]
+
+
+def test_a_zero_pass_rate_is_drawn_not_left_blank():
+    _, head, _ = html_reports.pair(12)
+    failing = head.suites[1].model_copy(update={"cases": [c.model_copy(update={"verdict": "fail"})
+                                                          for c in head.suites[1].cases]})
+    page = render_html(head.model_copy(update={"suites": [head.suites[0], failing]}))
+    widths = dict(_bar_widths(page, "pass rate per suite"))
+    zero = widths[f"{failing.name} (head): 0%"]
+    assert 0 < zero < 5 and 'bar-zero' in page
+    assert widths[f"{head.suites[0].name} (head): {html_reports_rate(head.suites[0])}"] > 100
+
+
+def html_reports_rate(suite) -> str:
+    scored = [c for c in suite.cases if c.verdict != "skipped"]
+    return f"{sum(c.verdict == 'pass' for c in scored) / len(scored):.0%}"
+
+
+def test_cached_runs_stay_out_of_latency_and_cost_says_what_was_cached():
+    from evalkit.render.html_view import model_latency
+    from evalkit.usage import Usage
+
+    _, head, _ = html_reports.pair(12)
+    live = model_latency(head)["claude-sonnet-4-6"]
+    cached_cases = [c.model_copy(update={"usage": Usage(cache_hits=3),
+                                         "runs": [r.model_copy(update={"wall_seconds": 0.001}) for r in c.runs]})
+                    for c in head.suites[0].cases]
+    mixed = head.model_copy(update={"suites": [head.suites[0].model_copy(update={"cases": cached_cases}),
+                                               head.suites[1]]})
+    only_live = model_latency(mixed)["claude-sonnet-4-6"]
+    assert only_live[0] >= 0.4  # the near-zero cached runs did not pull the median down
+    assert live[0] >= 0.4
+    with_hits = mixed.model_copy(update={"models": [m.model_copy(update={"usage": m.usage.model_copy(
+        update={"cache_hits": 7})}) for m in mixed.models]})
+    page = render_html(with_hits)
+    assert "cost per model (live calls; cached replies are free)" in page and "+ 7 cached" in page
+    assert "live runs only" in page
