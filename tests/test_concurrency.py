@@ -165,15 +165,17 @@ def test_against_a_token_bucket_the_run_paces_itself_with_few_rejections(write, 
 
 
 def test_a_client_with_a_fixed_window_would_meet_many_more_429s(tmp_path):
-    # The contrast that makes the previous test mean something: the same bucket, no pacing.
-    limit = RateLimit(12_000, burst=20)
+    # The contrast that makes the previous test mean something: a bucket of the same burst, no pacing.
+    # It refills at 10 a second (not 200): on a loaded machine the calls could trickle out slowly
+    # enough for a fast bucket to keep up, and the test would fail for the machine's sake.
+    limit = RateLimit(600, burst=20)
     with FakeAnthropicServer(Script().reply("ok"), latency=0.02, rate_limit=limit) as fake:
         async def burst():
             provider = AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64)
             client = ModelClient(provider, concurrency=64)
             client.limiter._pace = lambda info: None  # headers ignored and the whole ceiling at once, as before
             client.limiter.window, client.limiter._slow_start = 64.0, False
-            reqs = [ModelRequest.from_prompt(f"x{i}", model="claude-haiku-4-5") for i in range(300)]
+            reqs = [ModelRequest.from_prompt(f"x{i}", model="claude-haiku-4-5") for i in range(60)]
             await asyncio.gather(*(client.generate(r) for r in reqs), return_exceptions=True)
             await provider.aclose()
 
