@@ -17,8 +17,12 @@ from evalkit.terminal import planned_cases, progress_printer as _progress_printe
 
 @click.group(cls=ExitCodes, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evalkit")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Tell whether a change to prompts or agents made an LLM product's answers worse."""
+    if ctx.invoked_subcommand != "action":  # the Action masks and redacts with GitHub's `***` itself
+        from evalkit.redaction import labelled, protect  # the key, *_TOKEN, *_KEY...: out of every output
+        protect(labelled(os.environ))  # from the environment evalkit started with, before any user code
 
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path())

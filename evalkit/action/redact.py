@@ -1,16 +1,20 @@
 """Keeping secrets out of target code and out of everything the Action writes: the environment
 allow-list the worker gets (evalkit/action/sandbox.py), the secret-like values to mask, and
-redaction of reports, files and text."""
+redaction of reports and files (the secret-like values and text redaction: evalkit/redaction.py,
+shared with the CLI; the Action replaces with `***`, as GitHub's mask does)."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from evalkit.redaction import MIN_SECRET_CHARS, redact_text, secret_names, secret_values
 from evalkit.report import Report
+
+__all__ = ["MIN_SECRET_CHARS", "allowed_environment", "redact", "redact_file", "redact_text", "scrub_environment",
+           "secret_names", "secret_values"]
 
 # What code under evaluation (in the worker) may see of the runner's environment.
 _KEEP = frozenset({
@@ -24,34 +28,6 @@ _KEEP = frozenset({
 _KEEP_PREFIXES = ("LC_", "PYTHON", "ANTHROPIC_", "SYSTEM_AGENT_MODELS_", "EVALKIT_")
 # Credentials never kept, whatever their prefix: the provider gets the key as an argument.
 _DROP = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
-
-
-# Names whose values are credentials: the inputs, the runner's own tokens and anything named so.
-_SECRET_NAME = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)")
-_NOT_SECRET = frozenset({"ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL", "ACTIONS_RESULTS_URL",
-                         "ACTIONS_CACHE_URL"})
-MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
-
-
-def secret_values(env: Mapping[str, str]) -> list[str]:
-    """Every secret-like value the runner passed (longest first, each once), to mask and redact."""
-    found = {v.strip() for k, v in env.items()
-             if _SECRET_NAME.search(k) and k not in _NOT_SECRET and len(v.strip()) >= MIN_SECRET_CHARS}
-    return sorted(found, key=lambda v: (-len(v), v))
-
-
-def secret_names(env: Mapping[str, str]) -> list[str]:
-    """The names of the variables `secret_values` reads, and any other holding one of them."""
-    values = set(secret_values(env))
-    return [k for k, v in env.items() if v.strip() in values]
-
-
-def redact_text(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret (raw or JSON-escaped) replaced by `***`."""
-    for secret in secrets:
-        if len(secret) >= MIN_SECRET_CHARS:
-            text = text.replace(json.dumps(secret)[1:-1], "***").replace(secret, "***")
-    return text
 
 
 def _kept(name: str) -> bool:
@@ -74,7 +50,7 @@ def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:
 
 def redact(report: Report, secrets: Iterable[str]) -> Report:
     """`report` with every secret replaced by `***`."""
-    secrets = [x for x in secrets if len(x) >= 8]
+    secrets = [x for x in secrets if len(x) >= MIN_SECRET_CHARS]
     text = report.model_dump_json()
     hits = [x for x in secrets if x in text or json.dumps(x)[1:-1] in text]
     if not hits:
