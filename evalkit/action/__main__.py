@@ -26,7 +26,7 @@ from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
 from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
-from evalkit.action.redact import redact_text, secret_names, secret_values
+from evalkit.action.redact import passthrough_note, redact_text, secret_names, secret_values
 from evalkit.action.sandbox import Unfinished, harden_process
 from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
@@ -103,6 +103,8 @@ def _stop_on_sigterm() -> None:
 
 def _main(env: dict[str, str], outcome: Outcome) -> int:
     inputs = parse_inputs(env)
+    if inputs.env:
+        print(passthrough_note(inputs.env, env))
     settings = Settings.from_env(env)
     if inputs.shard:  # one shard's results are partial: the final `merge` job posts the comment
         outcome.comment = False

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from evalkit.action.discovery import parse_list
+from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
 from evalkit.sharding import parse_shard
 from evalkit.suite._spec import plain_tags
@@ -39,6 +40,7 @@ class Inputs:
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
     compare_models: tuple[str, ...] = ()  # two or more: a model-against-model run
     tags: tuple[str, ...] = ()  # only cases with one of these tags (`--tag`); empty: every case
+    env: tuple[str, ...] = ()  # variables (names, or PREFIX* patterns) user code gets beside the allow-list
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -86,6 +88,8 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         concurrency = 0
     if not 1 <= concurrency <= 256:
         problems.append(f"concurrency: {raw_conc!r} is not a whole number from 1 to 256")
+    names, env_problems = passthrough(env)
+    problems += env_problems
     inputs = Inputs(
         anthropic_api_key=read_input(env, "anthropic_api_key"),
         github_token=read_input(env, "github_token"),
@@ -109,6 +113,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
         compare_models=_models(read_input(env, "compare_models"), problems),
         tags=_tags(read_input(env, "tags"), problems),
+        env=tuple(names),
     )
     if inputs.compare_models and inputs.model:
         problems.append("model and compare_models: name the models to compare in compare_models only")

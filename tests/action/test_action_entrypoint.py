@@ -472,6 +472,7 @@ def test_read_only_token_falls_back_to_the_summary(action, repo):
     ({"agreement_threshold": "1.5"}, "agreement_threshold"),
     ({"concurrency": "0"}, "concurrency"),
     ({"fail_on_gate": "maybe"}, "fail_on_gate"),
+    ({"env": "DJANGO_SETTINGS_MODULE, GITHUB_TOKEN"}, "env: GITHUB_TOKEN is never passed to user code"),
 ])
 def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
     github.add_comment(12, MARKER + "\n## ✅ evalkit: All gates passed", login="github-actions[bot]", user_type="Bot")
