@@ -104,3 +104,46 @@ def test_the_env_input_refuses_what_it_cannot_pass():
     assert parse_inputs(env).env == ("APP_*", "GITHUB_*")
     assert worker_environment(env, ["ghs_" + "x" * 20, "t" * 12, TEAM_ENV["APP_SECRET_KEY"]]) == {
         "PATH": "/bin", "APP_MODE": "test"}
+
+
+def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(action, github, tmp_path):
+    from install_workspace import make_install_workspace
+
+    repo = make_install_workspace(tmp_path / "own")
+    suite = repo / "evals" / "own.suite.yml"
+    suite.write_text(suite.read_text() + 'watch: ["evals/**"]\n')
+    inputs = {"install": "requirements-eval.txt"}
+    github.set_pr_files(12, [{"filename": "README.md"}])
+    with FakeAnthropicServer(Script()) as fake:
+        skipped = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake,
+                         inputs=inputs)
+    assert skipped.code == 0, skipped.log[-3000:]
+    assert skipped.outputs["verdict"] == "skipped"
+    assert "`install` skipped" in skipped.log and "evalkit: install" not in skipped.log
+    assert "pip install" not in skipped.log and not (repo / ".evalkit" / "results" / "results.json").exists()
+    body = [c["body"] for c in github.comments(12)][-1]
+    assert "no suite affected" in body and "`evals/own.suite.yml`" in body and "`README.md`" in body
+
+    github.set_pr_files(12, [{"filename": "evals/agent.py"}])
+    with FakeAnthropicServer(Script()) as fake:
+        ran = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake, inputs=inputs)
+    assert ran.code == 0, ran.log[-3000:]
+    assert ran.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in ran.log
+    assert "`install` skipped" not in ran.log
+
+
+def test_the_watch_globs_read_from_yaml_alone_are_those_of_the_loaded_suites(tmp_path):
+    from test_action_entrypoint import make_repo
+
+    from evalkit.action.discovery import load_repo_suites, read_watch_map
+
+    repo = make_repo(tmp_path / "repo")
+    (repo / "evals" / "listed.yml").write_text("- {id: a, input: x}\n")
+    (repo / "evals" / "outer.suite.yml").write_text("target: m:f\nwatch: ['../lib/**']\ncases: listed.yml\n")
+    (repo / "evalkit.yml").write_text((repo / "evalkit.yml").read_text() + "  - evals/outer.suite.yml\n"
+                                      "  - {path: evals/listed.yml, target: 'm:f', watch: ['src/**']}\n")
+    loaded = load_repo_suites(repo).watch_map()
+    assert read_watch_map(repo) == loaded and loaded["evals/outer.suite.yml"] == [
+        "lib/**", "evals/outer.suite.yml", "evals/listed.yml"]
+    (repo / "evals" / "outer.suite.yml").write_text("watch: lib\ncases: listed.yml\n")  # not a list: load it
+    assert read_watch_map(repo) is None
