@@ -1,4 +1,4 @@
-"""Resolve `module:attribute` names relative to a suite's folder."""
+"""Resolve `module:attribute` names relative to a suite's folder and its repository's root."""
 
 from __future__ import annotations
 
@@ -24,16 +24,34 @@ def import_object(spec: str, base_dir: Path | None = None) -> Any:
         raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
 
 
+# What marks a repository's root: where a team's own packages usually sit.
+ROOT_MARKERS = (".git", "evalkit.yml", "evalkit.yaml", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+def repository_root(folder: Path) -> Path | None:
+    """The nearest folder from `folder` up that holds one of ROOT_MARKERS, or None."""
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return None
+
+
 def import_module(name: str, base_dir: Path | None = None) -> Any:
+    """Import `name`, the suite's folder (`base_dir`) searched first; its repository's root last, so
+    that a team's package at the root imports without PYTHONPATH, yet a file there (`statistics.py`)
+    cannot shadow the standard library or an installed package."""
     if base_dir is not None:
-        folder = str(Path(base_dir).resolve())
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+        folder = Path(base_dir).resolve()
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+        root = repository_root(folder)
+        if root is not None and str(root) not in sys.path:
+            sys.path.append(str(root))
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            where = f" (searched {base_dir} and sys.path)" if base_dir else ""
+            where = f" (searched {base_dir}, its repository's root and sys.path)" if base_dir else ""
             raise ValueError(f"cannot import module {name!r}{where}") from None
         raise ValueError(f"importing {name!r} failed: {exc}") from None
     except SyntaxError as exc:

@@ -19,13 +19,53 @@ from evalkit.terminal import planned_cases, progress_printer as _progress_printe
 @click.version_option(package_name="evalkit")
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """Tell whether a change to prompts or agents made an LLM product's answers worse."""
+    """Tell whether a change to prompts or agents made an LLM product's answers worse.
+
+    Suites and option defaults come from evalkit.yml (or [tool.evalkit] in pyproject.toml) when the
+    command line names none.
+    """
     if ctx.invoked_subcommand != "action":  # the Action masks and redacts with GitHub's `***` itself
         from evalkit.redaction import labelled, protect  # the key, *_TOKEN, *_KEY...: out of every output
         protect(labelled(os.environ))  # from the environment evalkit started with, before any user code
+    if ctx.invoked_subcommand not in PROJECT_COMMANDS:
+        return
+    from evalkit.project import load_project
+
+    project = _guard(load_project)()  # a broken evalkit.yml is a one-line usage error, before any command
+    ctx.obj = project
+    if project is not None and ctx.default_map is None:
+        ctx.default_map = project.default_map()
 
 
-paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path())
+# The commands that read suites: evalkit.yml gives them their suites and option defaults.
+PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate", "run"})
+
+
+paths_argument = click.argument("paths", nargs=-1, type=click.Path())
+
+
+def _suite_paths(paths: tuple[str, ...]) -> tuple[list[str | Path], dict[str, str]]:
+    """The paths named, else the project's suites (evalkit.yml), with the targets its entries give."""
+    if paths:
+        return [*paths], {}
+    project = click.get_current_context().find_root().obj
+    if project is None:
+        raise UsageError("Missing argument 'PATHS...': name suite files or folders, or list them under `suites:` "
+                         "in evalkit.yml (`evalkit init` writes one)")
+    return project.suite_paths()
+
+
+def _load(paths: tuple[str, ...]) -> list[Any]:
+    """Load the suites `_suite_paths` names; an evalkit.yml entry's `target` becomes its suite's target."""
+    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import Target
+
+    files, targets = _suite_paths(paths)
+    suites = load_suites(files)
+    for suite in suites:
+        if str(suite.path) in targets:
+            suite.target = Target(function=targets[str(suite.path)])
+    return suites
 tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with this tag (repeatable), e.g. pr.")
 
 
@@ -35,10 +75,10 @@ tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with 
 @_guard
 def validate(paths: tuple[str, ...], target: str | None) -> None:
     """Check suite files; report every problem at once."""
-    from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
+    from evalkit.engine import preflight  # imported per command: --help and light commands stay fast
 
     # Exactly what `run` checks before its first model call, a suite without a target included.
-    for suite in preflight(load_suites(list(paths)), target=target, need_target=True):
+    for suite in preflight(_load(paths), target=target, need_target=True):
         click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
 
 
@@ -48,10 +88,9 @@ def validate(paths: tuple[str, ...], target: str | None) -> None:
 @_guard
 def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
     """List suites, their cases and repeats."""
-    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
-    from evalkit.suite.model import selectors
+    from evalkit.suite.model import selectors  # imported per command: --help and light commands stay fast
 
-    for suite in load_suites(list(paths)):
+    for suite in _load(paths):
         target = suite.target.describe() if suite.target else "(no target: pass --target)"
         click.echo(f"{suite.name}  {suite.path}  target={target}  watch={','.join(suite.watch) or '-'}")
         for case in suite.select(selectors((), tags)):
@@ -80,10 +119,10 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
          cases: tuple[str, ...], tags: tuple[str, ...], results: str | None, cache_dir: str | None,
          no_cache: bool) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
-    from evalkit.engine import load_suites, plan_calls  # imported per command: --help and light commands stay fast
+    from evalkit.engine import plan_calls  # imported per command: --help and light commands stay fast
     from evalkit.suite.model import selectors
 
-    click.echo(plan_calls(load_suites(list(paths)), model=model, judge_model=judge_model, repeat=repeat,
+    click.echo(plan_calls(_load(paths), model=model, judge_model=judge_model, repeat=repeat,
                           cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
                           no_cache=no_cache).render())
 
@@ -93,9 +132,8 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
 @_guard
 def selftest(paths: tuple[str, ...]) -> None:
     """Check the code-decided items on the suites' gold outputs, offline (exit 1 on a disagreement)."""
-    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
-    from evalkit.selftest import selftest_all
-    sys.exit(selftest_all(load_suites(list(paths)), echo=click.echo))
+    from evalkit.selftest import selftest_all  # imported per command: --help and light commands stay fast
+    sys.exit(selftest_all(_load(paths), echo=click.echo))
 
 
 @main.command()
@@ -107,7 +145,7 @@ def selftest(paths: tuple[str, ...]) -> None:
 def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, no_cache: bool) -> None:
     """Measure the judge and extraction on the gold labels, save the figures (exit 1 under the bar)."""
     from evalkit.engine import calibrate_and_save  # imported per command: light commands stay fast
-    sys.exit(calibrate_and_save(list(paths), repeats, judge_model, no_cache, click.echo))
+    sys.exit(calibrate_and_save(_suite_paths(paths)[0], repeats, judge_model, no_cache, click.echo))
 
 
 @main.command()
@@ -235,17 +273,19 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.batching import batch_run
-    from evalkit.engine import anthropic_provider, load_suites, make_client
+    from evalkit.engine import anthropic_provider, make_client
     from evalkit.per_model import models_to_compare
     from evalkit.runner import RunOptions
     from evalkit.sharding import parse_shard
     from evalkit.suite.model import selectors
     from evalkit.versus import against_base, models_side_by_side
 
-    if not paths and not resume:
-        raise UsageError("Missing argument 'PATHS...': the suite files or folders to run (or --resume RESULTS.jsonl)")
     started_env = dict(os.environ)  # before plugins are imported: user code cannot redirect the client
-    suites = load_suites(list(paths)) if paths else []
+    if not resume:
+        suites = _load(paths)  # the paths named, else the project's (evalkit.yml)
+        paths = paths or tuple(str(suite.path) for suite in suites)
+    else:
+        suites = _load(paths) if paths else []
     share = parse_shard(shard) if shard is not None else None
     if target and ":" not in target:
         raise UsageError(f"--target {target!r} is not of the form module:function")
@@ -330,6 +370,26 @@ def models(show_all: bool, cache_dir: str | None) -> None:
     click.echo(models_table(known_models(table, current), include_retired=show_all), nl=False)
     if table.note:
         click.echo(f"note: {table.note}", err=True)
+
+
+@main.command()
+@click.argument("folder", default=".", type=click.Path(file_okay=False))
+@click.option("--target", help="Your own function (module:function) for the suite to run, instead of a stub.")
+@_guard
+def init(folder: str, target: str | None) -> None:
+    """Write a first suite, evalkit.yml and a workflow into FOLDER, then check them as `validate` does."""
+    from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
+    from evalkit.scaffold import init_project
+
+    made = init_project(Path(folder), target)
+    for path in made.written:
+        click.echo(f"wrote {path}")
+    for path in made.kept:
+        click.echo(f"kept  {path} (it exists; evalkit init never overwrites)")
+    for suite in preflight(load_suites([made.suite]), need_target=True):
+        click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+    click.echo("next: `evalkit plan` (cost, no calls), then `evalkit run` with ANTHROPIC_API_KEY set — or offline, "
+               "against `python -m evalkit.testing.fake_anthropic`")
 
 
 @main.command()

@@ -1,5 +1,5 @@
-"""The package layout holds: the import contracts pass, nothing imports in a cycle, and no module
-grows past the size at which it should be split."""
+"""The package layout holds: the import contracts pass, nothing imports in a cycle, and a module
+that grows long says why (one concept a module, not a size to split at)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-MAX_MODULE_LINES = 350
+MAX_MODULE_LINES = 500
+LONG_BECAUSE = "This module is long because"  # what a longer module's docstring must explain
 
 grimp = pytest.importorskip("grimp", reason="import-linter (which brings grimp) is in the test extra")
 
@@ -96,10 +97,31 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles(Graph()) == [["a", "b"]]
 
 
-def test_no_module_is_longer_than_the_limit():
-    long = {str(p.relative_to(REPO)): n for p in (REPO / "evalkit").rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
-    assert long == {}, f"split these by concept: {long}"
+def _unexplained_long_modules(package: Path) -> dict[str, int]:
+    import ast
+
+    out = {}
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        if lines > MAX_MODULE_LINES and LONG_BECAUSE not in (ast.get_docstring(ast.parse(text)) or ""):
+            out[str(path.relative_to(package.parent))] = lines
+    return out
+
+
+def test_a_module_over_the_limit_says_why_in_its_docstring():
+    long = _unexplained_long_modules(REPO / "evalkit")
+    assert long == {}, f"split these by concept, or say in the docstring: '{LONG_BECAUSE} ...': {long}"
+
+
+def test_the_length_rule_finds_a_long_module_without_a_reason(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    body = "x = 1\n" * (MAX_MODULE_LINES + 1)
+    (package / "plain.py").write_text('"""One concept."""\n' + body)
+    (package / "explained.py").write_text(f'"""One concept. {LONG_BECAUSE} its table is one."""\n' + body)
+    (package / "short.py").write_text('"""Short."""\nx = 1\n')
+    assert _unexplained_long_modules(package) == {"pkg/plain.py": MAX_MODULE_LINES + 2}
 
 
 def test_mypy_finds_no_error_in_evalkit():

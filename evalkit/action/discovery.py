@@ -3,7 +3,7 @@
 The rule, in order:
 
 1. `evalkit.yml` (or `evalkit.yaml`) at the repository root lists the suites under `suites:`
-   (or is itself that list). Each entry is a path relative to the root — a suite file, or a
+   (or is itself that list); without it, a `[tool.evalkit]` table in `pyproject.toml` may. Each entry is a path relative to the root — a suite file, or a
    folder holding `suite.yml` or `*.suite.yml` files — or a glob over the repository's files
    (`suites/**/*.suite.yml`), or a mapping `{path, target, watch}` for a fixture list that sits
    beside the pytest code that runs it (the `target` it names is resolved from the fixture
@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from evalkit.errors import SuiteError, UsageError
 from evalkit.github.globs import glob_match
 from evalkit.suite._loader import load_suite
+from evalkit.suite._yaml import read_yaml
 from evalkit.suite.files import SUITE_FILENAMES, SUITE_SUFFIXES, resolve_suite_paths
 from evalkit.suite.model import Suite, Target
 
@@ -74,6 +73,9 @@ def relative(path: Path, root: Path) -> str:
         return Path(os.path.abspath(path)).as_posix()
 
 
+PYPROJECT_SOURCE = "pyproject.toml [tool.evalkit]"
+
+
 def config_file(root: Path) -> Path | None:
     for name in CONFIG_NAMES:
         if (root / name).is_file():
@@ -81,12 +83,42 @@ def config_file(root: Path) -> Path | None:
     return None
 
 
+def read_config(root: Path) -> tuple[dict[str, Any], str] | None:
+    """The project's settings and where they came from: `evalkit.yml` (a mapping, or a bare list of
+    suites), else `[tool.evalkit]` in `pyproject.toml`, else None. A file that cannot be read is a
+    one-line UsageError."""
+    config = config_file(root)
+    if config is not None:
+        try:
+            data = read_yaml(config).data
+        except (OSError, ValueError) as exc:
+            raise UsageError(str(exc).splitlines()[0] if str(exc) else f"{config.name}: unreadable") from None
+        if isinstance(data, list):
+            data = {"suites": data}
+        if not isinstance(data, dict):
+            raise UsageError(f"{config.name}: expected a mapping with `suites:` (or a list of suites)")
+        return data, config.name
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        import tomllib
+
+        try:
+            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("evalkit")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"pyproject.toml: not valid TOML ({exc})") from None
+        if table is not None:
+            if not isinstance(table, dict):
+                raise UsageError("pyproject.toml: [tool.evalkit] must be a table")
+            return table, PYPROJECT_SOURCE
+    return None
+
+
 def discover(root: str | Path) -> tuple[list[SuiteRef], str]:
     """The suite files of the repository at `root` and the source of the list."""
     root = Path(root).resolve()
-    config = config_file(root)
-    if config is not None:
-        return _from_config(root, config), config.name
+    config = read_config(root)
+    if config is not None and "suites" in config[0]:
+        return _from_config(root, config[0]["suites"], config[1]), config[1]
     return [SuiteRef(p, relative(p, root)) for p in _walk_suite_files(root)], "discovered"
 
 
@@ -216,14 +248,9 @@ def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
     return out
 
 
-def _from_config(root: Path, config: Path) -> list[SuiteRef]:
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise UsageError(f"{config.name}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    entries = data.get("suites") if isinstance(data, dict) else data
+def _from_config(root: Path, entries: Any, source: str) -> list[SuiteRef]:
     if not isinstance(entries, list):
-        raise UsageError(f"{config.name}: expected `suites:` with a list of paths, globs or "
+        raise UsageError(f"{source}: expected `suites:` with a list of paths, globs or "
                          "{path, target, watch} entries")
     refs: dict[str, SuiteRef] = {}
     problems: list[str] = []
@@ -234,7 +261,7 @@ def _from_config(root: Path, config: Path) -> list[SuiteRef]:
         except UsageError as exc:
             problems.append(f"entry {n}: {exc}")
     if problems:
-        raise UsageError(f"{config.name}: " + "; ".join(problems))
+        raise UsageError(f"{source}: " + "; ".join(problems))
     return list(refs.values())
 
 

@@ -1,5 +1,7 @@
 """A loopback fake of the Anthropic Messages API: a real HTTP server in a thread that answers
 `POST /v1/messages` from a `Script`, so the real `anthropic` client can be tested offline.
+As a command (a team's own CI, no key): `python -m evalkit.testing.fake_anthropic --port 8765`
+(what it answers: `evalkit.testing.offline_server`).
 
     with FakeAnthropicServer(Script().reply("hello")) as fake:
         client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
@@ -18,16 +20,20 @@ report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
 
 from __future__ import annotations
 
+import argparse
 import json
 import socket
+import sys
 import threading
 import time
 import traceback
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
+from evalkit.testing.offline_server import offline_script
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
 from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, message_payload
@@ -59,11 +65,12 @@ class FakeAnthropicServer:
     """A Messages-API server on 127.0.0.1 (a free port), answering from `script`."""
 
     def __init__(self, script: Script | None = None, *, latency: float = 0.0, rate_limit: RateLimit | None = None,
-                 batch_delay: float = 0.0):
+                 batch_delay: float = 0.0, port: int = 0):
         self.script = script if script is not None else Script()
         self.prompt_cache = PromptCache()
         self.batches = FakeBatches(self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply)
         self.latency = latency
+        self.port = port  # 0: a free port, chosen when the server starts
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
         self.models: list[dict[str, Any]] | None = list(DEFAULT_MODELS)  # None: /v1/models answers 404
         self.models_requests = 0
@@ -81,7 +88,7 @@ class FakeAnthropicServer:
     def start(self) -> "FakeAnthropicServer":
         if self._server is not None:
             return self
-        server = _Server(("127.0.0.1", 0), _Handler)
+        server = _Server(("127.0.0.1", self.port), _Handler)
         server.fake = self
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -337,3 +344,39 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m evalkit.testing.fake_anthropic",
+                                     description="A loopback fake of the Anthropic Messages API (no key, no network).")
+    parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port); default 8765")
+    text = parser.add_mutually_exclusive_group()
+    text.add_argument("--reply", default="ok", help="the text every target request gets (default: ok)")
+    text.add_argument("--reply-file", type=Path, help="a file whose text every target request gets")
+    parser.add_argument("--verdict", choices=["pass", "fail"], default="pass",
+                        help="the verdict every judged criterion gets (default: pass)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds each reply waits (default 0)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port {args.port}: not a port number")
+    try:
+        reply = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.error(f"--reply-file: {exc}")
+    fake = FakeAnthropicServer(offline_script(reply, args.verdict), latency=args.latency, port=args.port)
+    try:
+        fake.start()
+    except OSError as exc:
+        parser.error(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
+    print(f"fake Anthropic API at {fake.url} (ANTHROPIC_BASE_URL); Ctrl-C stops it", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stop()
+    sys.exit(0)
+
+
+if __name__ == "__main__":  # `python -m evalkit.testing.fake_anthropic`: the offline server
+    main()

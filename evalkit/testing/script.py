@@ -63,6 +63,9 @@ def request_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+ANY_TOOL = "*"  # a rule's `tool` that matches any forced tool
+
+
 def requested_tool(body: dict[str, Any]) -> str | None:
     """The tool a request forces, else its only tool, else None."""
     choice = body.get("tool_choice") or {}
@@ -91,8 +94,12 @@ class Rule:
         if self.model is not None and body.get("model") != self.model:
             return False
         # A rule without `tool` answers only requests that force no tool, so a prompt rule for
-        # the target never answers the judge's request that quotes the target's output.
-        if requested_tool(body) != self.tool and (self.tool is not None or _forces_tool(body)):
+        # the target never answers the judge's request that quotes the target's output;
+        # `tool="*"` answers every request that forces a tool, whichever it is.
+        if self.tool == ANY_TOOL:
+            if not _forces_tool(body):
+                return False
+        elif requested_tool(body) != self.tool and (self.tool is not None or _forces_tool(body)):
             return False
         if isinstance(self.prompt, re.Pattern):
             return bool(self.prompt.search(text))

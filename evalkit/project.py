@@ -1,0 +1,87 @@
+"""The team's project as the CLI sees it: its root, and what `evalkit.yml` (or `[tool.evalkit]` in
+`pyproject.toml`) sets — the suites a command runs when none are named, and defaults for options.
+
+    suites: [evals]                      # as the Action reads them: paths, globs, {path, target, watch}
+    model: claude-haiku-4-5-20251001     # default --model of run and plan
+    judge_model: claude-sonnet-4-6       # default --judge-model of run, plan and calibrate
+    concurrency: 16                      # default --concurrency of run
+
+An option given on the command line wins over the file. The root is the nearest folder, from the
+current one up, holding `evalkit.yml`, a `pyproject.toml` with `[tool.evalkit]`, or `.git`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.action.discovery import config_file, discover, read_config
+from evalkit.errors import UsageError
+
+# Settings the file may hold beside `suites`, and the command options each one is the default of.
+OPTION_DEFAULTS: dict[str, dict[str, str]] = {
+    "model": {"run": "models", "plan": "model"},
+    "judge_model": {"run": "judge_model", "plan": "judge_model", "calibrate": "judge_model"},
+    "concurrency": {"run": "concurrency"},
+}
+_TYPES: dict[str, type] = {"model": str, "judge_model": str, "concurrency": int}
+
+
+@dataclass
+class Project:
+    root: Path
+    source: str | None  # "evalkit.yml", "pyproject.toml [tool.evalkit]", or None: no settings
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def default_map(self) -> dict[str, dict[str, Any]]:
+        """Click's `default_map`: per command, the option defaults the settings give."""
+        out: dict[str, dict[str, Any]] = {}
+        for key, commands in OPTION_DEFAULTS.items():
+            if key in self.settings:
+                for command, option in commands.items():
+                    value = self.settings[key]
+                    out.setdefault(command, {})[option] = [value] if option == "models" else value
+        return out
+
+    def suite_paths(self) -> tuple[list[str | Path], dict[str, str]]:
+        """The suite files the settings list (or that discovery finds), and the `target` a
+        `{path, target}` entry gives its file."""
+        refs, _ = discover(self.root)
+        if not refs:
+            raise UsageError(f"no suites named and none found under {self.root}: name suite files or folders, "
+                             f"or list them under `suites:` in evalkit.yml (`evalkit init` writes one)")
+        return [ref.path for ref in refs], {str(ref.path): ref.target for ref in refs if ref.target}
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder from `start` up holding evalkit.yml, `[tool.evalkit]` or `.git`."""
+    for folder in (start, *start.parents):
+        if config_file(folder) is not None or (folder / ".git").exists():
+            return folder
+        if (folder / "pyproject.toml").is_file() and read_config(folder) is not None:
+            return folder
+    return None
+
+
+def load_project(start: Path | None = None) -> Project | None:
+    """The project around `start` (the current folder), its settings checked; None outside one."""
+    root = find_root((start or Path.cwd()).resolve())
+    if root is None:
+        return None
+    found = read_config(root)
+    if found is None:
+        return Project(root, None)
+    settings, source = found
+    unknown = sorted(set(settings) - {"suites", *OPTION_DEFAULTS})
+    if unknown:
+        raise UsageError(f"{source}: unknown setting(s) {', '.join(unknown)}; "
+                         f"known: suites, {', '.join(OPTION_DEFAULTS)}")
+    for key, kind in _TYPES.items():
+        value = settings.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise UsageError(f"{source}: `{key}` must be {'a whole number' if kind is int else 'a string'}, "
+                             f"not {value!r}")
+    if isinstance(settings.get("concurrency"), int) and not 1 <= settings["concurrency"] <= 256:
+        raise UsageError(f"{source}: `concurrency` must be between 1 and 256")
+    return Project(root, source, settings)
