@@ -2,7 +2,8 @@
 virtual environment that also sees evalkit (and its dependencies), for the worker to run in.
 
 The install runs the team's code (a build backend, setup.py), so it gets the worker's
-environment (no secret) and, as the worker, no CAP_SYS_PTRACE. Its output is grouped in the log; a failure is a setup error.
+environment (no secret) and, as the worker, no CAP_SYS_PTRACE. Its output is grouped in the
+log; a failure is a setup error.
 """
 
 from __future__ import annotations

@@ -61,10 +61,20 @@ def drop(cap: int = CAP_SYS_PTRACE) -> str | None:
     return problem
 
 
+def _may_keep_it() -> bool:
+    try:
+        return bool(capabilities()["CapBnd"] >> CAP_SYS_PTRACE & 1)
+    except (OSError, KeyError, ValueError):  # no /proc to tell: say so
+        return True
+
+
 def main(argv: list[str]) -> None:
     if sys.platform == "linux":
-        problem = drop()
-        if problem and capabilities()["CapBnd"] >> CAP_SYS_PTRACE & 1:
+        try:
+            problem = drop()
+        except (OSError, AttributeError) as exc:  # a libc without capget/capset, an unreadable /proc
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem and _may_keep_it():
             print(f"evalkit: could not drop CAP_SYS_PTRACE before starting user code: {problem}", file=sys.stderr,
                   flush=True)
     os.execv(argv[0], argv)
