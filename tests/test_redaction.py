@@ -5,6 +5,7 @@ that returns the key, user code that prints it or raises with it, a check that q
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -122,3 +123,22 @@ def test_the_stream_redacts_text_and_bytes_and_stays_open():
         redaction._known.clear()  # noqa: SLF001
         redaction._known.update(saved)  # noqa: SLF001
     assert sink.getvalue() == "a [k] b\n[k]after"
+
+
+def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path):
+    # `run --baseline` runs the base commit in a process of its own (evalkit/baseline.py child_main).
+    write("leaky.py", TARGET)
+    write("s.yml", "target: leaky:run\ncases:\n  - {id: echo, input: {}, checks: [{type: contains, value: key}]}\n")
+    spec = {"options": {"target": None, "cases": [], "model": None, "judge_model": None, "repeat": None,
+                        "rubric_threshold": None, "agreement_threshold": None},
+            "concurrency": 2, "no_cache": True, "shard": None, "api_key": None, "cache_dir": None,
+            "paths": [str(tmp_path / "s.yml")], "out": str(tmp_path / "base.json")}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, **SECRETS,
+           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", "import sys; from evalkit.baseline import child_main; "
+                           "sys.exit(child_main())"], input=json.dumps(spec), capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for text in (done.stdout, done.stderr, (tmp_path / "base.json").read_text(), (tmp_path / "base.jsonl").read_text()):
+        assert KEY not in text and TOKEN not in text
+    assert "the key is [redacted ANTHROPIC_API_KEY]" in (tmp_path / "base.json").read_text()
