@@ -7,9 +7,10 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Callable, cast
 
 from evalkit.errors import OutputError
+from evalkit.redaction import RedactingStream, redacted, redacting
 
 
 def _umask() -> int:
@@ -30,9 +31,9 @@ def write_atomic(path: str | Path, content: str | Callable[[IO[str]], None], *, 
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
         with os.fdopen(fd, "w", encoding=encoding) as f:
             if isinstance(content, str):
-                f.write(content)
-            else:
-                content(f)
+                f.write(redacted(content))
+            else:  # the secrets evalkit knows are replaced in whatever is written (evalkit/redaction.py)
+                content(cast(IO[str], RedactingStream(f)) if redacting() else f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, _MODE)

@@ -129,6 +129,9 @@ def child_main() -> int:
     from evalkit.errors import EvalkitError
     from evalkit.sharding import parse_shard
 
+    from evalkit.redaction import labelled, protect
+
+    protect(labelled(os.environ))  # as the `evalkit` command that started this process does
     spec = json.loads(sys.stdin.read())
     out = Path(spec["out"])
     try:

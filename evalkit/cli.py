@@ -24,6 +24,9 @@ def main(ctx: click.Context) -> None:
     Suites and option defaults come from evalkit.yml (or [tool.evalkit] in pyproject.toml) when the
     command line names none.
     """
+    if ctx.invoked_subcommand != "action":  # the Action masks and redacts with GitHub's `***` itself
+        from evalkit.redaction import labelled, protect  # the key, *_TOKEN, *_KEY...: out of every output
+        protect(labelled(os.environ))  # from the environment evalkit started with, before any user code
     if ctx.invoked_subcommand not in PROJECT_COMMANDS:
         return
     from evalkit.project import load_project

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import EvalkitError, SuiteError
+from evalkit.redaction import redacted
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3  # as pytest's "internal error": the run did not finish, whatever its cases said
@@ -25,7 +26,7 @@ def internal_error(exc: BaseException) -> None:
     try:
         fd, log = tempfile.mkstemp(prefix="evalkit-internal-error-", suffix=".log")
         with open(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
-            f.write(f"evalkit {' '.join(sys.argv[1:])}\n\n{text}")
+            f.write(redacted(f"evalkit {' '.join(sys.argv[1:])}\n\n{text}"))
         where = f"the traceback is in {log}"
     except OSError:
         where = "the traceback could not be saved; it follows\n" + text

@@ -18,6 +18,7 @@ Every text is stored as it came where JSON can hold it; a lone surrogate, which 
 encode, becomes U+FFFD (see evalkit/storable.py). A case whose result still cannot be written becomes an
 error row that keeps its usage, never a lost run. Lines are written whole: a write that fails (a
 full disk) is cut back to the last whole line, and raises an OutputError saying what was kept.
+Secrets the front door knows (evalkit/redaction.py) are replaced in every line as it is written.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pydantic import BaseModel
 
 from evalkit._soon import before_next_wait
 from evalkit.errors import OutputError, one_line
+from evalkit.redaction import redacted
 from evalkit.storable import storable, storable_text
 from evalkit.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
 from evalkit.suite.model import Suite
@@ -202,7 +204,7 @@ class ResultsWriter:
             raise self._error
         if self._fd is None:
             return
-        self._pending.append(text.encode("utf-8"))
+        self._pending.append(redacted(text).encode("utf-8"))
         if soon and (self._flush_due or before_next_wait(self._flush_soon)):
             self._flush_due = True
             return

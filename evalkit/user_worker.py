@@ -30,6 +30,7 @@ from evalkit.errors import ProviderError
 from evalkit.guard import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
 from evalkit.worker_client import AsyncClient, SyncClient
 from evalkit.errors import safe_str
+from evalkit.redaction import protect
 from evalkit.worker_link import PICKLE, Link, safe_one_line
 
 # The call whose user code runs in this thread or task, for `os._exit` to name.
@@ -303,8 +304,9 @@ def serve(fd: int, fault_fd: int | None = None) -> None:
     init = link.recv()
     if init is None or init[0] != "init":
         _leave()
-    _, sys_path, threads = init
+    _, sys_path, threads, secrets = init
     sys.path[:] = list(sys_path)
+    protect(secrets)  # what user code prints here shows no secret the run knows
     os._exit = _exit
     worker = Worker(link, threads)
     link.send(("ready", os.getpid()))

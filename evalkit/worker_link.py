@@ -6,7 +6,7 @@ code gives or gets travels pickled again inside them, so a value that cannot be 
 its own call, never the link.
 
     parent -> worker
-      ("init", sys_path, threads)                       once, first
+      ("init", sys_path, threads, secrets)              once, first; secrets: value -> label (evalkit/redaction.py)
       ("call", call_id, kind, payload, sent)            kind "target": payload (spec, suite_dir, input, client)
                                                         kind "check": payload (check, context); sent: when
                                                         (time.monotonic(), one clock for every process)

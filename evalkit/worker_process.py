@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from evalkit.redaction import known
 from evalkit.worker_link import HEADER, PICKLE
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class WorkerProcess:
         finally:
             child.close()
         worker = cls(number, proc, parent, fault, solo)
-        worker.send(("init", list(sys.path), threads))
+        worker.send(("init", list(sys.path), threads, known()))  # the secrets its outputs must not show
         return worker
 
     async def connect(self) -> asyncio.StreamReader:

@@ -43,6 +43,16 @@ os.environ.pop("EVALKIT_CACHE_DIR", None)
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="evalkit-test-cache-")
 
 
+@pytest.fixture(autouse=True)
+def _forget_secrets_after_each_test():
+    """The `evalkit` command invoked in-process remembers its environment's secrets for every output
+    of the process (evalkit/redaction.py): not past the test that invoked it."""
+    yield
+    from evalkit import redaction
+
+    redaction.protect({})
+
+
 @pytest.fixture
 def refusing_url() -> str:
     """A loopback URL whose port refuses every connection (nothing is ever served there)."""

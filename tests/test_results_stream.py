@@ -142,7 +142,8 @@ def test_cli_resume_refuses_a_run_it_would_mix_up(write, tmp_path, cli_env, chan
     assert result.exit_code == 2 and message in result.output
 
 
-def test_cli_resume_of_a_file_that_is_not_a_run(tmp_path, cli_env):
+def test_cli_resume_of_a_file_that_is_not_a_run(tmp_path, cli_env, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no evalkit.yml here to name suites (the repository's own has one)
     (tmp_path / "x.jsonl").write_text('{"a": 1}\n')
     result = invoke("run", "--resume", tmp_path / "x.jsonl", env=cli_env)
     assert result.exit_code == 2 and "is not an evalkit results JSONL" in result.output

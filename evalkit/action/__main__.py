@@ -19,14 +19,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evalkit.action.baseline import BaseResult, Settings, compare_with_base
-from evalkit.action.discovery import parse_list
+from evalkit.action.discovery import parse_list, read_watch_map
 from evalkit.action.evaluate import ModelRuns, RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
 from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
-from evalkit.action.redact import redact_text, secret_names, secret_values
+from evalkit.action.redact import passthrough_note, redact_text, secret_names, secret_values
 from evalkit.action.sandbox import Unfinished, harden_process
 from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
@@ -103,6 +103,8 @@ def _stop_on_sigterm() -> None:
 
 def _main(env: dict[str, str], outcome: Outcome) -> int:
     inputs = parse_inputs(env)
+    if inputs.env:
+        print(passthrough_note(inputs.env, env))
     settings = Settings.from_env(env)
     if inputs.shard:  # one shard's results are partial: the final `merge` job posts the comment
         outcome.comment = False
@@ -138,15 +140,25 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         return EXIT_USAGE if action == "fail" else 0
 
     template = template_path(inputs.template, workspace)
-    python = prepare_python(inputs.install, workspace, env, outcome.secrets)
     entries = _entries(inputs, event)
-    repo = _load_suites(workspace, entries, env, outcome.secrets, python)
     api = outcome.api
-    rels, note, changed = _select(entries, event, repo, workspace, api)
+    early: ChangedFiles | None = None
+    if inputs.install and not entries and (event.is_pull_request or event.name == "push"):
+        # Installing runs the team's code and takes minutes: not when no suite is affected, which the
+        # suite files' YAML says without loading them (any doubt installs and goes on as before).
+        watch = read_watch_map(workspace)
+        if watch is not None:
+            early = changed_files(event, api, str(workspace))
+            if not select_suites(watch, early)[0]:
+                print(f"evalkit: {len(watch)} suite file(s); {early.reason}; `install` skipped")
+                return _nothing_affected(event, list(watch), early, outcome)
+    python = prepare_python(inputs.install, workspace, env, outcome.secrets)
+    repo = _load_suites(workspace, entries, env, outcome.secrets, python)
+    rels, note, changed = _select(entries, event, repo, workspace, api, early)
     print(f"evalkit: {len(repo.refs)} suite(s) from {repo.source}; {note}")
 
     if not rels:
-        return _nothing_affected(event, repo, changed, outcome)
+        return _nothing_affected(event, [r.rel for r in repo.refs], changed, outcome)
 
     print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else "")
           + (f" (cases tagged {', '.join(inputs.tags)})" if inputs.tags else ""))
@@ -235,23 +247,23 @@ def _entries(inputs: Inputs, event: Event) -> list[str]:
     return entries
 
 
-def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path,
-            api: GitHubAPI | None) -> tuple[list[str], str, ChangedFiles | None]:
-    """(relative suite files to run, why, changed files or None)."""
+def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path, api: GitHubAPI | None,
+            changed: ChangedFiles | None = None) -> tuple[list[str], str, ChangedFiles | None]:
+    """(relative suite files to run, why, changed files or None); `changed`: already listed."""
     if entries:
         return list(repo.selected or []), f"the suites input names {', '.join(entries)}", None
     if not event.is_pull_request and event.name != "push":
         return [r.rel for r in repo.refs], f"{event.name or 'manual'} run: every suite", None
-    changed = changed_files(event, api, str(workspace))
+    changed = changed if changed is not None else changed_files(event, api, str(workspace))
     selected, reasons = select_suites(repo.watch_map(), changed)
     for rel, reason in reasons.items():
         print(f"  {rel}: {reason}")
     return selected, changed.reason, changed
 
 
-def _nothing_affected(event: Event, repo: RepoIndex, changed: ChangedFiles | None, outcome: Outcome) -> int:
+def _nothing_affected(event: Event, suites: list[str], changed: ChangedFiles | None, outcome: Outcome) -> int:
     paths = changed.paths if changed is not None and changed.paths is not None else []
-    body = nothing_affected_body(paths, changed.reason if changed else "", [r.rel for r in repo.refs],
+    body = nothing_affected_body(paths, changed.reason if changed else "", suites,
                                  run_url=event.run_url, mark=outcome.mark)
     print(f"evalkit: no suite watches the {len(paths)} changed file(s): nothing to run")
     outcome.publish(body, verdict="skipped")

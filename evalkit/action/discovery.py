@@ -144,17 +144,46 @@ def load_repo_suites(root: str | Path) -> RepoSuites:
 
 def watch_globs(suite: Suite, root: Path, extra: tuple[str, ...] = ()) -> list[str]:
     """The suite's watch globs relative to `root`, plus the suite file itself when any."""
-    base = relative(suite.dir, root)
+    files = [suite.path, *(case.file for case in suite.cases if case.file)]
+    return _globs(suite.dir, list(suite.watch), extra, files, root)
+
+
+def _globs(folder: Path, watch: list[str], extra: tuple[str, ...], files: list[Path], root: Path) -> list[str]:
+    base = relative(folder, root)
     out: list[str] = []
-    for pattern in [*suite.watch, *extra]:
+    for pattern in [*watch, *extra]:
         if pattern.startswith(("./", "../")):
             pattern = posixpath.normpath(posixpath.join(base, pattern))
         out.append(pattern.lstrip("/"))
-    if out:
-        # A suite always watches its own file and the fixture lists its cases come from.
-        files = [suite.path, *(case.file for case in suite.cases if case.file)]
+    if out:  # a suite always watches its own file and the fixture lists its cases come from
         out += [relative(Path(f), root) for f in files]
     return list(dict.fromkeys(out))
+
+
+def read_watch_map(root: str | Path) -> dict[str, list[str]] | None:
+    """Each suite file's watch globs (as `RepoSuites.watch_map`), read from the YAML alone: no
+    suite is loaded, no plugin imported, so no code of the repository runs (the `install` input
+    is skipped when this says no suite is affected). None when anything does not read plainly:
+    then the suites are loaded as usual."""
+    from evalkit.suite._yaml import read_yaml
+
+    try:
+        refs, _ = discover(root)
+    except (UsageError, SuiteError):
+        return None
+    out: dict[str, list[str]] = {}
+    for ref in refs:
+        try:
+            data = read_yaml(ref.path).data
+        except (OSError, ValueError):
+            return None
+        files, watch = [ref.path], (data.get("watch") or []) if isinstance(data, dict) else []
+        if isinstance(data, dict) and isinstance(data.get("cases"), str):
+            files.append(ref.path.parent / data["cases"])
+        if not isinstance(data, (dict, list)) or not isinstance(watch, list) or not all(isinstance(w, str) for w in watch):
+            return None
+        out[ref.rel] = _globs(ref.path.parent, watch, ref.watch, files, Path(root).resolve())
+    return out
 
 
 def parse_list(text: str) -> list[str]:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from evalkit.action.discovery import parse_list
+from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
 from evalkit.sharding import parse_shard
 from evalkit.suite._spec import plain_tags
@@ -41,6 +42,7 @@ class Inputs:
     tags: tuple[str, ...] = ()  # only cases with one of these tags (`--tag`); empty: every case
     comment_mode: str = "always"  # always | changes | failures | off (see COMMENT_MODES)
     summary: bool = True  # write the job summary
+    env: tuple[str, ...] = ()  # variables (names, or PREFIX* patterns) user code gets beside the allow-list
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -88,6 +90,8 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         concurrency = 0
     if not 1 <= concurrency <= 256:
         problems.append(f"concurrency: {raw_conc!r} is not a whole number from 1 to 256")
+    names, env_problems = passthrough(env)
+    problems += env_problems
     inputs = Inputs(
         anthropic_api_key=read_input(env, "anthropic_api_key"),
         github_token=read_input(env, "github_token"),
@@ -113,6 +117,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         tags=_tags(read_input(env, "tags"), problems),
         comment_mode=_comment_mode(env, problems),
         summary=boolean("summary", "true"),
+        env=tuple(names),
     )
     if inputs.compare_models and inputs.model:
         problems.append("model and compare_models: name the models to compare in compare_models only")

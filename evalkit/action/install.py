@@ -2,7 +2,8 @@
 virtual environment that also sees evalkit (and its dependencies), for the worker to run in.
 
 The install runs the team's code (a build backend, setup.py), so it gets the worker's
-environment: no secret. Its output is grouped in the log; a failure is a setup error.
+environment (no secret) and, as the worker, no CAP_SYS_PTRACE. Its output is grouped in the
+log; a failure is a setup error.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import venv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from evalkit.action.sandbox import worker_environment
+from evalkit.action.sandbox import unprivileged, worker_environment
 from evalkit.errors import UsageError
 from evalkit.github import commands
 from evalkit.render._sanitize import cap_text
@@ -53,7 +54,7 @@ def prepare_python(install: str | None, workspace: Path, env: Mapping[str, str],
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *args]
     with commands.group(f"evalkit: install {install}"):
         print("+ pip install " + " ".join(args), flush=True)
-        proc = subprocess.run(command, env=worker_environment(env, secrets), cwd=workspace,
+        proc = subprocess.run(unprivileged(command), env=worker_environment(env, secrets), cwd=workspace,
                               capture_output=True, text=True, errors="replace", check=False)
         commands.print_untrusted(cap_text((proc.stdout + proc.stderr).strip(), MAX_LOGGED_INSTALL_OUTPUT,
                                           "the install's output"))

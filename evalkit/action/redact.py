@@ -1,16 +1,20 @@
 """Keeping secrets out of target code and out of everything the Action writes: the environment
 allow-list the worker gets (evalkit/action/sandbox.py), the secret-like values to mask, and
-redaction of reports, files and text."""
+redaction of reports and files (the secret-like values and text redaction: evalkit/redaction.py,
+shared with the CLI; the Action replaces with `***`, as GitHub's mask does)."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from evalkit.redaction import MIN_SECRET_CHARS, redact_text, secret_names, secret_values
 from evalkit.report import Report
+
+__all__ = ["MIN_SECRET_CHARS", "allowed_environment", "passthrough", "passthrough_note", "redact", "redact_file", "redact_text",
+           "scrub_environment", "secret_names", "secret_values"]
 
 # What code under evaluation (in the worker) may see of the runner's environment.
 _KEEP = frozenset({
@@ -26,41 +30,62 @@ _KEEP_PREFIXES = ("LC_", "PYTHON", "ANTHROPIC_", "SYSTEM_AGENT_MODELS_", "EVALKI
 _DROP = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
 
 
-# Names whose values are credentials: the inputs, the runner's own tokens and anything named so.
-_SECRET_NAME = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)")
-_NOT_SECRET = frozenset({"ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL", "ACTIONS_RESULTS_URL",
-                         "ACTIONS_CACHE_URL"})
-MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
-
-
-def secret_values(env: Mapping[str, str]) -> list[str]:
-    """Every secret-like value the runner passed (longest first, each once), to mask and redact."""
-    found = {v.strip() for k, v in env.items()
-             if _SECRET_NAME.search(k) and k not in _NOT_SECRET and len(v.strip()) >= MIN_SECRET_CHARS}
-    return sorted(found, key=lambda v: (-len(v), v))
-
-
-def secret_names(env: Mapping[str, str]) -> list[str]:
-    """The names of the variables `secret_values` reads, and any other holding one of them."""
-    values = set(secret_values(env))
-    return [k for k, v in env.items() if v.strip() in values]
-
-
-def redact_text(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret (raw or JSON-escaped) replaced by `***`."""
-    for secret in secrets:
-        if len(secret) >= MIN_SECRET_CHARS:
-            text = text.replace(json.dumps(secret)[1:-1], "***").replace(secret, "***")
-    return text
+# Never passed, whatever the `env` input names: the credentials, and the runner's own channels.
+_NEVER = _DROP | {"GITHUB_TOKEN", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
+                  "GITHUB_EVENT_PATH"}
+_NEVER_PREFIXES = ("INPUT_", "ACTIONS_")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
 
 
 def _kept(name: str) -> bool:
     return name not in _DROP and (name in _KEEP or name.startswith(_KEEP_PREFIXES))
 
 
+def _never(name: str) -> bool:
+    return name in _NEVER or name.startswith(_NEVER_PREFIXES)
+
+
+def passthrough(env: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The `env` input (INPUT_ENV): the names, or `PREFIX*` patterns, of the variables the team's
+    code gets beside the allow-list; and the problems of the input (one line each)."""
+    names: list[str] = []
+    problems: list[str] = []
+    secret_like = set(secret_names(env))
+    for entry in dict.fromkeys(re.split(r"[\s,]+", env.get("INPUT_ENV", "").strip())):
+        if not entry:
+            continue
+        if not _NAME.fullmatch(entry):
+            problems.append(f"env: {entry!r} is not a variable name (letters, digits and _; a trailing * for a prefix)")
+        elif _never(entry.rstrip("*")) and not entry.endswith("*"):
+            problems.append(f"env: {entry} is never passed to user code (the key reaches the model through "
+                            "evalkit's proxy; the GitHub token and the runner's own variables stay with evalkit)")
+        elif entry in secret_like:
+            problems.append(f"env: {entry} holds a secret (by its name or its value), and the worker that runs your "
+                            "code holds none: pass a test value under a name that is not *_TOKEN, *_KEY, *_SECRET "
+                            "or a password")
+        else:
+            names.append(entry)
+    return names, problems
+
+
+def _passed(name: str, names: list[str]) -> bool:
+    return not _never(name) and any(name == n or (n.endswith("*") and name.startswith(n[:-1])) for n in names)
+
+
 def allowed_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The part of `env` that code under evaluation may see (the allow-list above)."""
-    return {k: v for k, v in env.items() if _kept(k)}
+    """The part of `env` that code under evaluation may see: the allow-list above, and what the
+    `env` input names (a secret-like value is left out later, see sandbox.worker_environment)."""
+    names = passthrough(env)[0]
+    return {k: v for k, v in env.items() if _kept(k) or _passed(k, names)}
+
+
+def passthrough_note(names: tuple[str, ...] | list[str], env: Mapping[str, str]) -> str:
+    """One log line: what the `env` input passes to user code, and the names it lists that are not set."""
+    secrets = set(secret_values(env))
+    passed = sorted(k for k, v in env.items() if _passed(k, list(names)) and v.strip() not in secrets)
+    missing = [n for n in names if not n.endswith("*") and n not in env]
+    return (f"evalkit: env: user code gets {', '.join(passed) or 'nothing more'} beside the default allow-list"
+            + (f"; not set in this step: {', '.join(missing)}" if missing else ""))
 
 
 def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:
@@ -74,14 +99,9 @@ def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:
 
 def redact(report: Report, secrets: Iterable[str]) -> Report:
     """`report` with every secret replaced by `***`."""
-    secrets = [x for x in secrets if len(x) >= 8]
     text = report.model_dump_json()
-    hits = [x for x in secrets if x in text or json.dumps(x)[1:-1] in text]
-    if not hits:
-        return report
-    for secret in hits:
-        text = text.replace(json.dumps(secret)[1:-1], "***").replace(secret, "***")
-    return Report.model_validate_json(text)
+    redacted = redact_text(text, list(secrets))
+    return report if redacted == text else Report.model_validate_json(redacted)
 
 
 def redact_file(path: Path, secrets: Iterable[str]) -> None:

@@ -6,8 +6,8 @@ environment, and a loopback proxy (evalkit/action/proxy.py) adds the key to the 
 model requests. So the key, the token and the runner's `ACTIONS_*` tokens are in neither the
 worker's `os.environ` nor its `/proc/self/environ` nor its memory. The parent also wipes them
 from its own initial environment block (what `/proc/<parent>/environ` shows) and marks
-itself non-dumpable, so a process of the same user without CAP_SYS_PTRACE (the container's
-root has none) cannot read its memory.
+itself non-dumpable, and starts the worker (and the `install`) without CAP_SYS_PTRACE, so
+neither they nor anything they start can read its memory (/proc/<pid>/mem), even as root.
 """
 
 from __future__ import annotations
@@ -73,6 +73,15 @@ def _wipe_initial_environ(secrets: Sequence[str]) -> bool:
     return True
 
 
+def unprivileged(argv: list[str]) -> list[str]:
+    """`argv` (an absolute program path first) started without CAP_SYS_PTRACE, which nothing it
+    starts can get back (evalkit/action/unprivileged.py): with the entrypoint non-dumpable, none of
+    them can read its memory, even as root."""
+    if sys.platform != "linux":
+        return argv
+    return [sys.executable, "-I", "-S", str(Path(__file__).with_name("unprivileged.py")), *argv]
+
+
 def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url: str = "",
                        placeholder: str = "") -> dict[str, str]:
     """The worker's whole environment: the allow-list, no value that is a secret, and the proxy
@@ -97,7 +106,7 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
         job_file, answer_file = Path(tmp) / "job.json", Path(tmp) / "answer.json"
         job_file.write_text(json.dumps({**job, "answer": str(answer_file)}), encoding="utf-8")
         os.chmod(tmp, 0o755)  # the worker may run as the same user only; keep it readable
-        proc = subprocess.run([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)],
+        proc = subprocess.run(unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]),
                               env=worker_environment(env, secrets, proxy.url, proxy.placeholder),
                               cwd=cwd, capture_output=True, text=True, errors="replace", check=False)
         printed = (proc.stdout + proc.stderr).strip()

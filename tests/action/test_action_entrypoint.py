@@ -99,9 +99,29 @@ def _memory_hits(needles):
     return sorted(found)
 
 
+def _status(pid, field):
+    with open(f"/proc/{pid}/status") as fh:
+        return next(line.split()[1] for line in fh if line.startswith(field + ":"))
+
+
+def _memory_of(pid):
+    # Read 16 bytes of the first readable mapping of another process's memory.
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            first = next(line for line in maps if line.split()[1].startswith("r"))
+        with open(f"/proc/{pid}/mem", "rb", 0) as mem:
+            mem.seek(int(first.split("-")[0], 16))
+            return f"read {len(mem.read(16))} bytes"
+    except OSError as exc:
+        return f"denied: {exc.strerror}"
+
+
 def run(input):
+    entrypoint = int(_status(os.getppid(), "PPid"))  # this process <- the evalkit worker <- the entrypoint
     dump = {"environ": dict(os.environ), "proc_self": _read("/proc/self/environ"),
-            "proc_parent": _read(f"/proc/{os.getppid()}/environ"), "memory_hits": None}
+            "proc_parent": _read(f"/proc/{os.getppid()}/environ"), "memory_hits": None,
+            "cap_eff": int(_status("self", "CapEff"), 16), "cap_bnd": int(_status("self", "CapBnd"), 16),
+            "entrypoint_memory": _memory_of(entrypoint)}
     needles = os.environ.get("EVALKIT_TEST_NEEDLES")
     if needles:
         with open(needles) as fh:
@@ -388,6 +408,10 @@ def test_targets_see_no_secret_in_their_environment_proc_or_memory(action, repo,
             assert secret not in text, (place, secret)
     assert "PATH=" in seen["proc_parent"]  # it was readable: the secrets were wiped from it
     assert seen["memory_hits"] == []
+    # Started without CAP_SYS_PTRACE, which it cannot get back: the non-dumpable entrypoint's memory
+    # is closed to it even as root (tests/action/test_unprivileged.py shows a root with it reads it).
+    assert not seen["cap_eff"] >> 19 & 1 and not seen["cap_bnd"] >> 19 & 1
+    assert seen["entrypoint_memory"].startswith("denied"), seen["entrypoint_memory"]
     # The model is reached through the parent's proxy with a placeholder key.
     assert environ["ANTHROPIC_API_KEY"].startswith("evalkit-proxy-")
     assert environ["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
@@ -448,6 +472,7 @@ def test_read_only_token_falls_back_to_the_summary(action, repo):
     ({"agreement_threshold": "1.5"}, "agreement_threshold"),
     ({"concurrency": "0"}, "concurrency"),
     ({"fail_on_gate": "maybe"}, "fail_on_gate"),
+    ({"env": "DJANGO_SETTINGS_MODULE, GITHUB_TOKEN"}, "env: GITHUB_TOKEN is never passed to user code"),
 ])
 def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
     github.add_comment(12, MARKER + "\n## ✅ evalkit: All gates passed", login="github-actions[bot]", user_type="Bot")

@@ -133,3 +133,6 @@ def test_targets_in_the_image_see_no_secret(run_action, tmp_path: Path):
     # its environ; where it can, the secrets were wiped from it (the entrypoint test shows that).
     assert "PATH=" in seen["proc_parent"] or "Permission denied" in seen["proc_parent"]
     assert seen["memory_hits"] == []
+    # The worker starts without CAP_SYS_PTRACE: the entrypoint's memory is closed to the target.
+    assert not seen["cap_eff"] >> 19 & 1 and not seen["cap_bnd"] >> 19 & 1
+    assert seen["entrypoint_memory"].startswith("denied"), seen["entrypoint_memory"]
