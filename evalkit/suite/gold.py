@@ -105,7 +105,7 @@ class GoldReader:
         if len(self.problems) > before:
             return None
         return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
-                          note=spec.note, file=doc.path, line=doc.line(loc))
+                          note=spec.note, file=doc.path, line=doc.line(loc), extraction=spec.extraction)
 
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:
