@@ -145,3 +145,12 @@ def test_pace_ai_selftest_fails_on_a_wrong_extraction_of_a_gold_output(tmp_path)
     assert any("extraction: extraction reply invalid after a retry: field 'days[2].session': 'track'" in p
                for p in problems), problems
     assert not result.ok
+
+
+def test_a_recorded_extraction_without_the_fields_it_must_give_is_a_file_problem(write):
+    entry = WRONG_EXTRACTION.replace("    fields: {risk: true, level: high}\n", "")
+    path = _suite(write, "replay_x4", extra=entry)
+    run = CliRunner().invoke(main, ["selftest", str(path)])
+    assert run.exit_code == 2 and "Traceback" not in run.output
+    assert "line 21: case hot: gold: `extraction:` needs `fields:` (the values the recorded reply must give)" \
+        in run.output

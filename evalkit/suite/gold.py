@@ -99,6 +99,9 @@ class GoldReader:
                 labels[item_id] = label
         fields = self._fields(doc, loc, spec, case)
         readers = [it.id for it in case.items if it.id in labels and it.check is not None and it.check.needs_fields]
+        if spec.extraction is not None and spec.fields is None:
+            self._problem(doc, loc + ("extraction",), "gold: `extraction:` needs `fields:` (the values the "
+                                                      "recorded reply must give)", case.id)
         if readers and fields is None:
             self._problem(doc, loc + ("labels",), f"gold: {', '.join(readers)} read(s) extracted fields; "
                                                   f"record the values under `fields:`", case.id)
