@@ -78,6 +78,9 @@ class SelftestResult:
         extracted = [r.extraction for r in done if r.extraction]
         recorded = extracted.count("recorded")
         parts = [f"facts recomputed by the target for {facts}"] if facts else []
+        written = sum(r.facts_as_written for r in done)
+        if written:
+            parts.append(f"facts as written for {written} (the suite names no target to recompute them)")
         if extracted:
             parts.append(f"extraction replayed for {len(extracted)} ({recorded} recorded "
                          f"repl{'y' if recorded == 1 else 'ies'}, {len(extracted) - recorded} read from `fields:`)")

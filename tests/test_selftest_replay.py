@@ -154,3 +154,18 @@ def test_a_recorded_extraction_without_the_fields_it_must_give_is_a_file_problem
     assert run.exit_code == 2 and "Traceback" not in run.output
     assert "line 21: case hot: gold: `extraction:` needs `fields:` (the values the recorded reply must give)" \
         in run.output
+
+
+def test_a_suite_without_a_target_has_its_gold_facts_taken_as_written_and_says_so(write):
+    path = write("nt.yml", """
+        name: nt
+        cases:
+          - id: c
+            rubric: [{id: hot, check: {type: contains, value: run}, when: "facts.acwr > 1.5"}]
+        gold:
+          - {case: c, output: an easy run, facts: {acwr: 1.6}, labels: {hot: pass}}
+          - {case: c, output: an easy walk, facts: {acwr: 1.1}, labels: {hot: n/a}}
+        """)
+    result = selftest(load_suite(path))
+    assert result.ok, result.problems + [d.describe() for d in result.disagreements]
+    assert "facts as written for 2 (the suite names no target to recompute them)" in result.summary()
