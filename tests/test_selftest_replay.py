@@ -15,6 +15,8 @@ from evalkit.cli import main
 from evalkit.selftest import selftest
 from evalkit.suite import load_suite
 
+pytest_plugins = ["pytester"]
+
 REPO = Path(__file__).resolve().parents[1]
 
 SUITE = """
@@ -169,3 +171,12 @@ def test_a_suite_without_a_target_has_its_gold_facts_taken_as_written_and_says_s
     result = selftest(load_suite(path))
     assert result.ok, result.problems + [d.describe() for d in result.disagreements]
     assert "facts as written for 2 (the suite names no target to recompute them)" in result.summary()
+
+
+def test_a_gold_pytest_item_fails_on_a_changed_fact(pytester):
+    pytester.path.joinpath("replay_plugin.py").write_text(COACH.format(scale=1.25))
+    pytester.path.joinpath("coach.suite.yml").write_text(SUITE.format(module="replay_plugin", extra=""))
+    result = pytester.runpytest("-p", "no:xdist")
+    result.assert_outcomes(failed=1, deselected=1)
+    result.stdout.fnmatch_lines(["*gold entry contradicted by the suite's code*",
+                                 "*case hot: fact acwr: recorded 1.6, now 2.0*"])
