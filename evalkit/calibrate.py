@@ -20,7 +20,7 @@ from evalkit.extract import extract_fields
 from evalkit.judge import judge
 from evalkit.scoring import applicable_items
 from evalkit.stats import cohen_kappa, flipped, kappa_interval
-from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration
+from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
 from evalkit.suite.model import GoldOutput, Suite
 
 
@@ -90,6 +90,7 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
         calls=len(all_pairs) + len(extractions),
         flip_rate=(sum(flipped(g) for g in all_rows) / len(all_rows)) if all_rows else None,
         items=items, fields=fields)
+    result.judge_prompt_sha256, result.gold_sha256 = fingerprints(suite)
     result.below, result.short = _under_the_bar(result, suite)
     return result
 

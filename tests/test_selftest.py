@@ -20,14 +20,14 @@ pytest_plugins = ["pytester"]
 
 SUITE = """
 name: coach
-target: coach:reply
+target: st_coach:reply
 fields:
   risk: {type: boolean}
 cases:
   - id: hot
     input: {acwr: 1.6}
     checks: [{type: contains, value: run}]
-    rubric:
+    rubric: &rubric
       - id: flags
         critical: true
         check: {type: field, field: risk, equals: true}
@@ -37,6 +37,7 @@ cases:
         check: {type: length, max: 40}
         weight: 3
       - {id: kind, judge: The reply is kind}
+  - {id: cool, input: {acwr: 1.1}, checks: [{type: contains, value: run}], rubric: *rubric}
 gold:
   - case: hot
     output: Easy run today; your load is high.
@@ -49,37 +50,53 @@ gold:
     facts: {acwr: 1.6}
     labels: {contains: fail, flags: fail, short: fail, kind: fail}
     note: mentions a run, but a race is the wrong advice (contains cannot tell)
-  - case: hot
+  - case: cool
     output: Easy run.
     fields: {risk: false}
     facts: {acwr: 1.1}
     labels: {flags: n/a}
 """
 
+# The suite's target: facts computed by its "tools" (here: read from the input).
+COACH = '''
+from evalkit.targets import TargetResult
 
-def test_labels_the_code_contradicts_are_named_with_label_verdict_and_reason(write):
-    result = selftest(load_suite(write("s.yml", SUITE)))
+def reply(input, llm):
+    return TargetResult(output=llm.complete("coach me"), facts={"acwr": input["acwr"]})
+'''
+
+
+@pytest.fixture
+def suite_file(write):
+    """The suite above and its target module beside it."""
+    write("st_coach.py", COACH)
+    return lambda text=SUITE: write("s.yml", text)
+
+
+def test_labels_the_code_contradicts_are_named_with_label_verdict_and_reason(suite_file):
+    result = selftest(load_suite(suite_file()))
     assert [(d.item_id, d.label, d.verdict) for d in result.disagreements] == [("check1:contains", "fail", "pass")]
     d = result.disagreements[0]
-    assert d.describe() == "s.yml:25 case hot: check1:contains labelled fail, code says pass: contains 'run'"
-    assert result.compared == 7 and result.judge_labels == 2
-    assert result.summary() == ("coach: code-decided items agree with 6/7 gold labels (3 gold outputs); "
-                                "judge items: not measured (run `evalkit calibrate`)")
+    assert d.describe() == "s.yml:26 case hot: check1:contains labelled fail, code says pass: contains 'run'"
+    assert result.compared == 7 and result.judge_labels == 2 and result.problems == []
+    assert result.summary() == ("coach: code-decided items agree with 6/7 gold labels (3 gold outputs; facts "
+                                "recomputed by the target for 3, extraction replayed for 3 (0 recorded replies, "
+                                "3 read from `fields:`)); judge items: not measured (run `evalkit calibrate`)")
 
 
-def test_selftest_command_exits_1_on_a_disagreement_and_0_when_all_agree(write):
-    path = write("s.yml", SUITE)
+def test_selftest_command_exits_1_on_a_disagreement_and_0_when_all_agree(suite_file):
+    path = suite_file()
     result = CliRunner().invoke(main, ["selftest", str(path)])
     assert result.exit_code == 1
-    assert "DISAGREE s.yml:25 case hot: check1:contains labelled fail" in result.output
+    assert "DISAGREE s.yml:26 case hot: check1:contains labelled fail" in result.output
     path.write_text(path.read_text().replace("labels: {contains: fail,", "labels: {contains: pass,"))
     result = CliRunner().invoke(main, ["selftest", str(path)])
     assert result.exit_code == 0, result.output
     assert "agree with 7/7 gold labels" in result.output
 
 
-def test_selftest_command_reports_file_problems_with_exit_2(write):
-    path = write("s.yml", SUITE.replace("case: hot\n    output: Easy run.", "case: cold\n    output: Easy run."))
+def test_selftest_command_reports_file_problems_with_exit_2(suite_file):
+    path = suite_file(SUITE.replace("case: cool\n    output: Easy run.", "case: cold\n    output: Easy run."))
     result = CliRunner().invoke(main, ["selftest", str(path)])
     assert result.exit_code == 2 and "gold: no case 'cold'" in result.output
 
@@ -98,26 +115,16 @@ def test_the_bundled_help_agents_gold_outputs_agree_with_their_checks():
             assert {"pass", "fail"} <= labels, (suite.name, t, labels)
 
 
-COACH = '''
-from evalkit.targets import TargetResult
-
-def reply(input, llm):
-    return TargetResult(output=llm.complete("coach me"), facts={"acwr": input["acwr"]})
-'''
-
 
 @pytest.mark.parametrize("risk, judged, status", [
     (True, "pass", "pass"), (False, "pass", "fail"), (True, "fail", "fail"), (False, "fail", "fail")])
-def test_a_critical_item_with_two_witnesses_fails_when_either_fails(write, tmp_path, monkeypatch,
-                                                                     risk, judged, status):
-    write("coach.py", COACH)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    suite = write("s.yml", SUITE.split("gold:")[0])
+def test_a_critical_item_with_two_witnesses_fails_when_either_fails(suite_file, risk, judged, status):
+    suite = suite_file(SUITE.split("gold:")[0])
     script = (Script().reply("An easy run; rest if sore.")
               .tool_reply("record_verdicts", verdicts({"flags": judged, "kind": "pass"}))
               .tool_reply("record_fields", {"risk": risk}))
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
-    report = run(load_suites([suite]), client, RunOptions())
+    report = run(load_suites([suite]), client, RunOptions(cases=["hot"]))
     case = report.suites[0].cases[0]
     flags = next(i for i in case.runs[0].items if i.id == "flags")
     assert flags.status == status and flags.decided_by == "code+judge"
@@ -130,13 +137,14 @@ def test_a_critical_item_with_two_witnesses_fails_when_either_fails(write, tmp_p
 
 def test_gold_outputs_are_ordinary_pytest_items_that_fail_on_a_disagreement(pytester):
     pytester.path.joinpath("coach.suite.yml").write_text(textwrap.dedent(SUITE).lstrip())
+    pytester.path.joinpath("st_coach.py").write_text(COACH)
     result = pytester.runpytest("-v", "-p", "no:xdist")
     result.stdout.fnmatch_lines([
-        "*coach.suite.yml::gold[[]coach.suite.yml:20[]] PASSED*",
-        "*coach.suite.yml::gold[[]coach.suite.yml:25[]] FAILED*",
-        "*coach.suite.yml::gold[[]coach.suite.yml:31[]] PASSED*",
+        "*coach.suite.yml::gold[[]coach.suite.yml:21[]] PASSED*",
+        "*coach.suite.yml::gold[[]coach.suite.yml:26[]] FAILED*",
+        "*coach.suite.yml::gold[[]coach.suite.yml:32[]] PASSED*",
         "*check1:contains labelled fail, code says pass*",
     ])
-    result.assert_outcomes(passed=2, failed=1, deselected=1)  # the eval case is not asked for
+    result.assert_outcomes(passed=2, failed=1, deselected=2)  # the eval cases are not asked for
     # naming the file asks for its evals (skipped without a key) and keeps its gold checks
-    pytester.runpytest("coach.suite.yml", "-p", "no:xdist").assert_outcomes(passed=2, failed=1, skipped=1)
+    pytester.runpytest("coach.suite.yml", "-p", "no:xdist").assert_outcomes(passed=2, failed=1, skipped=2)

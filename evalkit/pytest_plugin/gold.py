@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 
 class GoldDisagrees(Exception):
-    """A code-decided item's verdict differs from a gold label."""
+    """A code-decided item's verdict differs from a gold label, or a recomputed fact or the replayed
+    extraction differs from the gold entry."""
 
 
 class GoldItem(pytest.Item):
@@ -29,12 +30,12 @@ class GoldItem(pytest.Item):
         from evalkit.selftest import check_gold  # on use: the plugin loads in every pytest run
 
         found = check_gold(self.suite, self.gold)
-        if found.disagreements:
-            raise GoldDisagrees("\n".join(d.describe() for d in found.disagreements))
+        if found.disagreements or found.problems:
+            raise GoldDisagrees("\n".join([*found.describe_problems(), *(d.describe() for d in found.disagreements)]))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GoldDisagrees):
-            return f"gold labels contradicted by the code-decided items:\n{excinfo.value}"
+            return f"gold entry contradicted by the suite's code (facts, extraction or items):\n{excinfo.value}"
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

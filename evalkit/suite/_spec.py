@@ -235,7 +235,14 @@ class GoldSpec(_Strict):
     fields: dict[str, Any] | None = Field(default=None, description="The field values a careful reader "
                                                                     "records; a declared field left out is "
                                                                     "not stated (null).")
-    facts: dict[str, Any] = Field(default_factory=dict, description="Facts for `when:` conditions.")
+    facts: dict[str, Any] = Field(default_factory=dict, description="The facts the target gave with this output; "
+                                                                    "`evalkit selftest` recomputes them with the "
+                                                                    "target and fails where they differ.")
+    extraction: dict[str, Any] | None = Field(default=None, description="An extraction reply recorded for this "
+                                                                        "output, as the model gave it; `evalkit "
+                                                                        "selftest` parses it like a run and "
+                                                                        "compares it with `fields:` (default: "
+                                                                        "`fields:` itself).")
     labels: dict[str, GoldLabel] = Field(min_length=1, description="Item or check id -> pass, fail or n/a.")
     note: str = Field(default="", description="One line: why these labels.")
 

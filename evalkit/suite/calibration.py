@@ -1,10 +1,14 @@
 """The figures `evalkit calibrate` measured for a suite, in a small JSON file beside it (committed
-with the suite), read back so every report of the suite can show them."""
+with the suite), read back so every report of the suite can show them — marked stale when the
+suite's judge prompt or gold set is no longer what was measured (by content hash, not file time:
+a git checkout resets file times)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -55,6 +59,11 @@ class Calibration(BaseModel):
     below: list[str] = Field(default_factory=list, description="Items under the suite's calibration bar.")
     short: list[str] = Field(default_factory=list, description="Why the judge or the extraction falls short of "
                                                                "the suite's calibration bar (empty: it does not).")
+    judge_prompt_sha256: str | None = Field(default=None, description="Hash of what the judge and the extraction "
+                                                                      "were asked: every judge criterion and the "
+                                                                      "field specs (see `fingerprints`).")
+    gold_sha256: str | None = Field(default=None, description="Hash of the gold set measured: each entry's case, "
+                                                              "output, labels, fields, facts and recorded extraction.")
 
     @property
     def error_share(self) -> float | None:
@@ -121,7 +130,34 @@ def save_calibration(suite: Suite, calibration: Calibration) -> Path:
     return path
 
 
+def _sha256(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()
+
+
+def fingerprints(suite: Suite) -> tuple[str, str]:
+    """(judge prompt hash, gold set hash) of `suite` as it is now: what a calibration measured."""
+    criteria = sorted({(it.id, it.judge) for case in suite.cases for it in case.items if it.judge is not None})
+    fields = {name: spec.model_dump(mode="json") for name, spec in suite.fields.items()}
+    gold = [[g.case_id, g.output, g.labels, g.fields, g.facts, g.extraction] for g in suite.gold]
+    return _sha256({"criteria": criteria, "fields": fields}), _sha256(gold)
+
+
+def stale_reasons(suite: Suite, saved: Calibration) -> list[str]:
+    """Why `saved` no longer measures `suite` (empty: it still does)."""
+    if saved.judge_prompt_sha256 is None or saved.gold_sha256 is None:
+        return ["it records no hash of the judge prompt and gold set it measured"]
+    prompt, gold = fingerprints(suite)
+    return ([] if saved.judge_prompt_sha256 == prompt else ["the judge prompt changed since"]) + \
+           ([] if saved.gold_sha256 == gold else ["the gold set changed since"])
+
+
 def calibration_note(suite: Suite) -> str | None:
-    """The one line every report of the suite shows, when figures are saved beside it."""
+    """The one line every report of the suite shows, when figures are saved beside it; it starts with
+    STALE when the judge prompt or the gold set is no longer the one measured."""
     saved = load_calibration(suite)
-    return saved.summary() if saved is not None else None
+    if saved is None:
+        return None
+    stale = stale_reasons(suite, saved)
+    if stale:
+        return f"STALE ({'; '.join(stale)}: rerun `evalkit calibrate`) — {saved.summary()}"
+    return saved.summary()

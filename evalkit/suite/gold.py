@@ -99,13 +99,16 @@ class GoldReader:
                 labels[item_id] = label
         fields = self._fields(doc, loc, spec, case)
         readers = [it.id for it in case.items if it.id in labels and it.check is not None and it.check.needs_fields]
+        if spec.extraction is not None and spec.fields is None:
+            self._problem(doc, loc + ("extraction",), "gold: `extraction:` needs `fields:` (the values the "
+                                                      "recorded reply must give)", case.id)
         if readers and fields is None:
             self._problem(doc, loc + ("labels",), f"gold: {', '.join(readers)} read(s) extracted fields; "
                                                   f"record the values under `fields:`", case.id)
         if len(self.problems) > before:
             return None
         return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
-                          note=spec.note, file=doc.path, line=doc.line(loc))
+                          note=spec.note, file=doc.path, line=doc.line(loc), extraction=spec.extraction)
 
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:

@@ -69,6 +69,7 @@ class GoldOutput:
     note: str = ""
     file: Path | None = None
     line: int | None = None
+    extraction: dict[str, Any] | None = None  # a recorded extraction reply (raw, as the model gave it)
 
     @property
     def where(self) -> str:

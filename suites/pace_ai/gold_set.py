@@ -294,6 +294,43 @@ def bad_entries() -> list[Entry]:
             "1:55:00 es realista. Reduce el volumen las dos últimas semanas."), reply_language="es"),
               "in Spanish for an English request", {"reply_language"}),
     ]
+    # -- added for the mutation score (benchmarks/mutation_score.py): each entry kills one listed bug
+    reps = [rest("Mon"), ("Tue", "repetition", 4, 1.6, None, None, "4 km with 8 x 200 m fast repetitions"), rest("Wed"),
+            ("Thu", "easy", 4, None, "7:10", "7:50", "4 km easy"), rest("Fri"), ("Sat", "easy", 3, None, "7:10", "7:50", "3 km easy"),
+            ("Sun", "long", 4.5, None, "7:20", "7:50", "4.5 km long run")]
+    out.append(entry("weekly_plan/beginner_older_male", _plan("Speed week", reps, beginner_note, injury_risk_level="low"),
+                     "repetitions (8 x 200 m) for the 55-year-old beginner: track work too",
+                     {"beginner_limits", "masters_recovery"}))
+    three = _text("Three runs and four rest days this week. Run 1: 4 km with 8 x 200 m repetitions at R pace. "
+                  "Run 2: 4 km easy at 7:10-7:50/km. Run 3: 4.5 km long run at 7:20-7:50/km.",
+                  days=[dict(day="Run 1", session="repetition", km=4, quality_km=1.6, pace_fast_sec_per_km=None,
+                             pace_slow_sec_per_km=None, quote="4 km with 8 x 200 m repetitions at R pace"),
+                        dict(day="Run 2", session="easy", km=4, quality_km=None, pace_fast_sec_per_km=430.0,
+                             pace_slow_sec_per_km=470.0, quote="4 km easy at 7:10-7:50/km"),
+                        dict(day="Run 3", session="long", km=4.5, quality_km=None, pace_fast_sec_per_km=440.0,
+                             pace_slow_sec_per_km=470.0, quote="4.5 km long run at 7:20-7:50/km")],
+                  recommended_weekly_km=12.5, run_days_per_week=3, long_run_km=4.5, includes_rest_day=True,
+                  injury_risk_level=None)
+    out.append(entry("weekly_plan/beginner_older_male", three, "three runs without day names (no day list the "
+                     "reply's reader can follow), one of them repetitions: track work for the 55-year-old beginner",
+                     {"beginner_limits", "masters_recovery"}, na={"stated_total_matches"}))
+    stated = [rest("Mon"), E("Tue", 6), rest("Wed"), E("Thu", 7), rest("Fri"), E("Sat", 6), L("Sun", 10)]
+    prose_total = _rec_plan(stated, stated=34)
+    prose_total = _with(prose_total, text=prose_total.text.replace(
+        "**Total: 34 km over 4 run days; long run 10 km.**", "Four runs, a 10 km long run: your week comes to 34 km."))
+    out.append(entry("weekly_plan/recreational_female", prose_total,
+                     "a total in prose (no total line) of 34 km; the days add up to 29 km (17 % apart)",
+                     {"stated_total_matches"}))
+    calm_ir = sound["injury_risk", irf]
+    out.append(entry(f"injury_risk/{irf}", _with(calm_ir, text=calm_ir.text.replace(
+        " Do not race the half marathon on the 29th all-out and skip\nintervals and tempo runs until your ACWR is back "
+        "under 1.3.", ""), racing_warning_quote=None, judge_fails={"warns_against_racing_and_hard_workouts"}),
+        "no word against racing or hard workouts; a gullible extraction records the warning, without its quote",
+        {"warns_against_racing_and_hard_workouts"}))
+    rec_ir = sound["injury_risk", "recreational_female"]
+    out.append(entry("injury_risk/recreational_female", _with(rec_ir, text=rec_ir.text.replace(
+        "**Injury risk: low.**", "**Injury risk: moderate.**"), injury_risk_level="moderate"),
+        "moderate injury risk at an optimal ACWR of 0.89", {"risk_matches_acwr"}))
     return out
 
 

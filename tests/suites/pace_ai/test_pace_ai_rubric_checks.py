@@ -184,6 +184,9 @@ def test_overreaching_witness_wants_a_week_below_the_spike():
     assert decide(safety.FlagsOverreaching(), fields, "overreaching_male", output=REPLY).passed
     fields["days"] = week(("Sat", "easy", 40), ("Sun", "long", 30))
     assert not decide(safety.FlagsOverreaching(), fields, "overreaching_male", output=REPLY).passed
+    fields["days"] = week(("Sat", "easy", 35), ("Sun", "long", 30))  # 65 km: as much as the spike, not below it
+    out = decide(safety.FlagsOverreaching(), fields, "overreaching_male", output=REPLY)
+    assert out.passed is False and "not below last week's 65 km" in out.reason
 
 
 def test_reply_language_and_taper():

@@ -68,6 +68,8 @@ def test_advising_not_to_race_needs_no_taper_but_needs_the_words():
     ("overreaching_male", 39, "Next week cut by 40 %", True),  # 65 km - 40 %
     ("recreational_female", 29, "about 18 miles", True),
     ("recreational_female", 12, "Next week 12 km", False),  # a needless deload: ACWR 0.52
+    ("recreational_female", 21, "Next week 21 km", True),  # ACWR 0.82 (over a 5-week window it would be 0.79)
+    ("injury_risk_female", 36, "Next week 36 km", True),  # ACWR 1.18 (over a 5-week window it would be 1.31)
     ("competitive_young_male", 45, "Next week 45 km as a first taper week", True),  # race in 20 days: a taper
     ("recreational_female", 29, "Next week 40 km", False),  # the quote does not give the figure
 ])
