@@ -131,3 +131,28 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
                           env={"PATH": str(BIN), "NO_MKDOCS_2_WARNING": "1", "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "getting-started" / "index.html").is_file()
+
+
+def fenced(text: str, info: str) -> list[str]:
+    return [body for kind, body in re.findall(r"^```(\w*)\n(.*?)^```", text, re.S | re.M) if kind == info]
+
+
+def test_the_readme_suite_and_its_target_pass_validate(tmp_path):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    suite = next(body for body in fenced(text, "yaml") if body.startswith("name: "))
+    (tmp_path / "suite.yml").write_text(suite, encoding="utf-8")
+    (tmp_path / "my_agent.py").write_text(fenced(text, "python")[0], encoding="utf-8")
+    done = subprocess.run([str(BIN / "evalkit"), "validate", "suite.yml"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_readme_workflow_uses_only_inputs_and_outputs_action_yml_declares():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    workflow = yaml.safe_load(next(body for body in fenced(text, "yaml") if "jobs:" in body))
+    action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["evals"]["steps"]
+    ours = [step for step in steps if "eval-action" in step.get("uses", "")]
+    assert ours and all(set(step["with"]) <= set(action["inputs"]) for step in ours)
+    named = set(re.findall(r"steps\.evals\.outputs\.(\w+)", text))
+    assert named and named <= set(action["outputs"]), named - set(action["outputs"])

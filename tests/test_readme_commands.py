@@ -52,7 +52,8 @@ SKIPPED = {
     'pip install "evalkit @ git+https://github.com/org/eval-action@v1"':
         "installs from GitHub (network); the placeholder org/eval-action is the reader's own",
     "pip install -e '.[docs]'": "installs from the package registry (network, minutes); .ci/run installs it",
-    "mkdocs build --strict": ".ci/run builds the site (its docs step), with the docs extra installed",
+    "mkdocs build --strict": "needs the docs extra, which only the locked job installs: tests/test_docs.py "
+                             "builds the site where it is installed, and .ci/run builds it in its static checks",
     "mkdocs serve": "a preview server that runs until stopped",
     'python -m evalkit.testing.fake_anthropic --port 8765 --reply "Paris." --verdict pass &':
         "starts a server that runs until stopped, on a fixed port; tests/test_init_and_project.py runs "
