@@ -156,3 +156,24 @@ def test_the_readme_workflow_uses_only_inputs_and_outputs_action_yml_declares():
     assert ours and all(set(step["with"]) <= set(action["inputs"]) for step in ours)
     named = set(re.findall(r"steps\.evals\.outputs\.(\w+)", text))
     assert named and named <= set(action["outputs"]), named - set(action["outputs"])
+
+
+# What the troubleshooting page quotes, each a literal part of a message evalkit prints: the page's
+# table must quote it, and the source must still print it (a reworded message makes the page stale).
+TROUBLESHOOTING_MESSAGES = (
+    "No ANTHROPIC_API_KEY: set it", "name suite files or folders, or list them under", "unknown setting(s)",
+    "its repository's root and sys.path", "cannot be called as", "names no target; pass --target module:function",
+    "unknown check type", "YAML syntax error", "matches no case (cases include:", "reached end of life on",
+    "no gold outputs (add `gold:`", "is a file, not a folder", "no such commit in", "changed since the run began",
+    "is not an evalkit results file (JSON report or JSONL)", "timed out after",
+    "internal error, evalkit's fault and not yours", "evals are switched off", "no model key: ",
+    "the run did not finish", "evals could not run",
+)
+
+
+def test_the_troubleshooting_table_quotes_messages_evalkit_prints():
+    page = (REPO / "docs" / "troubleshooting.md").read_text(encoding="utf-8")
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "evalkit").rglob("*.py"))
+    assert not [m for m in TROUBLESHOOTING_MESSAGES if m not in page], "quoted on the page no more"
+    gone = [m for m in TROUBLESHOOTING_MESSAGES if m not in source]
+    assert not gone, f"evalkit prints these no more; update docs/troubleshooting.md: {gone}"
