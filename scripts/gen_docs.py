@@ -30,8 +30,10 @@ END = "<!-- END GENERATED: {name} -->"
 
 
 def cell(text: Any) -> str:
-    """One Markdown table cell: a single line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """One Markdown table cell: a single line, pipes escaped, and `*` outside code spans taken literally
+    (a docstring's "promis*" is a pattern, not emphasis)."""
+    parts = " ".join(str(text).split()).replace("|", "\\|").split("`")
+    return "`".join(part if i % 2 else part.replace("*", "\\*") for i, part in enumerate(parts))
 
 
 def code(value: Any) -> str:
