@@ -179,7 +179,8 @@ def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str |
 
     suites = [s for s in load_suites(paths) if s.gold]
     if not suites:
-        raise UsageError("no gold outputs in these suites: add `gold:` entries first (see README)")
+        raise UsageError("no gold outputs in these suites: add `gold:` entries first "
+                         "(see docs/judge-and-calibration.md)")
     results = calibrate(suites, make_client(anthropic_provider(), no_cache=no_cache), judge_model=judge_model,
                         repeats=repeats)
     for suite, result in zip(suites, results):

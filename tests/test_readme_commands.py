@@ -1,6 +1,9 @@
-"""Every command README.md shows is run, word for word, against the loopback fake of the Messages
-API: each line of every fenced `bash` block, and each `$ ` line of every `console` block (a
-transcript, whose printed lines must match too, dates aside). Each runs through bash in a fresh
+"""Every command README.md and the docs pages (docs/**/*.md) show is run, word for word, against the
+loopback fake of the Messages API: each line of every fenced `bash` block, and each `$ ` line of every
+`console` block (a transcript, whose printed lines must match too, dates aside). A `bash` block whose
+first line is `# in one shell, in order:` is one session instead: its lines run as one bash script
+(heredocs and `cd` carry over, each line must succeed), which must exit as its last command's
+context gives. Each runs through bash in a fresh
 copy of the repository (a git repository of its own, with `origin/main`), holding the files the
 README's commands name (`results.json`, a stopped run's JSONL, ...), with the `export` lines
 above it in its block; it must exit with the code its README context gives, with no traceback.
@@ -29,10 +32,14 @@ import pytest
 from evalkit.demo import bundled_suites_dir, demo_plan
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
+from evalkit.testing.offline_server import offline_script
 from evalkit.testing.script import Script
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+# The pages whose commands are run: the README, then every docs page.
+PAGES = (README, *sorted((REPO / "docs").rglob("*.md")))
+SESSION = "# in one shell, in order:"
 BIN = Path(sys.executable).parent  # `evalkit` and `python` as a user of this virtual environment has them
 
 # Commands that cannot run in a test, keyed by their exact text (a trailing comment aside).
@@ -42,6 +49,15 @@ SKIPPED = {
         "`evalkit demo` itself is run by tests/test_demo.py",
     "python -m pytest -n auto":
         "the whole test suite, this test among them; CI runs it (.ci/run)",
+    'pip install "evalkit @ git+https://github.com/org/eval-action@v1"':
+        "installs from GitHub (network); the placeholder org/eval-action is the reader's own",
+    "pip install -e '.[docs]'": "installs from the package registry (network, minutes); .ci/run installs it",
+    "mkdocs build --strict": "needs the docs extra, which only the locked job installs: tests/test_docs.py "
+                             "builds the site where it is installed, and .ci/run builds it in its static checks",
+    "mkdocs serve": "a preview server that runs until stopped",
+    'python -m evalkit.testing.fake_anthropic --port 8765 --reply "Paris." --verdict pass &':
+        "starts a server that runs until stopped, on a fixed port; tests/test_init_and_project.py runs "
+        "the command (on a free port), and docs/getting-started.md's session runs against its script",
 }
 
 # The exit code a command's README context gives it, where it is not 0.
@@ -51,6 +67,9 @@ EXIT = {
 
 # Commands that run against something other than the bundled suites in a copy of the repository.
 CALIBRATION = {"evalkit calibrate cal.suite.yml --repeats 3"}  # tests/test_calibrate.py's worked example
+
+# Pages whose commands build a team's own project and run it against the offline fake's answers.
+OFFLINE_FAKE = {"docs/getting-started.md"}
 
 # What the README says calls no model: these must not reach the fake.
 OFFLINE = re.compile(r"^evalkit (plan|selftest|validate|list|schema|report|compare)\s")
@@ -70,10 +89,16 @@ class Command:
     line: int
     exports: tuple[str, ...]  # the `export` lines above it in its block
     transcript: tuple[str, ...] | None  # a console block's printed lines, else None
+    page: str = "README.md"  # where it is shown, relative to the repository
+    session: bool = False  # a whole `# in one shell, in order:` block, run as one script
 
     @property
     def key(self) -> str:
-        return strip_comment(self.text)
+        return self.text.strip() if self.session else strip_comment(self.text)
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
 
 
 def fences(text: str) -> Iterator[tuple[str, int, list[str]]]:
@@ -106,10 +131,12 @@ def strip_comment(line: str) -> str:
     return line.strip()
 
 
-def readme_commands(text: str) -> list[Command]:
+def readme_commands(text: str, page: str = "README.md") -> list[Command]:
     commands: list[Command] = []
     for info, first, body in fences(text):
-        if info == "bash":
+        if info == "bash" and body and body[0].strip() == SESSION:
+            commands.append(Command("\n".join(body[1:]), first, (), None, page, session=True))
+        elif info == "bash":
             exports: list[str] = []
             logical, start = "", 0
             for n, raw in enumerate(body, first):
@@ -122,7 +149,7 @@ def readme_commands(text: str) -> list[Command]:
                 line, logical = logical.strip(), ""
                 if not line or line.startswith("#"):
                     continue
-                commands.append(Command(line, start, tuple(exports), None))
+                commands.append(Command(line, start, tuple(exports), None, page))
                 if line.startswith("export "):
                     exports.append(line)
         elif info == "console":
@@ -133,18 +160,19 @@ def readme_commands(text: str) -> list[Command]:
                         if after.startswith("$ "):
                             break
                         printed.append(after)
-                    commands.append(Command(raw[2:].strip(), n, (), tuple(printed)))
+                    commands.append(Command(raw[2:].strip(), n, (), tuple(printed), page))
     return commands
 
 
-COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
+COMMANDS = [command for page in PAGES
+            for command in readme_commands(page.read_text(encoding="utf-8"), str(page.relative_to(REPO)))]
 pytestmark = pytest.mark.skipif(NESTED in os.environ, reason="run by a README command of this very test")
 
 
 def test_the_readme_shows_commands_and_every_block_of_commands_is_tagged_so_this_test_runs_it():
     assert len(COMMANDS) >= 15, [c.text for c in COMMANDS]
-    untagged = [f"README.md:{first - 1} ```{info}: {line.strip()}"
-                for info, first, body in fences(README.read_text(encoding="utf-8"))
+    untagged = [f"{page.relative_to(REPO)}:{first - 1} ```{info}: {line.strip()}"
+                for page in PAGES for info, first, body in fences(page.read_text(encoding="utf-8"))
                 if info not in ("bash", "console") and info in ("", "sh", "shell", "zsh", "text")
                 for line in body if SHELLISH.match(line.strip())]
     assert not untagged, ("commands in a block this test does not read: tag it ```bash (commands) or "
@@ -154,9 +182,9 @@ def test_the_readme_shows_commands_and_every_block_of_commands_is_tagged_so_this
 def test_every_skipped_command_is_still_in_the_readme():
     shown = {c.key for c in COMMANDS}
     stale = sorted(set(SKIPPED) - shown)
-    assert not stale, f"SKIPPED names commands the README no longer shows: {stale}"
+    assert not stale, f"SKIPPED names commands neither the README nor the docs show any more: {stale}"
     for table in (EXIT, CALIBRATION):
-        assert not set(table) - shown, f"{sorted(set(table) - shown)} are not README commands any more"
+        assert not set(table) - shown, f"{sorted(set(table) - shown)} are not README or docs commands any more"
 
 
 # -- where the commands run ---------------------------------------------------------------------
@@ -181,8 +209,11 @@ def shell(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
 
 @pytest.fixture(scope="session")
 def fakes() -> Iterator[dict[str, FakeAnthropicServer]]:
-    with FakeAnthropicServer(sound_script()) as sound, FakeAnthropicServer(calibration_script()) as calibration:
-        yield {"sound": sound, "calibration": calibration}
+    # "offline": what `python -m evalkit.testing.fake_anthropic --reply "Paris." --verdict pass` answers,
+    # for the pages whose commands run a team's own suite (OFFLINE_FAKE).
+    with FakeAnthropicServer(sound_script()) as sound, FakeAnthropicServer(calibration_script()) as calibration, \
+            FakeAnthropicServer(offline_script("Paris.", "pass")) as offline:
+        yield {"sound": sound, "calibration": calibration, "offline": offline}
 
 
 @pytest.fixture(scope="session")
@@ -249,15 +280,22 @@ def normalised(lines: list[str]) -> list[str]:
     return [re.sub(r"\d{4}-\d{2}-\d{2}", "YYYY-MM-DD", line.rstrip()) for line in lines if line.strip()]
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=[c.key for c in COMMANDS])
+def command_id(command: Command) -> str:
+    shown = command.key.splitlines()[-1] if command.session else command.key
+    return shown if command.page == "README.md" else f"{command.page}:{shown}"
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[command_id(c) for c in COMMANDS])
 def test_the_readme_command_runs_as_written(command, request, tmp_path, base_env, fakes):
     if command.key in SKIPPED:
         pytest.skip(SKIPPED[command.key])
-    if DECIDE.search(command.key):
-        pytest.fail(f"README.md:{command.line} `{command.key}` installs, starts a container or runs the tests: "
+    if any(DECIDE.search(line) for line in command.key.splitlines()):
+        pytest.fail(f"{command.where} `{command.key}` installs, starts a container or runs the tests: "
                     "make it runnable here or list it in SKIPPED with the reason", pytrace=False)
     if command.key in CALIBRATION:
         source, fake = request.getfixturevalue("calibration_folder"), fakes["calibration"]
+    elif command.page in OFFLINE_FAKE:
+        source, fake = request.getfixturevalue("repository"), fakes["offline"]
     else:
         source, fake = request.getfixturevalue("repository"), fakes["sound"]
     where = tmp_path / "here"
@@ -265,13 +303,14 @@ def test_the_readme_command_runs_as_written(command, request, tmp_path, base_env
     env = {**base_env, "ANTHROPIC_BASE_URL": fake.url}
     calls = fake.request_count  # this worker's commands run one at a time: the difference is this command's
 
-    done = shell("\n".join([*command.exports, command.text]), where, env)
+    script = f"set -e\n{command.text}" if command.session else "\n".join([*command.exports, command.text])
+    done = shell(script, where, env)
 
-    said = f"README.md:{command.line} `{command.text}`\n{done.stdout}{done.stderr}"
+    said = f"{command.where} `{command.text}`\n{done.stdout}{done.stderr}"
     assert TRACEBACK not in said, said
     assert done.returncode == EXIT.get(command.key, 0), f"exit {done.returncode}: {said}"
     if OFFLINE.match(command.key):
         assert fake.request_count == calls, f"called the model: {said}"
     if command.transcript is not None:  # the README shows what it prints: it must be what it prints
         shown, printed = normalised(list(command.transcript)), normalised(done.stdout.splitlines())
-        assert printed == shown, "\n".join(difflib.unified_diff(shown, printed, "README.md", "printed", lineterm=""))
+        assert printed == shown, "\n".join(difflib.unified_diff(shown, printed, command.page, "printed", lineterm=""))

@@ -137,7 +137,7 @@ def _base_parts(files: Sequence[Path], workspace: Path) -> tuple[list[Report], s
             except (ValueError, KeyError, TypeError, OSError):
                 pass
         whys.setdefault(f"no base results beside {_show(file, workspace)} (upload the shard's whole results folder, "
-                        f"{BASE_FILE} included: see the README's matrix workflow)", []).append("")
+                        f"{BASE_FILE} included: see the matrix workflow in docs/scale.md)", []).append("")
     if not whys:
         return parts, None
     said = []
