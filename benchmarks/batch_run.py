@@ -37,10 +37,10 @@ SERVER = textwrap.dedent("""
 HARNESS = textwrap.dedent("""
     import resource, sys
     from pathlib import Path
-    from evalkit.batching import PollPolicy, use_batches
+    from evalkit.llm.batching import PollPolicy, use_batches
     from evalkit.engine import load_suites, make_client, run
-    from evalkit.providers.anthropic import AnthropicProvider
-    from evalkit.runner import RunOptions
+    from evalkit.llm.providers.anthropic import AnthropicProvider
+    from evalkit.run.runner import RunOptions
     url, suite, poll, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), Path(sys.argv[4])
     client = make_client(AnthropicProvider(api_key="bench", base_url=url), no_cache=True, deprecated=None)
     batcher = use_batches(client, out, poll=PollPolicy(first=poll, factor=1.0, most=poll))

@@ -45,7 +45,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    from evalkit.demo import DEMO_BASE, bundled_suites_dir, demo_plan
+    from evalkit.cli.demo import DEMO_BASE, bundled_suites_dir, demo_plan
     from evalkit.testing.fake_anthropic import FakeAnthropicServer
     from evalkit.testing.script import Script
 

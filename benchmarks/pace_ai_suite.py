@@ -46,8 +46,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from evalkit.engine import load_suites, make_client, run
-    from evalkit.providers.anthropic import AnthropicProvider
-    from evalkit.runner import RunOptions
+    from evalkit.llm.providers.anthropic import AnthropicProvider
+    from evalkit.run.runner import RunOptions
     from evalkit.testing.fake_anthropic import FakeAnthropicServer
 
     suites = load_suites([SUITE_DIR])

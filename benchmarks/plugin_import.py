@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.ambient")
+HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.engine.agent_client")
 
 
 def timed(code: str, runs: int) -> float:

@@ -38,8 +38,8 @@ SERVER = textwrap.dedent("""
 HARNESS = textwrap.dedent("""
     import sys
     from evalkit.engine import load_suites, make_client, run
-    from evalkit.providers.anthropic import AnthropicProvider
-    from evalkit.runner import RunOptions
+    from evalkit.llm.providers.anthropic import AnthropicProvider
+    from evalkit.run.runner import RunOptions
     url, suite, conc = sys.argv[1], sys.argv[2], int(sys.argv[3])
     client = make_client(AnthropicProvider(api_key="bench", base_url=url, max_connections=conc),
                          concurrency=conc, no_cache=True, deprecated=None)

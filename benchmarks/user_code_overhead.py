@@ -46,7 +46,7 @@ CLI = textwrap.dedent("""
     if source:
         sys.meta_path[:] = [f for f in sys.meta_path if not type(f).__module__.startswith("__editable__")]
         sys.path.insert(0, source)
-    from evalkit.console import entry
+    from evalkit.cli.console import entry
     assert not source or __import__("evalkit").__file__.startswith(source)
     sys.argv[0] = "evalkit"
     entry()

@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "suite"))
 from test_yaml_limits import alias_bomb  # noqa: E402  (the same file the test refuses)
 
-from evalkit.suite._yaml import read_yaml  # noqa: E402
+from evalkit.suite.yaml_reader import read_yaml  # noqa: E402
 
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "bomb.yml"

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalkit._lazy import lazy_exports
+from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from evalkit.ambient import get_client
+    from evalkit.engine.agent_client import get_client
     from evalkit.checks.base import Check, CheckContext, Outcome
     from evalkit.checks.registry import register_check
     from evalkit.errors import EvalkitError, Problem, ProviderError, SuiteError
-    from evalkit.providers.base import ModelRequest, ModelResponse
+    from evalkit.llm.providers.interface import ModelRequest, ModelResponse
     from evalkit.pytest_plugin.helpers import llm_judge, load_fixtures, run_checks
-    from evalkit.report import Report
-    from evalkit.suite._loader import load_suite
+    from evalkit.results.report import Report
+    from evalkit.suite.loader import load_suite
     from evalkit.suite.model import Case, Suite
-    from evalkit.targets import TargetResult
+    from evalkit.run.targets import TargetResult
 
 __all__ = [
     "Case",
@@ -50,19 +50,19 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "Check": "evalkit.checks.base",
     "CheckContext": "evalkit.checks.base",
     "EvalkitError": "evalkit.errors",
-    "ModelRequest": "evalkit.providers.base",
-    "ModelResponse": "evalkit.providers.base",
+    "ModelRequest": "evalkit.llm.providers.interface",
+    "ModelResponse": "evalkit.llm.providers.interface",
     "Outcome": "evalkit.checks.base",
     "Problem": "evalkit.errors",
     "ProviderError": "evalkit.errors",
-    "Report": "evalkit.report",
+    "Report": "evalkit.results.report",
     "Suite": "evalkit.suite.model",
     "SuiteError": "evalkit.errors",
-    "TargetResult": "evalkit.targets",
-    "get_client": "evalkit.ambient",
+    "TargetResult": "evalkit.run.targets",
+    "get_client": "evalkit.engine.agent_client",
     "llm_judge": "evalkit.pytest_plugin.helpers",
     "load_fixtures": "evalkit.pytest_plugin.helpers",
-    "load_suite": "evalkit.suite._loader",
+    "load_suite": "evalkit.suite.loader",
     "register_check": "evalkit.checks.registry",
     "run_checks": "evalkit.pytest_plugin.helpers",
 })

@@ -1,4 +1,4 @@
-"""Refresh evalkit's own model-lifecycle table (evalkit/lifecycle.json) from the API.
+"""Refresh evalkit's own model-lifecycle table (evalkit/llm/lifecycle.json) from the API.
 
     ANTHROPIC_API_KEY=... python scripts/refresh_lifecycle.py
 
@@ -13,9 +13,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from evalkit.providers.anthropic import fetch_lifecycles
+from evalkit.llm.providers.anthropic import fetch_lifecycles
 
-TABLE = Path(__file__).resolve().parents[1] / "evalkit" / "lifecycle.json"
+TABLE = Path(__file__).resolve().parents[1] / "evalkit" / "llm" / "lifecycle.json"
 
 
 def main() -> int:

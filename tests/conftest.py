@@ -12,7 +12,7 @@ import pytest
 
 from evalkit.engine import load_suites, make_client, run
 from evalkit.testing.scripted import ScriptedProvider
-from evalkit.runner import RunOptions
+from evalkit.run.runner import RunOptions
 from evalkit.testing.script import Script
 
 
@@ -46,9 +46,9 @@ os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="evalkit-test-cache-")
 @pytest.fixture(autouse=True)
 def _forget_secrets_after_each_test():
     """The `evalkit` command invoked in-process remembers its environment's secrets for every output
-    of the process (evalkit/redaction.py): not past the test that invoked it."""
+    of the process (evalkit/_runtime/redaction.py): not past the test that invoked it."""
     yield
-    from evalkit import redaction
+    from evalkit._runtime import redaction
 
     redaction.protect({})
 

@@ -31,11 +31,11 @@ def test_import_contracts_are_kept():
 
 
 @pytest.mark.parametrize("module, line", [
-    ("report.py", "import evalkit.runner"),             # a wrong-way arrow: data importing orchestration
-    ("demo.py", "import evalkit.cli"),                  # the old cli <-> demo cycle
-    ("suite/_loader.py", "import evalkit.targets"),     # the old suite <-> targets cycle
-    ("github/api.py", "import evalkit.engine"),         # the GitHub glue reaching into the engine
-    ("testing/script.py", "import evalkit.runner"),     # the fakes reaching into the engine
+    ("results/report.py", "import evalkit.run.runner"),     # a wrong-way arrow: data importing orchestration
+    ("suite/loader.py", "import evalkit.run.targets"),     # the old suite <-> targets cycle
+    ("llm/client.py", "import evalkit.scoring.judge"),      # the model client reaching up into scoring
+    ("github/api.py", "import evalkit.engine"),             # the GitHub glue reaching into the engine
+    ("testing/script.py", "import evalkit.run.runner"),     # the fakes reaching into the engine
 ])
 def test_the_contracts_catch_a_wrong_way_import(tmp_path, module, line):
     shutil.copytree(REPO / "evalkit", tmp_path / "evalkit", ignore=shutil.ignore_patterns("__pycache__"))
@@ -131,15 +131,90 @@ def test_mypy_finds_no_error_in_evalkit():
     assert status == 0, out + err
 
 
-def test_every_module_has_a_place_in_the_layers():
-    """A new module or subpackage of evalkit must be placed in the layers contract (pyproject.toml),
-    or its arrows go unchecked."""
+# What may sit directly under evalkit/ beside the rooms: the package itself and two small shared modules.
+TOP_LEVEL = {"__init__.py", "errors.py", "limits.py"}
+
+
+def test_every_room_has_a_place_in_the_layers_and_nothing_else_sits_at_the_top():
+    """A new module or room of evalkit must be placed in the layers contract (pyproject.toml), or its
+    arrows go unchecked; a module belongs in a room, not beside them."""
     import tomllib
 
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     layers = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")["layers"]
     placed = {name.strip() for layer in layers for name in layer.replace(":", "|").split("|")}
     package = REPO / "evalkit"
+    assert sorted(p.name for p in package.glob("*.py") if p.name not in TOP_LEVEL) == []
+    rooms = {f"evalkit.{p.parent.name}" for p in package.glob("*/__init__.py")}
     modules = {f"evalkit.{p.stem}" for p in package.glob("*.py") if p.name != "__init__.py"}
-    modules |= {f"evalkit.{p.parent.name}" for p in package.glob("*/__init__.py")}
-    assert sorted(modules - placed) == []
+    assert sorted((rooms | modules) - placed) == []
+
+
+def _packages(root: Path) -> list[Path]:
+    return sorted(p.parent for p in root.rglob("__init__.py") if "__pycache__" not in p.parts)
+
+
+def test_every_subpackage_declares_all_and_each_name_exists():
+    import ast
+    import importlib
+
+    for folder in _packages(REPO / "evalkit"):
+        if folder == REPO / "evalkit":
+            continue
+        name = ".".join(folder.relative_to(REPO).parts)
+        tree = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+        declared = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    and any(getattr(t, "id", None) == "__all__" for t in
+                            (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+        assert declared, f"{name}/__init__.py declares no __all__"
+        package = importlib.import_module(name)
+        for public in package.__all__:
+            assert hasattr(package, public) or (folder / f"{public}.py").exists() or (folder / public).is_dir(), \
+                f"{name}.__all__ names {public!r}, which is neither defined nor a module of the room"
+
+
+PRIVATE_IMPORTS = """
+import sys, grimp
+graph = grimp.build_graph("evalkit", exclude_type_checking_imports=True)
+for importer in sorted(graph.modules):
+    for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+        parts = imported.split(".")
+        private = next((i for i, part in enumerate(parts) if part.startswith("_") and not part.startswith("__") and i > 1), None)
+        if private is None:
+            continue
+        owner = ".".join(parts[:private])  # the subpackage the private module belongs to
+        if not (importer == owner or importer.startswith(owner + ".")):
+            print(importer, "->", imported)
+"""
+
+
+def _private_imports(root: Path) -> list[str]:
+    """Imports of a private module (`_name`) of a subpackage from outside that subpackage, in the
+    `evalkit` package under `root` (a fresh interpreter: a copy must not mix with the one under test)."""
+    result = subprocess.run([sys.executable, "-c", PRIVATE_IMPORTS], cwd=root, capture_output=True, text=True,
+                            env={"PYTHONPATH": str(root), "PATH": ""})
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+def test_no_room_imports_another_rooms_private_module():
+    assert _private_imports(REPO) == []
+
+
+def test_the_private_module_rule_finds_a_reach_into_another_room(tmp_path):
+    shutil.copytree(REPO / "evalkit", tmp_path / "evalkit", ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "evalkit" / "render" / "markdown.py"
+    target.write_text(target.read_text(encoding="utf-8") + "\nimport evalkit.suite._validation  # injected\n",
+                      encoding="utf-8")
+    assert "evalkit.render.markdown -> evalkit.suite._validation" in _private_imports(tmp_path)
+
+
+def test_every_type_ignore_names_its_code_and_says_why():
+    import re
+
+    bare = []
+    for path in sorted((REPO / "evalkit").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "type: ignore" in line and not re.search(r"type: ignore\[[\w, -]+\]\s+#\s*\S", line):
+                bare.append(f"{path.relative_to(REPO)}:{n}")
+    assert bare == [], "say why after the ignore: # type: ignore[code]  # why"

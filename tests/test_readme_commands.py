@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.demo import bundled_suites_dir, demo_plan
+from evalkit.cli.demo import bundled_suites_dir, demo_plan
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.offline_server import offline_script
@@ -46,7 +46,7 @@ BIN = Path(sys.executable).parent  # `evalkit` and `python` as a user of this vi
 SKIPPED = {
     "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && evalkit demo":
         "creates a virtual environment and installs from the package registry (network, minutes); "
-        "`evalkit demo` itself is run by tests/test_demo.py",
+        "`evalkit demo` itself is run by tests/cli/test_demo.py",
     "python -m pytest -n auto":
         "the whole test suite, this test among them; CI runs it (.ci/run)",
     'pip install "evalkit @ git+https://github.com/org/eval-action@v1"':
@@ -66,7 +66,7 @@ EXIT = {
 }
 
 # Commands that run against something other than the bundled suites in a copy of the repository.
-CALIBRATION = {"evalkit calibrate cal.suite.yml --repeats 3"}  # tests/test_calibrate.py's worked example
+CALIBRATION = {"evalkit calibrate cal.suite.yml --repeats 3"}  # tests/engine/test_calibrate.py's worked example
 
 # Pages whose commands build a team's own project and run it against the offline fake's answers.
 OFFLINE_FAKE = {"docs/getting-started.md"}
@@ -198,7 +198,7 @@ def sound_script() -> Script:
 
 
 def calibration_script() -> Script:
-    from tests.test_calibrate import extract, wrong_on_two
+    from tests.engine.test_calibrate import extract, wrong_on_two
 
     return Script().respond(wrong_on_two, tool="record_verdicts").respond(extract, tool="record_fields")
 
@@ -269,7 +269,7 @@ def repository(tmp_path_factory, fakes, base_env) -> Path:
 
 @pytest.fixture(scope="session")
 def calibration_folder(tmp_path_factory) -> Path:
-    from tests.test_calibrate import SUITE
+    from tests.engine.test_calibrate import SUITE
 
     folder = tmp_path_factory.mktemp("calibration")
     (folder / "cal.suite.yml").write_text(SUITE.lstrip("\n"), encoding="utf-8")

@@ -32,20 +32,20 @@ from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
-from evalkit.compare.models import compare_models
+from evalkit.compare.model_vs_model import compare_models
 from evalkit.errors import EvalkitError, SuiteError, UsageError
-from evalkit.gates import exit_code
+from evalkit.results.gates import exit_code
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
 from evalkit.github.event import Event
-from evalkit.per_model import model_path
+from evalkit.engine.per_model_runs import model_path
 from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected_body, render_comment,
                                    render_models_comment)
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
-from evalkit.report import Report, Verdict
-from evalkit.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated
+from evalkit.results.report import Report, Verdict
+from evalkit._runtime.signals import EXIT_SIGINT, EXIT_SIGTERM, Terminated
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3

@@ -1,5 +1,5 @@
 """The Action's comparison with the pull request's base commit: find (or fetch) the base,
-run the same suites there through `evalkit.baseline`, compare, and decide what fails the step
+run the same suites there through `evalkit.engine.base_ref`, compare, and decide what fails the step
 (`gate`). When there is no base to compare with, say why; the thresholds decide then."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 from evalkit.action.inputs import Inputs, read_input, selectors
 from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
-from evalkit.baseline import Git, worktree
+from evalkit.engine.base_ref import Git, worktree
 from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
 from evalkit.errors import EvalkitError, UsageError
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
 from evalkit.render.compare import render_comparison
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 GATES = ("thresholds", "regressions", "both")
 

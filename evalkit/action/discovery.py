@@ -27,8 +27,8 @@ from typing import Any
 
 from evalkit.errors import SuiteError, UsageError
 from evalkit.github.globs import glob_match
-from evalkit.suite._loader import load_suite
-from evalkit.suite._yaml import read_yaml
+from evalkit.suite.loader import load_suite
+from evalkit.suite.yaml_reader import read_yaml
 from evalkit.suite.files import SUITE_FILENAMES, SUITE_SUFFIXES, resolve_suite_paths
 from evalkit.suite.model import Suite, Target
 
@@ -165,7 +165,7 @@ def read_watch_map(root: str | Path) -> dict[str, list[str]] | None:
     suite is loaded, no plugin imported, so no code of the repository runs (the `install` input
     is skipped when this says no suite is affected). None when anything does not read plainly:
     then the suites are loaded as usual."""
-    from evalkit.suite._yaml import read_yaml
+    from evalkit.suite.yaml_reader import read_yaml
 
     try:
         refs, _ = discover(root)

@@ -11,8 +11,8 @@ from evalkit.action.discovery import SuiteRef
 from evalkit.action.inputs import Inputs, selectors
 from evalkit.action.redact import redact, redact_file
 from evalkit.action.sandbox import Unfinished, run_worker
-from evalkit.per_model import model_path
-from evalkit.report import Report
+from evalkit.engine.per_model_runs import model_path
+from evalkit.results.report import Report
 
 
 @dataclass

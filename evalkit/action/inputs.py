@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from evalkit.action.discovery import parse_list
 from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
-from evalkit.sharding import parse_shard
-from evalkit.suite._spec import plain_tags
+from evalkit.run.sharding import parse_shard
+from evalkit.suite.spec import plain_tags
 from evalkit.suite.model import tag_selector
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from evalkit.action.sandbox import unprivileged, worker_environment
 from evalkit.errors import UsageError
 from evalkit.github import commands
-from evalkit.render._sanitize import cap_text
+from evalkit.render.sanitize import cap_text
 
 MAX_LOGGED_INSTALL_OUTPUT = 50_000
 

@@ -93,7 +93,7 @@ class KeyProxy:
         batch["results_url"] = self.url + url[len(upstream):]
         return json.dumps(batch).encode()
 
-    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list, bytes]:
+    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
         """Send one request upstream with the key; (status, headers, body)."""
         up = self.upstream
         conn_cls = http.client.HTTPSConnection if up.scheme == "https" else http.client.HTTPConnection
@@ -161,7 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
             data = self.proxy.local_results_url(data)
         self._reply(status, headers, data)
 
-    def _reply(self, status: int, headers: list, data: bytes) -> None:
+    def _reply(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
         self.send_response(status)
         for key, value in headers:
             self.send_header(key, value)

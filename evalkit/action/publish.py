@@ -12,7 +12,7 @@ from evalkit.github.event import Event
 from evalkit.github.sticky_comment import CommentResult, upsert_comment
 from evalkit.render.comment import MARKER
 from evalkit.render.log import case_lines, suite_line, usage_line
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 
 def post_comment(api: GitHubAPI | None, event: Event, body: str, *, mark: str = MARKER,

@@ -1,6 +1,6 @@
 """Keeping secrets out of target code and out of everything the Action writes: the environment
 allow-list the worker gets (evalkit/action/sandbox.py), the secret-like values to mask, and
-redaction of reports and files (the secret-like values and text redaction: evalkit/redaction.py,
+redaction of reports and files (the secret-like values and text redaction: evalkit/_runtime/redaction.py,
 shared with the CLI; the Action replaces with `***`, as GitHub's mask does)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from evalkit.redaction import MIN_SECRET_CHARS, redact_text, secret_names, secret_values
-from evalkit.report import Report
+from evalkit._runtime.redaction import MIN_SECRET_CHARS, redact_text, secret_names, secret_values
+from evalkit.results.report import Report
 
 __all__ = ["MIN_SECRET_CHARS", "allowed_environment", "passthrough", "passthrough_note", "redact", "redact_file", "redact_text",
            "scrub_environment", "secret_names", "secret_values"]

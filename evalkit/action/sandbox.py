@@ -26,7 +26,7 @@ from evalkit.action.proxy import KeyProxy
 from evalkit.action.redact import allowed_environment
 from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError
 from evalkit.github import commands
-from evalkit.render._sanitize import cap_text
+from evalkit.render.sanitize import cap_text
 
 MAX_LOGGED_WORKER_OUTPUT = 20_000  # characters of what user code printed, shown in the log
 EXIT_SUITE_ERROR = 3  # the worker's exit codes: suite files it could not load,
@@ -146,11 +146,11 @@ def _signal_name(number: int) -> str:
 
 def model_lifecycle(api_key: str, upstream: str | None, cache_dir: str | None) -> dict[str, str]:
     """Model id to end-of-life date, from the API with the real key (kept a day), else evalkit's table."""
-    from evalkit.cache import default_cache_dir
-    from evalkit.lifecycle import LifecycleTable
+    from evalkit.llm.cache import default_cache_dir
+    from evalkit.llm.model_lifecycle import LifecycleTable
 
     def fetch() -> dict[str, dict[str, Any]]:
-        from evalkit.providers.anthropic import fetch_lifecycles  # anthropic loads only here
+        from evalkit.llm.providers.anthropic import fetch_lifecycles  # anthropic loads only here
 
         return fetch_lifecycles(api_key=api_key, base_url=upstream)
 

@@ -4,7 +4,7 @@ Each shard job runs its own share of the cases (the same `--shard I/N`) on the b
 the same secret-free worker and with the same response cache as an unsharded run's base side,
 and saves it beside its results as `base.json`, its suite files named relative to the repository
 root (each job's worktree of the base has a path of its own), or `base-unavailable.json` saying
-why it has none. The merge job joins the base parts as it joins the head's (evalkit/merging.py),
+why it has none. The merge job joins the base parts as it joins the head's (evalkit/engine/merging.py),
 loading the base's suite files from a worktree of the base commit (checks across cases need
 them), and compares; if any shard has no base part, the comment says why and the thresholds decide.
 """
@@ -17,15 +17,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalkit import merging
+from evalkit.engine import merging
 from evalkit.action.baseline import (BaseResult, Settings, _run_base_in_worker, base_ref, compared, ensure_commit)
 from evalkit.action.inputs import Inputs
 from evalkit.action.redact import redact, redact_file, redact_text
-from evalkit.baseline import Git, worktree
+from evalkit.engine.base_ref import Git, worktree
 from evalkit.engine import load_suites
 from evalkit.errors import EvalkitError, UsageError
 from evalkit.github.event import Event
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 BASE_FILE = "base.json"
 UNAVAILABLE_FILE = "base-unavailable.json"

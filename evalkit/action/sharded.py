@@ -8,7 +8,7 @@ from pathlib import Path
 from evalkit.action.discovery import parse_list
 from evalkit.engine import merge_and_save
 from evalkit.errors import UsageError
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 
 def merge_shards(patterns: str, workspace: Path, out_dir: Path) -> tuple[Report, list[Path]]:

@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.action.discovery import load_repo_suites, select_named
-from evalkit.batching import batch_run
+from evalkit.llm.batching import batch_run
 from evalkit.engine import anthropic_deprecations, make_client, run_and_save
-from evalkit import exit_guard
+from evalkit._runtime import exit_guard
 from evalkit.errors import EvalkitError, SuiteError, UsageError
-from evalkit.per_model import model_path, models_to_compare, run_per_model
-from evalkit.runner import RunOptions
-from evalkit.sharding import parse_shard
-from evalkit.suite._loader import load_suite
-from evalkit.report import Report
+from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
+from evalkit.run.runner import RunOptions
+from evalkit.run.sharding import parse_shard
+from evalkit.suite.loader import load_suite
+from evalkit.results.report import Report
 from evalkit.suite.model import Suite, Target, describe_selection
 
 EXIT_SUITE_ERROR = 3
@@ -52,7 +52,7 @@ def index_job(job: dict[str, Any]) -> dict[str, Any]:
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Load the job's suites and run them to `job["results"]` (and its JSONL); the answer."""
     # anthropic is imported only in the worker that calls the model.
-    from evalkit.providers.anthropic import AnthropicProvider
+    from evalkit.llm.providers.anthropic import AnthropicProvider
 
     suites = _load(job["suites"])
     opts = job.get("options", {})
@@ -114,7 +114,7 @@ def _load(entries: list[dict[str, Any]]) -> list[Suite]:
 def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     # User code imported here (plugins, targets) that calls os._exit ends this worker with 2 and a
-    # message, never with a silent 0; its calls run in processes of their own (evalkit/user_code.py).
+    # message, never with a silent 0; its calls run in processes of their own (evalkit/run/user_code.py).
     exit_guard.arm()
     answer: dict[str, Any] = {}
     code = 0

@@ -20,6 +20,7 @@ import os
 import resource
 import signal
 import sys
+from typing import Any
 
 MAX_OUTPUT_CHARS = 100_000
 MAX_PRINTED_CHARS = 200
@@ -42,7 +43,7 @@ class TimeLimit(BaseException):
     """Raised in main when its call overruns (a BaseException, so `except Exception` keeps it)."""
 
 
-def _refuse(event: str, args: tuple) -> None:
+def _refuse(event: str, args: tuple[Any, ...]) -> None:
     if event in _REFUSED_EVENTS:
         raise PermissionError(f"not allowed in evalkit's `runs` check: {event}")
     if event == "open" and len(args) >= 3:
@@ -66,13 +67,13 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise TimeLimit()
 
 
-def _call(fn: object, call: dict, timeout: float, what: str = "main") -> dict:
+def _call(fn: object, call: dict[str, Any], timeout: float, what: str = "main") -> dict[str, Any]:
     printed = io.StringIO()
-    result: dict
+    result: dict[str, Any]
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         with contextlib.redirect_stdout(printed):
-            value = fn(call["input"], **call.get("kwargs", {}))  # type: ignore[operator]
+            value = fn(call["input"], **call.get("kwargs", {}))  # type: ignore[operator]  # `fn` is the generated code's `main`, looked up by name
         if not isinstance(value, str):
             result = {"error": f"{what} returned {type(value).__name__}, not str"}
         elif len(value) > MAX_OUTPUT_CHARS:
@@ -91,12 +92,12 @@ def _call(fn: object, call: dict, timeout: float, what: str = "main") -> dict:
     return result
 
 
-def run(request: dict) -> list[dict]:
+def run(request: dict[str, Any]) -> list[dict[str, Any]]:
     calls, timeout = request["calls"], float(request["timeout"])
     _limit(int(request["memory_mb"]), timeout * (len(calls) + 1))
     signal.signal(signal.SIGALRM, _on_alarm)
     sys.addaudithook(_refuse)  # from here on, for good: an audit hook cannot be removed
-    namespace: dict = {"__name__": "generated", "__builtins__": __builtins__}
+    namespace: dict[str, Any] = {"__name__": "generated", "__builtins__": __builtins__}
 
     def load(_input: str) -> str:
         exec(compile(request["code"], "<generated>", "exec"), namespace)

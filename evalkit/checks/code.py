@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evalkit._imports import import_object
+from evalkit._runtime.import_names import import_object
 from evalkit.checks.base import Check, CheckContext, Outcome
 
 
@@ -16,7 +16,7 @@ def code_of(output: Any) -> str:
     if isinstance(output, str):
         return output
     if isinstance(output, dict) and isinstance(output.get("code"), str):
-        return output["code"]
+        return str(output["code"])
     code = getattr(output, "code", None)
     if isinstance(code, str):
         return code

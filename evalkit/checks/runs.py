@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -60,7 +60,7 @@ class RunInput(BaseModel):
 
     def problem(self, output: str) -> str | None:
         """Why `output` does not meet this input's conditions, or None when it does."""
-        fold = (lambda s: s.casefold()) if self.ignore_case else (lambda s: s)
+        fold: Callable[[str], str] = str.casefold if self.ignore_case else str
         if self.expected is not None and fold(output.strip()) != fold(self.expected.strip()):
             return f"expected {self.expected[:80]!r}"
         missing = [w for w in _listed(self.contains) if fold(w) not in fold(output)]

@@ -2,8 +2,8 @@
 
 from evalkit.compare.diff import DEFAULT_ALPHA, compare_case, compare_reports, item_flips
 from evalkit.compare.load import load_results
-from evalkit.compare.model import CHANGES, CaseDiff, Comparison, ItemFlip, SideStats, SuiteDiff
-from evalkit.compare.stats import fisher_exact
+from evalkit.compare.comparison import CHANGES, CaseDiff, Comparison, ItemFlip, SideStats, SuiteDiff
+from evalkit.compare.fisher import fisher_exact
 
 __all__ = ["CHANGES", "CaseDiff", "Comparison", "DEFAULT_ALPHA", "ItemFlip", "SideStats", "SuiteDiff",
            "compare_case", "compare_reports", "fisher_exact", "item_flips", "load_results"]

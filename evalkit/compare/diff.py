@@ -23,9 +23,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from evalkit.compare.model import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
-from evalkit.compare.stats import fisher_exact, repeats_needed, smallest_p
-from evalkit.report import CaseResult, ItemResult, Report, SuiteResult
+from evalkit.compare.comparison import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
+from evalkit.compare.fisher import fisher_exact, repeats_needed, smallest_p
+from evalkit.results.report import CaseResult, ItemResult, Report, SuiteResult
 
 DEFAULT_ALPHA = 0.05
 _FAILING = ("fail", "error")
@@ -155,7 +155,7 @@ def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int,
         runs = f"{bn} run{'s' if bn != 1 else ''}" + (" a side" if bn == hn else f" on base, {hn} on head")
         why = (f"too few runs to tell: {test}with {runs} Fisher's exact test cannot reach p < {alpha:g}; {need}"
                if too_few else f"within noise: {test}{need}")
-    return ItemFlip(id=item_id, text=sample.text, decided_by=decided_by, critical=critical,  # type: ignore[arg-type]
+    return ItemFlip(id=item_id, text=sample.text, decided_by=decided_by, critical=critical,  # type: ignore[arg-type]  # decided_by comes from a stored ItemResult: one of the Literal's values
                     base_passed=bp, base_runs=bn, head_passed=hp, head_runs=hn,
                     base_reason=_reason(b, bp < bn), head_reason=_reason(h, hp < hn),
                     worse=worse, significant=significant, p_value=p_value, too_few_runs=too_few,

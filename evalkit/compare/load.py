@@ -9,8 +9,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import UsageError
-from evalkit.report import Report
-from evalkit.results_reader import load_report
+from evalkit.results.report import Report
+from evalkit.results.reader import load_report
 
 
 def load_results(path: str | Path) -> Report:

@@ -1,1 +1,11 @@
 """GitHub glue: the runner's event, changed files, the sticky comment and workflow commands."""
+
+__all__ = [
+    "api",
+    "changes",
+    "commands",
+    "event",
+    "globs",
+    "sticky_comment",
+]
+

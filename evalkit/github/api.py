@@ -193,7 +193,7 @@ def _decode(raw: bytes) -> Any:
 def _error_message(raw: bytes) -> str:
     data = _decode(raw)
     if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return data["message"]
+        return str(data["message"])
     return ""
 
 

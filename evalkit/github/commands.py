@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from evalkit.errors import UsageError
-from evalkit.render._sanitize import truncate_markdown
+from evalkit.render.sanitize import truncate_markdown
 
 SUMMARY_LIMIT = 1024 * 1024  # bytes; GitHub rejects a larger step summary
 SUMMARY_NOTE = "*… summary truncated: GitHub allows at most 1 MiB per step.*"

@@ -16,7 +16,7 @@ Which eval tests run — ini option `evalkit_evals`, flag `--evalkit-evals`:
 
 Skipping
     An eval test skips, with the reason, when no model can be called: ANTHROPIC_API_KEY is not
-    set (and no provider was configured with `evalkit.ambient.configure`), or
+    set (and no provider was configured with `evalkit.engine.agent_client.configure`), or
     SYSTEM_AGENT_MODELS_HIGH / SYSTEM_AGENT_MODELS_LOW is set but empty.
 
 Suite files as tests
@@ -33,6 +33,15 @@ engine are imported only when an eval runs.
 
 
 from __future__ import annotations
+
+
+# The plugin's modules; pytest finds its hooks on this module itself.
+__all__ = [
+    "gold_tests",
+    "helpers",
+    "items",
+    "selection",
+]
 
 import sys
 from pathlib import Path
@@ -70,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    ambient = sys.modules.get("evalkit.ambient")
+    ambient = sys.modules.get("evalkit.engine.agent_client")
     if ambient is not None:
         ambient.shutdown()
 
@@ -84,7 +93,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if not is_eval(item):
         return
-    from evalkit import ambient  # on use: the plugin loads in every pytest run
+    from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
 
     reason = ambient.unavailable_reason()
     if reason:
@@ -98,7 +107,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         models.update(marker.kwargs.get("models") or {})
     if not models:
         return (yield)
-    from evalkit import ambient  # on use: the plugin loads in every pytest run
+    from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
 
     with ambient.use_models(**models):
         return (yield)
@@ -112,7 +121,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"(or name their folder or file)")
     stored: list[Any] = config.stash.get(usage_key, [])
     usages = list(stored)
-    ambient = sys.modules.get("evalkit.ambient")
+    ambient = sys.modules.get("evalkit.engine.agent_client")
     if ambient is not None and ambient.usage() is not None:
         usages.append(ambient.usage())
     if usages:

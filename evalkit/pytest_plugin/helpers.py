@@ -11,15 +11,15 @@ import inspect
 from pathlib import Path
 from typing import Any, Iterable
 
-from evalkit import ambient
+from evalkit.engine import agent_client as ambient
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.checks.registry import CheckRegistry
 from evalkit.errors import JudgeError, SuiteError
-from evalkit.judge import judge
-from evalkit.report import ItemResult
-from evalkit.scoring import decide_item, judged_item
-from evalkit.suite._loader import checks_item, load_suite
-from evalkit.suite._yaml import read_yaml
+from evalkit.scoring.judge import judge
+from evalkit.results.report import ItemResult
+from evalkit.scoring.items import decide_item, judged_item
+from evalkit.suite.loader import checks_item, load_suite
+from evalkit.suite.yaml_reader import read_yaml
 
 MAX_SHOWN_OUTPUT = 1500  # characters of the output quoted in a failure message
 

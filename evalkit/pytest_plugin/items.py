@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
-from evalkit.pytest_plugin.gold import GoldItem
+from evalkit.pytest_plugin.gold_tests import GoldItem
 
 if TYPE_CHECKING:
-    from evalkit.report import CaseResult, Report  # on use: the plugin loads in every pytest run
+    from evalkit.results.report import CaseResult, Report  # on use: the plugin loads in every pytest run
 
-usage_key = pytest.StashKey[list]()
+usage_key = pytest.StashKey[list[Any]]()
 
 
 class EvalFailed(Exception):
@@ -57,10 +57,10 @@ class EvalSuiteFile(pytest.File):
     def _run(self) -> tuple[Report | None, str | None]:
         from glob import escape  # case ids are passed to the runner as globs
 
-        from evalkit import ambient  # on use: the plugin loads in every pytest run
+        from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
         from evalkit.engine import make_client, run
         from evalkit.errors import EvalkitError
-        from evalkit.runner import RunOptions
+        from evalkit.run.runner import RunOptions
 
         config = self.config
         mine = [i for i in self.session.items if i.parent is self and isinstance(i, EvalCaseItem)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalkit._lazy import lazy_exports
+from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS, marker, render_comment, with_marker

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import EvalkitError, SuiteError
-from evalkit.render._sanitize import MAX_QUOTED_CHARS, cap_text, neutralize_markdown, strip_invisible, truncate_markdown
+from evalkit.render.sanitize import MAX_QUOTED_CHARS, cap_text, neutralize_markdown, strip_invisible, truncate_markdown
 from evalkit.render.markdown import render_markdown
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 MARKER = "<!-- evalkit:comment -->"
 MAX_COMMENT_CHARS = 65_536  # GitHub's limit on a comment's body
@@ -88,7 +88,7 @@ def render_models_comment(runs: Sequence[tuple[str, Report]], comparison: Any, *
                           template: str | Path | None = None, run_url: str | None = None, artifact_hint: str = "",
                           mark: str = MARKER, limit: int = MAX_COMMENT_CHARS, cap: int = MAX_QUOTED_CHARS,
                           html_report: str = "") -> str:
-    """A model-against-model run (`comparison`: evalkit.compare.models.ModelComparison): the
+    """A model-against-model run (`comparison`: evalkit.compare.model_vs_model.ModelComparison): the
     side-by-side table first, then each model's own report under its name, fitted like one."""
     from evalkit.render.compare import render_model_comparison  # same package; kept out of the plain comment's path
 

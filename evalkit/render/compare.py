@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalkit.compare.model import CHANGES, Comparison, SideStats
-from evalkit.compare.models import ModelComparison
+from evalkit.compare.comparison import CHANGES, Comparison, SideStats
+from evalkit.compare.model_vs_model import ModelComparison
 from evalkit.errors import UsageError
 from evalkit.render.markdown import _environment
 
@@ -50,8 +50,8 @@ def render_comparison(cmp: Comparison, *, template: str | Path | None = None, cl
         env.filters["clean"] = clean
     try:
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
-        return tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, icon=cmp.icon(gate_failed),
-                           **(extra or {}))
+        return str(tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, icon=cmp.icon(gate_failed),
+                               **(extra or {})))
     except TemplateError as exc:
         where = f" ({path})" if path else ""
         raise UsageError(f"comparison template{where}: {exc}") from None
@@ -89,7 +89,7 @@ def render_model_comparison(mc: ModelComparison, *, template: str | Path | None 
     if clean is not None:
         env.filters["clean"] = clean
     try:
-        return env.get_template(path.name if path else "models.md.j2").render(mc=mc, fmt=_fmt)
+        return str(env.get_template(path.name if path else "models.md.j2").render(mc=mc, fmt=_fmt))
     except TemplateError as exc:
         raise UsageError(f"model comparison template{f' ({path})' if path else ''}: {exc}") from None
 

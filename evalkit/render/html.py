@@ -17,9 +17,9 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from evalkit.atomic import write_atomic
+from evalkit._runtime.atomic_write import write_atomic
 from evalkit.render import html_view
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 TEMPLATE = "report.html.j2"
 _SAFE_URL = re.compile(r"https?://[^\s\"'<>\\]+\Z")
@@ -77,11 +77,11 @@ def render_html(report: Report, *, comparison: Any = None, base: Report | None =
         comparison = getattr(report, "comparison", None)  # once a Report carries its own
     views = html_view.build(report, comparison, base)
     template = _environment().get_template(TEMPLATE)
-    return template.render(
+    return str(template.render(
         report=report, cmp=comparison, views=views, provenance=getattr(report, "provenance", None),
         charts=html_view.charts(report, views, comparison), filters=html_view.FILTERS,
         filter_counts=html_view.filter_counts(views), verdict_counts=html_view.verdict_counts(views), change_order=html_view.CHANGE_ORDER,
-        total=sum(len(v.rows) for v in views))
+        total=sum(len(v.rows) for v in views)))
 
 
 def write_html(report: Report, path: str | Path, **kwargs: Any) -> Path:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.compare.diff import live_run_seconds
-from evalkit.report import CaseResult, Report, SuiteResult
+from evalkit.results.report import CaseResult, Report, SuiteResult
 
 # Changed cases lead a suite's table, in the order a reviewer reads them.
 CHANGE_ORDER = ("regressed", "fixed", "still failing", "new", "too few runs to tell", "within noise", "removed",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from evalkit.report import Report
+from evalkit.results.report import Report
 
 
 def render_junit(report: Report) -> str:

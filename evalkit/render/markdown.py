@@ -8,7 +8,7 @@ from typing import Any
 
 from evalkit.errors import UsageError
 from evalkit.render.log import absorbed, tail
-from evalkit.report import CaseResult, ItemResult, Report
+from evalkit.results.report import CaseResult, ItemResult, Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
 EXCERPT_CHARS = 280  # of a failing answer quoted in the report: enough to recognise it, results.json has it all
@@ -103,7 +103,7 @@ def render_markdown(report: Report, *, template: str | Path | None = None,
         env.filters["clean"] = clean
     try:
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
-        return tmpl.render(report=report, **(extra or {}))
+        return str(tmpl.render(report=report, **(extra or {})))
     except TemplateError as exc:
         where = f" ({path})" if path else ""
         raise UsageError(f"report template{where}: {exc}") from None

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalkit._lazy import lazy_exports
+from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.errors import Problem, SuiteError
-    from evalkit.suite._loader import checks_item, load_suite
+    from evalkit.suite.loader import checks_item, load_suite
     from evalkit.suite.files import (
         SUITE_FILENAMES,
         SUITE_SUFFIXES,
@@ -40,7 +40,7 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "Problem": "evalkit.errors", "SuiteError": "evalkit.errors",
-    "checks_item": "evalkit.suite._loader", "load_suite": "evalkit.suite._loader",
+    "checks_item": "evalkit.suite.loader", "load_suite": "evalkit.suite.loader",
     "SUITE_FILENAMES": "evalkit.suite.files", "SUITE_SUFFIXES": "evalkit.suite.files",
     "is_suite_file": "evalkit.suite.files", "resolve_suite_path": "evalkit.suite.files",
     "resolve_suite_paths": "evalkit.suite.files",

@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit._validation import clean_loc, pydantic_message
+from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.errors import Problem
-from evalkit.suite._spec import FieldSpec, GoldSpec
-from evalkit.suite._yaml import YamlDocument, read_yaml
+from evalkit.suite.spec import FieldSpec, GoldSpec
+from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.model import Case, GoldOutput
 
 _KIND_CHECK = {

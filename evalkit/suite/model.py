@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalkit.checks.base import Check
-from evalkit.models import resolve_tiers
-from evalkit.suite._spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds, Timeouts
+from evalkit.llm.tiers import resolve_tiers
+from evalkit.suite.spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds, Timeouts
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.checks.registry import JUDGE_TYPE, JudgeArgs, check_types
-from evalkit.suite._spec import SuiteSpec
+from evalkit.suite.spec import SuiteSpec
 
 
 def suite_json_schema() -> dict[str, Any]:

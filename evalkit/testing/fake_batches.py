@@ -86,7 +86,7 @@ class FakeBatches:
         if problem:
             return 400, _error("invalid_request_error", problem)
         now = datetime.now(timezone.utc)
-        batch = _Batch("msgbatch_" + uuid.uuid4().hex[:24], list(requests), time.monotonic(), now)  # type: ignore[arg-type]
+        batch = _Batch("msgbatch_" + uuid.uuid4().hex[:24], list(requests), time.monotonic(), now)  # type: ignore[arg-type]  # _invalid() above has checked the requests' shape
         with self._lock:
             self._batches[batch.id] = batch
             self.creates += 1

@@ -54,6 +54,7 @@ def offline_script(reply: str, verdict: str) -> Script:
         choice = body.get("tool_choice") or {}
         tools = {t.get("name"): t for t in body.get("tools") or []}
         tool: dict[str, Any] = tools.get(choice.get("name")) or next(iter(tools.values()), {})
-        return tool_input(tool.get("input_schema") or {}, verdict)
+        value: dict[str, Any] = tool_input(tool.get("input_schema") or {}, verdict)
+        return value
 
     return Script().respond(answer_tool, tool="*").reply(reply)

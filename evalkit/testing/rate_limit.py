@@ -9,6 +9,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 
 @dataclass
@@ -37,7 +38,7 @@ class RateLimit:
     requests_per_minute: float
     burst: float | None = None
     input_tokens_per_minute: float | None = None
-    clock: object = time.monotonic
+    clock: Callable[[], float] = time.monotonic
     rejected: int = 0
     accepted: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -52,7 +53,7 @@ class RateLimit:
             self._buckets["input-tokens"] = _Bucket(self.input_tokens_per_minute, tcap, tcap, now)
 
     def _now(self) -> float:
-        return self.clock()  # type: ignore[operator]
+        return self.clock()
 
     def admit(self, input_tokens: int) -> tuple[bool, dict[str, str]]:
         """Take one request (and its input tokens) if every bucket has them; the reply's headers."""

@@ -43,7 +43,7 @@ class Fault:
 
 Action = Union[TextReply, ToolReply, Fault]
 # A responder sees the request body and returns reply text, a tool input dict, or an Action.
-Responder = Callable[[dict[str, Any]], Union[str, dict, TextReply, ToolReply, Fault]]
+Responder = Callable[[dict[str, Any]], Union[str, dict[str, Any], TextReply, ToolReply, Fault]]
 
 
 def request_text(body: dict[str, Any]) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from evalkit.errors import ProviderError
-from evalkit.providers.base import ModelRequest, ModelResponse
+from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.testing.script import Fault, Script, error_payload, message_payload
 
 
@@ -17,7 +18,7 @@ class ScriptedProvider:
     def __init__(self, script: Script, *, latency: float = 0.0):
         self.script = script
         self.latency = latency
-        self.requests: list[dict] = []
+        self.requests: list[dict[str, Any]] = []
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         body = request.to_api_body()

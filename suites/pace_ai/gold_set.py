@@ -773,7 +773,7 @@ def entries() -> list[Entry]:
 def labels(suite: Any, e: Entry, facts: dict[str, Any]) -> dict[str, str]:
     """Every item of the entry's case: fail if a careful reader fails it, n/a where its condition does not
     hold (or its check has nothing to decide), else pass."""
-    from evalkit.scoring import applicable_items  # evalkit is installed wherever the suite runs
+    from evalkit.scoring.items import applicable_items  # evalkit is installed wherever the suite runs
 
     case = suite.case(e.case)
     applicable, _ = applicable_items(case, facts)
@@ -819,8 +819,8 @@ def gold_verdicts(suite: Any, judge: str) -> list[tuple[bool, str, str]]:
     """(good?, case, verdict) per gold entry, through the engine's own gates, from the gold labels:
     ``judge="lenient"``: the code-decided items alone (every judge-only item passes, as a fooled judge
     would have it); ``judge="honest"``: a judge that agrees with the gold labels."""
-    from evalkit.gates import case_verdict, score_case
-    from evalkit.report import CaseResult, ItemResult, RunResult
+    from evalkit.results.gates import case_verdict, score_case
+    from evalkit.results.report import CaseResult, ItemResult, RunResult
 
     out = []
     for g in suite.gold:

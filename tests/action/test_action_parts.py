@@ -14,7 +14,7 @@ from evalkit.render.comment import code_span, finish, no_key_body, nothing_affec
 from evalkit.action.discovery import discover, load_repo_suites, parse_list, select_named
 from evalkit.errors import UsageError
 from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS
-from evalkit.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
+from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 SUITE = """\
 name: {name}
@@ -182,7 +182,7 @@ def test_redact_replaces_secrets_everywhere_in_the_report():
 
 
 def test_demo_writes_the_comment_the_action_would_post(tmp_path, capsys):
-    from evalkit.demo import write_demo_comment
+    from evalkit.cli.demo import write_demo_comment
 
     _report("because", demo=True).save(tmp_path / "results.json")
     path = write_demo_comment(tmp_path)

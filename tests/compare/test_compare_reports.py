@@ -8,9 +8,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalkit.cli import main
+from evalkit.cli.commands import main
 from evalkit.compare import compare_reports, fisher_exact, load_results
-from evalkit.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
+from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from tests.conftest import verdicts
@@ -213,7 +213,7 @@ def test_a_judged_collapse_over_three_repeats_is_too_few_runs_to_tell_not_noise(
 
 
 def test_repeats_needed_is_the_smallest_n_at_which_fisher_reaches_alpha():
-    from evalkit.compare.stats import repeats_needed, smallest_p
+    from evalkit.compare.fisher import repeats_needed, smallest_p
 
     assert smallest_p(1, 1) == 1.0 and smallest_p(3, 3) == pytest.approx(0.1) and smallest_p(4, 4) < 0.05
     for rates, expected in (((1, 1, 0, 1), 4), ((3, 3, 2, 3), 14), ((5, 5, 4, 5), 23)):

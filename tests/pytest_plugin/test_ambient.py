@@ -1,10 +1,10 @@
 """The ambient client: model tiers from configuration, per-suite overrides, the run's own client."""
 
-from evalkit import ambient as runtime
-from evalkit.models import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL
+from evalkit.engine import agent_client as runtime
+from evalkit.llm.tiers import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL
 from evalkit.engine import make_client, run
 from evalkit.testing.scripted import ScriptedProvider
-from evalkit.runner import RunOptions
+from evalkit.run.runner import RunOptions
 from evalkit.suite import load_suite
 from evalkit.testing.script import Script
 
@@ -38,7 +38,7 @@ def test_ambient_client_is_blocking_and_resolves_tiers(monkeypatch):
 
 def test_inside_a_run_get_client_is_the_runs_client(tmp_path):
     (tmp_path / "agent_mod.py").write_text(
-        "from evalkit.ambient import get_client\n"
+        "from evalkit.engine.agent_client import get_client\n"
         "def target(input):\n    return get_client().complete('hi ' + input['name'], model='high')\n")
     (tmp_path / "suite.yml").write_text(
         "target: agent_mod:target\nmodels: {high: suite-high}\n"

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from evalkit import ambient as runtime
+from evalkit.engine import agent_client as runtime
 from evalkit.errors import SuiteError
 from evalkit import llm_judge, load_fixtures, run_checks
 from evalkit.testing.scripted import ScriptedProvider

@@ -6,7 +6,7 @@ import sys
 
 pytest_plugins = ["pytester"]
 
-HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.ambient")
+HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "evalkit.engine.agent_client")
 
 
 def test_importing_the_plugin_imports_nothing_heavy():
@@ -20,7 +20,7 @@ def test_a_session_without_evals_imports_no_model_client(pytester):
     pytester.makeconftest(f"""
         import json, sys
         def pytest_sessionfinish(session):
-            heavy = [m for m in ("anthropic", "jinja2", "evalkit.engine", "evalkit.ambient") if m in sys.modules]
+            heavy = [m for m in ("anthropic", "jinja2", "evalkit.engine", "evalkit.engine.agent_client") if m in sys.modules]
             open("heavy.json", "w").write(json.dumps(heavy))
     """)
     pytester.makepyfile("def test_plain():\n    assert sorted([2, 1]) == [1, 2]\n")

@@ -95,7 +95,7 @@ def test_marker_overrides_model_tiers_for_its_tests(pytester, monkeypatch):
     monkeypatch.setenv("SYSTEM_AGENT_MODELS_LOW", "env-low")
     pytester.makepyfile("""
         import pytest
-        from evalkit.ambient import model_tiers
+        from evalkit.engine.agent_client import model_tiers
 
         pytestmark = pytest.mark.eval(models={"high": "suite-high"})
 

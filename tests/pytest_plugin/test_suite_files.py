@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from evalkit import ambient as runtime
+from evalkit.engine import agent_client as runtime
 from evalkit.testing.scripted import ScriptedProvider
 from evalkit.testing.script import Script
 

@@ -6,12 +6,12 @@ a word of its own (`word(i)`), so a search can find exactly one case."""
 from __future__ import annotations
 
 from evalkit.compare import compare_reports
-from evalkit.compare.model import Comparison
-from evalkit.report import CaseResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
-from evalkit.gates import case_verdict, score_case
-from evalkit.provenance import Provenance
-from evalkit.suite._spec import Thresholds
-from evalkit.usage import Usage
+from evalkit.compare.comparison import Comparison
+from evalkit.results.report import CaseResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
+from evalkit.results.gates import case_verdict, score_case
+from evalkit.results.provenance import Provenance
+from evalkit.suite.spec import Thresholds
+from evalkit.llm.usage import Usage
 
 FILLER = ("Keep the easy runs easy and the long run steady; sleep and fuel matter as much as the "
           "miles. ") * 6

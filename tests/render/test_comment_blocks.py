@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from evalkit.errors import Problem, SuiteError, UsageError
-from evalkit.render._sanitize import MAX_QUOTED_CHARS
+from evalkit.render.sanitize import MAX_QUOTED_CHARS
 from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS, render_comment, setup_error_body
 from evalkit.render.markdown import render_markdown
-from evalkit.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
+from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 
 def _case(cid: str, verdict: str, reason: str = "rude") -> CaseResult:

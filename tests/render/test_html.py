@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 import html_reports
-from evalkit.cli import main
+from evalkit.cli.commands import main
 from evalkit.render.html import render_html, safe_url, visible
-from evalkit.report import Report
+from evalkit.results.report import Report
 from test_snapshots import fixed_report
 
 TEMPLATES = Path(__file__).parents[2] / "evalkit" / "render" / "templates"
@@ -191,7 +191,7 @@ def html_reports_rate(suite) -> str:
 
 def test_cached_runs_stay_out_of_latency_and_cost_says_what_was_cached():
     from evalkit.render.html_view import model_latency
-    from evalkit.usage import Usage
+    from evalkit.llm.usage import Usage
 
     _, head, _ = html_reports.pair(12)
     live = model_latency(head)["claude-sonnet-4-6"]

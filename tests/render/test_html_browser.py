@@ -18,7 +18,7 @@ import pytest
 
 import html_reports
 from evalkit.render.html import render_html
-from evalkit.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
+from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from evalkit.render._sanitize import fence_for, neutralize_markdown, strip_invisible, truncate_markdown
+from evalkit.render.sanitize import fence_for, neutralize_markdown, strip_invisible, truncate_markdown
 
 HOSTILE = (
     "Great work @alice, cc @octo-org/reviewers!\n"

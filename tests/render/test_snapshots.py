@@ -15,8 +15,8 @@ import pytest
 from evalkit.render.comment import render_comment
 from evalkit.render.junit import render_junit
 from evalkit.render.markdown import render_markdown
-from evalkit.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
-from evalkit.usage import Usage
+from evalkit.results.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
+from evalkit.llm.usage import Usage
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

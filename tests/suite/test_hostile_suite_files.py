@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-CLI = "import sys; from evalkit.cli import main; sys.exit(main())"
+CLI = "import sys; from evalkit.cli.commands import main; sys.exit(main())"
 CASE = "cases:\n  - id: a\n    input: {n: 10, who: x}\n    checks: [{type: contains, value: Hi}]\n"
 
 

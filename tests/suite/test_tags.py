@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalkit.cli import main
+from evalkit.cli.commands import main
 from evalkit.engine import load_suites
 from evalkit.errors import SuiteError
 from evalkit.suite.model import describe_selection, tag_selector

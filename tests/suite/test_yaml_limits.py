@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalkit.suite import _yaml
-from evalkit.suite._yaml import read_yaml
+from evalkit.suite import yaml_reader as _yaml
+from evalkit.suite.yaml_reader import read_yaml
 
 LEVELS = "abcdefghi"
 
@@ -126,7 +126,7 @@ def test_merge_keys_are_not_duplicates(tmp_path):
 BOUNDED_READ = """
 import resource, signal, sys
 from pathlib import Path
-from evalkit.suite._yaml import read_yaml
+from evalkit.suite.yaml_reader import read_yaml
 
 # From here on: at most 200 MB of address space, and SIGPROF ends the process after 1 s of CPU.
 resource.setrlimit(resource.RLIMIT_AS, (200 * 2**20, 200 * 2**20))

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 import yaml
 
-from evalkit.suite._yaml import read_yaml
+from evalkit.suite.yaml_reader import read_yaml
 
 SAME_AS_PYYAML = [
     "a: 1\nb: 1.5\nc: true\nd: null\ne: ~\nf: 2024-05-01\ng: 0x1f\nh: '01'\ni: 1e3\nj: .inf\nk: yes\n",

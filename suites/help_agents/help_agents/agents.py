@@ -49,7 +49,7 @@ class AgentReplyError(ValueError):
 def _client(llm: Any) -> Any:
     if llm is not None:
         return llm
-    from evalkit.ambient import get_client
+    from evalkit.engine.agent_client import get_client
 
     return get_client()
 

@@ -172,7 +172,7 @@ def render(scenario: str, profile_name: str, athlete: dict | None = None) -> tup
 
 async def run(input: dict, llm: Any):
     """Target: ``{scenario, profile}`` -> TargetResult(reply text, facts)."""
-    from evalkit.targets import TargetResult
+    from evalkit.run.targets import TargetResult
 
     if not isinstance(input, dict) or "scenario" not in input or "profile" not in input:
         raise ValueError(f"input must be a mapping with `scenario` and `profile`, got {input!r}")

@@ -10,7 +10,7 @@ import help_agents_demo as demo
 import pytest
 from click.testing import CliRunner
 
-from evalkit.cli import main
+from evalkit.cli.commands import main
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 
 pytest_plugins = ["pytester"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.engine import load_suites
-from evalkit.selftest import selftest
+from evalkit.engine.selftest import selftest
 from pace_ai import profiles
 from pace_ai.tools import analyze_training_load
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.engine import load_suites, make_client, run
-from evalkit.providers.anthropic import AnthropicProvider
-from evalkit.runner import RunOptions
+from evalkit.llm.providers.anthropic import AnthropicProvider
+from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
@@ -77,7 +77,7 @@ def test_sound_coaching_passes_every_gate(sound):
 
 
 def test_the_coaching_model_is_one_anthropic_does_not_deprecate(sound):
-    from evalkit.lifecycle import LifecycleTable
+    from evalkit.llm.model_lifecycle import LifecycleTable
 
     report, _ = sound
     assert "claude-sonnet-4-6" not in LifecycleTable().end_of_life()

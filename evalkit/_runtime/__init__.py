@@ -1,0 +1,17 @@
+"""Process plumbing shared by the rooms (private to evalkit): atomic writes, signals, the garbage
+collector during a run, lazy exports, user calls, exit guard."""
+
+__all__ = [
+    "asyncio_run",
+    "atomic_write",
+    "current_client",
+    "end_of_turn",
+    "exit_guard",
+    "gc_pause",
+    "import_names",
+    "lazy_exports",
+    "queue_time",
+    "redaction",
+    "signals",
+    "user_calls",
+]

@@ -1,0 +1,412 @@
+"""The `evalkit` command: one subcommand a verb; errors become exit codes in evalkit.cli.exit_codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from evalkit.errors import UsageError
+from evalkit.cli.exit_codes import ExitCodes, fail as _fail, guard as _guard
+from evalkit.cli.terminal import planned_cases, progress_printer as _progress_printer, summarise
+
+@click.group(cls=ExitCodes, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="evalkit")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Tell whether a change to prompts or agents made an LLM product's answers worse.
+
+    Suites and option defaults come from evalkit.yml (or [tool.evalkit] in pyproject.toml) when the
+    command line names none.
+    """
+    if ctx.invoked_subcommand != "action":  # the Action masks and redacts with GitHub's `***` itself
+        from evalkit._runtime.redaction import labelled, protect  # the key, *_TOKEN, *_KEY...: out of every output
+        protect(labelled(os.environ))  # from the environment evalkit started with, before any user code
+    if ctx.invoked_subcommand not in PROJECT_COMMANDS:
+        return
+    from evalkit.cli.project import load_project
+
+    project = _guard(load_project)()  # a broken evalkit.yml is a one-line usage error, before any command
+    ctx.obj = project
+    if project is not None and ctx.default_map is None:
+        ctx.default_map = project.default_map()
+
+
+# The commands that read suites: evalkit.yml gives them their suites and option defaults.
+PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate", "run"})
+
+
+paths_argument = click.argument("paths", nargs=-1, type=click.Path())
+
+
+def _suite_paths(paths: tuple[str, ...]) -> tuple[list[str | Path], dict[str, str]]:
+    """The paths named, else the project's suites (evalkit.yml), with the targets its entries give."""
+    if paths:
+        return [*paths], {}
+    project = click.get_current_context().find_root().obj
+    if project is None:
+        raise UsageError("Missing argument 'PATHS...': name suite files or folders, or list them under `suites:` "
+                         "in evalkit.yml (`evalkit init` writes one)")
+    paths_and_targets: tuple[list[str | Path], dict[str, str]] = project.suite_paths()
+    return paths_and_targets
+
+
+def _load(paths: tuple[str, ...]) -> list[Any]:
+    """Load the suites `_suite_paths` names; an evalkit.yml entry's `target` becomes its suite's target."""
+    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import Target
+
+    files, targets = _suite_paths(paths)
+    suites = load_suites(files)
+    for suite in suites:
+        if str(suite.path) in targets:
+            suite.target = Target(function=targets[str(suite.path)])
+    return suites
+tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with this tag (repeatable), e.g. pr.")
+
+
+@main.command()
+@paths_argument
+@click.option("--target", help="module:function for suites that name no target (as `run --target`).")
+@_guard
+def validate(paths: tuple[str, ...], target: str | None) -> None:
+    """Check suite files; report every problem at once."""
+    from evalkit.engine import preflight  # imported per command: --help and light commands stay fast
+
+    # Exactly what `run` checks before its first model call, a suite without a target included.
+    for suite in preflight(_load(paths), target=target, need_target=True):
+        click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+
+
+@main.command("list")
+@paths_argument
+@tag_option
+@_guard
+def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
+    """List suites, their cases and repeats."""
+    from evalkit.suite.model import selectors  # imported per command: --help and light commands stay fast
+
+    for suite in _load(paths):
+        target = suite.target.describe() if suite.target else "(no target: pass --target)"
+        click.echo(f"{suite.name}  {suite.path}  target={target}  watch={','.join(suite.watch) or '-'}")
+        for case in suite.select(selectors((), tags)):
+            extras = [f"×{case.repeats}"] if case.repeats > 1 else []
+            extras += [f"#{t}" for t in case.tags]
+            extras += [f"{sum(1 for i in case.items if i.required)} checks",
+                       f"{sum(1 for i in case.items if not i.required)} rubric items"]
+            if case.skip:
+                extras.append(f"skip: {case.skip}")
+            click.echo(f"  {case.id}  ({', '.join(extras)})")
+
+
+@main.command()
+@paths_argument
+@click.option("--model", help="Model for the targets' calls.")
+@click.option("--judge-model", help="Model for the judge and extraction.")
+@click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
+@click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob.")
+@tag_option
+@click.option("--results", type=click.Path(exists=True, dir_okay=False),
+              help="A previous run's results: count callable targets' calls as measured there.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder (cached requests are free).")
+@click.option("--no-cache", is_flag=True, help="Plan as if nothing were cached.")
+@_guard
+def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
+         cases: tuple[str, ...], tags: tuple[str, ...], results: str | None, cache_dir: str | None,
+         no_cache: bool) -> None:
+    """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
+    from evalkit.engine import plan_calls  # imported per command: --help and light commands stay fast
+    from evalkit.suite.model import selectors
+
+    click.echo(plan_calls(_load(paths), model=model, judge_model=judge_model, repeat=repeat,
+                          cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
+                          no_cache=no_cache).render())
+
+
+@main.command()
+@paths_argument
+@_guard
+def selftest(paths: tuple[str, ...]) -> None:
+    """Check the code-decided items on the suites' gold outputs, offline (exit 1 on a disagreement)."""
+    from evalkit.engine.selftest import selftest_all  # imported per command: --help and light commands stay fast
+    sys.exit(selftest_all(_load(paths), echo=click.echo))
+
+
+@main.command()
+@paths_argument
+@click.option("--repeats", type=click.IntRange(1, 20), default=3, show_default=True, help="Samples per gold output.")
+@click.option("--judge-model", help="Judge and extraction model (overrides the suite).")
+@click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
+@_guard
+def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, no_cache: bool) -> None:
+    """Measure the judge and extraction on the gold labels, save the figures (exit 1 under the bar)."""
+    from evalkit.engine import calibrate_and_save  # imported per command: light commands stay fast
+    sys.exit(calibrate_and_save(_suite_paths(paths)[0], repeats, judge_model, no_cache, click.echo))
+
+
+@main.command()
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the JSON Schema here.")
+def schema(output: str | None) -> None:
+    """Print the JSON Schema of suite files (for editor autocompletion)."""
+    from evalkit.suite.schema import suite_json_schema  # imported per command: --help and light commands stay fast
+
+    text = json.dumps(suite_json_schema(), indent=2)
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    else:
+        click.echo(text)
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["markdown", "junit", "json", "html"]), default="markdown")
+@click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
+@click.option("--base", type=click.Path(exists=True, dir_okay=False),
+              help="html: a base run's results, to show base vs head.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
+@_guard
+def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
+    """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
+    JSON or one self-contained HTML page."""
+    from evalkit._runtime.atomic_write import write_atomic
+    from evalkit.compare import load_results  # imported per command: --help and light commands stay fast
+    from evalkit.render.junit import render_junit
+    from evalkit.render.markdown import render_markdown
+
+    data = load_results(results)
+    if fmt == "markdown":
+        text = render_markdown(data, template=template)
+    elif fmt == "junit":
+        text = render_junit(data)
+    elif fmt == "html":
+        text = _html(data, base, results)
+    else:
+        text = data.model_dump_json(indent=2) + "\n"
+    if output:  # written whole or not at all; a full disk is one line, exit 2
+        click.echo(f"wrote {write_atomic(output, text)}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+def _html(head: Any, base_path: str | None, head_path: str) -> str:
+    """The HTML page of `head`, compared with the results at `base_path` when given."""
+    from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
+    from evalkit.render.html import render_html
+
+    if base_path is None:
+        return render_html(head)
+    base = load_results(base_path)
+    return render_html(head, base=base, comparison=compare_reports(base, head, base_label=base_path,
+                                                                   head_label=head_path))
+
+
+@main.command()
+@click.argument("base", type=click.Path(dir_okay=False))
+@click.argument("head", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json", "html"]), default="table",
+              show_default=True)
+@click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level of Fisher's exact test on items with repeats.")
+@_guard
+def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) -> None:
+    """Compare two results files (JSON or JSONL) case by case (exit 1 when a case regressed)."""
+    from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
+    from evalkit.render.compare import comparison_table, render_comparison
+
+    base_report, head_report = load_results(base), load_results(head)
+    cmp = compare_reports(base_report, head_report, alpha=alpha, base_label=base, head_label=head)
+    if fmt == "html":
+        from evalkit.render.html import render_html  # imported per command: light commands stay fast
+
+        click.echo(render_html(head_report, comparison=cmp, base=base_report), nl=False)
+    elif fmt == "json":
+        click.echo(cmp.model_dump_json(indent=2))
+    elif fmt == "markdown":
+        click.echo(render_comparison(cmp, template=template), nl=False)
+    else:
+        click.echo(comparison_table(cmp), nl=False)
+    sys.exit(1 if cmp.regressed else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--target", help="module:function to run (for fixture lists that name none).")
+@click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
+@tag_option
+@click.option("--model", "models", multiple=True,
+              help="Model for the targets' calls (overrides the suite); twice or more runs the cases once per "
+                   "model, side by side.")
+@click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
+@click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="Model calls in flight at once, shared by targets and the judge.")
+@click.option("--rubric-threshold", type=click.FloatRange(0, 1), help="Minimum rubric pass rate per case.")
+@click.option("--agreement-threshold", type=click.FloatRange(0, 1), help="Minimum field agreement per case.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False),
+              help="Results JSON (default .evalkit/runs/<time>.json); finished cases stream to <output>l.")
+@click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
+@click.option("--shard", help="Run only share I of N (e.g. 2/3) of the cases; join with `evalkit merge`.")
+@click.option("--baseline", help="A git ref: run the same suites on it first, then compare head with it.")
+@click.option("--gate", type=click.Choice(["thresholds", "regressions", "both"]), default="both", show_default=True,
+              help="With --baseline: fail on the thresholds, on regressions against the base, or on either.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write the HTML report.")
+@click.option("--inconclusive", type=click.Choice(["fail", "warn", "pass"]), help="What an inconclusive case does.")
+@click.option("--batch", is_flag=True, help="Send prompt-target, judge and extraction calls as Message Batches "
+                                            "(half price, may take hours; an interrupted run resumes them).")
+@click.option("--resume", type=click.Path(dir_okay=False), help="Complete the stopped run in this JSONL (its cases "
+              "not yet finished only).")
+@_guard
+def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
+        models: tuple[str, ...], judge_model: str | None, repeat: int | None, concurrency: int,
+        rubric_threshold: float | None, agreement_threshold: float | None, output: str | None, no_cache: bool,
+        cache_dir: str | None,
+        markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
+        html_path: str | None, inconclusive: str | None, batch: bool,
+        resume: str | None) -> None:
+    """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
+    # imported per command: --help and light commands stay fast
+    from evalkit.llm.batching import batch_run
+    from evalkit.engine import anthropic_provider, make_client
+    from evalkit.engine.per_model_runs import models_to_compare
+    from evalkit.run.runner import RunOptions
+    from evalkit.run.sharding import parse_shard
+    from evalkit.suite.model import selectors
+    from evalkit.cli.side_by_side import against_base, models_side_by_side
+
+    started_env = dict(os.environ)  # before plugins are imported: user code cannot redirect the client
+    if not resume:
+        suites = _load(paths)  # the paths named, else the project's (evalkit.yml)
+        paths = paths or tuple(str(suite.path) for suite in suites)
+    else:
+        suites = _load(paths) if paths else []
+    share = parse_shard(shard) if shard is not None else None
+    if target and ":" not in target:
+        raise UsageError(f"--target {target!r} is not of the form module:function")
+    compared = models_to_compare(suites, list(models))
+    if compared and baseline:
+        raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
+    provider = anthropic_provider(max_connections=max(concurrency, 8), env=started_env)
+
+    def new_client() -> Any:
+        client = make_client(provider, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache)
+        return batch_run(client, out, suites, target, _note) if batch else client
+
+    out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
+    model = models[0] if len(models) == 1 else None
+    options = RunOptions(target=target, cases=selectors(cases, tags), model=model, judge_model=judge_model,
+                         repeat=repeat, rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
+                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
+    if resume:  # the stopped run's suites and options, from its JSONL
+        from evalkit.engine.resume import finished_cases, resume_run
+        suites, options, out = resume_run(Path(resume), paths, options, output, comparing=bool(compared or baseline))
+    left = planned_cases(suites, options) * max(len(compared), 1) - (finished_cases(Path(resume)) if resume else 0)
+    options.on_case = _progress_printer(left)
+    if compared:
+        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
+    if baseline:
+        from evalkit.engine.base_ref import base_spec, run_base
+
+        spec = base_spec(options, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache, shard=shard)
+        base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
+        code = execute(suites, new_client(), options, out, markdown_path)
+        sys.exit(against_base(base, out, markdown_path, gate, code, html_path))
+    sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path))
+
+
+@main.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default="results.json", show_default=True,
+              help="The merged results JSON.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
+@_guard
+def merge(results: tuple[str, ...], output: str, markdown_path: str | None) -> None:
+    """Join the results of every shard of a run (`run --shard I/N`) into one report and gate it."""
+    from evalkit.engine import merge_and_save  # imported per command: --help and light commands stay fast
+
+    report = merge_and_save(list(results), Path(output), markdown_path=markdown_path)
+    sys.exit(summarise(report, Path(output)))
+
+
+def _note(message: str) -> None:
+    click.echo(f"evalkit: {message}", err=True)
+
+
+def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
+            html_path: str | None = None) -> int:
+    """Run and save through the engine, then print the summary. Returns the exit code."""
+    from evalkit import engine  # imported per command: --help and light commands stay fast
+    from evalkit._runtime import exit_guard
+
+    before = exit_guard.file_state(out)
+    try:
+        result = engine.run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
+        from evalkit.engine.resume import report_stopped
+        return report_stopped(exc, options.jsonl_path, click.echo)
+    return exit_guard.checked(summarise(result, out), out, before, options.jsonl_path, click.echo)
+
+
+@main.command()
+@click.option("--all", "show_all", is_flag=True, help="Also list retired models.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Where the API's answer is kept for a day.")
+@_guard
+def models(show_all: bool, cache_dir: str | None) -> None:
+    """List models with end-of-life dates, prices, and where each date came from."""
+    import typing
+
+    from anthropic.types import Model  # the SDK's public list of model ids; loads only for this command
+
+    from evalkit.engine import lifecycle_table  # imported per command: light commands stay fast
+    from evalkit.llm.model_lifecycle import known_models, models_table
+
+    current = [name for arg in typing.get_args(Model) for name in typing.get_args(arg) if isinstance(name, str)]
+    table = lifecycle_table(cache_dir)
+    click.echo(models_table(known_models(table, current), include_retired=show_all), nl=False)
+    if table.note:
+        click.echo(f"note: {table.note}", err=True)
+
+
+@main.command()
+@click.argument("folder", default=".", type=click.Path(file_okay=False))
+@click.option("--target", help="Your own function (module:function) for the suite to run, instead of a stub.")
+@_guard
+def init(folder: str, target: str | None) -> None:
+    """Write a first suite, evalkit.yml and a workflow into FOLDER, then check them as `validate` does."""
+    from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
+    from evalkit.cli.scaffold import init_project
+
+    made = init_project(Path(folder), target)
+    for path in made.written:
+        click.echo(f"wrote {path}")
+    for path in made.kept:
+        click.echo(f"kept  {path} (it exists; evalkit init never overwrites)")
+    for suite in preflight(load_suites([made.suite]), need_target=True):
+        click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+    click.echo("next: `evalkit plan` (cost, no calls), then `evalkit run` with ANTHROPIC_API_KEY set — or offline, "
+               "against `python -m evalkit.testing.fake_anthropic`")
+
+
+@main.command()
+@click.option("--output-dir", type=click.Path(file_okay=False), default=".evalkit/demo", show_default=True)
+@_guard
+def demo(output_dir: str) -> None:
+    """Run the bundled suites against a local fake of the model API with scripted replies (no key)."""
+    from evalkit.cli.demo import run_demo  # imported per command: --help and light commands stay fast
+
+    sys.exit(run_demo(Path(output_dir), execute))
+
+
+@main.command("action")
+def action() -> None:
+    """Run the GitHub Action on this Python, in a plain step (reads INPUT_<NAME> and GITHUB_* variables)."""
+    from evalkit.action.__main__ import main as action_main  # the Action's entrypoint, unchanged
+
+    sys.exit(action_main())

@@ -1,0 +1,298 @@
+"""The one engine behind the CLI, the pytest plugin and the Action: load suites, build the
+client, run, and save results."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from evalkit._runtime import gc_pause as collector
+
+from evalkit.engine import merging
+from evalkit.llm.cache import ResponseCache, default_cache_dir
+from evalkit.llm.client import ModelClient, RetryPolicy
+from evalkit._runtime.atomic_write import probe_writable, write_atomic
+from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
+from evalkit.llm.model_lifecycle import LifecycleTable
+from evalkit.engine.preflight import preflight
+from evalkit.llm.providers.interface import Provider
+from evalkit.llm.providers.lazy import LazyProvider
+from evalkit.render.html import write_html
+from evalkit.render.markdown import render_markdown
+from evalkit.results.report import Report
+from evalkit.results.reader import load_report, write_report
+from evalkit.run.runner import Runner, RunOptions
+from evalkit._runtime.signals import run_stoppable
+from evalkit.suite.loader import load_suite
+from evalkit.suite.files import resolve_suite_paths
+from evalkit.suite.model import Suite
+
+if TYPE_CHECKING:
+    from evalkit.suite.calibration import Calibration
+    from evalkit.engine.planning import Estimate
+
+# The calls every front door makes (the CLI, the pytest plugin, the Action); the room's modules
+# (planning, preflight, merging, selftest, calibrate, per-model runs, base refs, resume, the client
+# agent code gets) are imported by their own names.
+__all__ = [
+    "NO_KEY_MESSAGE",
+    "anthropic_deprecations",
+    "anthropic_provider",
+    "api_key_set",
+    "calibrate",
+    "calibrate_and_save",
+    "lifecycle_table",
+    "load_suites",
+    "make_client",
+    "merge_and_save",
+    "plan_calls",
+    "preflight",
+    "response_cache",
+    "run",
+    "run_and_save",
+    "writable",
+]
+
+NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
+                  "or run `evalkit demo` to see evalkit work with scripted replies")
+
+
+def load_suites(paths: list[str | Path]) -> list[Suite]:
+    """Load every path; problems of all files are reported together in one SuiteError."""
+    suites, errors = [], []
+    with collector.paused():
+        for path in paths:
+            try:
+                files = resolve_suite_paths(path)
+            except SuiteError as exc:
+                errors.append(exc)
+                continue
+            for file in files:
+                try:
+                    suites.append(load_suite(file))
+                except SuiteError as exc:
+                    errors.append(exc)
+    if errors:
+        raise SuiteError.merge(errors, f"{len(errors)} suite files")
+    return suites
+
+
+def api_key_set() -> bool:
+    return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
+
+
+def anthropic_provider(*, max_connections: int = 100, env: Mapping[str, str] | None = None) -> LazyProvider:
+    """The real provider; raises MissingKeyError (exit 2) without a key. `env`: the environment as the
+    command started, before user code ran (else the current one)."""
+    env = os.environ if env is None else env
+    # Read from the environment the command started with: a plugin or target that rewrites
+    # ANTHROPIC_BASE_URL (or the key) must not redirect the judge's requests, key and all.
+    api_key = (env.get("ANTHROPIC_API_KEY") or "").strip()
+    if not api_key:
+        raise MissingKeyError(NO_KEY_MESSAGE)
+    base_url = (env.get("ANTHROPIC_BASE_URL") or "").strip() or None
+
+    def build() -> Provider:
+        from evalkit.llm.providers.anthropic import AnthropicProvider  # anthropic loads only when a run needs it
+
+        return AnthropicProvider(api_key=api_key, base_url=base_url, max_connections=max_connections)
+
+    # Built on the first request the cache cannot answer: a fully cached run never imports anthropic.
+    lazy = LazyProvider(build, "anthropic")
+    lazy.credentials = (api_key, base_url)  # the model lifecycle is asked with the same ones
+    return lazy
+
+
+def anthropic_deprecations(cache_dir: str | Path | None = None) -> dict[str, str]:
+    """Model id to end-of-life date for the models Anthropic deprecated: the API's answer when a key is
+    set (kept a day beside the response cache), else evalkit's own dated table."""
+    return lifecycle_table(cache_dir).end_of_life()
+
+
+def lifecycle_table(cache_dir: str | Path | None = None,
+                    credentials: tuple[str, str | None] | None = None) -> LifecycleTable:
+    """The lifecycle source of a run: the API (with a key: `credentials`, else the environment's) over
+    evalkit's table."""
+    fetch = None
+    if credentials is None and api_key_set():
+        credentials = (os.environ["ANTHROPIC_API_KEY"].strip(), os.environ.get("ANTHROPIC_BASE_URL") or None)
+    if credentials is not None:
+        api_key, base_url = credentials
+
+        def fetch() -> dict[str, dict[str, Any]]:
+            from evalkit.llm.providers.anthropic import fetch_lifecycles  # anthropic loads only when asked
+
+            return fetch_lifecycles(api_key=api_key, base_url=base_url)
+    return LifecycleTable(Path(cache_dir) if cache_dir else default_cache_dir(), fetch)
+
+
+def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseCache | None:
+    """The response cache a run or a plan uses: `cache_dir`, else the default folder; None with `no_cache`."""
+    return None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
+
+
+def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,
+                no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
+                deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
+    cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
+    if deprecated is anthropic_deprecations:  # the table reads its sources once, on first use
+        deprecated = lifecycle_table(cache_dir, getattr(provider, "credentials", None)).end_of_life
+    return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
+                       deprecated=_once(deprecated) if deprecated else None)
+
+
+def _once(fn: Callable[[], dict[str, str]]) -> Callable[[], dict[str, str]]:
+    memo: list[dict[str, str]] = []
+
+    def call() -> dict[str, str]:
+        if not memo:
+            memo.append(fn())
+        return memo[0]
+
+    return call
+
+
+async def run_async(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
+    try:
+        return _finished(client, await Runner(client, options).run(suites))
+    finally:
+        await client.provider.aclose()
+
+
+def run(suites: list[Suite], client: ModelClient, options: RunOptions | None = None) -> Report:
+    """Run `suites` to a Report (blocking; SIGTERM stops it as Ctrl-C does)."""
+    return run_stoppable(run_async(suites, client, options))
+
+
+async def _run_summary(suites: list[Suite], client: ModelClient, options: RunOptions) -> Report:
+    try:
+        return _finished(client, await Runner(client, options).run_summary(suites))
+    finally:
+        await client.provider.aclose()
+
+
+def _finished(client: ModelClient, report: Report) -> Report:
+    if client.batcher is not None:
+        client.batcher.finished()  # the run completed: no batch is left to resume
+    return report
+
+
+def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | None = None,
+              repeats: int = 3) -> list[Calibration]:
+    """Measure each suite's judge and extraction on its gold outputs (blocking)."""
+    from evalkit.engine.calibrate import calibrate as measure  # only this command needs it
+
+    async def all_suites() -> list[Calibration]:
+        try:
+            return list(await asyncio.gather(*(measure(client, s, s.tier_models(None, judge_model)["low"], repeats)
+                                               for s in suites)))
+        finally:
+            await client.provider.aclose()
+
+    return asyncio.run(all_suites())
+
+
+def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str | None, no_cache: bool,
+                       echo: Callable[[str], None]) -> int:
+    """`evalkit calibrate`: measure, print and save each suite's figures; 1 when any is under the bar."""
+    from evalkit.engine.calibrate import describe  # only this command needs it
+    from evalkit.suite.calibration import save_calibration
+
+    suites = [s for s in load_suites(paths) if s.gold]
+    if not suites:
+        raise UsageError("no gold outputs in these suites: add `gold:` entries first "
+                         "(see docs/judge-and-calibration.md)")
+    results = calibrate(suites, make_client(anthropic_provider(), no_cache=no_cache), judge_model=judge_model,
+                        repeats=repeats)
+    for suite, result in zip(suites, results):
+        echo("\n".join(describe(result)) + f"\n  saved {save_calibration(suite, result)}")
+    return 1 if any(r.below or r.short for r in results) else 0
+
+
+def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,
+                 markdown_path: str | Path | None = None, html_path: str | Path | None = None,
+                 finish: Callable[[Report], Report] | None = None) -> Report:
+    """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
+    to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this.
+    Configuration problems raise SuiteError (exit 2) before any model is called.
+
+    The cases stream to the JSONL (`<out>l` unless options name one) and the results JSON is
+    assembled from it; the Report returned has them only if a rendering or `finish` needed them
+    (else it is the run's summary: verdicts, counts per suite, totals)."""
+    preflight(suites, target=options.target, cases=options.cases, need_target=True)
+    if options.jsonl_path is None:
+        options = replace(options, jsonl_path=out.with_suffix(out.suffix + "l"))
+    writable([out, options.jsonl_path, markdown_path, html_path])
+    summary = run_stoppable(_run_summary(suites, client, options))
+    jsonl = options.jsonl_path
+    assert jsonl is not None
+    try:
+        if finish is None and not markdown_path and not html_path:
+            return write_report(jsonl, out, summary)
+        report = load_report(jsonl)
+        if finish is not None:
+            report = finish(report)
+        report.save(out)
+    except OutputError as exc:  # every case is in the JSONL: say so, and how to have the rest
+        raise OutputError(f"{exc}; every case of the run is in {jsonl} (`evalkit report {jsonl} --format json "
+                          f"-o {out}` writes the results again)") from None
+    try:
+        if markdown_path:
+            write_atomic(markdown_path, render_markdown(report))
+        if html_path:
+            write_html(report, html_path)
+    except OutputError as exc:
+        raise OutputError(f"{exc}; the results are in {out} (`evalkit report {out}` renders them again)") from None
+    return report
+
+
+def writable(paths: list[str | Path | None]) -> None:
+    """Create the folders the outputs go in and make sure a file can be written there, or raise
+    UsageError (exit 2) before any model call: an output under a path that is a file, an output
+    that is a folder, a read-only file system, no permission, no space at all."""
+    probed: set[Path] = set()
+    for path in [Path(p) for p in paths if p]:
+        blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise UsageError(f"cannot write {path}: {blocker} is a file, not a folder")
+        if path.is_dir():
+            raise UsageError(f"cannot write {path}: it is a folder")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        problem = probe_writable(path.parent) if path.parent not in probed else None
+        probed.add(path.parent)
+        if problem is None and path.exists() and not os.access(path, os.W_OK):  # the JSONL is written in place
+            problem = "Permission denied"
+        if problem:
+            raise UsageError(f"cannot write {path}: {problem} (nothing was run)")
+
+
+def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: str | Path | None = None,
+               no_cache: bool = False, **options: Any) -> Estimate:
+    """`evalkit plan`: the calls a run would make, with the response cache a run would use and,
+    when given, a previous run's results (callable targets' calls as measured there)."""
+    from evalkit.compare import load_results  # only this command needs it
+    from evalkit.engine.planning import estimate
+
+    cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
+    previous = load_results(results) if results else None
+    return estimate(suites, cache=cache, previous=previous, previous_path=results, **options)
+
+
+def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:
+    """Join every shard's results into one Report (checks across cases computed over all cases),
+    save it to `out` and, if asked, the markdown report."""
+    shards = merging.load_shard_reports(result_paths)
+    merging.check_complete(shards)
+    reports = [r for _, r in shards]
+    report = merging.merge_reports(reports, load_suites(list(merging.suite_paths(reports))))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report.save(out)
+    if markdown_path:
+        write_atomic(markdown_path, render_markdown(report))
+    return report

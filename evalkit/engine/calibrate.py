@@ -1,0 +1,165 @@
+"""`evalkit calibrate`: the judge and the extraction run on every gold output N times and are
+measured against the gold labels and values; the figures are saved beside the suite.
+
+Nothing is left out to flatter: a verdict the judge failed to give (a malformed reply, a failed
+call) is a disagreement in the agreement and in κ, and an extraction that failed is a wrong value.
+κ comes with a 95 % interval, so a judge that answers the same for everything (κ = 0) reads as
+"no better than chance" whatever its raw agreement. The suite's `calibration:` bar decides the
+exit code: κ, the error share, each field's extraction accuracy, each item's agreement and flips."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from typing import Any
+
+from evalkit.checks.base import output_text
+from evalkit.llm.client import ModelClient
+from evalkit.results.agreement import values_agree
+from evalkit.scoring.extract import extract_fields
+from evalkit.scoring.judge import judge
+from evalkit.scoring.items import applicable_items
+from evalkit.results.intervals import cohen_kappa, flipped, kappa_interval
+from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
+from evalkit.suite.model import GoldOutput, Suite
+
+
+def _judged_labels(suite: Suite, gold: GoldOutput) -> dict[str, str]:
+    """Criteria by item id of the labelled (pass/fail), applicable items a judge decides."""
+    case = suite.case(gold.case_id)
+    applicable, _ = applicable_items(case, gold.facts)
+    return {it.id: it.judge for it in applicable
+            if it.judge is not None and gold.labels.get(it.id) in ("pass", "fail")}
+
+
+async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gold: GoldOutput, repeats: int,
+                        index: int) -> tuple[dict[str, list[str]], dict[str, list[Any]]]:
+    case = suite.case(gold.case_id)
+    text = output_text(gold.output)
+    criteria = _judged_labels(suite, gold)
+    fields = {n: suite.fields[n] for n in (case.fields or list(suite.fields))} if gold.fields is not None else {}
+    votes: dict[str, list[str]] = {cid: [] for cid in criteria}
+    extracted: dict[str, list[Any]] = {n: [] for n in fields}
+    bound = client.bind(model=judge_model, repeat=index)
+
+    async def once(k: int) -> None:
+        sample = bound.sampled(k)
+        if criteria:
+            outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts)
+            for cid in criteria:
+                votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)
+        if fields:
+            values, error = await extract_fields(sample, judge_model, text, fields)
+            for name in fields:
+                extracted[name].append(("error",) if error or values is None else values.get(name))
+
+    await asyncio.gather(*(once(k) for k in range(repeats)))
+    return votes, extracted
+
+
+async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats: int = 3) -> Calibration:
+    """Measure the judge and the extraction of `suite` on its gold outputs."""
+    measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, i)
+                                      for i, g in enumerate(suite.gold)))
+    per_item: dict[str, list[tuple[str, list[str]]]] = {}
+    per_field: dict[str, list[tuple[bool, bool]]] = {}  # (right, an error) per extraction
+    for gold, (votes, extracted) in zip(suite.gold, measured):
+        for cid, got in votes.items():
+            per_item.setdefault(cid, []).append((gold.labels[cid], got))
+        for name, values in extracted.items():
+            want = (gold.fields or {}).get(name)
+            per_field.setdefault(name, []).extend((_same(v, want, suite, name), v == ("error",)) for v in values)
+    items = [_item(cid, rows) for cid, rows in sorted(per_item.items())]
+    all_pairs = [(label, v) for rows in per_item.values() for label, got in rows for v in got]
+    all_rows = [got for rows in per_item.values() for _, got in rows]
+    labels = sum(i.labels for i in items)
+    interval = kappa_interval(all_pairs, units=labels)
+    judge_errors = sum(i.errors for i in items)
+    # An extraction is one call for all of an output's fields: count calls, not fields, so the
+    # error share weighs a failed extraction like a failed judge verdict.
+    extractions = [v == ("error",) for _, extracted in measured if extracted for v in next(iter(extracted.values()))]
+    fields = [FieldCalibration(field=n, compared=len(ok), errors=sum(error for _, error in ok),
+                               accuracy=sum(good for good, _ in ok) / len(ok) if ok else None)
+              for n, ok in sorted(per_field.items())]
+    result = Calibration(
+        suite=suite.name, judge_model=judge_model, repeats=repeats, gold_outputs=len(suite.gold),
+        measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        agreement=(sum(a == b for a, b in all_pairs) / len(all_pairs)) if all_pairs else None,
+        kappa=cohen_kappa(all_pairs), kappa_interval=[round(x, 4) for x in interval] if interval else None,
+        labels=labels, verdicts=len(all_pairs), errors=judge_errors + sum(extractions),
+        calls=len(all_pairs) + len(extractions),
+        flip_rate=(sum(flipped(g) for g in all_rows) / len(all_rows)) if all_rows else None,
+        items=items, fields=fields)
+    result.judge_prompt_sha256, result.gold_sha256 = fingerprints(suite)
+    result.below, result.short = _under_the_bar(result, suite)
+    return result
+
+
+def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
+    """The items under the suite's bar, and every way the figures fall short of it, in words."""
+    bar = suite.calibration
+    if bar is None:
+        return [], []
+    short, below = [], []
+    for i in c.items:
+        if bar.min_agreement is not None and (i.agreement or 0) < bar.min_agreement:
+            short.append(f"{i.id} agrees {i.agreement or 0:.0%} < {bar.min_agreement:.0%}")
+        if bar.max_flip_rate is not None and (i.flip_rate or 0) > bar.max_flip_rate:
+            short.append(f"{i.id} flips {i.flip_rate or 0:.0%} > {bar.max_flip_rate:.0%}")
+        if short and short[-1].startswith(f"{i.id} "):
+            below.append(i.id)
+    if bar.min_kappa is not None:
+        if c.kappa is None:
+            short.append("κ cannot be measured: no judged item has a gold label")
+        elif c.kappa < bar.min_kappa:
+            short.append(f"κ {c.kappa:.2f} < {bar.min_kappa:g}" + (f" ({c.chance})" if c.chance else ""))
+    share = c.error_share
+    if bar.max_error_share is not None and share is not None and share > bar.max_error_share:
+        short.append(f"errors {share:.0%} of verdicts and extractions > {bar.max_error_share:.0%}")
+    if bar.min_extraction_accuracy is not None:
+        low = sorted((f for f in c.fields if f.accuracy is not None and f.accuracy < bar.min_extraction_accuracy),
+                     key=lambda f: (f.accuracy, f.field))
+        if low:
+            more = f" and {len(low) - 1} more field{'s' if len(low) > 2 else ''}" if len(low) > 1 else ""
+            short.append(f"extraction of {low[0].field} {low[0].accuracy:.0%}{more} < "
+                         f"{bar.min_extraction_accuracy:.0%}")
+    return below, short
+
+
+def _item(cid: str, rows: list[tuple[str, list[str]]]) -> ItemCalibration:
+    pairs = [(label, v) for label, got in rows for v in got]  # an "error" verdict is a disagreement
+    return ItemCalibration(
+        id=cid, labels=len(rows), verdicts=len(pairs),
+        agreement=sum(a == b for a, b in pairs) / len(pairs) if pairs else None, kappa=cohen_kappa(pairs),
+        false_pass=sum(a == "fail" and b == "pass" for a, b in pairs),
+        false_fail=sum(a == "pass" and b == "fail" for a, b in pairs),
+        errors=sum(v == "error" for _, got in rows for v in got),
+        flip_rate=sum(flipped(got) for _, got in rows) / len(rows) if rows else None)
+
+
+def _same(value: Any, want: Any, suite: Suite, name: str) -> bool:
+    if value == ("error",):
+        return False
+    if value is None or want is None:
+        return value is None and want is None
+    return values_agree([value, want], suite.fields[name], suite.tolerance)
+
+
+def describe(calibration: Calibration) -> list[str]:
+    """The headline (under the bar, and why, first), one line per item and per field, and the items
+    under the bar."""
+    lines = [f"{calibration.suite}: {calibration.summary()}"]
+    for i in calibration.items:
+        agreement = f"{i.agreement:.0%}" if i.agreement is not None else "-"
+        kappa = f"{i.kappa:.2f}" if i.kappa is not None else "-"
+        flips = f"{i.flip_rate:.0%}" if i.flip_rate is not None else "-"
+        lines.append(f"  judge {i.id}: agreement {agreement} over {i.verdicts} verdicts ({i.labels} gold), "
+                     f"κ {kappa}, false pass {i.false_pass}, false fail {i.false_fail}, flip rate {flips}"
+                     + (f", {i.errors} judge errors" if i.errors else ""))
+    for f in calibration.fields:
+        accuracy = f"{f.accuracy:.0%}" if f.accuracy is not None else "-"
+        lines.append(f"  field {f.field}: extraction accuracy {accuracy} over {f.compared} extractions"
+                     + (f" ({f.errors} failed)" if f.errors else ""))
+    if calibration.below:
+        lines.append(f"  below the suite's calibration bar — rewrite: {', '.join(calibration.below)}")
+    return lines

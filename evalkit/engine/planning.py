@@ -1,0 +1,312 @@
+"""`evalkit plan`: count the calls a run would make, by the runner's own rules, and estimate tokens
+and dollars.
+
+The rules the runner follows, and the plan with it: every run of a case (repeats) calls its target;
+a prompt target makes one request, built here exactly as the run builds it, so identical requests
+are counted once (the client shares them within a run) and requests already in the response cache
+are free. The judge is asked max(judge_repeats) times per run when a judged item applies (`when:`
+decided on the input; a condition on facts counts as applying unless a previous run recorded them);
+extraction is one call per run of a case with fields. Judge and extraction requests hold the
+target's output: they are known, shared and looked up in the cache only when that output is (a
+cached prompt-target reply). A callable target's calls cannot be known before it runs: the plan
+says so, or counts them as measured per run in a previous run's results (`--results`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.llm.cache import ResponseCache
+from evalkit.checks.base import output_text
+from evalkit.run.dry_run import DryRun, dry_runs
+from evalkit.scoring.extract import extract_request
+from evalkit.scoring.judge import judge_request
+from evalkit.llm.pricing import cost_usd
+from evalkit.llm.providers.interface import ModelRequest
+from evalkit.results.report import Report
+from evalkit.suite.conditions import condition_holds
+from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
+from evalkit.run.targets import prompt_request
+
+CHARS_PER_TOKEN = 4
+JUDGE_SYSTEM_TOKENS = 150
+JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
+EXTRACT_TOKENS_PER_FIELD = 12
+CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
+
+
+@dataclass
+class Line:
+    suite: str
+    cases: int = 0
+    runs: int = 0
+    target_calls: int = 0
+    judge_calls: int = 0
+    extraction_calls: int = 0
+    free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
+    unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
+    rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
+    tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
+    cost: float = 0.0  # interactive (Messages API) dollars
+    batch_cost: float = 0.0  # the same run with `--batch` (a Python target's own calls stay interactive)
+    unpriced: set[str] = field(default_factory=set)
+    calibration_calls: int = 0  # `evalkit calibrate` on the gold outputs (not part of a run)
+
+    @property
+    def calls(self) -> int:
+        return self.target_calls + self.judge_calls + self.extraction_calls
+
+    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, batchable: bool = True) -> None:
+        t = self.tokens.setdefault(model, [0, 0])
+        t[0] += input_tokens * calls
+        t[1] += output_tokens * calls
+        # Priced per call: a long-context tier depends on one request's size, not on a total.
+        # `run --batch` batches prompt-target, judge and extraction calls, not a Python target's own.
+        one, one_batch = cost_usd(model, input_tokens, output_tokens), cost_usd(model, input_tokens,
+                                                                               output_tokens, batch=batchable)
+        if one is None or one_batch is None:
+            self.unpriced.add(model)
+        else:
+            self.cost += one * calls
+            self.batch_cost += one_batch * calls
+
+
+@dataclass
+class Profile:
+    """Another selection's cost beside the planned one (e.g. every case, the nightly run)."""
+
+    name: str
+    cost: float
+    batch_cost: float
+    calls: int
+
+
+@dataclass
+class Estimate:
+    lines: list[Line]
+    measured_in: str | None = None  # the results file callable targets' calls were measured in
+    profiles: list[Profile] = field(default_factory=list)
+
+    def cost(self) -> tuple[float, list[str]]:
+        """Interactive dollars of the priced calls, and the models without a known price."""
+        return sum(ln.cost for ln in self.lines), sorted(set().union(*(ln.unpriced for ln in self.lines)))
+
+    def batch_cost(self) -> float:
+        return sum(ln.batch_cost for ln in self.lines)
+
+    def calls(self) -> int:
+        return sum(ln.calls for ln in self.lines)
+
+    def render(self) -> str:
+        rows = ["suite                     cases  runs  target  judge  extract  free  est. tokens in/out  "
+                "interactive  batch"]
+        for ln in self.lines:
+            i = sum(t[0] for t in ln.tokens.values())
+            o = sum(t[1] for t in ln.tokens.values())
+            target = f"{ln.target_calls}+?" if ln.unknown_runs else str(ln.target_calls)
+            rows.append(f"{ln.suite[:25]:25} {ln.cases:5} {ln.runs:5} {target:>7} {ln.judge_calls:6} "
+                        f"{ln.extraction_calls:8} {ln.free:5}  {f'{i:,}/{o:,}':18}  {_dollars(ln.cost):>11}  "
+                        f"{_dollars(ln.batch_cost)}")
+        total, unpriced = self.cost()
+        unknown = sum(ln.unknown_runs for ln in self.lines)
+        free = sum(ln.free for ln in self.lines)
+        rows.append(f"total: {self.calls()}{' + the callable targets’ own' if unknown else ''} model calls "
+                    f"({free} more requests are identical to another or cached: free), about ${total:.2f} "
+                    f"interactive, ${self.batch_cost():.2f} with --batch (Message Batches prices; a Python "
+                    f"target's own calls stay at full price)")
+        if unknown:
+            rows.append(f"target calls: unknown for {unknown} runs of callable targets (their code decides; "
+                        f"the dollars assume one call per run) — `--results` a previous run's results to "
+                        f"count them as measured")
+        elif self.measured_in:
+            rows.append(f"callable targets' calls: as measured per run in {self.measured_in}")
+        rendered = sum(ln.rendered_runs for ln in self.lines)
+        if rendered:
+            rows.append(f"callable targets: {rendered} runs were run up to their model calls with a stand-in for "
+                        f"the model (no call made): their requests are counted as rendered")
+        for p in self.profiles:
+            rows.append(f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} "
+                        f"with --batch")
+        for ln in self.lines:
+            if ln.calibration_calls:
+                rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
+                            f"calls on its gold outputs (×{CALIBRATION_REPEATS}; not part of a run)")
+        if unpriced:
+            rows.append(f"no price known for: {', '.join(unpriced)} (its calls are left out of the dollars)")
+        rows.append("Token figures are estimates; judge and extraction calls whose target output is not known "
+                    "yet are counted as new (a real run may share or find some in the cache).")
+        return "\n".join(rows)
+
+
+def _dollars(amount: float) -> str:
+    return f"${amount:.4f}"
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // CHARS_PER_TOKEN)
+
+
+class _Planner:
+    """Walks the runs a run would make, counting each request once, as the client's memo does."""
+
+    def __init__(self, cache: ResponseCache | None, previous: Report | None,
+                 dry: dict[tuple[str, str, int], DryRun] | None = None):
+        self.cache = cache
+        self.seen: set[str] = set()
+        self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
+        self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
+
+    def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
+                batchable: bool = True) -> Any:
+        """Count one request by its cache key; returns its cached reply when there is one."""
+        hit = self.cache.get(key) if self.cache is not None else None
+        if key in self.seen or hit is not None:
+            line.free += 1
+        else:
+            setattr(line, kind, getattr(line, kind) + 1)
+            line.add(model, in_tokens, out_tokens, batchable=batchable)
+        self.seen.add(key)
+        return hit
+
+    def exact(self, line: Line, kind: str, request: ModelRequest, key: str, out_tokens: int) -> Any:
+        return self.request(line, kind, key, request.model, _tokens(json.dumps(request.to_api_body())), out_tokens)
+
+    def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
+        tmodel, jmodel = tiers["high"], tiers["low"]
+        out_tokens = suite.max_tokens // 2
+        guess = _tokens(json.dumps(case.input, default=str)) + 200  # a callable target's prompt: unknown
+        before = self.previous.get((suite.name, case.id))
+        fields = {n: suite.fields[n] for n in case.fields}
+        for r in range(runs):
+            past = before.runs[r] if before is not None and r < len(before.runs) else None
+            facts: dict[str, Any] | None = past.facts if past is not None else None
+            output: str | None = None
+            truncated = False
+            target = suite.target
+            dry = self.dry.get((str(suite.path), case.id, r))
+            rendered = {key: _tokens(json.dumps(req.to_api_body())) for key, req in dry.requests} if dry else {}
+            if target is not None and target.template is not None:
+                facts = {}
+                try:
+                    req = prompt_request(target, case.input, model=tiers.get(target.model or "", target.model or tmodel),
+                                         max_tokens=suite.max_tokens, temperature=suite.temperature)
+                except Exception:  # a template that does not render: `validate` names it; count the call
+                    line.target_calls += 1
+                    line.add(tmodel, guess, out_tokens)
+                else:
+                    hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens)
+                    if hit is not None:
+                        output, truncated = hit.text, hit.stop_reason == "max_tokens"
+            elif past is not None and past.target_requests is not None:
+                hits = [self.request(line, "target_calls", key, tmodel, rendered.get(key, guess), out_tokens,
+                                     batchable=False) for key in past.target_requests]
+                # Every call served from the cache: the target will give the same output as last time.
+                if all(h is not None for h in hits) and len(past.output) == past.output_chars:
+                    output, truncated = past.output, past.truncated
+            elif dry is not None and dry.requests:
+                line.rendered_runs += 1
+                for key, req in dry.requests:
+                    self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False)
+                if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
+                    output, truncated = output_text(dry.output), dry.truncated
+                facts = dry.facts if dry.facts is not None else facts
+            else:
+                line.unknown_runs += 1
+                line.add(tmodel, guess, out_tokens, batchable=False)
+            if past is not None and past.error:
+                continue  # the target failed last time: no judge or extraction followed
+            judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
+            if judged:
+                self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens)
+            if fields:
+                if output is not None:
+                    req = extract_request(jmodel, output, fields)
+                    self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
+                else:
+                    line.extraction_calls += 1
+                    line.add(jmodel, JUDGE_SYSTEM_TOKENS + out_tokens + 30 * len(fields),
+                             EXTRACT_TOKENS_PER_FIELD * len(fields))
+
+    def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
+              truncated: bool, facts: dict[str, Any], out_tokens: int) -> None:
+        calls = max(it.judge_repeats for it in judged)  # judge_repeats: N calls, a majority per item
+        if output is not None:
+            req = judge_request(jmodel, output, {it.id: it.judge or "" for it in judged}, case_input=case.input,
+                                facts=facts, truncated=truncated)
+            for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
+                self.exact(line, "judge_calls", req, req.cache_key(f"{r}.{k}" if k else r),
+                           JUDGE_TOKENS_PER_ITEM * len(judged))
+            return
+        line.judge_calls += calls
+        criteria = sum(_tokens(i.judge or "") for i in judged)
+        line.add(jmodel, JUDGE_SYSTEM_TOKENS + criteria + out_tokens, JUDGE_TOKENS_PER_ITEM * len(judged), calls)
+
+
+def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
+    """The runner's `when:` rule; a condition that needs facts no run has recorded counts as applying."""
+    if item.when is None:
+        return True
+    try:
+        return condition_holds(item.when, input=case.input, facts=facts if facts is not None else {})
+    except ValueError:
+        return facts is None
+
+
+def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
+             repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
+             previous: Report | None = None, previous_path: str | None = None) -> Estimate:
+    """The calls a run of `suites` would make (see the module's docstring for the rules), and beside
+    them the cost of the other profiles: every case when tags select, else each tag's cases."""
+    selectors = list(cases or [])
+    dry: dict[tuple[str, str, int], DryRun] = {}
+
+    def lines_for(chosen: list[str]) -> list[Line]:
+        planner = _Planner(cache, previous, dry)
+        lines = []
+        for suite in suites:
+            line = Line(suite.name)
+            tiers = suite.tier_models(model, judge_model)
+            planned = [(case, repeat or case.repeats) for case in suite.select(chosen) if not case.skip]
+            _dry_run_missing(suite, planned, tiers, cache, dry)
+            for case, runs in planned:
+                line.cases += 1
+                line.runs += runs
+                planner.case(line, suite, case, runs, tiers)
+            line.calibration_calls = calibration_calls(suite)
+            lines.append(line)
+        return lines
+
+    result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None)
+    ids = [s for s in selectors if not s.startswith(TAG_PREFIX)]
+    if len(ids) < len(selectors):  # tags select: the nightly profile is every case (of the same ids)
+        others = [(f"every case{' ' + describe_selection(ids) if ids else ''} (no --tag: the nightly profile)", ids)]
+    else:
+        tags = sorted({t for s in suites for c in s.select(ids) for t in c.tags})
+        others = [(describe_selection([*ids, TAG_PREFIX + t]), [*ids, TAG_PREFIX + t]) for t in tags]
+    for name, chosen in others:
+        lines = lines_for(chosen)
+        result.profiles.append(Profile(name, sum(ln.cost for ln in lines), sum(ln.batch_cost for ln in lines),
+                                       sum(ln.calls for ln in lines)))
+    return result
+
+
+def _dry_run_missing(suite: Suite, planned: list[tuple[Case, int]], tiers: dict[str, str],
+                     cache: ResponseCache | None, dry: dict[tuple[str, str, int], DryRun]) -> None:
+    """Run the suite's callable target (with a stand-in for the model) for the runs not yet seen."""
+    if suite.target is None or suite.target.function is None:
+        return
+    missing = [(case, r) for case, runs in planned for r in range(runs) if (str(suite.path), case.id, r) not in dry]
+    for (case_id, r), seen in dry_runs(suite, missing, tiers, cache).items():
+        dry[(str(suite.path), case_id, r)] = seen
+
+
+def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
+    """Calls `evalkit calibrate` makes: per gold output and repeat, one judge call when it labels a
+    judge item, one extraction call when it records fields."""
+    calls = 0
+    for gold in suite.gold:
+        items = {it.id: it for it in suite.case(gold.case_id).items}
+        judged = any(items[i].judge is not None and label != "n/a" for i, label in gold.labels.items())
+        calls += repeats * (int(judged) + int(gold.fields is not None and bool(suite.fields)))
+    return calls

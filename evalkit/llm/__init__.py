@@ -1,0 +1,13 @@
+"""Model calls: the client (retries, concurrency, cache, usage), prices, model tiers and lifecycle,
+the providers and Message Batches."""
+
+__all__ = [
+    "batching",
+    "cache",
+    "client",
+    "concurrency",
+    "model_lifecycle",
+    "pricing",
+    "tiers",
+    "usage",
+]

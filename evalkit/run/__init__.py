@@ -1,0 +1,10 @@
+"""One run: the runner's orchestration, targets, sharding, the case queue and user code's calls."""
+
+__all__ = [
+    "case_queue",
+    "dry_run",
+    "runner",
+    "sharding",
+    "targets",
+    "user_code",
+]

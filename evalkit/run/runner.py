@@ -1,0 +1,350 @@
+"""Async orchestration: every run of every case, bounded by the client's concurrency, each
+finished case appended to a JSONL file at once so an interrupted run loses nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from evalkit.run.case_queue import run_windowed, window_for
+from evalkit.checks.base import CheckContext, output_text
+from evalkit.llm.client import ModelClient
+from evalkit.results.agreement import agreement
+from evalkit.errors import EvalkitError, one_line
+from evalkit.scoring.extract import extract_fields
+from evalkit.results.gates import case_scores, case_verdict, suite_verdict, worst
+from evalkit._runtime import gc_pause as collector
+from evalkit.llm import model_lifecycle as lifecycle
+from evalkit.results import provenance
+from evalkit._runtime import queue_time as waits
+from evalkit.scoring.judge import judge_repeated
+from evalkit.results.report import CaseResult, ItemResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
+from evalkit.results.reader import Scan, carry_over, load_report, prior_totals, scan_results
+from evalkit.results.stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
+from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
+from evalkit.run.sharding import Shard, shard_members
+from evalkit.suite.spec import Thresholds
+from evalkit.suite.calibration import calibration_note
+from evalkit.suite.model import Case, Suite, Target
+from evalkit.run.targets import TargetFn, call_target, resolve_target
+from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
+from evalkit.llm.usage import Usage
+
+MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
+MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
+
+
+@dataclass
+class RunOptions:
+    target: str | None = None
+    cases: list[str] = field(default_factory=list)  # globs over case ids
+    model: str | None = None
+    judge_model: str | None = None
+    repeat: int | None = None
+    rubric_threshold: float | None = None
+    agreement_threshold: float | None = None
+    jsonl_path: Path | None = None
+    on_case: Callable[[SuiteResult, CaseResult], None] | None = None
+    demo: bool = False
+    shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
+    inconclusive: str | None = None  # fail | warn | pass: overrides the suites' setting
+    resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
+
+
+def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
+    return Thresholds(
+        rubric=suite.thresholds.rubric if options.rubric_threshold is None else options.rubric_threshold,
+        agreement=suite.thresholds.agreement if options.agreement_threshold is None else options.agreement_threshold)
+
+
+class Runner:
+    """Runs suites against one ModelClient; `run()` returns the Report."""
+
+    def __init__(self, client: ModelClient, options: RunOptions | None = None):
+        self.client = client
+        self.options = options or RunOptions()
+        self._out: ResultsWriter | None = None
+        self._prior: Scan | None = None  # what an interrupted run had finished (--resume)
+        self._tallies: dict[int, SuiteTally] = {}
+        self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
+        self._shard_members: set[tuple[str, str]] | None = None
+        self._user: UserCode = UserCode(threads=1)  # replaced by each run's (see _stream)
+
+    async def run(self, suites: list[Suite]) -> Report:
+        """The whole Report, every case read back from the JSONL (a spool file when none is asked for)."""
+        if self.options.jsonl_path is not None:
+            await self.run_summary(suites)
+            return load_report(self.options.jsonl_path)
+        with tempfile.TemporaryDirectory(prefix="evalkit-run-") as spool:
+            self.options = replace(self.options, jsonl_path=Path(spool) / "results.jsonl")
+            try:
+                await self.run_summary(suites)
+                report = load_report(self.options.jsonl_path)  # type: ignore[arg-type]  # a run that streams results always has its JSONL path
+            finally:
+                self.options = replace(self.options, jsonl_path=None)
+        return report.model_copy(update={"results_path": None})
+
+    async def run_summary(self, suites: list[Suite]) -> Report:
+        """Run, streaming each finished case to the JSONL and keeping only a tally per suite: the
+        Report returned has no cases (`results_reader` reads them back)."""
+        with collector.run_heap():
+            return await self._stream(suites)
+
+    async def _stream(self, suites: list[Suite]) -> Report:
+        assert self.options.jsonl_path is not None, "run_summary streams to options.jsonl_path"
+        # A retired model fails the whole run here, before any call (exit 2 at the front door).
+        lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
+                                 self.client.deprecations())
+        started, t0 = datetime.now(timezone.utc), time.perf_counter()
+        if self.options.shard:
+            self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
+        # Callable targets and plugins' checks run in worker processes (evalkit/run/user_code.py): what
+        # they do to their process cannot end this one. Synchronous targets get as many threads
+        # there as model calls in flight.
+        self._user = UserCode(threads=self.client.concurrency + 4, warn=self.client.warn)
+        self._open_stream(suites, started)
+        summary = None
+        try:
+            results = await asyncio.gather(*(self.run_suite(s) for s in suites))
+            summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
+            self._out.end(summary)  # type: ignore[union-attr]  # _out is opened before the suites run
+        finally:
+            await self._user.close()
+            if summary is None:  # stopped (Ctrl-C, SIGTERM, an error): what this session spent
+                self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]  # _out is opened before the suites run
+                                                                   suites)).to_json())
+            self._out.close()  # type: ignore[union-attr]  # _out is opened before the suites run
+        return summary
+
+    def _open_stream(self, suites: list[Suite], started: datetime) -> None:
+        path = self.options.jsonl_path
+        assert path is not None
+        if self.options.resume:
+            self._prior = scan_results(path)
+            self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)
+            self._out.event(resumed={"started_at": started.isoformat(timespec="seconds")})
+            return
+        self._out = ResultsWriter(path, new_run_id())
+        o = self.options
+        options = {**self._recorded_options(), "shard": str(o.shard) if o.shard else None,
+                   "inconclusive": o.inconclusive, "demo": o.demo}
+        self._out.header(started.isoformat(timespec="seconds"), [str(s.path) for s in suites], options,
+                         provenance.collect(suites, self._recorded_options(), []).model_dump(mode="json"))
+
+    @staticmethod
+    def _session(report: Report) -> SessionTotals:
+        return SessionTotals(usage=report.usage, models=report.models, rate_limit=report.rate_limit,
+                             warnings=report.warnings, wall_seconds=report.wall_seconds)
+
+    def _with_prior(self, summary: Report) -> Report:
+        """The run's summary with what earlier sessions of a resumed run spent added."""
+        summary.run_id = self._out.run_id if self._out else None
+        if self._prior is None:
+            return summary
+        total = prior_totals(self._prior)
+        total.add(self._session(summary))
+        started = (self._prior.header or {}).get("started_at") or summary.started_at
+        return summary.model_copy(update={"usage": total.usage, "models": total.models, "warnings": total.warnings,
+                                          "rate_limit": total.rate_limit, "started_at": started,
+                                          "wall_seconds": round(total.wall_seconds, 3)})
+
+    def _report(self, results: list[SuiteResult], started: datetime, wall: float, suites: list[Suite]) -> Report:
+        deprecated = self.client.deprecations()
+        models = [ModelUse(model=m, roles=sorted(roles), usage=self.client.per_model.get(m, Usage()),
+                           deprecated=deprecated.get(m)) for m, roles in sorted(self.client.models_used.items())]
+        return Report(verdict=worst([r.verdict for r in results]), suites=results, usage=self.client.usage,
+                      models=models, warnings=list(self.client.warnings),
+                      started_at=started.isoformat(timespec="seconds"), wall_seconds=round(wall, 3),
+                      demo=self.options.demo,
+                      results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
+                      provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used),
+                      shard=str(self.options.shard) if self.options.shard else None,
+                      rate_limit=RateLimitUse(**vars(self.client.limiter.stats)))
+
+    def _recorded_options(self) -> dict[str, Any]:
+        o = self.options
+        return {"target": o.target, "cases": o.cases, "model": o.model, "judge_model": o.judge_model,
+                "repeat": o.repeat, "rubric_threshold": o.rubric_threshold,
+                "agreement_threshold": o.agreement_threshold, "concurrency": self.client.concurrency}
+
+    async def run_suite(self, suite: Suite) -> SuiteResult:
+        t0 = time.perf_counter()
+        opts = self.options
+        tiers = suite.tier_models(opts.model, opts.judge_model)
+        model, judge = tiers["high"], tiers["low"]
+        thresholds = effective_thresholds(suite, opts)
+        result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
+                             description=suite.description, calibration=calibration_note(suite),
+                             inconclusive=opts.inconclusive or suite.inconclusive,  # type: ignore[arg-type]  # the loader validated the suite's value against the Literal
+                             models={"target": model, "judge": judge})
+        target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
+        try:
+            if opts.target:
+                fn: TargetFn | WorkerTarget = resolve_target(Target(function=opts.target), suite.dir)
+            elif suite.target is None:
+                raise EvalkitError("this suite names no target; pass --target module:function")
+            else:
+                fn = resolve_target(suite.target, suite.dir)
+            if target_name:  # user code: called in a worker process (resolved here too, for a clear error)
+                fn = WorkerTarget(target_name, suite.dir)
+            result.target = target_name or suite.target.describe()  # type: ignore[union-attr]  # preflight refuses a suite with no target before the run
+        except EvalkitError as exc:
+            result.error = str(exc)
+            result.verdict = "error"
+            self._out.event(suite_start=json.loads(result.model_dump_json()), planned=0)  # type: ignore[union-attr]  # _out is opened before the suites run
+            return result
+        cases = suite.select(opts.cases)
+        if self._shard_members is not None:
+            cases = [c for c in cases if (str(suite.path), c.id) in self._shard_members]
+        self._out.event(suite_start=json.loads(result.model_dump_json()), planned=len(cases))  # type: ignore[union-attr]  # _out is opened before the suites run
+        tally = self._tallies[id(result)] = tally_for(suite)
+        if self._prior is not None:
+            carry_over(self._prior, str(suite.path), tally)
+        await run_windowed([c for c in cases if c.id not in tally.finished],
+                           lambda case: self._run_case(suite, case, fn, model, judge, tiers, thresholds, result),
+                           self._window)
+        # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
+        result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
+        tally.close(result)
+        result.verdict = suite_verdict(result)
+        result.wall_seconds = round(time.perf_counter() - t0, 3)
+        return result
+
+    async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, judge_model: str,
+                        tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
+        t0 = time.perf_counter()
+        clock = waits.CaseClock()
+        clock_token = waits.current.set(clock)  # the case's calls count their waits for a slot on it
+        usage = Usage()
+        # The result is built once its values are known: a pydantic field assigned afterwards costs
+        # ten times a value passed to the constructor, and a case's result has a dozen of them.
+        scored: dict[str, Any] = {"verdict": "pass"}
+        if case.skip:
+            scored.update(verdict="skipped", reasons=[case.skip])
+        else:
+            repeats = self.options.repeat or case.repeats
+            pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage) for r in range(repeats)]
+            runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
+            scored.update(case_scores(runs), runs=runs)
+            fields = {n: suite.fields[n] for n in case.fields}
+            extracted = [r.fields for r in runs]
+            if len(runs) > 1 and fields and all(f is not None for f in extracted):
+                scored["agreement"], scored["field_agreement"] = agreement(
+                    extracted, fields, suite.tolerance, suite.missing)  # type: ignore[arg-type]  # the loader validated `missing` against the Literal
+        waits.current.reset(clock_token)
+        # The case's own time; the queue wait is reported apart (it grows with the run, not the case).
+        result = CaseResult(id=case.id, line=case.line, description=case.description,
+                            file=str(case.file) if case.file else None, input=jsonable(case.input), usage=usage,
+                            queue_seconds=round(clock.queued, 3),
+                            wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
+                            **scored)
+        if not case.skip:
+            result.verdict, result.reasons = case_verdict(result, thresholds)
+        self._emit(suite_result, result)
+        return result
+
+    def _emit(self, suite_result: SuiteResult, case: CaseResult) -> None:
+        tally = self._tallies[id(suite_result)]
+        case = self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]  # as stored
+        tally.add(case)
+        if self.options.on_case:
+            self.options.on_case(suite_result, case)
+
+    async def _run_once(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int, model: str,
+                        judge_model: str, tiers: dict[str, str], case_usage: Usage) -> RunResult:
+        t0 = time.perf_counter()
+        client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
+                                  temperature=suite.temperature, tiers=tiers)
+        if isinstance(fn, WorkerTarget):
+            called = await self._user.call_target(fn, case.input, client, suite.timeout.target)
+        else:
+            called = await call_target(fn, case.input, client, suite.timeout.target)
+        # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
+        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests}
+        if called.error:
+            return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
+                             traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
+        produced, facts, run["prompt"] = called.output, called.facts, called.prompt
+        try:
+            text = output_text(produced)
+            run["facts"] = jsonable(facts)
+        except (ValueError, RecursionError) as exc:  # circular, or nested past Python's limit
+            return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3),
+                             error=f"target returned what cannot be stored as JSON: {type(exc).__name__}: "
+                                   f"{one_line(exc)}")
+        run["output_chars"] = len(text)
+        run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
+            text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
+        applicable, recorded = applicable_items(case, facts)
+        judged = [it for it in applicable if it.judge is not None]
+        fields_spec = {n: suite.fields[n] for n in case.fields}
+        truncated = run["truncated"] = client.truncated
+        judge_task = judge_repeated(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]  # judged items all have a judge text
+                                    {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
+                                    truncated=truncated, timeout=suite.timeout.judge) if judged else None
+        extract_task = extract_fields(client, judge_model, text, fields_spec,
+                                      timeout=suite.timeout.judge) if fields_spec else None
+        if judge_task and extract_task:
+            verdicts, (fields, extract_error) = await asyncio.gather(judge_task, extract_task)
+        else:  # one call or none: awaited directly, without the tasks gather would make
+            verdicts = await judge_task if judge_task else None
+            fields, extract_error = await extract_task if extract_task else (None, None)
+        run["fields"], run["extraction_error"] = fields, extract_error
+        ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
+                           suite_dir=suite.dir, timeout=suite.timeout.check)
+        items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
+                                            await self._plugin_checks(applicable, ctx))
+        if truncated and suite.complete:
+            items.append(truncated_item())
+        return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
+
+
+    async def _plugin_checks(self, applicable: list[Any], ctx: CheckContext) -> dict[str, ItemResult] | None:
+        """The items decided by plugins' checks (user code), each decided in a worker process."""
+        items = [it for it in applicable if it.check is not None and is_plugin_check(it.check)
+                 and not (it.check.needs_fields and ctx.fields is None)]
+        if not items:
+            return None
+        if len(items) == 1:
+            return {items[0].id: await self._user.decide_check(items[0], ctx)}
+        return {it.id: r for it, r in zip(items, await asyncio.gather(*(self._user.decide_check(it, ctx)
+                                                                          for it in items)))}
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def jsonable(value: Any) -> Any:
+    """A copy of the value as JSON gives it back (dates and other objects as text)."""
+    try:
+        # Most inputs and facts are already JSON's own types: copied as they are, without the
+        # round trip through text (three times slower for a case's usual small dict).
+        return _plain_copy(value)
+    except (_NotPlain, RecursionError):  # (a circular value: JSON's own error names it as such)
+        return json.loads(json.dumps(value, default=str))
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _plain_copy(value: Any) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:  # exact types: a str subclass (an enum member) still goes through JSON
+        return value
+    if kind is dict:
+        copy = {}
+        for key, item in value.items():
+            if type(key) is not str:  # JSON turns other keys into text
+                raise _NotPlain
+            copy[key] = _plain_copy(item)
+        return copy
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    raise _NotPlain

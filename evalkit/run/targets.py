@@ -1,0 +1,180 @@
+"""Targets: resolve `module:function` or a Jinja prompt, and call it for one case run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from evalkit._runtime.current_client import current_client
+from evalkit._runtime.import_names import import_object
+from evalkit._runtime import queue_time as waits
+from evalkit.llm.batching import batch_eligible
+from evalkit.llm.client import BoundClient, SyncClient
+from evalkit.errors import ProviderError, TargetError, one_line
+from evalkit._runtime.user_calls import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
+from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
+from evalkit.suite.model import Target
+from evalkit.suite.prompts import render_prompt
+
+# Synchronous targets block a thread while they wait for their model calls, so they must not
+# share the event loop's default executor: the HTTP client resolves host names there, and a pool
+# full of waiting targets would deadlock. The runner sets a pool of their own here.
+target_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("evalkit_target_executor",
+                                                                                  default=None)
+
+
+@dataclass
+class TargetResult:
+    """What a target may return instead of a bare output: the output plus facts about the case
+    (numbers its tools computed), which rubric conditions and checks can read."""
+
+    output: Any
+    facts: dict[str, Any] = field(default_factory=dict)
+    prompt: str | None = None  # the rendered prompt, shown in the HTML report
+
+
+TargetFn = Callable[[Any, BoundClient], Any]
+
+
+def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
+    """An async function `(input, client) -> output` for the target; raises TargetError."""
+    if target.function is not None:
+        try:
+            fn = import_object(target.function, suite_dir)
+        except ValueError as exc:
+            raise TargetError(f"target {target.function}: {exc}") from None
+        if not callable(fn):
+            raise TargetError(f"target {target.function} is not callable")
+        return _adapt_callable(fn)
+    return _prompt_target(target)
+
+
+def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
+    is_async, takes_client = call_shape(fn)  # the same reading a worker process makes of a target
+
+    async def call(case_input: Any, client: BoundClient) -> Any:
+        if is_async:
+            token = current_client.set(client)
+            try:
+                return await (fn(case_input, client) if takes_client else fn(case_input))
+            finally:
+                current_client.reset(token)
+        loop = asyncio.get_running_loop()
+        sync = SyncClient(client, loop)
+
+        clock = waits.current.get()
+        waiting = clock.wait() if clock is not None else None  # for a worker thread: queue time
+
+        def run() -> Any:
+            if waiting is not None:
+                waiting.end()
+            current_client.set(sync)  # this thread's own context copy
+            return fn(case_input, sync) if takes_client else fn(case_input)
+
+        executor = target_executor.get()
+        try:
+            return await loop.run_in_executor(executor, contextvars.copy_context().run, run)
+        except asyncio.CancelledError:
+            if isinstance(executor, DaemonPool):
+                executor.abandon()  # the thread may run on (a timeout): the pool starts another
+            raise
+        finally:
+            if waiting is not None:
+                waiting.end()
+
+    return call
+
+
+@dataclass
+class TargetCall:
+    """What one call of a target gave: an output and facts, or an error (with the user's traceback)."""
+
+    output: Any = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    traceback: str | None = None
+    prompt: str | None = None
+
+
+async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None) -> TargetCall:
+    """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
+    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through."""
+    if getattr(fn, "batchable", False) and getattr(client, "batching", False):
+        timeout = None  # a prompt target's one call waits for its Message Batch (hours), not for code
+    async def shielded() -> Any:
+        # asyncio re-raises SystemExit and KeyboardInterrupt out of the event loop from a task's
+        # step, so user code's must be caught before they get there; a TimeoutError of the
+        # target's own is kept apart from the suite's deadline.
+        try:
+            return await fn(case_input, client)
+        except (*USER_EXITS, TimeoutError) as exc:
+            return _Raised(exc)
+
+    try:
+        if getattr(fn, "user_code", True):
+            # In a task of its own: a BaseException that asyncio throws into the awaiting coroutine
+            # (a GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
+            produced = await asyncio.wait_for(shielded(), timeout)
+        else:
+            # evalkit's own prompt call: no task of its own needed (timeout None: no deadline).
+            async with asyncio.timeout(timeout):
+                produced = await shielded()
+    except TimeoutError:
+        return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
+    except ProviderError as exc:
+        return TargetCall(error=f"target's model call failed: {exc}")
+    except Exception as exc:  # the system under test may raise anything: that is an error row
+        return _raised(exc)
+    if isinstance(produced, _Raised):
+        if isinstance(produced.exc, TimeoutError):
+            return _raised(produced.exc)
+        return TargetCall(error=describe_exit(produced.exc), traceback=user_traceback(produced.exc))
+    facts: dict[str, Any] = {}
+    prompt = None
+    if isinstance(produced, TargetResult):
+        produced, facts, prompt = produced.output, dict(produced.facts), produced.prompt
+    problem = output_problem(produced)
+    if problem:
+        return TargetCall(error=problem, prompt=prompt)
+    return TargetCall(output=produced, facts=facts, prompt=prompt)
+
+
+@dataclass
+class _Raised:
+    exc: BaseException
+
+
+def _raised(exc: BaseException) -> TargetCall:
+    return TargetCall(error=f"target raised {type(exc).__name__}: {one_line(exc)}", traceback=user_traceback(exc))
+
+
+def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: int,
+                   temperature: float | None) -> ModelRequest:
+    """The one request a prompt target makes for `case_input` (`evalkit plan` builds the same)."""
+    system: str | tuple[dict[str, Any], ...] | None = target.system
+    if target.prompt_cache and target.system:
+        system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
+    return ModelRequest.from_prompt(
+        render_prompt(target.template or "", case_input), model=model, system=system,
+        max_tokens=target.max_tokens or max_tokens,
+        temperature=target.temperature if target.temperature is not None else temperature)
+
+
+def _prompt_target(target: Target) -> TargetFn:
+    async def call(case_input: Any, client: BoundClient) -> Any:
+        request = prompt_request(target, case_input, model=client.resolve_model(target.model),
+                                 max_tokens=client.max_tokens, temperature=client.temperature)
+        prompt = request.messages[0]["content"]
+        eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
+        try:
+            return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
+        finally:
+            batch_eligible.reset(eligible)
+
+    call.batchable = True  # type: ignore[attr-defined]  # marks read back with getattr by the batcher and the runner
+    call.user_code = False  # type: ignore[attr-defined]  # as above
+    return call

@@ -1,0 +1,31 @@
+"""`evalkit demo` shows a comparison with a scripted base too: what a regression report looks like."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from evalkit.cli.commands import main
+from evalkit.render.comment import MARKER
+
+
+def test_demo_compares_the_scripted_head_with_a_scripted_base(tmp_path):
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--output-dir", str(out)], catch_exceptions=False)
+    assert result.exit_code == 1  # the pace_ai head is the blocked PR
+    cmp = json.loads((out / "comparison.json").read_text())
+    changes = {(c["suite"], c["id"]): c["change"] for s in cmp["suites"] for c in s["cases"]}
+    regressed = {k for k, v in changes.items() if v == "regressed"}
+    # the reckless coaching is given to one runner: every case of hers that got worse, and only hers
+    assert {("pace_ai", f"{s}/injury_risk_female") for s in ("weekly_plan", "injury_risk", "race_readiness")} \
+        <= regressed
+    assert all(suite == "pace_ai" and "injury_risk_female" in case for suite, case in regressed)
+    assert all(v in ("regressed", "still passing", "within noise") for v in changes.values())
+    assert not any(v == "fixed" for v in changes.values())
+    assert f"{len(regressed)} cases got worse, 0 got better" in result.output
+    comment = (out / "comment.md").read_text()
+    assert comment.startswith(MARKER + "\n> **Demo comparison with scripted replies**")
+    assert comment.index(f"{len(regressed)} cases got worse") < comment.index("A gate failed")
+    page = (out / "report.html").read_text()  # the HTML report shows the same comparison
+    assert f"regressed ({len(regressed)})" in page and "Output on base (scripted: sound replies)" in page

@@ -1,0 +1,87 @@
+"""An unexpected exception inside evalkit is exit 3 with one line and a log, never a verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import Script
+
+SUITE = """
+name: three
+target: {function: "agent:answer"}
+cases:
+  - {id: a, input: "x", checks: [{type: contains, value: "x"}]}
+  - {id: b, input: "y", checks: [{type: contains, value: "y"}]}
+  - {id: c, input: "z", checks: [{type: contains, value: "z"}]}
+"""
+
+# The real CLI, with evalkit's runner made to raise once the first case has been written.
+INJECT = textwrap.dedent("""
+    import sys
+    from evalkit.run import runner
+    emit = runner.Runner._emit
+    def broken(self, suite_result, case):
+        if case.id != "a":
+            raise RuntimeError("injected fault in the runner")
+        emit(self, suite_result, case)
+    runner.Runner._emit = broken
+    from evalkit.cli.commands import main
+    sys.argv[0] = "evalkit"
+    main()
+""")
+
+
+def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tmp_path: Path):
+    (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "agent.py").write_text("def answer(text, client):\n    return text\n", encoding="utf-8")
+    with FakeAnthropicServer(Script()) as fake:
+        done = subprocess.run([sys.executable, "-c", INJECT, "run", "suite.yml", "-o", "out/results.json",
+                               "--concurrency", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                              env=_env(tmp_path, fake.url))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    line = [l for l in done.stderr.splitlines() if l.startswith("evalkit: internal error")]
+    assert len(line) == 1 and "injected fault in the runner" in line[0] and "not a verdict" in line[0]
+    log = Path(re.search(r"the traceback is in (\S+\.log)", line[0]).group(1))
+    assert "RuntimeError: injected fault in the runner" in log.read_text(encoding="utf-8")
+    log.unlink()
+    cases = [json.loads(l) for l in (tmp_path / "out" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [c.get("case", {}).get("id") for c in cases if "case" in c] == ["a"]
+
+
+def _env(tmp_path: Path, url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(EVALKIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path), ANTHROPIC_API_KEY="k",
+               ANTHROPIC_BASE_URL=url)
+    return env
+
+
+def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path):
+    (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "agent.py").write_text(
+        "class Nasty(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('no text for you')\n"
+        "def answer(text, client):\n"
+        "    if text == 'y':\n"
+        "        raise Nasty()\n"
+        "    return text\n", encoding="utf-8")
+    with FakeAnthropicServer(Script()) as fake:
+        done = subprocess.run([sys.executable, "-c", "from evalkit.cli.commands import main; main()", "run", "suite.yml", "-o",
+                               "out/results.json"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                              env=_env(tmp_path, fake.url))
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    report = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    rows = {c["id"]: c for c in report["suites"][0]["cases"]}
+    assert rows["a"]["verdict"] == "pass" and rows["c"]["verdict"] == "pass"
+    assert rows["b"]["verdict"] == "error"
+    assert "target raised Nasty: <Nasty whose str() raised RuntimeError>" in json.dumps(rows["b"])

@@ -1,0 +1,68 @@
+"""`evalkit plan` counts what a run does, by the runner's rules: on both bundled suites against the
+loopback fake, the planned calls are within 10 % of the requests the fake receives."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evalkit.cli.commands import main
+from evalkit.cli.demo import bundled_suites_dir, demo_plan
+from evalkit.engine import load_suites, make_client, plan_calls, run
+from evalkit.llm.providers.anthropic import AnthropicProvider
+from evalkit.run.runner import RunOptions
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import requested_tool
+
+
+def run_against_fake(suites, script, cache: Path):
+    """Run `suites` through the real anthropic client; the fake's requests, counted by kind."""
+    with FakeAnthropicServer(script) as fake:
+        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), concurrency=8,
+                             cache_dir=cache, deprecated=None)
+        report = run(suites, client, RunOptions())
+        kinds = collections.Counter(requested_tool(body) or "target" for body in fake.requests)
+    return report, kinds
+
+
+def within_10_percent(planned: int, made: int) -> bool:
+    return abs(planned - made) <= 0.1 * made
+
+
+@pytest.mark.parametrize("name", ["help_agents", "pace_ai"])
+def test_plan_matches_the_run_within_10_percent(name, tmp_path):
+    [(folder, script)] = demo_plan(bundled_suites_dir(), ((name, "pass"),))
+    suites = load_suites([folder])
+
+    # Before any run: callable targets are run up to their model calls with a stand-in for the model,
+    # so their requests are counted as rendered (identical ones once); judge and extraction are counted.
+    blind = plan_calls(suites, cache_dir=tmp_path / "fresh")
+    assert all(line.rendered_runs == line.runs and not line.unknown_runs for line in blind.lines)
+    assert "counted as rendered" in blind.render() and "unknown for" not in blind.render()
+    assert not [p for p in (tmp_path / "fresh").rglob("*") if p.is_file()]  # the stand-in's replies are never cached
+    first, kinds = run_against_fake(suites, script, tmp_path / "cache")
+    results = tmp_path / "first.json"
+    first.save(results)
+    judged = sum(ln.judge_calls + ln.extraction_calls for ln in blind.lines)
+    assert within_10_percent(judged, kinds["record_verdicts"] + kinds["record_fields"]), (judged, kinds)
+    assert within_10_percent(blind.calls(), sum(kinds.values())), (blind.calls(), kinds)
+
+    # With the first run's results, on an empty cache: the targets' calls as measured, shared requests once.
+    planned = plan_calls(suites, results=str(results), cache_dir=tmp_path / "empty").calls()
+    _, again = run_against_fake(suites, script, tmp_path / "empty")
+    assert within_10_percent(planned, sum(again.values())), (planned, again)
+
+    # On the cache the first run filled: cached requests are free, and the run makes (almost) none.
+    cached = plan_calls(suites, results=str(results), cache_dir=tmp_path / "cache").calls()
+    _, third = run_against_fake(suites, script, tmp_path / "cache")
+    assert abs(cached - sum(third.values())) <= max(1, 0.1 * sum(third.values())), (cached, third)
+    # Without the results too: the stand-in serves the cached replies, so the targets' outputs are known.
+    rendered = plan_calls(suites, cache_dir=tmp_path / "cache").calls()
+    assert abs(rendered - sum(third.values())) <= max(1, 0.1 * sum(third.values())), (rendered, third)
+
+    out = CliRunner().invoke(main, ["plan", str(folder), "--results", str(results), "--cache-dir",
+                                    str(tmp_path / "empty2")])
+    assert out.exit_code == 0 and f"total: {planned} model calls" in out.output, out.output

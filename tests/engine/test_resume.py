@@ -1,0 +1,117 @@
+"""Runs that stop and resume: Ctrl-C and SIGTERM on a real `evalkit run` process against the
+loopback fake, then `--resume` calls the model for the unfinished cases only."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import Script, request_text
+
+N = 12
+FAST = 3  # cases the fake answers at once; it holds the others until the test lets them go
+SUITE = "name: many\ntarget: {prompt: 'Say ok to case {{ i }}'}\ncases:\n" + "".join(
+    f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}\n" for i in range(N))
+CLI = "import sys; from evalkit.cli.commands import main; sys.exit(main())"
+SAFETY = 120  # seconds: only so that a broken build fails instead of hanging (nothing is timed)
+
+
+def held_script(release: threading.Event) -> Script:
+    def answer(body):
+        if int(request_text(body).rsplit(" ", 1)[-1]) >= FAST:
+            release.wait(SAFETY)
+        return "ok"
+
+    return Script().respond(answer)
+
+
+def evalkit(args, env, **kw) -> subprocess.Popen:
+    # Ctrl-C as a terminal delivers it: a test session started in the background by a
+    # non-interactive shell ignores SIGINT, and its children would inherit that (a run that
+    # ignores Ctrl-C because its parent asked it to is right; the test is about the handling).
+    return subprocess.Popen([sys.executable, "-c", CLI, *map(str, args)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint, **kw)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def case_lines(jsonl: Path) -> list[dict]:
+    if not jsonl.exists():
+        return []
+    return [json.loads(line) for line in jsonl.read_text().splitlines() if '"case": ' in line]
+
+
+def wait_for(condition, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + SAFETY
+    while not condition():
+        if proc is not None and proc.poll() is not None:  # a run that died says why, at once
+            out, err = proc.communicate()
+            pytest.fail(f"the run ended early with exit {proc.returncode}: {out}{err}")
+        assert time.monotonic() < deadline, "the run never got there"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {**os.environ, "ANTHROPIC_API_KEY": "test-key", "EVALKIT_CACHE_DIR": str(tmp_path / "cache"),
+            "CI": "1"}
+
+
+@pytest.mark.parametrize("sig, code, said", [(signal.SIGINT, 130, "interrupted"),
+                                             (signal.SIGTERM, 143, "stopped by SIGTERM")])
+def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, env, sig, code, said):
+    suite = tmp_path / "suite.yml"
+    suite.write_text(SUITE)
+    out, jsonl = tmp_path / "out.json", tmp_path / "out.jsonl"
+    release = threading.Event()
+    with FakeAnthropicServer(held_script(release), latency=0.02) as fake:
+        env = {**env, "ANTHROPIC_BASE_URL": fake.url}
+        proc = evalkit(["run", suite, "-o", out, "--concurrency", "2", "--no-cache"], env)
+        try:
+            # Three cases finished, two held in flight by the fake: stop the run there.
+            wait_for(lambda: len(case_lines(jsonl)) == FAST and fake.request_count == FAST + 2, proc)
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=SAFETY)
+        finally:
+            release.set()
+            proc.kill() if proc.poll() is None else None
+        assert proc.returncode == code, err
+        assert said in err and f"--resume {jsonl}" in err and "Traceback" not in err
+        assert not out.exists()  # no results JSON claims a whole run
+        finished = {line["id"] for line in case_lines(jsonl)}
+        assert finished == {f"c{i}" for i in range(FAST)}
+
+        partial = subprocess.run([sys.executable, "-c", CLI, "report", jsonl, "--format", "json"], env=env,
+                                 capture_output=True, text=True)
+        assert partial.returncode == 0, partial.stderr
+        data = json.loads(partial.stdout)
+        assert data["partial"] is True and len(data["suites"][0]["cases"]) == FAST
+
+        fake.reset_counts()
+        proc = evalkit(["run", "--resume", jsonl, "--no-cache"], env)
+        stdout, err = proc.communicate(timeout=SAFETY)
+        assert proc.returncode == 0, stdout + err
+        assert f"[{N - FAST}/{N - FAST} cases" in err  # the progress counts the cases left
+        asked = sorted(request_text(body).strip() for body in fake.requests)
+        assert asked == sorted(f"Say ok to case {i}" for i in range(FAST, N))  # exactly the unfinished ones
+
+    report = json.loads(out.read_text())
+    assert report["verdict"] == "pass" and report["partial"] is False
+    assert [c["id"] for c in report["suites"][0]["cases"]] == [f"c{i}" for i in range(N)]
+    assert report["usage"]["calls"] == N  # both sessions' calls of finished cases (held calls never answered)
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert {line["run_id"] for line in lines} == {report["run_id"]}
+    kinds = [next(k for k in ("evalkit_results", "stopped", "resumed", "end") if k in line)
+             for line in lines if '"case"' not in json.dumps(list(line)) and "suite_start" not in line]
+    assert kinds == ["evalkit_results", "stopped", "resumed", "end"]
