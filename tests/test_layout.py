@@ -218,3 +218,21 @@ def test_every_type_ignore_names_its_code_and_says_why():
             if "type: ignore" in line and not re.search(r"type: ignore\[[\w, -]+\]\s+#\s*\S", line):
                 bare.append(f"{path.relative_to(REPO)}:{n}")
     assert bare == [], "say why after the ignore: # type: ignore[code]  # why"
+
+
+def test_no_room_defines_a_name_one_of_its_modules_has():
+    """Importing `evalkit.engine.calibrate` once set the package's `calibrate` to that module, over the
+    function of that name: a room's own names and its modules' names must differ."""
+    import ast
+
+    clashes = []
+    for folder in _packages(REPO / "evalkit"):
+        modules = {p.stem for p in folder.glob("*.py")} | {p.name for p in folder.iterdir()
+                                                          if (p / "__init__.py").exists()}
+        tree = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                          ast.ClassDef))}
+        defined |= {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                    if isinstance(t, ast.Name)}
+        clashes += [f"{folder.relative_to(REPO)}: {name}" for name in sorted(defined & modules)]
+    assert clashes == []

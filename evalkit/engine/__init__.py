@@ -183,7 +183,7 @@ def _finished(client: ModelClient, report: Report) -> Report:
 def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | None = None,
               repeats: int = 3) -> list[Calibration]:
     """Measure each suite's judge and extraction on its gold outputs (blocking)."""
-    from evalkit.engine.calibrate import calibrate as measure  # only this command needs it
+    from evalkit.engine.judge_calibration import calibrate as measure  # only this command needs it
 
     async def all_suites() -> list[Calibration]:
         try:
@@ -198,7 +198,7 @@ def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | No
 def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str | None, no_cache: bool,
                        echo: Callable[[str], None]) -> int:
     """`evalkit calibrate`: measure, print and save each suite's figures; 1 when any is under the bar."""
-    from evalkit.engine.calibrate import describe  # only this command needs it
+    from evalkit.engine.judge_calibration import describe  # only this command needs it
     from evalkit.suite.calibration import save_calibration
 
     suites = [s for s in load_suites(paths) if s.gold]

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 from click.testing import CliRunner
 
-from evalkit.engine.calibrate import _judged_labels
+from evalkit.engine.judge_calibration import _judged_labels
 from evalkit.checks.base import output_text
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites

@@ -108,7 +108,7 @@ def test_stale_is_shown_in_selftest_the_log_line_the_report_and_the_comment(writ
 
 
 def test_evalkit_calibrate_saves_the_hashes_so_its_figures_are_current_until_the_suite_changes(tmp_path, write):
-    from tests.test_calibrate import run_calibrate, wrong_on_two
+    from tests.engine.test_calibrate import run_calibrate, wrong_on_two
 
     _, saved = run_calibrate(tmp_path, write, wrong_on_two, "--repeats", "1")
     path = tmp_path / "cal.suite.yml"
