@@ -139,21 +139,22 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         outcome.publish(body, verdict="error" if action == "fail" else "skipped", create=action == "fail")
         return EXIT_USAGE if action == "fail" else 0
 
-    template = template_path(inputs.template, workspace)
+    project = _project(workspace, inputs.working_directory)
+    template = template_path(inputs.template, project)
     entries = _entries(inputs, event)
     api = outcome.api
     early: ChangedFiles | None = None
     if inputs.install and not entries and (event.is_pull_request or event.name == "push"):
         # Installing runs the team's code and takes minutes: not when no suite is affected, which the
         # suite files' YAML says without loading them (any doubt installs and goes on as before).
-        watch = read_watch_map(workspace)
+        watch = read_watch_map(workspace, project)
         if watch is not None:
             early = changed_files(event, api, str(workspace))
             if not select_suites(watch, early)[0]:
                 print(f"evalkit: {len(watch)} suite file(s); {early.reason}; `install` skipped")
                 return _nothing_affected(event, list(watch), early, outcome)
-    python = prepare_python(inputs.install, workspace, env, outcome.secrets)
-    repo = _load_suites(workspace, entries, env, outcome.secrets, python)
+    python = prepare_python(inputs.install, project, env, outcome.secrets)
+    repo = _load_suites(workspace, entries, env, outcome.secrets, python, project)
     rels, note, changed = _select(entries, event, repo, workspace, api, early)
     print(f"evalkit: {len(repo.refs)} suite(s) from {repo.source}; {note}")
 
@@ -229,12 +230,20 @@ def case_counts(report: Report) -> dict[str, int]:
     return {name: sum(suite.count(verdict) for suite in report.suites) for name, verdict in kinds}
 
 
+def _project(workspace: Path, working_directory: str) -> Path:
+    """The `working_directory` input as a folder of the checkout (the workspace itself when empty)."""
+    project = (workspace / working_directory).resolve()
+    if not project.is_dir() or not project.is_relative_to(workspace.resolve()):
+        raise UsageError(f"working_directory: {working_directory!r} is not a folder of the checkout")
+    return project
+
+
 def _load_suites(workspace: Path, entries: list[str], env: Mapping[str, str], secrets: Sequence[str],
-                 python: str | None) -> RepoIndex:
+                 python: str | None, project: Path | None = None) -> RepoIndex:
     # Loading imports suite plugins (user code): the worker does it, without secrets.
-    repo = index_suites(workspace, entries, env=env, secrets=secrets, python=python)
+    repo = index_suites(workspace, entries, env=env, secrets=secrets, python=python, project=project)
     if not repo.refs:
-        raise UsageError(f"no suites found in {workspace}: add an evalkit.yml listing them, or name files "
+        raise UsageError(f"no suites found in {project or workspace}: add an evalkit.yml listing them, or name files "
                          "suite.yml / *.suite.yml (see evalkit/action/discovery.py)")
     return repo
 

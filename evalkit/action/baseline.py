@@ -168,9 +168,11 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
             "results": str(out),
             "jsonl": str(out.with_suffix(".jsonl")),
             "concurrency": inputs.concurrency,
-            "cache_dir": str(workspace / inputs.cache_dir) if inputs.cache_dir else None,
+            "cache_dir": str(workspace / inputs.working_directory / inputs.cache_dir) if inputs.cache_dir else None,
         }
-        run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python, cwd=tree)
+        where = tree / inputs.working_directory  # the team's code runs where it runs on head
+        run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python,
+                   cwd=where if where.is_dir() else tree)
         relative_suite_paths(out, tree)
     return commit, missing
 

@@ -55,10 +55,12 @@ class RepoSuites:
     source: str  # "evalkit.yml" or "discovered"
     refs: list[SuiteRef] = field(default_factory=list)
     suites: list[Suite] = field(default_factory=list)  # parallel to refs
+    project: Path | None = None  # the working directory inside root, when the Action was given one
 
     def watch_map(self) -> dict[str, list[str]]:
         """Suite file (relative) to its watch globs relative to the root."""
-        return {ref.rel: watch_globs(suite, self.root, ref.watch) for ref, suite in zip(self.refs, self.suites)}
+        return {ref.rel: watch_globs(suite, self.root, ref.watch, self.project)
+                for ref, suite in zip(self.refs, self.suites)}
 
     def by_rel(self, rels: list[str]) -> list[Suite]:
         index = {ref.rel: suite for ref, suite in zip(self.refs, self.suites)}
@@ -113,19 +115,23 @@ def read_config(root: Path) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-def discover(root: str | Path) -> tuple[list[SuiteRef], str]:
-    """The suite files of the repository at `root` and the source of the list."""
+def discover(root: str | Path, project: str | Path | None = None) -> tuple[list[SuiteRef], str]:
+    """The suite files of the repository at `root` and the source of the list. `project`: the
+    folder (inside `root`) whose evalkit.yml is read and under which suites are found, with its
+    entries relative to it (the Action's `working_directory`); the files are still named relative
+    to `root`, as changed files and watch globs are."""
     root = Path(root).resolve()
-    config = read_config(root)
+    base = Path(project).resolve() if project is not None else root
+    config = read_config(base)
     if config is not None and "suites" in config[0]:
-        return _from_config(root, config[0]["suites"], config[1]), config[1]
-    return [SuiteRef(p, relative(p, root)) for p in _walk_suite_files(root)], "discovered"
+        return _from_config(root, config[0]["suites"], config[1], base), config[1]
+    return [SuiteRef(p, relative(p, root)) for p in _walk_suite_files(base)], "discovered"
 
 
-def load_repo_suites(root: str | Path) -> RepoSuites:
+def load_repo_suites(root: str | Path, project: str | Path | None = None) -> RepoSuites:
     """Discover and load every suite; problems of all files are raised together."""
     root = Path(root).resolve()
-    refs, source = discover(root)
+    refs, source = discover(root, project)
     loaded: list[Suite] = []
     errors: list[SuiteError] = []
     for ref in refs:
@@ -139,28 +145,34 @@ def load_repo_suites(root: str | Path) -> RepoSuites:
         loaded.append(suite)
     if errors:
         raise SuiteError.merge(errors, f"{len(errors)} suite file(s) in {source}")
-    return RepoSuites(root, source, refs, loaded)
+    return RepoSuites(root, source, refs, loaded, Path(project).resolve() if project is not None else None)
 
 
-def watch_globs(suite: Suite, root: Path, extra: tuple[str, ...] = ()) -> list[str]:
-    """The suite's watch globs relative to `root`, plus the suite file itself when any."""
+def watch_globs(suite: Suite, root: Path, extra: tuple[str, ...] = (), project: Path | None = None) -> list[str]:
+    """The suite's watch globs relative to `root`, plus the suite file itself when any. A glob is
+    relative to the project (`root`, or the Action's working directory), or to the suite file's
+    folder when it starts with `./` or `../`."""
     files = [suite.path, *(case.file for case in suite.cases if case.file)]
-    return _globs(suite.dir, list(suite.watch), extra, files, root)
+    return _globs(suite.dir, list(suite.watch), extra, files, root, project)
 
 
-def _globs(folder: Path, watch: list[str], extra: tuple[str, ...], files: list[Path], root: Path) -> list[str]:
+def _globs(folder: Path, watch: list[str], extra: tuple[str, ...], files: list[Path], root: Path,
+           project: Path | None = None) -> list[str]:
     base = relative(folder, root)
+    prefix = relative(project, root) if project is not None and project != root else ""
     out: list[str] = []
     for pattern in [*watch, *extra]:
         if pattern.startswith(("./", "../")):
             pattern = posixpath.normpath(posixpath.join(base, pattern))
+        elif prefix:
+            pattern = posixpath.join(prefix, pattern.lstrip("/"))
         out.append(pattern.lstrip("/"))
     if out:  # a suite always watches its own file and the fixture lists its cases come from
         out += [relative(Path(f), root) for f in files]
     return list(dict.fromkeys(out))
 
 
-def read_watch_map(root: str | Path) -> dict[str, list[str]] | None:
+def read_watch_map(root: str | Path, project: str | Path | None = None) -> dict[str, list[str]] | None:
     """Each suite file's watch globs (as `RepoSuites.watch_map`), read from the YAML alone: no
     suite is loaded, no plugin imported, so no code of the repository runs (the `install` input
     is skipped when this says no suite is affected). None when anything does not read plainly:
@@ -168,7 +180,7 @@ def read_watch_map(root: str | Path) -> dict[str, list[str]] | None:
     from evalkit.suite.yaml_reader import read_yaml
 
     try:
-        refs, _ = discover(root)
+        refs, _ = discover(root, project)
     except (UsageError, SuiteError):
         return None
     out: dict[str, list[str]] = {}
@@ -182,7 +194,8 @@ def read_watch_map(root: str | Path) -> dict[str, list[str]] | None:
             files.append(ref.path.parent / data["cases"])
         if not isinstance(data, (dict, list)) or not isinstance(watch, list) or not all(isinstance(w, str) for w in watch):
             return None
-        out[ref.rel] = _globs(ref.path.parent, watch, ref.watch, files, Path(root).resolve())
+        out[ref.rel] = _globs(ref.path.parent, watch, ref.watch, files, Path(root).resolve(),
+                              Path(project).resolve() if project is not None else None)
     return out
 
 
@@ -205,6 +218,9 @@ def select_named(repo: RepoSuites, entries: list[str]) -> list[str]:
     unknown: list[str] = []
     for entry in entries:
         hits = _match_entry(repo, entry)
+        if not hits and repo.project is not None and repo.project != repo.root and not entry.startswith("/"):
+            # a path in the working directory, as the entries of its evalkit.yml are
+            hits = _match_entry(repo, posixpath.join(relative(repo.project, repo.root), entry.removeprefix("./")))
         if not hits:
             unknown.append(entry)
         chosen.update(dict.fromkeys(hits))
@@ -248,7 +264,7 @@ def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
     return out
 
 
-def _from_config(root: Path, entries: Any, source: str) -> list[SuiteRef]:
+def _from_config(root: Path, entries: Any, source: str, base: Path | None = None) -> list[SuiteRef]:
     if not isinstance(entries, list):
         raise UsageError(f"{source}: expected `suites:` with a list of paths, globs or "
                          "{path, target, watch} entries")
@@ -256,7 +272,7 @@ def _from_config(root: Path, entries: Any, source: str) -> list[SuiteRef]:
     problems: list[str] = []
     for n, entry in enumerate(entries, 1):
         try:
-            for ref in _config_entry(root, entry):
+            for ref in _config_entry(root, entry, base or root):
                 refs.setdefault(ref.rel, ref)
         except UsageError as exc:
             problems.append(f"entry {n}: {exc}")
@@ -265,7 +281,9 @@ def _from_config(root: Path, entries: Any, source: str) -> list[SuiteRef]:
     return list(refs.values())
 
 
-def _config_entry(root: Path, entry: Any) -> list[SuiteRef]:
+def _config_entry(root: Path, entry: Any, base: Path) -> list[SuiteRef]:
+    """The files one evalkit.yml entry names: paths and globs relative to `base` (the folder holding
+    evalkit.yml), each file named relative to `root` (the repository)."""
     target: str | None = None
     watch: tuple[str, ...] = ()
     if isinstance(entry, dict):
@@ -285,11 +303,11 @@ def _config_entry(root: Path, entry: Any) -> list[SuiteRef]:
     pattern = entry.strip()
     pattern = pattern[2:] if pattern.startswith("./") else pattern.lstrip("/")
     if _GLOB_CHARS & set(pattern):
-        files = [p for p in _walk_files(root) if glob_match(pattern, relative(p, root))]
+        files = [p for p in _walk_files(base) if glob_match(pattern, relative(p, base))]
         if not files:
             raise UsageError(f"{pattern!r} matches no file")
     else:
-        path = (root / pattern).resolve()
+        path = (base / pattern).resolve()
         if not _inside(path, root):
             raise UsageError(f"{pattern!r} is outside the repository")
         try:

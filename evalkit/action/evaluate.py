@@ -24,6 +24,7 @@ class RepoIndex:
     refs: list[SuiteRef] = field(default_factory=list)
     watch: dict[str, list[str]] = field(default_factory=dict)
     selected: list[str] | None = None  # the suite files the `suites` input names, if it names any
+    project: Path | None = None  # the working directory: where the team's code runs, cache_dir's base
 
     def watch_map(self) -> dict[str, list[str]]:
         """Suite file (relative) to its watch globs relative to the root."""
@@ -31,13 +32,15 @@ class RepoIndex:
 
 
 def index_suites(root: Path, entries: Sequence[str], *, env: Mapping[str, str], secrets: Sequence[str],
-                 python: str | None = None) -> RepoIndex:
-    """Load the repository's suites in the worker; raises SuiteError / UsageError as loading does."""
-    answer = run_worker({"kind": "index", "root": str(root), "entries": list(entries)}, env=env, secrets=secrets,
-                        api_key=None, python=python, cwd=root)
+                 python: str | None = None, project: Path | None = None) -> RepoIndex:
+    """Load the repository's suites in the worker (`project`: the working directory whose evalkit.yml
+    is read); raises SuiteError / UsageError as loading does."""
+    where = project or root
+    answer = run_worker({"kind": "index", "root": str(root), "project": str(where), "entries": list(entries)},
+                        env=env, secrets=secrets, api_key=None, python=python, cwd=where)
     refs = [SuiteRef(Path(r["path"]), r["rel"], r.get("target"), tuple(r.get("watch") or ())) for r in answer["refs"]]
     return RepoIndex(root, answer["source"], refs, {r["rel"]: list(r.get("watch") or []) for r in answer["refs"]},
-                     answer.get("selected"))
+                     answer.get("selected"), where)
 
 
 ModelRuns = list[tuple[str, Report]]
@@ -63,10 +66,10 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
         "results": str(results),
         "jsonl": str(jsonl),
         "concurrency": inputs.concurrency,
-        "cache_dir": str(repo.root / inputs.cache_dir) if inputs.cache_dir else None,
+        "cache_dir": str((repo.project or repo.root) / inputs.cache_dir) if inputs.cache_dir else None,
     }
     answer = run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python,
-                        cwd=repo.root)
+                        cwd=repo.project or repo.root)
     for path in [results, *(model_path(results, model) for model in answer.get("models") or [])]:
         if not path.is_file():  # the worker said it finished: this is evalkit's own fault
             raise Unfinished(f"the run ended without writing its results ({path.name})", internal=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ class Inputs:
     tags: tuple[str, ...] = ()  # only cases with one of these tags (`--tag`); empty: every case
     comment_mode: str = "always"  # always | changes | failures | off (see COMMENT_MODES)
     summary: bool = True  # write the job summary
+    working_directory: str = ""  # the project's folder, relative to the repository root ("": the root)
     env: tuple[str, ...] = ()  # variables (names, or PREFIX* patterns) user code gets beside the allow-list
 
     def __repr__(self) -> str:  # never show the secrets
@@ -117,6 +119,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         tags=_tags(read_input(env, "tags"), problems),
         comment_mode=_comment_mode(env, problems),
         summary=boolean("summary", "true"),
+        working_directory=_working_directory(read_input(env, "working_directory"), problems),
         env=tuple(names),
     )
     if inputs.compare_models and inputs.model:
@@ -171,6 +174,18 @@ def _comment_mode(env: Mapping[str, str], problems: list[str]) -> str:
 def wants_comment(env: Mapping[str, str]) -> bool:
     """The `comment` input read leniently, for reporting a setup error before inputs are checked."""
     return read_input(env, "comment", "true").lower() not in ("false", "no", "0", "off")
+
+
+def _working_directory(raw: str, problems: list[str]) -> str:
+    """A folder relative to the repository root, as a plain path ("" for the root itself)."""
+    clean = posixpath.normpath(raw.replace("\\", "/")) if raw else ""
+    if clean in ("", "."):
+        return ""
+    if clean.startswith("/") or clean == ".." or clean.startswith("../"):
+        problems.append(f"working_directory: {raw!r} is not a folder inside the repository (a relative path, "
+                        "no `..`)")
+        return ""
+    return clean
 
 
 def wants_summary(env: Mapping[str, str]) -> bool:

@@ -41,7 +41,7 @@ EXIT_FAILED = 5  # the job did not finish: the answer's `error` or `internal_err
 
 def index_job(job: dict[str, Any]) -> dict[str, Any]:
     """The repository's suite files (path, rel, target, watch globs) and those `entries` name."""
-    repo = load_repo_suites(job["root"])
+    repo = load_repo_suites(job["root"], job.get("project"))
     selected = select_named(repo, job["entries"]) if job.get("entries") else None
     watch = repo.watch_map()
     return {"source": repo.source, "selected": selected,

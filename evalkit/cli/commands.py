@@ -35,6 +35,10 @@ def main(ctx: click.Context) -> None:
     ctx.obj = project
     if project is not None and ctx.default_map is None:
         ctx.default_map = project.default_map()
+    if project is not None:  # before any suite loads: workers start with this sys.path too
+        for folder in reversed(project.python_path()):
+            if str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
 
 
 # The commands that read suites: evalkit.yml gives them their suites and option defaults.

@@ -5,6 +5,9 @@
     model: claude-haiku-4-5-20251001     # default --model of run and plan
     judge_model: claude-sonnet-4-6       # default --judge-model of run, plan and calibrate
     concurrency: 16                      # default --concurrency of run
+    target: my_agent:answer              # default --target of run and validate (fixture lists)
+    thresholds: {rubric: 0.9, agreement: 0.8}   # default --rubric-threshold / --agreement-threshold
+    python_path: [src]                   # folders (from the root) searched for target modules first
 
 An option given on the command line wins over the file. The root is the nearest folder, from the
 current one up, holding `evalkit.yml`, a `pyproject.toml` with `[tool.evalkit]`, or `.git`.
@@ -24,8 +27,11 @@ OPTION_DEFAULTS: dict[str, dict[str, str]] = {
     "model": {"run": "models", "plan": "model"},
     "judge_model": {"run": "judge_model", "plan": "judge_model", "calibrate": "judge_model"},
     "concurrency": {"run": "concurrency"},
+    "target": {"run": "target", "validate": "target"},
 }
-_TYPES: dict[str, type] = {"model": str, "judge_model": str, "concurrency": int}
+_TYPES: dict[str, type] = {"model": str, "judge_model": str, "concurrency": int, "target": str}
+THRESHOLDS = {"rubric": "rubric_threshold", "agreement": "agreement_threshold"}  # run's options
+KNOWN = ("suites", *OPTION_DEFAULTS, "thresholds", "python_path")
 
 
 @dataclass
@@ -42,7 +48,14 @@ class Project:
                 for command, option in commands.items():
                     value = self.settings[key]
                     out.setdefault(command, {})[option] = [value] if option == "models" else value
+        for name, option in THRESHOLDS.items():
+            if name in (self.settings.get("thresholds") or {}):
+                out.setdefault("run", {})[option] = float(self.settings["thresholds"][name])
         return out
+
+    def python_path(self) -> list[Path]:
+        """The `python_path` folders, resolved from the root (each one checked to exist)."""
+        return [(self.root / folder).resolve() for folder in self.settings.get("python_path") or []]
 
     def suite_paths(self) -> tuple[list[str | Path], dict[str, str]]:
         """The suite files the settings list (or that discovery finds), and the `target` a
@@ -73,10 +86,9 @@ def load_project(start: Path | None = None) -> Project | None:
     if found is None:
         return Project(root, None)
     settings, source = found
-    unknown = sorted(set(settings) - {"suites", *OPTION_DEFAULTS})
+    unknown = sorted(set(settings) - set(KNOWN))
     if unknown:
-        raise UsageError(f"{source}: unknown setting(s) {', '.join(unknown)}; "
-                         f"known: suites, {', '.join(OPTION_DEFAULTS)}")
+        raise UsageError(f"{source}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(KNOWN)}")
     for key, kind in _TYPES.items():
         value = settings.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
@@ -84,4 +96,29 @@ def load_project(start: Path | None = None) -> Project | None:
                              f"not {value!r}")
     if isinstance(settings.get("concurrency"), int) and not 1 <= settings["concurrency"] <= 256:
         raise UsageError(f"{source}: `concurrency` must be between 1 and 256")
-    return Project(root, source, settings)
+    if settings.get("target") is not None and ":" not in settings["target"]:
+        raise UsageError(f"{source}: `target` {settings['target']!r} is not of the form module:function")
+    _check_thresholds(settings.get("thresholds"), source)
+    project = Project(root, source, settings)
+    _check_python_path(settings.get("python_path"), project, source)
+    return project
+
+
+def _check_thresholds(value: Any, source: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict) or set(value) - set(THRESHOLDS):
+        raise UsageError(f"{source}: `thresholds` must be a mapping of {' and/or '.join(THRESHOLDS)}, not {value!r}")
+    for name, number in value.items():
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number <= 1:
+            raise UsageError(f"{source}: `thresholds.{name}` must be a number from 0 to 1, not {number!r}")
+
+
+def _check_python_path(value: Any, project: Project, source: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{source}: `python_path` must be a list of folders, not {value!r}")
+    for folder, path in zip(value, project.python_path()):
+        if not path.is_dir() or not path.is_relative_to(project.root):
+            raise UsageError(f"{source}: python_path {folder!r} is not a folder of the project")

@@ -202,3 +202,33 @@ def test_the_offline_command_refuses_a_port_in_use():
                                 capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr and time.monotonic() - started < 60
+
+
+def test_evalkit_yml_gives_target_thresholds_and_python_path(repo, tmp_path):
+    # A fixture list names no target; the package lives under src/, outside any default search path.
+    (repo / "src" / "teamlib").mkdir(parents=True)
+    (repo / "src" / "teamlib" / "__init__.py").write_text("def answer(question):\n    return 'ok'\n")
+    (repo / "evals").mkdir()
+    (repo / "evals" / "cases.yml").write_text("- {id: a, input: hi, checks: [{type: equals, value: ok}]}\n")
+    (repo / "evalkit.yml").write_text("suites: [evals/cases.yml]\ntarget: teamlib:answer\npython_path: [src]\n"
+                                      "thresholds: {rubric: 0.95}\n")
+    assert evalkit("validate", cwd=repo).returncode == 0
+    ran = evalkit("run", "-o", "out.json", cwd=repo, env={"ANTHROPIC_API_KEY": "k"})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    results = json.loads((repo / "out.json").read_text())
+    assert results["suites"][0]["thresholds"]["rubric"] == 0.95
+    assert results["suites"][0]["target"] == "teamlib:answer"
+
+
+@pytest.mark.parametrize("config, message", [
+    ("target: no_colon\n", "is not of the form module:function"),
+    ("thresholds: {rubric: 2}\n", "`thresholds.rubric` must be a number from 0 to 1"),
+    ("thresholds: {speed: 1}\n", "`thresholds` must be a mapping of rubric and/or agreement"),
+    ("python_path: [nowhere]\n", "python_path 'nowhere' is not a folder of the project"),
+    ("python_path: src\n", "`python_path` must be a list of folders"),
+])
+def test_bad_project_settings_are_one_line(repo, config, message):
+    (repo / "evalkit.yml").write_text(config)
+    result = evalkit("list", cwd=repo)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert result.stderr.strip().count("\n") == 0
