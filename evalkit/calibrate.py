@@ -67,6 +67,8 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
         for cid, got in votes.items():
             per_item.setdefault(cid, []).append((gold.labels[cid], got))
         for name, values in extracted.items():
+            if name in gold.misread:  # a fooled extraction on purpose: not the value to extract
+                continue
             want = (gold.fields or {}).get(name)
             per_field.setdefault(name, []).extend((_same(v, want, suite, name), v == ("error",)) for v in values)
     items = [_item(cid, rows) for cid, rows in sorted(per_item.items())]

@@ -69,6 +69,15 @@ def test_a_judge_wrong_on_two_of_ten_agrees_80_percent_with_the_right_kappa(tmp_
     assert "below the suite's calibration bar — rewrite: kind" in result.output
 
 
+def test_fields_a_gold_entry_marks_misread_are_not_scored(tmp_path, write):
+    # Entry 9 records km as a fooled extraction would (on purpose): the extraction is not scored on it.
+    suite = SUITE.replace('output: "reply number 9"\n    fields: {km: 90}',
+                          'output: "reply number 9"\n    fields: {km: 90}\n    misread: [km]')
+    assert "misread: [km]" in suite
+    _, saved = run_calibrate(tmp_path, write, wrong_on_two, "--repeats", "1", suite=suite)
+    assert saved["fields"] == [{"field": "km", "compared": 9, "accuracy": 1.0, "errors": 0}]
+
+
 def test_a_judge_that_alternates_has_a_flip_rate_of_1(tmp_path, write):
     turns: dict[int, itertools.cycle] = {}
 

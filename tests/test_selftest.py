@@ -78,6 +78,30 @@ def test_selftest_command_exits_1_on_a_disagreement_and_0_when_all_agree(write):
     assert "agree with 7/7 gold labels" in result.output
 
 
+def test_two_gold_entries_recording_different_fields_for_one_output_are_a_conflict(write):
+    # Extraction reads only the output: the same text cannot state 29 km in one entry and nothing in another.
+    same = SUITE.replace("output: Easy run.\n    fields: {risk: false}", "output: Easy run today; your load is high.\n"
+                         "    fields: {risk: false}")
+    path = write("s.yml", same.replace("labels: {contains: fail,", "labels: {contains: pass,"))
+    result = selftest(load_suite(path))
+    assert not result.disagreements and not result.ok
+    assert [c.describe() for c in result.conflicts] == [
+        "s.yml:20 case hot and s.yml:31 case hot: the same output, but risk is True in one and False in the other"]
+    out = CliRunner().invoke(main, ["selftest", str(path)])
+    assert out.exit_code == 1 and "CONFLICT s.yml:20 case hot and s.yml:31" in out.output
+    path.write_text(path.read_text().replace("fields: {risk: false}\n    facts: {acwr: 1.1}",
+                                             "fields: {risk: true}\n    facts: {acwr: 1.1}"))
+    assert CliRunner().invoke(main, ["selftest", str(path)]).exit_code == 0
+
+
+def test_a_field_marked_misread_is_no_conflict_and_misread_names_a_recorded_field(write):
+    same = SUITE.replace("output: Easy run.\n    fields: {risk: false}", "output: Easy run today; your load is high.\n"
+                         "    fields: {risk: false}\n    misread: [risk]")
+    assert selftest(load_suite(write("s.yml", same))).conflicts == []
+    out = CliRunner().invoke(main, ["selftest", str(write("t.yml", same.replace("misread: [risk]", "misread: [km]")))])
+    assert out.exit_code == 2 and "gold: misread names 'km', not a field this entry records" in out.output
+
+
 def test_selftest_command_reports_file_problems_with_exit_2(write):
     path = write("s.yml", SUITE.replace("case: hot\n    output: Easy run.", "case: cold\n    output: Easy run."))
     result = CliRunner().invoke(main, ["selftest", str(path)])
