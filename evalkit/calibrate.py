@@ -17,6 +17,7 @@ from evalkit.checks.base import output_text
 from evalkit.client import ModelClient
 from evalkit.consistency import values_agree
 from evalkit.extract import extract_fields
+from evalkit.grading import grade
 from evalkit.judge import judge
 from evalkit.scoring import applicable_items
 from evalkit.stats import cohen_kappa, flipped, kappa_interval
@@ -44,6 +45,14 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
 
     async def once(k: int) -> None:
         sample = bound.sampled(k)
+        if criteria and fields:  # as a run asks: one call for both (evalkit.grading)
+            outcome, values, error = await grade(sample, judge_model, text, criteria, fields, case_input=case.input,
+                                                 facts=gold.facts)
+            for cid in criteria:
+                votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)  # type: ignore[union-attr]
+            for name in fields:
+                extracted[name].append(("error",) if error or values is None else values.get(name))
+            return
         if criteria:
             outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts)
             for cid in criteria:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -12,6 +13,7 @@ from typing import Any, Callable, Iterable
 from evalkit.cache import ResponseCache
 from evalkit.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
+from evalkit.prompt_prefix import WarmUp, marks_a_prefix
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
 from evalkit.usage import Usage, call_cost, fault_kind
 from evalkit.waits import queued
@@ -81,6 +83,7 @@ class ModelClient:
         self.warnings: list[str] = []
         self.retries = 0
         self.batcher: Any = None  # an evalkit.batching.Batcher when the run sends calls as Message Batches
+        self.warmup = WarmUp()  # requests sharing a prompt-cache prefix: the first writes it, the others read
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -148,7 +151,7 @@ class ModelClient:
         if self.batcher is not None and self.batcher.takes(role):
             response = await self.batcher.generate(request, key)
         else:
-            response = await self._call_with_retries(request)
+            response = await self._warm_call(request)
         valid = _valid(response, validate)
         if self.cache is not None and valid:
             self.cache.put(key, response)
@@ -156,6 +159,20 @@ class ModelClient:
                 self.warn(self.cache.unusable)
                 self.cache = None
         return response, False, valid
+
+    async def _warm_call(self, request: ModelRequest) -> ModelResponse:
+        """The call, after any request in flight that writes the same prompt-cache prefix is answered."""
+        parts = {"tools": request.tools, "system": request.system, "messages": request.messages}
+        writes = await self.warmup.before(request.to_api_body(), time.monotonic()) if marks_a_prefix(parts) else []
+        if not writes:
+            return await self._call_with_retries(request)
+        answered = False
+        try:
+            response = await self._call_with_retries(request)
+            answered = True
+            return response
+        finally:
+            self.warmup.after(writes, time.monotonic(), answered)
 
     async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
         attempt = rate_limited = 0

@@ -17,10 +17,9 @@ from evalkit.checks.base import CheckContext, output_text
 from evalkit.client import ModelClient
 from evalkit.consistency import agreement
 from evalkit.errors import EvalkitError, one_line
-from evalkit.extract import extract_fields
 from evalkit.gates import case_scores, case_verdict, suite_verdict, worst
 from evalkit import collector, lifecycle, provenance, waits
-from evalkit.judge import judge_repeated
+from evalkit.grading import score_output
 from evalkit.report import CaseResult, ItemResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
 from evalkit.results_reader import Scan, carry_over, load_report, prior_totals, scan_results
 from evalkit.results_stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
@@ -282,16 +281,11 @@ class Runner:
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
         truncated = run["truncated"] = client.truncated
-        judge_task = judge_repeated(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]
-                                    {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
-                                    truncated=truncated, timeout=suite.timeout.judge) if judged else None
-        extract_task = extract_fields(client, judge_model, text, fields_spec,
-                                      timeout=suite.timeout.judge) if fields_spec else None
-        if judge_task and extract_task:
-            verdicts, (fields, extract_error) = await asyncio.gather(judge_task, extract_task)
-        else:  # one call or none: awaited directly, without the tasks gather would make
-            verdicts = await judge_task if judge_task else None
-            fields, extract_error = await extract_task if extract_task else (None, None)
+        # The judge and the extraction: one call when both read this output (evalkit/grading.py).
+        verdicts, fields, extract_error = await score_output(
+            client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]
+            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
+            truncated=truncated)
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check)

@@ -134,10 +134,11 @@ def field_conflicts(gold: list[GoldOutput]) -> list[FieldConflict]:
         if g.fields is None or not isinstance(g.output, str):
             continue
         seen = first.setdefault(g.output, g)
+        recorded = seen.fields or {}
         if seen is g:
             continue
         conflicts += [FieldConflict(seen, g, name) for name, value in g.fields.items()
-                      if name in seen.fields and seen.fields[name] != value  # type: ignore[operator]
+                      if name in recorded and recorded[name] != value
                       and name not in g.misread and name not in seen.misread]
     return conflicts
 
