@@ -12,6 +12,7 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import UsageError
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.exit_codes import ExitCodes, fail as _fail, guard as _guard
 from evalkit.terminal import planned_cases, progress_printer as _progress_printer, summarise
 
@@ -201,7 +202,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
                    "model, side by side.")
 @click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+@click.option("--concurrency", type=click.IntRange(1, 256), default=DEFAULT_CONCURRENCY, show_default=True,
               help="Model calls in flight at once, shared by targets and the judge.")
 @click.option("--rubric-threshold", type=click.FloatRange(0, 1), help="Minimum rubric pass rate per case.")
 @click.option("--agreement-threshold", type=click.FloatRange(0, 1), help="Minimum field agreement per case.")

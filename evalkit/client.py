@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 
 from evalkit.cache import ResponseCache
 from evalkit.concurrency import AdaptiveLimiter
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.errors import ProviderError
 from evalkit.prompt_prefix import WarmUp, marks_a_prefix
 from evalkit.providers.base import ModelRequest, ModelResponse, Provider
@@ -60,7 +61,7 @@ class ModelClient:
         self,
         provider: Provider,
         *,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         cache: ResponseCache | None = None,
         retry: RetryPolicy = RetryPolicy(),
         deprecated: Callable[[], dict[str, str]] | None = None,

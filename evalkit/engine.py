@@ -15,6 +15,7 @@ from evalkit.client import ModelClient, RetryPolicy
 from evalkit.atomic import probe_writable, write_atomic
 from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
 from evalkit.lifecycle import LifecycleTable
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.preflight import preflight
 from evalkit.providers.base import Provider
 from evalkit.providers.lazy import LazyProvider
@@ -110,7 +111,7 @@ def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseC
     return None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
 
 
-def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,
+def make_client(provider: Provider, *, concurrency: int = DEFAULT_CONCURRENCY, cache_dir: str | Path | None = None,
                 no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
                 deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)

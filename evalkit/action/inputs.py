@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from evalkit.action.discovery import parse_list
 from evalkit.errors import UsageError
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.sharding import parse_shard
 from evalkit.suite._spec import plain_tags
 from evalkit.suite.model import tag_selector
@@ -79,7 +80,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
             problems.append(f"{name}: {raw!r} is not one of {', '.join(allowed)}")
         return raw or None
 
-    raw_conc = read_input(env, "concurrency") or "8"
+    raw_conc = read_input(env, "concurrency") or str(DEFAULT_CONCURRENCY)
     try:
         concurrency = int(raw_conc)
     except ValueError:

@@ -27,6 +27,7 @@ from evalkit.batching import batch_run
 from evalkit.engine import anthropic_deprecations, make_client, run_and_save
 from evalkit import exit_guard
 from evalkit.errors import EvalkitError, SuiteError, UsageError
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.per_model import model_path, models_to_compare, run_per_model
 from evalkit.runner import RunOptions
 from evalkit.sharding import parse_shard
@@ -69,7 +70,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
              f"nothing to run")
         Report(verdict="skipped").save(results)
         return {}
-    concurrency = int(job.get("concurrency", 8))
+    concurrency = int(job.get("concurrency", DEFAULT_CONCURRENCY))
     # The key and base URL come from the environment: the proxy's placeholder and address.
     provider = AnthropicProvider(max_connections=max(concurrency, 8))
     cli_models = list(opts.get("compare_models") or []) or ([options.model] if options.model else [])
