@@ -13,7 +13,7 @@ from evalkit.client import BoundClient
 from evalkit.errors import ProviderError
 from evalkit.extract import coerce_fields, extract_fields, field_listing, fields_tool_schema
 from evalkit.judge import (JUDGE_TOOL_SPEC, TRUNCATED_NOTE, ItemVerdict, JudgeOutcome, context_block, criteria_listing,
-                           judge, judge_repeated, parse_judge_reply, tally_votes)
+                           json_in_text, judge, judge_repeated, parse_judge_reply, tally_votes)
 from evalkit.providers.base import CACHE_CONTROL, ModelRequest
 from evalkit.suite._spec import FieldSpec
 from evalkit.untrusted import fence
@@ -67,21 +67,13 @@ def grade_request(model: str, output_text: str, criteria: dict[str, str], fields
 def parse_grade_reply(tool_input: dict[str, Any] | None, text: str, criteria: list[str],
                       fields: dict[str, FieldSpec]) -> tuple[dict[str, ItemVerdict], dict[str, Any]]:
     """Validate a combined reply; raises ValueError saying what is wrong with it."""
-    data = tool_input if tool_input is not None else _json_object(text)
+    data = tool_input if tool_input is not None else json_in_text(text)
     if not isinstance(data, dict):
         raise ValueError(f"the reply did not call {GRADE_TOOL} and its text holds no JSON object")
     missing = [k for k in ("items", "fields") if k not in data]
     if missing:
         raise ValueError(f"the reply has no {' and no '.join(missing)}")
     return parse_judge_reply({"items": data["items"]}, "", criteria), coerce_fields(data["fields"], fields)
-
-
-def _json_object(text: str) -> Any:
-    start, end = text.find("{"), text.rfind("}")
-    try:
-        return json.loads(text[start:end + 1]) if 0 <= start < end else None
-    except ValueError:
-        return None
 
 
 async def grade(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],

@@ -102,7 +102,7 @@ def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: li
     """Validate a judge reply; raises ValueError saying what is wrong with it."""
     data = tool_input
     if data is None:
-        data = _json_in_text(text)
+        data = json_in_text(text)
         if data is None:
             raise ValueError("the judge did not call the tool and its text holds no JSON verdicts")
     try:
@@ -127,7 +127,8 @@ def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: li
     return got
 
 
-def _json_in_text(text: str) -> Any:
+def json_in_text(text: str) -> Any:
+    """The JSON object a reply wrote in prose, or None."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         return None
