@@ -14,6 +14,10 @@ DEFAULT_CHECK_TIMEOUT = 10.0  # seconds one code check may take (regex, json, a 
 # the HTTP client's 600 s per read, retry after retry.
 DEFAULT_JUDGE_TIMEOUT = 180.0
 REGEX_TIMEOUT = 1.0  # seconds one regular-expression search may take, within the check's limit
+# Model calls in flight by default (`--concurrency`, the Action's `concurrency`): a ceiling the
+# adaptive window (evalkit/llm/concurrency.py) reaches at once when the first reply's rate-limit headers
+# show room for it, and halves on a 429, so a small account is paced rather than flooded.
+DEFAULT_CONCURRENCY = 32
 
 
 def _env_int(name: str, default: int) -> int:

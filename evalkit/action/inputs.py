@@ -12,6 +12,7 @@ from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
 from evalkit.run.sharding import parse_shard
 from evalkit.suite.spec import plain_tags
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.suite.model import tag_selector
 
 
@@ -85,7 +86,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
             problems.append(f"{name}: {raw!r} is not one of {', '.join(allowed)}")
         return raw or None
 
-    raw_conc = read_input(env, "concurrency") or "8"
+    raw_conc = read_input(env, "concurrency") or str(DEFAULT_CONCURRENCY)
     try:
         concurrency = int(raw_conc)
     except ValueError:

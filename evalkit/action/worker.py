@@ -32,6 +32,7 @@ from evalkit.run.runner import RunOptions
 from evalkit.run.sharding import parse_shard
 from evalkit.suite.loader import load_suite
 from evalkit.results.report import Report
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.suite.model import Suite, Target, describe_selection
 
 EXIT_SUITE_ERROR = 3
@@ -69,7 +70,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
              f"nothing to run")
         Report(verdict="skipped").save(results)
         return {}
-    concurrency = int(job.get("concurrency", 8))
+    concurrency = int(job.get("concurrency", DEFAULT_CONCURRENCY))
     # The key and base URL come from the environment: the proxy's placeholder and address.
     provider = AnthropicProvider(max_connections=max(concurrency, 8))
     cli_models = list(opts.get("compare_models") or []) or ([options.model] if options.model else [])

@@ -14,6 +14,7 @@ import click
 from evalkit.errors import UsageError
 from evalkit.cli.exit_codes import ExitCodes, fail as _fail, guard as _guard
 from evalkit.cli.terminal import planned_cases, progress_printer as _progress_printer, summarise
+from evalkit.limits import DEFAULT_CONCURRENCY
 
 @click.group(cls=ExitCodes, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evalkit")
@@ -248,7 +249,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
                    "model, side by side.")
 @click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+@click.option("--concurrency", type=click.IntRange(1, 256), default=DEFAULT_CONCURRENCY, show_default=True,
               help="Model calls in flight at once, shared by targets and the judge.")
 @click.option("--rubric-threshold", type=click.FloatRange(0, 1), help="Minimum rubric pass rate per case.")
 @click.option("--agreement-threshold", type=click.FloatRange(0, 1), help="Minimum field agreement per case.")

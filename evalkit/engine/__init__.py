@@ -20,6 +20,7 @@ from evalkit.llm.model_lifecycle import LifecycleTable
 from evalkit.engine.preflight import preflight
 from evalkit.llm.providers.interface import Provider
 from evalkit.llm.providers.lazy import LazyProvider
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
 from evalkit.results.report import Report
@@ -134,7 +135,7 @@ def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseC
     return None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
 
 
-def make_client(provider: Provider, *, concurrency: int = 8, cache_dir: str | Path | None = None,
+def make_client(provider: Provider, *, concurrency: int = DEFAULT_CONCURRENCY, cache_dir: str | Path | None = None,
                 no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
                 deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)

@@ -21,6 +21,7 @@ from evalkit.scoring.judge import judge
 from evalkit.scoring.items import applicable_items
 from evalkit.results.intervals import cohen_kappa, flipped, kappa_interval
 from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
+from evalkit.scoring.grading import grade
 from evalkit.suite.model import GoldOutput, Suite
 
 
@@ -44,6 +45,14 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
 
     async def once(k: int) -> None:
         sample = bound.sampled(k)
+        if criteria and fields:  # as a run asks: one call for both (evalkit.scoring.grading)
+            outcome, values, error = await grade(sample, judge_model, text, criteria, fields, case_input=case.input,
+                                                 facts=gold.facts)
+            for cid in criteria:
+                votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)  # type: ignore[union-attr]  # verdicts is set when there is no error
+            for name in fields:
+                extracted[name].append(("error",) if error or values is None else values.get(name))
+            return
         if criteria:
             outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts)
             for cid in criteria:
@@ -67,6 +76,8 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
         for cid, got in votes.items():
             per_item.setdefault(cid, []).append((gold.labels[cid], got))
         for name, values in extracted.items():
+            if name in gold.misread:  # a fooled extraction on purpose: not the value to extract
+                continue
             want = (gold.fields or {}).get(name)
             per_field.setdefault(name, []).extend((_same(v, want, suite, name), v == ("error",)) for v in values)
     items = [_item(cid, rows) for cid, rows in sorted(per_item.items())]

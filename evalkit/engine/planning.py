@@ -6,7 +6,8 @@ a prompt target makes one request, built here exactly as the run builds it, so i
 are counted once (the client shares them within a run) and requests already in the response cache
 are free. The judge is asked max(judge_repeats) times per run when a judged item applies (`when:`
 decided on the input; a condition on facts counts as applying unless a previous run recorded them);
-extraction is one call per run of a case with fields. Judge and extraction requests hold the
+extraction is one call per run of a case with fields, folded into the judge's first call when a judged
+item applies (one call, not two: evalkit/scoring/grading.py). Judge and extraction requests hold the
 target's output: they are known, shared and looked up in the cache only when that output is (a
 cached prompt-target reply). A callable target's calls cannot be known before it runs: the plan
 says so, or counts them as measured per run in a previous run's results (`--results`)."""
@@ -19,18 +20,19 @@ from typing import Any
 
 from evalkit.llm.cache import ResponseCache
 from evalkit.checks.base import output_text
-from evalkit.run.dry_run import DryRun, dry_runs
+from evalkit.run.dry_run import DryRun, dry_run_missing
 from evalkit.scoring.extract import extract_request
 from evalkit.scoring.judge import judge_request
 from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
+from evalkit.scoring.grading import grade_request
+from evalkit.llm.prompt_prefix import PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
 from evalkit.run.targets import prompt_request
 
 CHARS_PER_TOKEN = 4
-JUDGE_SYSTEM_TOKENS = 150
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
 CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
@@ -44,10 +46,13 @@ class Line:
     target_calls: int = 0
     judge_calls: int = 0
     extraction_calls: int = 0
+    graded_calls: int = 0  # the judge and the extraction in one call
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
     rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
+    cache_read: int = 0  # of the input tokens: read from the prompt cache, written to it
+    cache_write: int = 0
     cost: float = 0.0  # interactive (Messages API) dollars
     batch_cost: float = 0.0  # the same run with `--batch` (a Python target's own calls stay interactive)
     unpriced: set[str] = field(default_factory=set)
@@ -55,16 +60,23 @@ class Line:
 
     @property
     def calls(self) -> int:
-        return self.target_calls + self.judge_calls + self.extraction_calls
+        return self.target_calls + self.judge_calls + self.extraction_calls + self.graded_calls
 
-    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, batchable: bool = True) -> None:
+    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, batchable: bool = True,
+            read: int = 0, write: int = 0) -> None:
+        """`calls` calls of `input_tokens` each, of which `read` come from the prompt cache and `write`
+        are written to it."""
         t = self.tokens.setdefault(model, [0, 0])
         t[0] += input_tokens * calls
         t[1] += output_tokens * calls
+        self.cache_read += read * calls
+        self.cache_write += write * calls
         # Priced per call: a long-context tier depends on one request's size, not on a total.
         # `run --batch` batches prompt-target, judge and extraction calls, not a Python target's own.
-        one, one_batch = cost_usd(model, input_tokens, output_tokens), cost_usd(model, input_tokens,
-                                                                               output_tokens, batch=batchable)
+        fresh = input_tokens - read - write
+        one = cost_usd(model, fresh, output_tokens, cache_read_tokens=read, cache_write_tokens=write)
+        one_batch = cost_usd(model, fresh, output_tokens, cache_read_tokens=read, cache_write_tokens=write,
+                             batch=batchable)
         if one is None or one_batch is None:
             self.unpriced.add(model)
         else:
@@ -99,14 +111,14 @@ class Estimate:
         return sum(ln.calls for ln in self.lines)
 
     def render(self) -> str:
-        rows = ["suite                     cases  runs  target  judge  extract  free  est. tokens in/out  "
+        rows = ["suite                     cases  runs  target  judge  extract  both  free  est. tokens in/out  "
                 "interactive  batch"]
         for ln in self.lines:
             i = sum(t[0] for t in ln.tokens.values())
             o = sum(t[1] for t in ln.tokens.values())
             target = f"{ln.target_calls}+?" if ln.unknown_runs else str(ln.target_calls)
             rows.append(f"{ln.suite[:25]:25} {ln.cases:5} {ln.runs:5} {target:>7} {ln.judge_calls:6} "
-                        f"{ln.extraction_calls:8} {ln.free:5}  {f'{i:,}/{o:,}':18}  {_dollars(ln.cost):>11}  "
+                        f"{ln.extraction_calls:8} {ln.graded_calls:5} {ln.free:5}  {f'{i:,}/{o:,}':18}  {_dollars(ln.cost):>11}  "
                         f"{_dollars(ln.batch_cost)}")
         total, unpriced = self.cost()
         unknown = sum(ln.unknown_runs for ln in self.lines)
@@ -132,6 +144,12 @@ class Estimate:
             if ln.calibration_calls:
                 rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
                             f"calls on its gold outputs (×{CALIBRATION_REPEATS}; not part of a run)")
+        read, write = sum(ln.cache_read for ln in self.lines), sum(ln.cache_write for ln in self.lines)
+        if read or write:
+            rows.append(f"prompt cache: of the input tokens, about {read:,} read from the cache and {write:,} written "
+                        f"to it (priced at the model's cache rates; a prefix under the model's minimum is not cached)")
+        if any(ln.graded_calls for ln in self.lines):
+            rows.append("both: the judge and the extraction of one output in one call")
         if unpriced:
             rows.append(f"no price known for: {', '.join(unpriced)} (its calls are left out of the dollars)")
         rows.append("Token figures are estimates; judge and extraction calls whose target output is not known "
@@ -141,6 +159,12 @@ class Estimate:
 
 def _dollars(amount: float) -> str:
     return f"${amount:.4f}"
+
+
+def _stand_in(out_tokens: int) -> str:
+    """An output not known yet, as text of its estimated size: the judge's and the extraction's requests
+    are then built as the run builds them (and counted as new: their cache keys are not the run's)."""
+    return "x" * (out_tokens * CHARS_PER_TOKEN)
 
 
 def _tokens(text: str) -> int:
@@ -156,21 +180,29 @@ class _Planner:
         self.seen: set[str] = set()
         self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
         self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
+        self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
 
     def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
-                batchable: bool = True) -> Any:
+                batchable: bool = True, request: ModelRequest | None = None) -> Any:
         """Count one request by its cache key; returns its cached reply when there is one."""
         hit = self.cache.get(key) if self.cache is not None else None
         if key in self.seen or hit is not None:
             line.free += 1
         else:
-            setattr(line, kind, getattr(line, kind) + 1)
-            line.add(model, in_tokens, out_tokens, batchable=batchable)
+            self.new(line, kind, model, in_tokens, out_tokens, batchable, request)
         self.seen.add(key)
         return hit
 
+    def new(self, line: Line, kind: str, model: str, in_tokens: int, out_tokens: int, batchable: bool = True,
+            request: ModelRequest | None = None) -> None:
+        """Count a request the run pays for; the prompt-cache prefixes it marks are read once written."""
+        setattr(line, kind, getattr(line, kind) + 1)
+        _, read, write = self.prefixes.split(request.to_api_body(), in_tokens) if request else (in_tokens, 0, 0)
+        line.add(model, in_tokens, out_tokens, batchable=batchable, read=read, write=write)
+
     def exact(self, line: Line, kind: str, request: ModelRequest, key: str, out_tokens: int) -> Any:
-        return self.request(line, kind, key, request.model, _tokens(json.dumps(request.to_api_body())), out_tokens)
+        return self.request(line, kind, key, request.model, _tokens(json.dumps(request.to_api_body())), out_tokens,
+                            request=request)
 
     def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
         tmodel, jmodel = tiers["high"], tiers["low"]
@@ -185,7 +217,8 @@ class _Planner:
             truncated = False
             target = suite.target
             dry = self.dry.get((str(suite.path), case.id, r))
-            rendered = {key: _tokens(json.dumps(req.to_api_body())) for key, req in dry.requests} if dry else {}
+            sent = dict(dry.requests) if dry else {}
+            rendered = {key: _tokens(json.dumps(req.to_api_body())) for key, req in sent.items()}
             if target is not None and target.template is not None:
                 facts = {}
                 try:
@@ -200,14 +233,15 @@ class _Planner:
                         output, truncated = hit.text, hit.stop_reason == "max_tokens"
             elif past is not None and past.target_requests is not None:
                 hits = [self.request(line, "target_calls", key, tmodel, rendered.get(key, guess), out_tokens,
-                                     batchable=False) for key in past.target_requests]
+                                     batchable=False, request=sent.get(key)) for key in past.target_requests]
                 # Every call served from the cache: the target will give the same output as last time.
                 if all(h is not None for h in hits) and len(past.output) == past.output_chars:
                     output, truncated = past.output, past.truncated
             elif dry is not None and dry.requests:
                 line.rendered_runs += 1
                 for key, req in dry.requests:
-                    self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False)
+                    self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
+                                 request=req)
                 if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
                     output, truncated = output_text(dry.output), dry.truncated
                 facts = dry.facts if dry.facts is not None else facts
@@ -218,29 +252,36 @@ class _Planner:
                 continue  # the target failed last time: no judge or extraction followed
             judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
             if judged:
-                self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens)
-            if fields:
+                self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
+                           fields if fields else None)
+            elif fields:
+                req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields)
                 if output is not None:
-                    req = extract_request(jmodel, output, fields)
                     self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
-                else:
-                    line.extraction_calls += 1
-                    line.add(jmodel, JUDGE_SYSTEM_TOKENS + out_tokens + 30 * len(fields),
-                             EXTRACT_TOKENS_PER_FIELD * len(fields))
+                else:  # counted as new, its size as the run would send it
+                    self.new(line, "extraction_calls", jmodel, _tokens(json.dumps(req.to_api_body())),
+                             EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
-              truncated: bool, facts: dict[str, Any], out_tokens: int) -> None:
-        calls = max(it.judge_repeats for it in judged)  # judge_repeats: N calls, a majority per item
-        if output is not None:
-            req = judge_request(jmodel, output, {it.id: it.judge or "" for it in judged}, case_input=case.input,
-                                facts=facts, truncated=truncated)
-            for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
-                self.exact(line, "judge_calls", req, req.cache_key(f"{r}.{k}" if k else r),
-                           JUDGE_TOKENS_PER_ITEM * len(judged))
-            return
-        line.judge_calls += calls
-        criteria = sum(_tokens(i.judge or "") for i in judged)
-        line.add(jmodel, JUDGE_SYSTEM_TOKENS + criteria + out_tokens, JUDGE_TOKENS_PER_ITEM * len(judged), calls)
+              truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None) -> None:
+        """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
+        extracts them (the run's rule: evalkit.scoring.grading.score_output)."""
+        calls = max(it.judge_repeats for it in judged)
+        criteria = {it.id: it.judge or "" for it in judged}
+        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged)
+        text = output if output is not None else _stand_in(out_tokens)
+        for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
+            if k == 0 and fields:
+                req = grade_request(jmodel, text, criteria, fields, case_input=case.input, facts=facts,
+                                    truncated=truncated)
+                kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
+            else:
+                req = judge_request(jmodel, text, criteria, case_input=case.input, facts=facts, truncated=truncated)
+                kind, out = "judge_calls", verdict_tokens
+            if output is not None:
+                self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
+            else:
+                self.new(line, kind, jmodel, _tokens(json.dumps(req.to_api_body())), out, request=req)
 
 
 def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
@@ -268,7 +309,7 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
             line = Line(suite.name)
             tiers = suite.tier_models(model, judge_model)
             planned = [(case, repeat or case.repeats) for case in suite.select(chosen) if not case.skip]
-            _dry_run_missing(suite, planned, tiers, cache, dry)
+            dry_run_missing(suite, planned, tiers, cache, dry)
             for case, runs in planned:
                 line.cases += 1
                 line.runs += runs
@@ -291,22 +332,13 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
     return result
 
 
-def _dry_run_missing(suite: Suite, planned: list[tuple[Case, int]], tiers: dict[str, str],
-                     cache: ResponseCache | None, dry: dict[tuple[str, str, int], DryRun]) -> None:
-    """Run the suite's callable target (with a stand-in for the model) for the runs not yet seen."""
-    if suite.target is None or suite.target.function is None:
-        return
-    missing = [(case, r) for case, runs in planned for r in range(runs) if (str(suite.path), case.id, r) not in dry]
-    for (case_id, r), seen in dry_runs(suite, missing, tiers, cache).items():
-        dry[(str(suite.path), case_id, r)] = seen
-
-
 def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
     """Calls `evalkit calibrate` makes: per gold output and repeat, one judge call when it labels a
-    judge item, one extraction call when it records fields."""
+    judge item, one extraction call when it records fields (one call for both, as a run asks)."""
     calls = 0
     for gold in suite.gold:
         items = {it.id: it for it in suite.case(gold.case_id).items}
         judged = any(items[i].judge is not None and label != "n/a" for i, label in gold.labels.items())
-        calls += repeats * (int(judged) + int(gold.fields is not None and bool(suite.fields)))
+        extracted = gold.fields is not None and bool(suite.fields)
+        calls += repeats * (1 if judged and extracted else int(judged) + int(extracted))  # both: one call
     return calls

@@ -46,10 +46,30 @@ class GoldCheck:
         return [f"{self.gold.where} case {self.gold.case_id}: {p}" for p in self.problems]
 
 
+@dataclass(frozen=True)
+class FieldConflict:
+    """Two gold entries recording different values of a field for the same output: extraction reads
+    only the output, so at most one of them can be right."""
+
+    first: GoldOutput
+    second: GoldOutput
+    name: str
+
+    def describe(self) -> str:
+        a, b = (_shown(g.fields.get(self.name)) for g in (self.first, self.second))  # type: ignore[union-attr]  # a conflict is found only between entries that record fields
+        return (f"{self.first.where} case {self.first.case_id} and {self.second.where} case {self.second.case_id}: "
+                f"the same output, but {self.name} is {a} in one and {b} in the other")
+
+
+def _shown(value: object) -> str:
+    return "null" if value is None else repr(value)
+
+
 @dataclass
 class SelftestResult:
     suite: Suite
     checked: list[GoldCheck] = field(default_factory=list)
+    conflicts: list[FieldConflict] = field(default_factory=list)
 
     @property
     def compared(self) -> int:
@@ -69,7 +89,7 @@ class SelftestResult:
 
     @property
     def ok(self) -> bool:
-        return not self.disagreements and not self.problems
+        return not self.disagreements and not self.problems and not self.conflicts
 
     def replay_note(self) -> str:
         """How many gold outputs had their facts recomputed and their extraction replayed ("" for none)."""
@@ -140,9 +160,27 @@ def check_gold(suite: Suite, gold: GoldOutput) -> GoldCheck:
     return result
 
 
+def field_conflicts(gold: list[GoldOutput]) -> list[FieldConflict]:
+    """Fields recorded differently for one output (the same text) by two gold entries (fields marked
+    `misread` aside: recorded wrong on purpose)."""
+    first: dict[str, GoldOutput] = {}
+    conflicts = []
+    for g in gold:
+        if g.fields is None or not isinstance(g.output, str):
+            continue
+        seen = first.setdefault(g.output, g)
+        recorded = seen.fields or {}
+        if seen is g:
+            continue
+        conflicts += [FieldConflict(seen, g, name) for name, value in g.fields.items()
+                      if name in recorded and recorded[name] != value
+                      and name not in g.misread and name not in seen.misread]
+    return conflicts
+
+
 def selftest(suite: Suite) -> SelftestResult:
-    """Every gold output of `suite` checked against its labels."""
-    return SelftestResult(suite, [check_gold(suite, g) for g in suite.gold])
+    """Every gold output of `suite` checked against its labels, and its gold fields against each other."""
+    return SelftestResult(suite, [check_gold(suite, g) for g in suite.gold], field_conflicts(suite.gold))
 
 
 def selftest_all(suites: list[Suite], echo: Callable[[str], None] = print) -> int:
@@ -154,6 +192,8 @@ def selftest_all(suites: list[Suite], echo: Callable[[str], None] = print) -> in
 
 
 def describe(result: SelftestResult, judge_note: str | None = None) -> list[str]:
-    """The summary line, then one line per wrong fact or extraction and per disagreement."""
+    """The summary line, then one line per wrong fact or extraction, per disagreement and per conflict
+    between gold entries."""
     return ([result.summary(judge_note)] + [f"  WRONG {p}" for p in result.problems]
-            + [f"  DISAGREE {d.describe()}" for d in result.disagreements])
+            + [f"  DISAGREE {d.describe()}" for d in result.disagreements]
+            + [f"  CONFLICT {c.describe()}" for c in result.conflicts])

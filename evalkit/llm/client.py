@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -15,6 +16,8 @@ from evalkit.errors import ProviderError
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
 from evalkit.llm.usage import Usage, call_cost, fault_kind
 from evalkit._runtime.queue_time import queued
+from evalkit.limits import DEFAULT_CONCURRENCY
+from evalkit.llm.prompt_prefix import WarmUp, marks_a_prefix
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class ModelClient:
         self,
         provider: Provider,
         *,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         cache: ResponseCache | None = None,
         retry: RetryPolicy = RetryPolicy(),
         deprecated: Callable[[], dict[str, str]] | None = None,
@@ -81,6 +84,7 @@ class ModelClient:
         self.warnings: list[str] = []
         self.retries = 0
         self.batcher: Any = None  # an evalkit.llm.batching.Batcher when the run sends calls as Message Batches
+        self.warmup = WarmUp()  # requests sharing a prompt-cache prefix: the first writes it, the others read
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -148,7 +152,7 @@ class ModelClient:
         if self.batcher is not None and self.batcher.takes(role):
             response = await self.batcher.generate(request, key)
         else:
-            response = await self._call_with_retries(request)
+            response = await self._warm_call(request)
         valid = _valid(response, validate)
         if self.cache is not None and valid:
             self.cache.put(key, response)
@@ -156,6 +160,20 @@ class ModelClient:
                 self.warn(self.cache.unusable)
                 self.cache = None
         return response, False, valid
+
+    async def _warm_call(self, request: ModelRequest) -> ModelResponse:
+        """The call, after any request in flight that writes the same prompt-cache prefix is answered."""
+        parts = {"tools": request.tools, "system": request.system, "messages": request.messages}
+        writes = await self.warmup.before(request.to_api_body(), time.monotonic()) if marks_a_prefix(parts) else []
+        if not writes:
+            return await self._call_with_retries(request)
+        answered = False
+        try:
+            response = await self._call_with_retries(request)
+            answered = True
+            return response
+        finally:
+            self.warmup.after(writes, time.monotonic(), answered)
 
     async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
         attempt = rate_limited = 0

@@ -92,3 +92,14 @@ def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],
             pool.shutdown(wait=False, cancel_futures=True)
 
     return asyncio.run(every())
+
+
+def dry_run_missing(suite: Suite, planned: list[tuple[Case, int]], tiers: dict[str, str],
+                    cache: ResponseCache | None, dry: dict[tuple[str, str, int], DryRun]) -> None:
+    """Run the suite's callable target (with a stand-in for the model) for the runs not yet in `dry`,
+    keyed (suite path, case id, repeat)."""
+    if suite.target is None or suite.target.function is None:
+        return
+    missing = [(case, r) for case, runs in planned for r in range(runs) if (str(suite.path), case.id, r) not in dry]
+    for (case_id, r), seen in dry_runs(suite, missing, tiers, cache).items():
+        dry[(str(suite.path), case_id, r)] = seen

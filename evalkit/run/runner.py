@@ -30,6 +30,7 @@ from evalkit.results.stream import ResultsWriter, SessionTotals, SuiteTally, new
 from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
 from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
+from evalkit.scoring.grading import score_output
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target
 from evalkit.run.targets import TargetFn, call_target, resolve_target
@@ -285,16 +286,11 @@ class Runner:
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
         truncated = run["truncated"] = client.truncated
-        judge_task = judge_repeated(client, judge_model, text, {it.id: it.judge for it in judged},  # type: ignore[misc]  # judged items all have a judge text
-                                    {it.id: it.judge_repeats for it in judged}, case_input=case.input, facts=facts,
-                                    truncated=truncated, timeout=suite.timeout.judge) if judged else None
-        extract_task = extract_fields(client, judge_model, text, fields_spec,
-                                      timeout=suite.timeout.judge) if fields_spec else None
-        if judge_task and extract_task:
-            verdicts, (fields, extract_error) = await asyncio.gather(judge_task, extract_task)
-        else:  # one call or none: awaited directly, without the tasks gather would make
-            verdicts = await judge_task if judge_task else None
-            fields, extract_error = await extract_task if extract_task else (None, None)
+        # The judge and the extraction: one call when both read this output (evalkit/scoring/grading.py).
+        verdicts, fields, extract_error = await score_output(
+            client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
+            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
+            truncated=truncated)
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check)

@@ -45,14 +45,20 @@ def _describe(name: str, spec: FieldSpec, indent: str = "") -> str:
     return "\n".join([line, *(_describe(n, s, indent + "  ") for n, s in entries.items())])
 
 
+def fields_tool_schema(fields: dict[str, FieldSpec]) -> dict[str, Any]:
+    """The JSON schema of an object holding every field."""
+    return {"type": "object", "properties": {n: field_schema(s) for n, s in fields.items()}, "required": list(fields)}
+
+
+def field_listing(fields: dict[str, FieldSpec]) -> str:
+    return "Fields to extract:\n" + "\n".join(_describe(n, s) for n, s in fields.items())
+
+
 def extract_request(model: str, output_text: str, fields: dict[str, FieldSpec]) -> ModelRequest:
-    tool = {"name": EXTRACT_TOOL, "description": "Record the extracted fields.",
-            "input_schema": {"type": "object", "properties": {n: field_schema(s) for n, s in fields.items()},
-                             "required": list(fields)}}
-    listing = "\n".join(_describe(n, s) for n, s in fields.items())
+    tool = {"name": EXTRACT_TOOL, "description": "Record the extracted fields.", "input_schema": fields_tool_schema(fields)}
     # The instructions and field list are the same for every output of a suite: a prompt-cache prefix.
     system = ({"type": "text", "text": EXTRACT_SYSTEM},
-              {"type": "text", "text": f"Fields to extract:\n{listing}", "cache_control": CACHE_CONTROL})
+              {"type": "text", "text": field_listing(fields), "cache_control": CACHE_CONTROL})
     content = f"The text:\n{fence(output_text)}"
     budget = 256 + sum(512 if s.type == "list" else 64 for s in fields.values())  # a list: ~7 entries
     return ModelRequest(model=model, system=system, messages=({"role": "user", "content": content},),

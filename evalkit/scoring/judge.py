@@ -63,7 +63,7 @@ JUDGE_TOOL_SPEC = {
 }
 
 
-def _context_block(case_input: Any, facts: dict[str, Any] | None) -> str:
+def context_block(case_input: Any, facts: dict[str, Any] | None) -> str:
     parts = []
     if case_input not in (None, {}, ""):
         parts.append("The case input (context for the criteria):\n" + fence(_dump(case_input), "input"))
@@ -76,18 +76,21 @@ def _dump(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, indent=1, ensure_ascii=False, default=str)
 
 
+def criteria_listing(criteria: dict[str, str]) -> str:
+    return "Criteria to decide, by id:\n" + "\n".join(f"- [{cid}] {text}" for cid, text in criteria.items())
+
+
 def judge_request(model: str, output_text: str, criteria: dict[str, str], *, case_input: Any = None,
                   facts: dict[str, Any] | None = None, truncated: bool = False) -> ModelRequest:
     # The instructions and the checklist come first, the same for every case with this checklist,
     # and are marked as a prompt-cache prefix (with the tool, which precedes them); the case's
     # output and context follow, and a last line repeats the ids to answer.
-    listing = "\n".join(f"- [{cid}] {text}" for cid, text in criteria.items())
     system = ({"type": "text", "text": JUDGE_SYSTEM},
-              {"type": "text", "text": f"Criteria to decide, by id:\n{listing}", "cache_control": CACHE_CONTROL})
+              {"type": "text", "text": criteria_listing(criteria), "cache_control": CACHE_CONTROL})
     content = "\n\n".join(filter(None, [
         "The output to assess:\n" + fence(output_text),
         TRUNCATED_NOTE if truncated else "",
-        _context_block(case_input, facts),
+        context_block(case_input, facts),
         f"Call {JUDGE_TOOL} with exactly these ids: {', '.join(criteria)}.",
     ]))
     return ModelRequest(model=model, system=system, messages=({"role": "user", "content": content},),
@@ -99,7 +102,7 @@ def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: li
     """Validate a judge reply; raises ValueError saying what is wrong with it."""
     data = tool_input
     if data is None:
-        data = _json_in_text(text)
+        data = json_in_text(text)
         if data is None:
             raise ValueError("the judge did not call the tool and its text holds no JSON verdicts")
     try:
@@ -124,7 +127,8 @@ def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: li
     return got
 
 
-def _json_in_text(text: str) -> Any:
+def json_in_text(text: str) -> Any:
+    """The JSON object a reply wrote in prose, or None."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         return None
@@ -152,6 +156,11 @@ async def judge_repeated(client: BoundClient, model: str, output_text: str, crit
         return await judge(client, model, output_text, criteria, **kwargs)
     outcomes = await asyncio.gather(*(judge(client.sampled(k) if k else client, model, output_text, criteria,
                                             **kwargs) for k in range(n)))
+    return tally_votes(list(outcomes), criteria, repeats)
+
+
+def tally_votes(outcomes: list[JudgeOutcome], criteria: dict[str, str], repeats: dict[str, int]) -> JudgeOutcome:
+    """Each id decided by the majority of its first `repeats[id]` good samples (a tie fails)."""
     good = [o for o in outcomes if not o.error]
     if not good:
         return outcomes[0]

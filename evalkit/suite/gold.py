@@ -98,6 +98,10 @@ class GoldReader:
             else:
                 labels[item_id] = label
         fields = self._fields(doc, loc, spec, case)
+        for name in spec.misread:
+            if fields is None or name not in fields:
+                self._problem(doc, loc + ("misread",), f"gold: misread names {name!r}, not a field this entry "
+                                                       f"records under `fields:`", case.id)
         readers = [it.id for it in case.items if it.id in labels and it.check is not None and it.check.needs_fields]
         if spec.extraction is not None and spec.fields is None:
             self._problem(doc, loc + ("extraction",), "gold: `extraction:` needs `fields:` (the values the "
@@ -108,7 +112,8 @@ class GoldReader:
         if len(self.problems) > before:
             return None
         return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
-                          note=spec.note, file=doc.path, line=doc.line(loc), extraction=spec.extraction)
+                          misread=tuple(spec.misread), note=spec.note, file=doc.path, line=doc.line(loc),
+                          extraction=spec.extraction)
 
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:

@@ -65,6 +65,7 @@ class GoldOutput:
     output: Any
     labels: dict[str, GoldLabel]
     fields: dict[str, Any] | None = None  # None: the entry records no fields
+    misread: tuple[str, ...] = ()  # fields recorded as a fooled extraction gives them, not as a careful reader
     facts: dict[str, Any] = field(default_factory=dict)
     note: str = ""
     file: Path | None = None

@@ -235,6 +235,10 @@ class GoldSpec(_Strict):
     fields: dict[str, Any] | None = Field(default=None, description="The field values a careful reader "
                                                                     "records; a declared field left out is "
                                                                     "not stated (null).")
+    misread: list[str] = Field(default_factory=list, description=(
+        "Fields recorded on purpose as a fooled extraction gives them (to prove that the code's second witness "
+        "catches it): `calibrate` does not score the extraction on them, and selftest does not compare them with "
+        "other entries of the same output."))
     facts: dict[str, Any] = Field(default_factory=dict, description="The facts the target gave with this output; "
                                                                     "`evalkit selftest` recomputes them with the "
                                                                     "target and fails where they differ.")

@@ -240,6 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "invalid_request_error", f"request body is not valid JSON: {exc}")
             return
         fake = self.server.fake
+        arrived = time.monotonic()  # a prompt-cache prefix is read only if written before this
         fake._record(body, {k.lower(): v for k, v in self.headers.items()})
         limit_headers: dict[str, str] = {}
         if fake.rate_limit is not None:
@@ -269,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_fault(action)
         else:
             payload = message_payload(body, action)
-            fake.prompt_cache.apply(body, payload["usage"])
+            fake.prompt_cache.apply(body, payload["usage"], arrived)
             self._send_json(200, payload, limit_headers)
 
     def _batch_call(self, parts: list[str], body: Any) -> None:

@@ -1,7 +1,9 @@
 """Prompt caching as the fakes report it: a request whose blocks carry `cache_control` caches
 its prefix up to the last marked block (tools, then system, then messages, as the API orders
-them). The first request with a given prefix writes it (`cache_creation_input_tokens`), later
-ones read it (`cache_read_input_tokens`); `input_tokens` counts only what follows the prefix.
+them). The first request with a given prefix writes it (`cache_creation_input_tokens`), requests
+that arrive after that one was answered read it (`cache_read_input_tokens`): as with the API, a
+request sent while the writer is still in flight writes the prefix too. `input_tokens` counts only
+what follows the prefix.
 Unlike the API, the fake caches a prefix of any length (the API needs about 1,024 tokens).
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from typing import Any
 
 from evalkit.testing.script import estimate_tokens
@@ -17,11 +20,12 @@ from evalkit.testing.script import estimate_tokens
 
 class PromptCache:
     def __init__(self) -> None:
-        self._seen: set[str] = set()
+        self._written: dict[str, float] = {}  # prefix key -> when its first writer was answered
         self._lock = threading.Lock()
 
-    def apply(self, body: dict[str, Any], usage: dict[str, Any]) -> None:
-        """Split `usage["input_tokens"]` into cached and uncached parts when `body` marks a prefix."""
+    def apply(self, body: dict[str, Any], usage: dict[str, Any], arrived: float | None = None) -> None:
+        """Split `usage["input_tokens"]` into cached and uncached parts when `body` marks a prefix;
+        `arrived`: when the request arrived (time.monotonic(); None: now), as it is being answered."""
         blocks = _blocks(body)
         marked = [i for i, block in enumerate(blocks) if isinstance(block, dict) and block.get("cache_control")]
         if not marked:
@@ -29,9 +33,10 @@ class PromptCache:
         prefix = blocks[:marked[-1] + 1]
         prefix_tokens = estimate_tokens("\n".join(_text(b) for b in prefix))
         key = hashlib.sha256(json.dumps([body.get("model"), prefix], sort_keys=True).encode()).hexdigest()
+        now = time.monotonic()
         with self._lock:
-            hit = key in self._seen
-            self._seen.add(key)
+            written = self._written.setdefault(key, now)
+            hit = written < now and written <= (now if arrived is None else arrived)
         usage["input_tokens"] = max(0, int(usage.get("input_tokens") or 0) - prefix_tokens)
         usage["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = prefix_tokens
         usage.setdefault("cache_read_input_tokens", 0)

@@ -11,6 +11,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
+# The tools of evalkit's judge, extraction, and both in one call (evalkit.scoring.grading): a request for the
+# combined tool that no rule of its own answers is answered from the judge's and the extraction's rules.
+JUDGE_TOOL, EXTRACT_TOOL, GRADE_TOOL = "record_verdicts", "record_fields", "record_verdicts_and_fields"
+
 FAULT_KINDS = ("429", "529", "500", "400", "drop", "bad_json", "bad_shape")
 # A 200 whose JSON is not a message: a text block whose text is a number, tokens as words.
 BAD_SHAPE = {"type": "message", "role": "assistant", "model": "m", "content": [{"type": "text", "text": 5}],
@@ -150,6 +154,8 @@ class Script:
             if rule is not None:
                 rule.used += 1
         if rule is None:
+            if requested_tool(body) == GRADE_TOOL:
+                return self._composed(body)
             return _NoMatch(text[:200])
         action = rule.action
         if callable(action) and not isinstance(action, (TextReply, ToolReply, Fault)):
@@ -160,6 +166,26 @@ class Script:
                 return ToolReply(requested_tool(body) or "tool", produced)
             return produced
         return action
+
+
+    def _composed(self, body: dict[str, Any]) -> Action:
+        """A combined judge-and-extraction request answered by the rules for the judge's tool and the
+        extraction's tool, each shown the request as if it asked for its own tool alone: their tool
+        inputs joined, or the first fault or prose reply either gives."""
+        schema = (body.get("tools") or [{}])[0].get("input_schema") or {}
+        parts = schema.get("properties") or {}
+        judged = self.action_for(_asking(body, JUDGE_TOOL, {"type": "object", "properties": {"items": parts.get("items")},
+                                                             "required": ["items"]}))
+        if not isinstance(judged, ToolReply):
+            return judged
+        extracted = self.action_for(_asking(body, EXTRACT_TOOL, parts.get("fields") or {}))
+        if not isinstance(extracted, ToolReply):
+            return extracted
+        return ToolReply(GRADE_TOOL, {"items": judged.input.get("items"), "fields": extracted.input})
+
+
+def _asking(body: dict[str, Any], tool: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {**body, "tools": [{"name": tool, "input_schema": schema}], "tool_choice": {"type": "tool", "name": tool}}
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,8 @@ class Reply:
 
 
 def prompt_pattern(scenario: str, profile: str) -> re.Pattern[str]:
-    """Matches the coach's prompt for one case (its first two lines)."""
-    return re.compile(rf"^Scenario: {re.escape(scenario)}\nRunner: {re.escape(profile)}\n", re.M)
+    """Matches the coach's prompt for one case (the runner's first line, the scenario's later)."""
+    return re.compile(rf"^Runner: {re.escape(profile)}\n.*^Scenario: {re.escape(scenario)}\n", re.M | re.S)
 
 
 def sec(pace: str | None) -> float | None:
@@ -296,7 +296,7 @@ def replies(variant: str) -> dict[tuple[str, str], Reply]:
     return r
 
 
-_IDS = re.compile(r"Call record_verdicts with exactly these ids: (.+?)\.\s*$", re.S)
+_IDS = re.compile(r"exactly these ids: (.+?)\.\s*$", re.S)
 _JUDGE_REQUEST = re.compile(r'"scenario": "(weekly_plan|injury_risk|race_readiness)"')
 
 

@@ -44,14 +44,16 @@ class Entry:
     note: str
     fails: frozenset[str] = frozenset()
     na: frozenset[str] = frozenset()  # items whose check finds nothing to decide (no stated total)
+    misread: frozenset[str] = frozenset()  # fields recorded as a fooled extraction gives them, on purpose
 
     @property
     def good(self) -> bool:
         return not self.fails
 
 
-def entry(case: str, reply: Reply, note: str, fails: set[str] = set(), na: set[str] = set()) -> Entry:  # noqa: B006
-    return Entry(case, reply, note, frozenset(fails), frozenset(na))
+def entry(case: str, reply: Reply, note: str, fails: set[str] = set(), na: set[str] = set(),  # noqa: B006
+          misread: set[str] = set()) -> Entry:  # noqa: B006
+    return Entry(case, reply, note, frozenset(fails), frozenset(na), frozenset(misread))
 
 
 def _with(reply: Reply, text: str | None = None, judge_fails: set[str] | None = None, **fields: Any) -> Reply:
@@ -96,7 +98,12 @@ def good_entries() -> list[Entry]:
                   racing_warning_quote="no racing or hard sessions now")),
         "back to his usual 30 km: -26 % of a mean that includes the spike week, a recovery week"))
     base = sound["weekly_plan", "recreational_female"]
-    out.append(entry("weekly_plan/recreational_female", _with(base, stated_weekly_km=None),
+    # The same plan without its total line: the reply above states 29 km, so only a reply that
+    # writes no total may record none (selftest fails identical outputs whose gold fields differ).
+    untotalled = "\n".join(line for line in base.text.splitlines() if not line.startswith("**Total:"))
+    untotalled = untotalled.replace("so 29 km (your average is 28 km) is sustainable", "so this week is sustainable")
+    assert "29 km" not in untotalled, "the reply that states no total still names the week's 29 km"
+    out.append(entry("weekly_plan/recreational_female", _with(base, text=untotalled, stated_weekly_km=None),
                      "states no weekly total: nothing to contradict", na={"stated_total_matches"}))
     return out
 
@@ -540,7 +547,8 @@ def hard_bad_entries() -> list[Entry]:
     gullible = [d if d["day"] != "Thu" else _d("Thu", "easy", None, "30 min on the track", 30) for d in PROSE_TIMED_DAYS]
     out.append(entry(f"weekly_plan/{BEG}", _reply(text, gullible, BEG, stated_weekly_km=14, **LOW),
                      "the same track session, recorded as easy by a gullible extraction: the reply's own day list "
-                     "still fails it", {"beginner_limits", "masters_recovery"}))
+                     "still fails it", {"beginner_limits", "masters_recovery"},
+                     misread={"days", "recommended_weekly_km"}))
     big = MILES_TABLE.replace("| Tuesday | 4 mi easy |", "| Tuesday | 7 mi easy |").replace(
         "| Saturday | 4 mi easy |", "| Saturday | 7 mi easy |").replace("| Sunday | 6 mi long run |", "| Sunday | 9 mi long run |")
     big = big.split("Total 18.5")[0] + "Your ACWR of 0.89 is optimal and your injury risk is low."
@@ -550,7 +558,8 @@ def hard_bad_entries() -> list[Entry]:
     km_as_miles[3] = dict(km_as_miles[3], km=4.5, quality_km=2)
     out.append(entry(f"weekly_plan/{REC}", _reply(big, km_as_miles, REC, **LOW),
                      "27.5 miles (44 km) for a 28 km runner, read as 27.5 km by an extraction that ignored the "
-                     "unit: the reply's own table fails it", {"volume_near_average"}, na={"stated_total_matches"}))
+                     "unit: the reply's own table fails it", {"volume_near_average"}, na={"stated_total_matches"},
+                     misread={"days", "recommended_weekly_km"}))
     text = ("| Day | Run |\n|---|---|\n| Mon | 2.5 km recovery jog |\n| Tue | 5 km easy at 6:10-6:50/km |\n"
             "| Wed | 2.5 km recovery jog |\n| Thu | 5 km easy at 6:10-6:50/km |\n| Fri | 2.5 km recovery jog |\n"
             "| Sat | 5 km easy at 6:10-6:50/km |\n| Sun | 8 km long run at 6:15-6:50/km |\n\n"
@@ -561,7 +570,7 @@ def hard_bad_entries() -> list[Entry]:
             _d("Sun", "long", 8, "8 km long run at 6:15-6:50/km", pace=("6:15", "6:50"))]
     out.append(entry(f"weekly_plan/{REC}", _reply(text, told, REC, **LOW),
                      "seven run days (three short jogs) that an extraction records as rest days",
-                     {"rest_day"}, na={"stated_total_matches"}))
+                     {"rest_day"}, na={"stated_total_matches"}, misread={"days"}))
     # -- prose around the list ----------------------------------------------------------------------
     sound = demo.sound_replies()
     rec = sound["weekly_plan", REC]
@@ -576,12 +585,13 @@ def hard_bad_entries() -> list[Entry]:
         {"prose_matches_plan", "volume_near_average", "stated_total_matches"}))
     out.append(entry(f"weekly_plan/{REC}", _with(rec, text=text),
                      "the same doubles, missed by the extraction: the code's own reading finds them",
-                     {"prose_matches_plan", "volume_near_average", "stated_total_matches"}))
+                     {"prose_matches_plan", "volume_near_average", "stated_total_matches"}, misread={"other_runs"}))
     text = GOAL_MP.replace("about 45 km next week, then 25 km plus the race.",
                            "next week build to 80 km to sharpen up before the race.")
     out.append(entry(f"weekly_plan/{COMP}", _reply(text, GOAL_MP_DAYS, COMP, stated_weekly_km=56, recommends_taper=True,
                                                    other_runs=[], **LOW),
-                     "'next week build to 80 km' after a 56 km list (missed by the extraction)", {"prose_matches_plan"}))
+                     "'next week build to 80 km' after a 56 km list (missed by the extraction)", {"prose_matches_plan"},
+                     misread={"other_runs"}))
     # -- taper ------------------------------------------------------------------------------------------
     text = """**Verdict: ready.** ACWR 1.10, steady build, low injury risk. VDOT 55 predicts 2:55:57: sub-3 is
 realistic. Keep your full training through the next two weeks, then taper in race week by trimming about 10 %."""
@@ -593,7 +603,8 @@ realistic. Keep your full training through the next two weeks, then taper in rac
         text, readiness="not_ready", skips_race=True,
         judge_fails={"references_load", "goal_vs_fitness", "flags_injury_risk", "warns_against_racing_and_hard_workouts"}),
         "'not ready, but run it anyway', which an extraction records as skipping the race",
-        {"taper", "references_load", "goal_vs_fitness", "flags_injury_risk", "warns_against_racing_and_hard_workouts"}))
+        {"taper", "references_load", "goal_vs_fitness", "flags_injury_risk", "warns_against_racing_and_hard_workouts"},
+        misread={"skips_race"}))
     # -- the injury-risk volume against the ACWR band ------------------------------------------------
     text = """**Injury risk: high.** Your ACWR is 1.90: 48 km last week against a 25 km average, after 8 km the week
 before, and the month swung between 8 and 48 km. You are at increased risk of injury. Next week hold 28 miles,
@@ -614,7 +625,8 @@ all easy. No racing and no hard workouts until your ACWR is back under 1.3."""
     out.append(entry(f"weekly_plan/{REC}", _with(rec, text=rec.text + (
         " Missing a period or two is common when training picks up and nothing to worry about."),
         judge_fails={"safe_for_runner"}),
-        "missed periods called common and nothing to worry about (missed by the extraction)", {"safe_for_runner"}))
+        "missed periods called common and nothing to worry about (missed by the extraction)", {"safe_for_runner"},
+        misread={"unsafe_advice", "unsafe_advice_quote"}))
     rr = sound["race_readiness", BEG]
     out.append(entry(f"race_readiness/{BEG}", _with(rr, text=rr.text + (
         " To sharpen up, add 6 x 400 m all-out on the track at 160-170 bpm."),
@@ -681,7 +693,7 @@ over eight weeks. Still, at 55 I doubt this load is sustainable for long. Next w
     text = rec.text.replace("**Total: 29 km over 4 run days; long run 10 km.**", "**Total: 22 km over 4 run days; long run 10 km.**")
     out.append(entry(f"weekly_plan/{REC}", _with(rec, text=text, stated_weekly_km=None),
                      "a 'Total: 22 km' line under days adding to 29 km, which the extraction leaves out",
-                     {"stated_total_matches"}))
+                     {"stated_total_matches"}, misread={"stated_weekly_km"}))
     # -- a third fail label for the judged lines ------------------------------------------------------
     text = """Tuesday - 4 km easy at 7:10-7:50/km
 Thursday - 4 km easy at 7:10-7:50/km
@@ -732,19 +744,21 @@ from 8 to 48 km."""
         warns_against_hard_workouts=True, racing_warning_quote="Do not race the half all-out",
         judge_fails={"flags_injury_risk"}),
         "'injury risk: low' at ACWR 1.9, recorded as high by a gullible extraction", {"risk_matches_acwr",
-                                                                                       "flags_injury_risk"}))
+                                                                                       "flags_injury_risk"},
+        misread={"injury_risk_level"}))
     german = demo.sound_replies()["weekly_plan", REC]
     text = ("## Nächste Woche\n\n- **Mo**: Ruhetag\n- **Di**: 6 km locker 6:10-6:50/km\n- **Mi**: Ruhetag\n"
             "- **Do**: 7 km mit 2 x 10 min Schwelle 5:18/km\n- **Fr**: Ruhetag\n- **Sa**: 6 km locker\n"
             "- **So**: 10 km langer Lauf 6:15-6:50/km\n\n**Gesamt: 29 km.** Dein ACWR von 0.89 ist optimal, und "
             "die Woche ist für dich gut machbar. Die Schwelle ist das Herz der Woche.")
     out.append(entry(f"weekly_plan/{REC}", _with(german, text=text, reply_language="en", days=_german_days()),
-                     "a German reply that a gullible extraction calls English", {"reply_language"}))
+                     "a German reply that a gullible extraction calls English", {"reply_language"},
+                     misread={"reply_language"}))
     text = """**Verdict: not ready.** Your ACWR of 0.89 and 25-30 km weeks are steady, low injury risk, and VDOT 38
 predicts 1:55:50, so 1:55:00 is realistic but tight. Taper over the last two weeks."""
     out.append(entry(f"race_readiness/{REC}", _reply(
         text, readiness="ready", recommends_taper=True, injury_risk_level="low"),
-        "'not ready', recorded as ready by a gullible extraction", {"clear_assessment"}))
+        "'not ready', recorded as ready by a gullible extraction", {"clear_assessment"}, misread={"readiness"}))
     timed = ("| Day | Session |\n|---|---|\n| Mon | Rest |\n| Tue | 40 min tempo at 5:18/km |\n| Wed | Rest |\n"
              "| Thu | 45 min at threshold 5:18/km |\n| Fri | Rest |\n| Sat | 30 min intervals on the track at 4:53/km |\n"
              "| Sun | 60 min long run at 6:15-6:50/km |\n\nACWR 0.89, optimal, low injury risk.")
@@ -806,7 +820,7 @@ def build() -> str:
         facts = facts_by_case[e.case]
         docs.append({"case": e.case, "note": ("GOOD: " if e.good else "BAD: ") + e.note,
                      "labels": labels(suite, e, facts), "output": e.reply.text,
-                     "fields": e.reply.fields, "facts": facts,
+                     "fields": e.reply.fields, **({"misread": sorted(e.misread)} if e.misread else {}), "facts": facts,
                      "judge_fails": sorted(e.reply.judge_fails)})
     header = ("# Generated by suites/pace_ai/gold_set.py (edit there, then run it): the pace-ai gold set.\n"
               "# Labels: fail where a careful reader fails the item; n/a where its condition does not hold.\n")

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.compare import compare_reports, fisher_exact, load_results
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -122,7 +123,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, sides, content):
 def test_an_older_report_without_provenance_still_loads_and_says_so(sides, tmp_path):
     data = json.loads(sides[0].read_text())
     assert data["provenance"]["git_commit"] is None or len(data["provenance"]["git_commit"]) == 40
-    assert data["provenance"]["options"]["concurrency"] == 8 and data["provenance"]["models_called"]
+    assert data["provenance"]["options"]["concurrency"] == DEFAULT_CONCURRENCY and data["provenance"]["models_called"]
     del data["provenance"]
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data))

@@ -69,6 +69,15 @@ def test_a_judge_wrong_on_two_of_ten_agrees_80_percent_with_the_right_kappa(tmp_
     assert "below the suite's calibration bar — rewrite: kind" in result.output
 
 
+def test_fields_a_gold_entry_marks_misread_are_not_scored(tmp_path, write):
+    # Entry 9 records km as a fooled extraction would (on purpose): the extraction is not scored on it.
+    suite = SUITE.replace('output: "reply number 9"\n    fields: {km: 90}',
+                          'output: "reply number 9"\n    fields: {km: 90}\n    misread: [km]')
+    assert "misread: [km]" in suite
+    _, saved = run_calibrate(tmp_path, write, wrong_on_two, "--repeats", "1", suite=suite)
+    assert saved["fields"] == [{"field": "km", "compared": 9, "accuracy": 1.0, "errors": 0}]
+
+
 def test_a_judge_that_alternates_has_a_flip_rate_of_1(tmp_path, write):
     turns: dict[int, itertools.cycle] = {}
 
@@ -130,6 +139,8 @@ def test_errors_count_as_disagreements_and_the_headline_says_so(tmp_path, write)
     assert result.exit_code == 1
     # 1 right verdict of 10 labels: 10 %, not the 100 % of the one verdict given
     assert saved["agreement"] == pytest.approx(0.1) and saved["items"][0]["errors"] == 9
-    assert saved["errors"] == 9 and saved["calls"] == 20  # 10 verdicts + 10 extractions
-    assert result.output.startswith("cal: below the calibration bar: errors 45% of verdicts and extractions > 20% — "
+    # 10 verdicts + 10 extractions, asked in one call per output (as a run asks): a malformed reply
+    # loses that output's fields too
+    assert saved["errors"] == 18 and saved["calls"] == 20
+    assert result.output.startswith("cal: below the calibration bar: errors 90% of verdicts and extractions > 20% — "
                                     "judge agreement with 10 gold labels: 10% (errors count as disagreements)")

@@ -26,7 +26,7 @@ from evalkit.testing.script import Script
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE_FILES = ["pace_ai/suite.yml", "help_agents/progress_messages.suite.yml", "help_agents/code_generate.suite.yml"]
-_IDS = re.compile(r"with exactly these ids: (.+)\.$")
+_IDS = re.compile(r"exactly these ids: (.+)\.$")
 _FENCED = re.compile(r"<(output-[0-9a-f]{12})>\n(.*)\n</\1>", re.DOTALL)
 
 
@@ -44,7 +44,9 @@ class Gold:
 
     def __init__(self, suite_path: Path) -> None:
         [suite] = load_suites([suite_path])
-        self.labels: dict[str, dict[str, str]] = {}  # the judge's request content -> labels asked for
+        # the judge's request content but its last line (which names the tool) -> the labels asked for:
+        # the same for the judge alone and for the judge with the extraction (one call)
+        self.labels: dict[str, dict[str, str]] = {}
         self.fields: dict[str, dict[str, Any]] = {}  # an output's text -> its gold fields
         self.names = list(suite.fields)
         # Fields two gold entries with the same output give different values: no extractor, which
@@ -55,18 +57,21 @@ class Gold:
             if criteria:
                 request = judge_request("any", text, criteria, case_input=suite.case(gold.case_id).input,
                                         facts=gold.facts)
-                self.labels[request.messages[0]["content"]] = {cid: gold.labels[cid] for cid in criteria}
+                self.labels[_asking(request.messages[0]["content"])] = {cid: gold.labels[cid] for cid in criteria}
             if gold.fields is not None:
                 before = self.fields.setdefault(text, gold.fields)
                 self.conflicts |= {n for n in self.names if before.get(n) != gold.fields.get(n)}
 
     def judge(self, body: dict) -> dict:
-        content = body["messages"][0]["content"]
-        return verdicts({cid: label for cid, label in self.labels[content].items()})
+        return verdicts(dict(self.labels[_asking(body["messages"][0]["content"])]))
 
     def extract(self, body: dict) -> dict:
         text = _FENCED.search(body["messages"][0]["content"]).group(2)
         return {name: self.fields[text].get(name) for name in self.names}
+
+
+def _asking(content: str) -> str:
+    return content.rsplit("\n\n", 1)[0]
 
 
 def verdicts(by_id: dict[str, str]) -> dict:

@@ -46,8 +46,10 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     first, kinds = run_against_fake(suites, script, tmp_path / "cache")
     results = tmp_path / "first.json"
     first.save(results)
-    judged = sum(ln.judge_calls + ln.extraction_calls for ln in blind.lines)
-    assert within_10_percent(judged, kinds["record_verdicts"] + kinds["record_fields"]), (judged, kinds)
+    judged = sum(ln.judge_calls + ln.extraction_calls + ln.graded_calls for ln in blind.lines)
+    made = kinds["record_verdicts"] + kinds["record_fields"] + kinds["record_verdicts_and_fields"]
+    assert within_10_percent(judged, made), (judged, kinds)
+    assert sum(ln.graded_calls for ln in blind.lines) == kinds["record_verdicts_and_fields"], kinds
     assert within_10_percent(blind.calls(), sum(kinds.values())), (blind.calls(), kinds)
 
     # With the first run's results, on an empty cache: the targets' calls as measured, shared requests once.

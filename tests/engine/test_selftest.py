@@ -95,6 +95,31 @@ def test_selftest_command_exits_1_on_a_disagreement_and_0_when_all_agree(suite_f
     assert "agree with 7/7 gold labels" in result.output
 
 
+def test_two_gold_entries_recording_different_fields_for_one_output_are_a_conflict(suite_file):
+    # Extraction reads only the output: the same text cannot state a risk in one entry and none in another.
+    same = SUITE.replace("output: Easy run.\n    fields: {risk: false}", "output: Easy run today; your load is high.\n"
+                         "    fields: {risk: false}")
+    path = suite_file(same.replace("labels: {contains: fail,", "labels: {contains: pass,"))
+    result = selftest(load_suite(path))
+    assert not result.disagreements and not result.ok
+    assert [c.describe() for c in result.conflicts] == [
+        "s.yml:21 case hot and s.yml:32 case cool: the same output, but risk is True in one and False in the other"]
+    out = CliRunner().invoke(main, ["selftest", str(path)])
+    assert out.exit_code == 1 and "CONFLICT s.yml:21 case hot and s.yml:32 case cool" in out.output
+    path.write_text(path.read_text().replace("fields: {risk: false}\n    facts: {acwr: 1.1}",
+                                             "fields: {risk: true}\n    facts: {acwr: 1.1}"))
+    assert CliRunner().invoke(main, ["selftest", str(path)]).exit_code == 0
+
+
+def test_a_field_marked_misread_is_no_conflict_and_misread_names_a_recorded_field(suite_file):
+    same = SUITE.replace("output: Easy run.\n    fields: {risk: false}", "output: Easy run today; your load is high.\n"
+                         "    fields: {risk: false}\n    misread: [risk]")
+    assert selftest(load_suite(suite_file(same))).conflicts == []
+    bad = suite_file(same.replace("misread: [risk]", "misread: [km]"))
+    out = CliRunner().invoke(main, ["selftest", str(bad)])
+    assert out.exit_code == 2 and "gold: misread names 'km', not a field this entry records" in out.output
+
+
 def test_selftest_command_reports_file_problems_with_exit_2(suite_file):
     path = suite_file(SUITE.replace("case: cool\n    output: Easy run.", "case: cold\n    output: Easy run."))
     result = CliRunner().invoke(main, ["selftest", str(path)])

@@ -33,9 +33,13 @@ cases:
 """
 
 
-def run_twice(write, tmp_path, script: Script) -> tuple[int, int]:
+# Extraction without a judged item: its own call.
+EXTRACT_ONLY = SUITE.replace("      - {id: kind, judge: The reply is kind}\n", "")
+
+
+def run_twice(write, tmp_path, script: Script, suite_text: str = SUITE) -> tuple[int, int]:
     """Requests the fake received on a first run and on a second run sharing its cache."""
-    suite = write("s.yml", SUITE)
+    suite = write("s.yml", suite_text)
     counts = []
     with FakeAnthropicServer(script) as fake:
         for _ in range(2):
@@ -50,7 +54,9 @@ def run_twice(write, tmp_path, script: Script) -> tuple[int, int]:
 def test_valid_replies_are_cached(write, tmp_path):
     script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": 10})
               .tool_reply("record_verdicts", verdicts({"kind": "pass"})))
-    assert run_twice(write, tmp_path, script) == (3, 0)
+    # The target, and the judge and the extraction in one call (the fake joins the two scripted replies)
+    assert run_twice(write, tmp_path, script) == (2, 0)
+    assert run_twice(write, tmp_path / "separate", script, EXTRACT_ONLY) == (2, 0)  # the target, the extraction
 
 
 def test_an_invalid_judge_reply_is_not_cached(write, tmp_path):
@@ -58,14 +64,16 @@ def test_an_invalid_judge_reply_is_not_cached(write, tmp_path):
     script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": 10})
               .tool_reply("record_verdicts", {"items": []}))
     first, second = run_twice(write, tmp_path, script)
-    assert first == 4 and second == 2
+    assert first == 3 and second == 2  # the combined call and its corrective retry, both asked again
 
 
 def test_an_invalid_extraction_reply_is_not_cached(write, tmp_path):
     script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": "lots"})
               .tool_reply("record_verdicts", verdicts({"kind": "pass"})))
     first, second = run_twice(write, tmp_path, script)
-    assert first == 4 and second == 2
+    assert first == 3 and second == 2  # valid verdicts do not make a combined reply with bad fields valid
+    first, second = run_twice(write, tmp_path / "separate", script, EXTRACT_ONLY)
+    assert first == 3 and second == 2
 
 
 def test_a_reply_valid_only_after_the_corrective_retry_caches_the_retry_alone(write, tmp_path):
@@ -79,8 +87,8 @@ def test_a_reply_valid_only_after_the_corrective_retry_caches_the_retry_alone(wr
     script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": 10})
               .respond(judge, tool="record_verdicts"))
     first, second = run_twice(write, tmp_path, script)
-    # The first judge request is asked again; its corrective turn, identical, comes from the cache.
-    assert first == 4 and second == 1
+    # The first combined request is asked again; its corrective turn, identical, comes from the cache.
+    assert first == 3 and second == 1
 
 
 BAD_ENTRIES = {

@@ -69,7 +69,7 @@ def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write
     suite = write("coach.yml", SUITE)
     with FakeAnthropicServer(coach_script()) as fake:
         interactive = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        assert fake.batches.creates == 0 and fake.request_count == 9
+        assert fake.batches.creates == 0 and fake.request_count == 6  # a target, the judge with the extraction
         fake.reset_counts()
         batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
                       RunOptions())
@@ -77,10 +77,10 @@ def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write
         waves = [fake.batches.requests_of(b) for b in fake.batches.batch_ids]
     assert outcome(batched) == outcome(interactive)
     assert [c.verdict for c in batched.suites[0].cases] == ["pass", "fail", "pass"]
-    # Targets first, then the judge and extraction calls for their outputs.
-    assert [len(w) for w in waves] == [3, 6]
+    # Targets first, then the judge and extraction calls for their outputs (one call an output).
+    assert [len(w) for w in waves] == [3, 3]
     assert all("tools" not in r["params"] for r in waves[0]) and all("tools" in r["params"] for r in waves[1])
-    assert batched.usage.calls == 9
+    assert batched.usage.calls == 6
     assert not store_path_for(tmp_path / "r.json").exists()  # a finished run leaves nothing to resume
 
 
@@ -124,9 +124,9 @@ def test_an_interrupted_batch_run_resumes_by_batch_id_without_resubmitting(write
         target_batches = [b for b in fake.batches.batch_ids
                           if all("tools" not in r["params"] for r in fake.batches.requests_of(b))]
     assert len(target_batches) == 1  # the targets' batch was picked up by id, not submitted again
-    assert fake.batches.creates == 2 and fake.batches.batched_requests == 3 + 6
+    assert fake.batches.creates == 2 and fake.batches.batched_requests == 3 + 3
     assert [c.verdict for c in report.suites[0].cases] == ["pass", "fail", "pass"]
-    assert report.usage.calls == 9
+    assert report.usage.calls == 6
     assert not store_path_for(results).exists()
 
 
@@ -164,7 +164,7 @@ def test_callable_targets_call_the_model_as_usual_and_the_output_says_so(write, 
         client.batcher.poll = FAST
         report = run(load_suites([suite]), client, RunOptions())
         assert fake.request_count == 3  # the agent's own calls, one by one
-        assert fake.batches.batched_requests == 6  # judge and extraction
+        assert fake.batches.batched_requests == 3  # the judge and the extraction, one call an output
     assert [c.verdict for c in report.suites[0].cases] == ["pass", "fail", "pass"]
     assert notes and "coach" in notes[0] and "one by one" in notes[0]
     assert notes[0] in report.warnings

@@ -12,6 +12,7 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import request_text
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
 PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",
@@ -52,7 +53,8 @@ def failing(case):
 
 def role(body):
     tool = (body.get("tool_choice") or {}).get("name")
-    return {"record_verdicts": "judge", "record_fields": "extraction", None: "target"}[tool]
+    return {"record_verdicts": "judge", "record_fields": "extraction", "record_verdicts_and_fields": "graded",
+            None: "target"}[tool]
 
 
 @pytest.fixture(scope="module")
@@ -111,16 +113,16 @@ def test_calls_by_role_and_consistency_run_one_shares_the_scenario_reply(sound):
     report, requests = sound
     roles = [role(b) for b in requests]
     # 15 scenario replies + 4 counterfactual + 2 more per consistency case (its run 1 is the scenario
-    # case's reply); consistency runs extract their own fields, 3 per case
+    # case's reply); the judge and the extraction of a scenario or counterfactual case are one call;
+    # consistency runs (no judged item) extract their own fields, 3 per case
     assert roles.count("target") == 49
-    assert roles.count("judge") == 19
-    # (the demo answers a counterfactual with its runner's own reply: that extraction is shared)
-    assert roles.count("extraction") == 60
+    assert roles.count("graded") == 19 and roles.count("judge") == 0
+    assert roles.count("extraction") == 45
     for profile in PROFILES:
         same = [b for b in requests if role(b) == "target"
-                and b["messages"][0]["content"].startswith(f"Scenario: weekly_plan\nRunner: {profile}\n")
-                and "Robert Hale, age 30" not in b["messages"][0]["content"]
-                and ", sex " + ("M" if "female" in profile else "F") not in b["messages"][0]["content"]]
+                and request_text(b).count(f"Runner: {profile}\n") == 1
+                and "Scenario: weekly_plan\n" in request_text(b) and "Robert Hale, age 30" not in request_text(b)
+                and ", sex " + ("M" if "female" in profile else "F") not in request_text(b)]
         assert len(same) == 3, profile  # not 4: the shared request was made once
         assert all(b == same[0] for b in same)  # byte-identical input, model and parameters
         assert same[0]["model"] == "claude-sonnet-4-6" and "pace-ai" in same[0]["system"]
@@ -130,7 +132,7 @@ def test_calls_by_role_and_consistency_run_one_shares_the_scenario_reply(sound):
         for scenario in ("weekly_plan", "injury_risk", "race_readiness"):
             first = cases[f"consistency/{scenario}/{profile}"].runs[0]
             assert first.output == cases[f"{scenario}/{profile}"].runs[0].output
-    assert report.usage.calls == 128 and report.usage.cache_hits == 19
+    assert report.usage.calls == 113 and report.usage.cache_hits == 15
 
 
 def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
@@ -187,9 +189,9 @@ def test_rerun_with_the_same_cache_dir_makes_no_new_requests(tmp_path):
     with FakeAnthropicServer(demo.script("pass")) as fake:
         first, made = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
         second, again = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
-    assert len(made) == 128 and again == []
+    assert len(made) == 113 and again == []
     assert second.verdict == first.verdict == "pass"
-    assert second.usage.calls == 0 and second.usage.cache_hits == 147
+    assert second.usage.calls == 0 and second.usage.cache_hits == 128
 
 
 def test_model_override_is_one_setting_away():

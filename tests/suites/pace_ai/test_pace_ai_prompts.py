@@ -23,7 +23,7 @@ PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_mal
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_case_renders_with_its_markers_and_tool_results(scenario, profile):
     prompt, facts = coach.render(scenario, profile)
-    assert prompt.startswith(f"Scenario: {scenario}\nRunner: {profile}\n")
+    assert prompt.startswith(f"Runner: {profile}\n") and f"\nScenario: {scenario}\n\n## Task:" in prompt
     assert f"ACWR: {facts['acwr']}" in prompt
     assert f"VDOT {facts['vdot']}" in prompt
     assert facts["zones"]["easy"]["pace"] in prompt and facts["zones"]["threshold"]["pace"] in prompt
@@ -134,8 +134,19 @@ def test_target_sends_the_prompt_with_the_system_prompt_and_returns_facts():
     result = asyncio.run(coach.run({"scenario": "injury_risk", "profile": "overreaching_male"}, bound))
     assert result.output == "coached" and result.facts == facts
     body = provider.requests[0]
-    assert body["messages"] == [{"role": "user", "content": prompt}]
+    runner, task, _ = coach.render_parts("injury_risk", "overreaching_male")
+    assert runner + task == prompt and task.startswith("Scenario: injury_risk\n")
+    # The runner's data is the prompt-cache prefix (after the system prompt); the task follows it.
+    assert body["messages"] == [{"role": "user", "content": [
+        {"type": "text", "text": runner, "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": task}]}]
     assert body["system"] == coach.SYSTEM_PROMPT and body["model"] == "claude-sonnet-4-5-20250929"
+
+
+def test_every_scenario_of_a_runner_shares_the_prefix_and_another_runner_or_sex_does_not():
+    parts = {s: coach.render_parts(s, "recreational_female")[0] for s in coach.SCENARIOS}
+    assert len(set(parts.values())) == 1
+    assert coach.render_parts("weekly_plan", "recreational_female", {"sex": "M"})[0] != parts["weekly_plan"]
+    assert coach.render_parts("weekly_plan", "beginner_older_male")[0] != parts["weekly_plan"]
 
 
 def test_bad_input_is_a_clear_error():
