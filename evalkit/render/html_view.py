@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.compare.diff import live_run_seconds
+from evalkit.results.consistency import Consistency, consistency
 from evalkit.results.report import CaseResult, Report, SuiteResult
 
 # Changed cases lead a suite's table, in the order a reviewer reads them.
@@ -27,6 +28,7 @@ class CaseView:
     flags: list[str]
     diff: Any = None  # the comparison's CaseDiff, when there is one
     base: CaseResult | None = None  # the same case on the base side, when the base report is given
+    runs: Consistency | None = None  # how many of a case's repeats passed (pass@k, pass^k)
 
 
 @dataclass
@@ -36,6 +38,7 @@ class SuiteView:
     calibration: Any = None  # a suite's judge calibration, once Reports carry one
     base_rate: float | None = None
     head_rate: float | None = None
+    repeated: bool = False  # some case has repeats with per-run verdicts: the table shows runs passed
 
 
 @dataclass
@@ -82,11 +85,12 @@ def build(report: Report, comparison: Any = None, base: Report | None = None) ->
             diff = diffs.get((suite.name, case.id))
             change = diff.change if diff is not None else None
             rows.append(CaseView(key=f"{suite.name}/{case.id}", dom_id=f"c{n}", suite=suite, case=case,
-                                 flags=flags(case, change), diff=diff, base=base_cases.get((suite.name, case.id))))
+                                 flags=flags(case, change), diff=diff, base=base_cases.get((suite.name, case.id)),
+                                 runs=consistency(case)))
         if diffs:
             rows.sort(key=lambda r: CHANGE_ORDER.index(r.diff.change) if r.diff is not None else len(CHANGE_ORDER))
         view = SuiteView(suite=suite, rows=rows, calibration=getattr(suite, "calibration", None),
-                         head_rate=pass_rate(suite))
+                         head_rate=pass_rate(suite), repeated=any(r.runs is not None for r in rows))
         if comparison is not None:
             sd = next((s for s in comparison.suites if s.name == suite.name), None)
             view.base_rate = sd.base.pass_rate if sd is not None and sd.base is not None else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from evalkit.results.consistency import consistency
 from evalkit.results.report import Report
 
 
@@ -26,9 +27,15 @@ def render_junit(report: Report) -> str:
         for case in suite.cases:
             # time: the case's own; the wait for a concurrency slot is a property apart.
             tc = ET.SubElement(el, "testcase", classname=suite.name, name=case.id, time=f"{case.wall_seconds:.3f}")
-            if case.queue_seconds:
-                ET.SubElement(ET.SubElement(tc, "properties"), "property", name="queue_seconds",
-                              value=f"{case.queue_seconds:.3f}")
+            case_props = {"queue_seconds": f"{case.queue_seconds:.3f}"} if case.queue_seconds else {}
+            runs = consistency(case)
+            if runs is not None:  # a case with repeats: how many of its k runs passed, pass@k and pass^k
+                case_props.update({"runs_passed": f"{runs.passed}/{runs.k}", "pass@k": str(runs.pass_at_k).lower(),
+                                   "pass^k": str(runs.pass_all_k).lower()})
+            if case_props:
+                el_props = ET.SubElement(tc, "properties")
+                for name, value in case_props.items():
+                    ET.SubElement(el_props, "property", name=name, value=value)
             detail = "\n".join(f"[run {r + 1}] {i.id} ({i.status}): {i.reason}" for r, i in case.failing_items())
             message = "; ".join(case.reasons)[:500]
             if case.verdict == "fail":

@@ -8,6 +8,7 @@ from typing import Any
 
 from evalkit.errors import UsageError
 from evalkit.render.log import absorbed, tail
+from evalkit.results.consistency import consistency
 from evalkit.results.report import CaseResult, ItemResult, Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
@@ -38,6 +39,8 @@ def _environment(template_dir: Path | None) -> Any:
     env.filters["codeblock"] = codeblock
     env.globals["failures"] = failures
     env.globals["failing_answer"] = failing_answer
+    env.globals["consistency"] = consistency
+    env.filters["consistency"] = consistency
     # Where a block that may be left out to fit a size limit starts and ends (render/comment.py
     # gives these meaning; everywhere else they print nothing).
     env.globals["block"] = lambda kind: ""

@@ -1,8 +1,9 @@
-"""What a run produced: the Report, gates, intervals, field agreement, provenance, the JSONL stream
-and its reader."""
+"""What a run produced: the Report, gates, intervals, field agreement, consistency over repeats
+(pass@k, pass^k), provenance, the JSONL stream and its reader."""
 
 __all__ = [
     "agreement",
+    "consistency",
     "gates",
     "intervals",
     "provenance",

@@ -7,6 +7,7 @@ from typing import Any
 from evalkit.suite.spec import Thresholds
 from evalkit.results.report import CaseResult, ComparisonResult, RunResult, SuiteResult, Verdict
 from evalkit.results.intervals import wilson
+from evalkit.results.consistency import pass_all_reason
 
 _SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "fail": 3, "error": 4}
 
@@ -36,8 +37,9 @@ def score_case(case: CaseResult) -> None:
         setattr(case, name, value)
 
 
-def case_verdict(case: CaseResult, thresholds: Thresholds) -> tuple[Verdict, list[str]]:
-    """The case's verdict and every gate it failed."""
+def case_verdict(case: CaseResult, thresholds: Thresholds, pass_all: bool = False) -> tuple[Verdict, list[str]]:
+    """The case's verdict and every gate it failed; `pass_all`: a case with repeats fails unless
+    every one of its runs passed on its own (`RunResult.passed`)."""
     if case.verdict == "skipped":
         return "skipped", case.reasons
     reasons: list[str] = []
@@ -47,6 +49,8 @@ def case_verdict(case: CaseResult, thresholds: Thresholds) -> tuple[Verdict, lis
         reasons.append(f"checks: {case.checks_total - case.checks_passed} of {case.checks_total} failed")
     if case.critical_failures:
         reasons.append("critical item failed: " + ", ".join(case.critical_failures))
+    if pass_all and (failed_runs := pass_all_reason(case)):
+        reasons.append(failed_runs)
     if case.rubric_pass_rate is not None and case.rubric_pass_rate < thresholds.rubric:
         interval = case.rubric_interval
         if interval is not None and interval[1] >= thresholds.rubric and not reasons:

@@ -53,6 +53,9 @@ class RunResult(BaseModel):
     target_requests: list[str] | None = Field(default=None, description="Cache keys of the model requests the "
                                                                         "target made in this run.")
     wall_seconds: float = 0.0
+    passed: bool | None = Field(default=None, description="This run passed the case's gates on its own "
+                                                          "(consistency: pass@k, pass^k); absent in results "
+                                                          "older than it.")
 
     def run_errors(self) -> list[str]:
         return [e for e in (self.error, self.extraction_error) if e]

@@ -18,6 +18,7 @@ from evalkit.llm.client import ModelClient
 from evalkit.results.agreement import agreement
 from evalkit.errors import EvalkitError, one_line
 from evalkit.scoring.extract import extract_fields
+from evalkit.results.consistency import run_passes
 from evalkit.results.gates import case_scores, case_verdict, suite_verdict, worst
 from evalkit._runtime import gc_pause as collector
 from evalkit.llm import model_lifecycle as lifecycle
@@ -232,6 +233,8 @@ class Runner:
             repeats = self.options.repeat or case.repeats
             pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage) for r in range(repeats)]
             runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
+            for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
+                run.passed = run_passes(run, thresholds)
             scored.update(case_scores(runs), runs=runs)
             fields = {n: suite.fields[n] for n in case.fields}
             extracted = [r.fields for r in runs]
@@ -246,7 +249,7 @@ class Runner:
                             wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
                             **scored)
         if not case.skip:
-            result.verdict, result.reasons = case_verdict(result, thresholds)
+            result.verdict, result.reasons = case_verdict(result, thresholds, case.pass_all)
         self._emit(suite_result, result)
         return result
 

@@ -247,6 +247,7 @@ class _Loader:
                 if extract or wanted else []
             cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
+                              pass_all=spec.pass_all if cspec.pass_all is None else cspec.pass_all,
                               tags=list(dict.fromkeys([*spec.tags, *cspec.tags])) if spec.tags else cspec.tags,
                               skip=cspec.skip, line=self.line_of(cloc), file=self.cases_file))
         compared = self._check_comparisons(spec, {c.id: i for i, c in enumerate(cases)}, field_names)

@@ -83,6 +83,7 @@ class Case:
     input: Any
     items: list[Item]
     repeats: int = 1
+    pass_all: bool = False  # with repeats, the case fails unless every run passes
     fields: list[str] = field(default_factory=list)
     description: str = ""
     tags: list[str] = field(default_factory=list)

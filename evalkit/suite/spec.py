@@ -161,6 +161,8 @@ class CaseSpec(_Strict):
                                      description="Items scored for the pass rate; or the name of a "
                                                  "rubric under the suite's `rubrics`.")
     repeats: int | None = Field(default=None, ge=1, le=100)
+    pass_all: bool | None = Field(default=None, description="Fail the case unless every one of its runs passes "
+                                                            "(pass^k); default: the suite's `pass_all`.")
     fields: list[str] | None = Field(default=None, description="Fields to extract (default: all).")
     tags: list[str] = Field(default_factory=list, description="Names `--tag` selects the case by (e.g. pr).")
     skip: str | None = Field(default=None, description="Reason to skip this case.")
@@ -308,6 +310,8 @@ class SuiteSpec(_Strict):
                                                      "built-in `complete` check; false to allow it.")
     temperature: float | None = Field(default=None, ge=0, le=1)
     repeats: int = Field(default=1, ge=1, le=100)
+    pass_all: bool = Field(default=False, description="A case with repeats fails unless every one of its runs "
+                                                      "passes on its own (pass^k), not only its pass rate.")
     judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
                                                                    "the majority of each item's verdicts.")
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
