@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.llm.budget import request_tokens, text_tokens as _tokens
 from evalkit.llm.cache import ResponseCache
 from evalkit.checks.base import output_text
 from evalkit.run.dry_run import DryRun, dry_run_missing
@@ -27,12 +28,11 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
 from evalkit.scoring.grading import grade_request
-from evalkit.llm.prompt_prefix import PrefixLedger
+from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
 from evalkit.run.targets import prompt_request
 
-CHARS_PER_TOKEN = 4
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
 CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
@@ -167,10 +167,6 @@ def _stand_in(out_tokens: int) -> str:
     return "x" * (out_tokens * CHARS_PER_TOKEN)
 
 
-def _tokens(text: str) -> int:
-    return max(1, len(text) // CHARS_PER_TOKEN)
-
-
 class _Planner:
     """Walks the runs a run would make, counting each request once, as the client's memo does."""
 
@@ -201,7 +197,7 @@ class _Planner:
         line.add(model, in_tokens, out_tokens, batchable=batchable, read=read, write=write)
 
     def exact(self, line: Line, kind: str, request: ModelRequest, key: str, out_tokens: int) -> Any:
-        return self.request(line, kind, key, request.model, _tokens(json.dumps(request.to_api_body())), out_tokens,
+        return self.request(line, kind, key, request.model, request_tokens(request), out_tokens,
                             request=request)
 
     def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
@@ -218,7 +214,7 @@ class _Planner:
             target = suite.target
             dry = self.dry.get((str(suite.path), case.id, r))
             sent = dict(dry.requests) if dry else {}
-            rendered = {key: _tokens(json.dumps(req.to_api_body())) for key, req in sent.items()}
+            rendered = {key: request_tokens(req) for key, req in sent.items()}
             if target is not None and target.template is not None:
                 facts = {}
                 try:
@@ -259,7 +255,7 @@ class _Planner:
                 if output is not None:
                     self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
                 else:  # counted as new, its size as the run would send it
-                    self.new(line, "extraction_calls", jmodel, _tokens(json.dumps(req.to_api_body())),
+                    self.new(line, "extraction_calls", jmodel, request_tokens(req),
                              EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
@@ -281,7 +277,7 @@ class _Planner:
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
             else:
-                self.new(line, kind, jmodel, _tokens(json.dumps(req.to_api_body())), out, request=req)
+                self.new(line, kind, jmodel, request_tokens(req), out, request=req)
 
 
 def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:

@@ -304,6 +304,8 @@ class SuiteSpec(_Strict):
     compare_models: list[str] = Field(default_factory=list, description="Run the cases once per model, side by "
                                       "side (the judge stays the same); `--model` twice does the same.")
     max_tokens: int = Field(default=1024, gt=0)
+    max_cost: float | None = Field(default=None, gt=0, allow_inf_nan=False, description="A budget in US dollars: "
+                                   "the run stops sending model calls before it passes it (`--max-cost` wins).")
     complete: bool = Field(default=True, description="A run whose output stopped at max_tokens fails the "
                                                      "built-in `complete` check; false to allow it.")
     temperature: float | None = Field(default=None, ge=0, le=1)

@@ -1,0 +1,97 @@
+"""`--max-cost` / `max_cost:`: the budget stops a run. End to end through the real anthropic client
+against the loopback fake: a 1,000-case run stops within one call's cost of its budget, the cases it
+did not start are reported "not run: budget" (never as passes), and the run fails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalkit.engine import load_suites, make_client, run
+from evalkit.llm.budget import estimated_cost
+from evalkit.llm.providers.anthropic import AnthropicProvider
+from evalkit.llm.providers.interface import ModelRequest
+from evalkit.render.comment import render_comment
+from evalkit.results.gates import exit_code
+from evalkit.run.runner import RunOptions
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import Script
+
+MODEL = "claude-haiku-4-5-20251001"
+CASES = 1000
+CONCURRENCY = 8
+PROMPT = "Summarise: {{ text }}"
+TEXT = "word " * 400  # ~500 input tokens a call
+REPLY = "y" * 200  # 50 output tokens: the reply fills max_tokens, so the estimate is close to the cost
+
+
+def suite_text(max_cost: float | None = None) -> str:
+    cases = [{"id": f"c{i:04d}", "input": {"text": f"{i} {TEXT}"}, "checks": [{"type": "contains", "value": "y"}]}
+             for i in range(CASES)]
+    head = {"name": "big", "target": {"prompt": PROMPT}, "model": MODEL, "max_tokens": 50, "cases": cases}
+    if max_cost is not None:
+        head["max_cost"] = max_cost
+    return json.dumps(head)  # JSON is YAML
+
+
+def one_call() -> float:
+    """The estimate of one case's call (what the budget holds for it before it is sent)."""
+    request = ModelRequest.from_prompt(PROMPT.replace("{{ text }}", f"999 {TEXT}"), model=MODEL, max_tokens=50)
+    cost = estimated_cost(request)
+    assert cost is not None
+    return cost
+
+
+def run_big(write, tmp_path, *, suite_budget=None, max_cost=None):
+    suites = load_suites([write("big.yml", suite_text(suite_budget))])
+    with FakeAnthropicServer(Script().reply(REPLY)) as fake:
+        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), concurrency=CONCURRENCY,
+                             no_cache=True, deprecated=None)
+        report = run(suites, client, RunOptions(max_cost=max_cost))
+        sent = fake.request_count
+    return report, client, sent
+
+
+def test_a_budget_stops_a_thousand_case_run_within_one_call_of_it(write, tmp_path):
+    budget = 0.10
+    report, client, sent = run_big(write, tmp_path, max_cost=budget)
+    spent = client.usage.cost_usd
+    assert 0 < sent < CASES
+    assert spent <= budget  # never past it
+    assert budget - spent <= one_call(), (budget, spent, one_call())  # within one call's cost of it
+    [suite] = report.suites
+    by_verdict: dict[str, list[str]] = {}
+    for case in suite.cases:
+        by_verdict.setdefault(case.verdict, []).append(case.id)
+    # Every case is reported; those not sent are "not run: budget", never a pass.
+    assert len(suite.cases) == CASES
+    assert len(by_verdict["pass"]) == sent and len(by_verdict["not_run"]) == CASES - sent
+    assert set(by_verdict) == {"pass", "not_run"}
+    not_run = [c for c in suite.cases if c.verdict == "not_run"]
+    assert all(c.reasons[0].startswith("not run: budget") and c.usage.calls == 0 for c in not_run)
+    # Most were never started; those the runner's window had started were queued for a slot: never sent.
+    assert sum(not c.runs for c in not_run) > len(not_run) / 2
+    assert all("not run: budget" in (r.error or "") for c in not_run for r in c.runs)
+    assert suite.verdict == "fail" and report.verdict == "fail" and exit_code(report.verdict) == 1
+    assert report.budget is not None and report.budget.not_run == CASES - sent
+    assert report.budget.limit_usd == budget and report.budget.spent_usd == pytest.approx(spent, abs=1e-6)
+    assert report.budget.stopped and "would pass the budget of $0.10" in report.budget.stopped
+    comment = render_comment(report)
+    assert f"{CASES - sent} cases not run" in comment and "$0.10" in comment
+
+
+def test_a_suite_budget_does_the_same(write, tmp_path):
+    report, client, sent = run_big(write, tmp_path, suite_budget=0.05)
+    assert sent < CASES and client.usage.cost_usd <= 0.05
+    assert report.budget is not None and report.budget.limit_usd == 0.05
+    assert report.suites[0].count("not_run") == CASES - sent
+
+
+def test_a_budget_large_enough_changes_nothing(write, tmp_path):
+    report, client, sent = run_big(write, tmp_path, max_cost=1000)
+    assert sent == CASES and report.verdict == "pass" and exit_code(report.verdict) == 0
+    assert report.suites[0].count("pass") == CASES and not report.suites[0].count("not_run")
+    assert report.budget is not None and report.budget.stopped is None and report.budget.not_run == 0
+    assert report.budget.spent_usd == pytest.approx(client.usage.cost_usd, abs=1e-6)
+    assert "budget" not in render_comment(report).lower()
