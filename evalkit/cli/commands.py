@@ -268,6 +268,8 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
                                             "(half price, may take hours; an interrupted run resumes them).")
 @click.option("--resume", type=click.Path(dir_okay=False), help="Complete the stopped run in this JSONL (its cases "
               "not yet finished only).")
+@click.option("--max-cost", metavar="USD", help="A budget in US dollars: stop sending model calls before the run "
+              "passes it; cases not started are reported 'not run: budget' and the run fails (exit 1).")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
         models: tuple[str, ...], judge_model: str | None, repeat: int | None, concurrency: int,
@@ -275,7 +277,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
         html_path: str | None, inconclusive: str | None, batch: bool,
-        resume: str | None) -> None:
+        resume: str | None, max_cost: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.llm.batching import batch_run
@@ -286,6 +288,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     from evalkit.suite.model import selectors
     from evalkit.cli.side_by_side import against_base, models_side_by_side
 
+    from evalkit.llm.budget import parse_max_cost
+
+    budget = parse_max_cost(max_cost) if max_cost is not None else None  # a bad amount: one line, exit 2
     started_env = dict(os.environ)  # before plugins are imported: user code cannot redirect the client
     if not resume:
         suites = _load(paths)  # the paths named, else the project's (evalkit.yml)
@@ -308,7 +313,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     model = models[0] if len(models) == 1 else None
     options = RunOptions(target=target, cases=selectors(cases, tags), model=model, judge_model=judge_model,
                          repeat=repeat, rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
-                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
+                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive,
+                         max_cost=budget)
     if resume:  # the stopped run's suites and options, from its JSONL
         from evalkit.engine.resume import finished_cases, resume_run
         suites, options, out = resume_run(Path(resume), paths, options, output, comparing=bool(compared or baseline))

@@ -38,13 +38,22 @@ def estimated_cost(request: ModelRequest, *, batch: bool = False) -> float | Non
 
 def parse_max_cost(value: object, where: str = "--max-cost") -> float:
     """A budget in US dollars from a flag, a suite file or an Action input, or UsageError (one line)."""
-    text = str(value).strip().removeprefix("$")
+    problem = max_cost_problem(value)
+    if isinstance(problem, str):
+        raise UsageError(f"{where} {problem}")
+    return problem
+
+
+def max_cost_problem(value: object) -> float | str:
+    """The amount in US dollars, or what is wrong with it (`'abc' is not an amount …`)."""
+    if isinstance(value, bool):  # YAML's yes/no: not an amount
+        return f"{value!r} is not an amount of US dollars (e.g. 5 or 0.50)"
     try:
-        amount = float(text)
+        amount = float(str(value).strip().removeprefix("$"))
     except ValueError:
-        raise UsageError(f"{where} {value!r} is not an amount of US dollars (e.g. 5 or 0.50)") from None
+        return f"{str(value)!r} is not an amount of US dollars (e.g. 5 or 0.50)"
     if not math.isfinite(amount) or amount <= 0:
-        raise UsageError(f"{where} {value!r} must be more than 0 US dollars")
+        return f"{str(value)!r} must be more than 0 US dollars"
     return amount
 
 

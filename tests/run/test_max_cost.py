@@ -7,13 +7,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from click.testing import CliRunner
 
+from evalkit.cli.commands import main
 from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.budget import estimated_cost
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.render.comment import render_comment
+from evalkit.render.junit import render_junit
 from evalkit.results.gates import exit_code
+from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
@@ -95,3 +99,49 @@ def test_a_budget_large_enough_changes_nothing(write, tmp_path):
     assert report.budget is not None and report.budget.stopped is None and report.budget.not_run == 0
     assert report.budget.spent_usd == pytest.approx(client.usage.cost_usd, abs=1e-6)
     assert "budget" not in render_comment(report).lower()
+
+
+SMALL = """
+name: small
+target: {prompt: "Say {{ w }}"}
+model: claude-haiku-4-5-20251001
+max_tokens: 50
+cases:
+""" + "".join(f"  - {{id: c{i}, input: {{w: '{i} {TEXT}'}}, checks: [{{type: contains, value: y}}]}}\n" for i in range(40))
+
+
+def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_path):
+    suite = write("small.yml", SMALL)
+    out = tmp_path / "r.json"
+    with FakeAnthropicServer(Script().reply(REPLY)) as fake:
+        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+        result = CliRunner().invoke(main, ["run", str(suite), "--max-cost", "0.01", "--concurrency", "2",
+                                           "-o", str(out), "--no-cache"], env=env)
+        sent = fake.request_count
+    assert result.exit_code == 1, result.output
+    assert 0 < sent < 40
+    assert f"budget: stopped the run: $" in result.output and f"of $0.01, {40 - sent} cases not run" in result.output
+    assert f"{40 - sent} not run: budget" in result.output  # the suite's line
+    saved = Report.load(out)
+    assert saved.budget is not None and saved.budget.not_run == 40 - sent and saved.budget.spent_usd <= 0.01
+    junit = render_junit(saved)
+    assert junit.count('type="not_run"') == 40 - sent
+
+
+@pytest.mark.parametrize("args, text, message", [
+    (["--max-cost", "-1"], None, "--max-cost '-1' must be more than 0 US dollars"),
+    (["--max-cost", "abc"], None, "--max-cost 'abc' is not an amount of US dollars"),
+    (["--max-cost", "nan"], None, "--max-cost 'nan' must be more than 0 US dollars"),
+    ([], "max_cost: abc\n", "line 1: max_cost: 'abc' is not an amount of US dollars (e.g. 5 or 0.50)"),
+    ([], "max_cost: -1\n", "line 1: max_cost: '-1' must be more than 0 US dollars"),
+    ([], "max_cost: .inf\n", "line 1: max_cost: 'inf' must be more than 0 US dollars"),
+])
+def test_a_bad_budget_is_one_line_and_exit_2(write, args, text, message):
+    suite = write("s.yml", (text or "") + "target: {prompt: 'Hi'}\ncases: [{id: a}]\n")
+    result = CliRunner().invoke(main, ["run", str(suite), *args], env={"ANTHROPIC_API_KEY": "k"})
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    if text:  # a suite file's problems come as every suite file's do: the file, then one line a problem
+        assert lines[0].endswith("s.yml: 1 problem") and len(lines) == 2
+        lines = lines[1:]
+    assert len(lines) == 1 and message in lines[0], result.output
