@@ -47,11 +47,11 @@ def one_call() -> float:
     return cost
 
 
-def run_big(write, tmp_path, *, suite_budget=None, max_cost=None):
+def run_big(write, tmp_path, *, suite_budget=None, max_cost=None, cache_dir=None):
     suites = load_suites([write("big.yml", suite_text(suite_budget))])
     with FakeAnthropicServer(Script().reply(REPLY)) as fake:
         client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), concurrency=CONCURRENCY,
-                             no_cache=True, deprecated=None)
+                             no_cache=cache_dir is None, cache_dir=cache_dir, deprecated=None)
         report = run(suites, client, RunOptions(max_cost=max_cost))
         sent = fake.request_count
     return report, client, sent
@@ -90,6 +90,15 @@ def test_a_suite_budget_does_the_same(write, tmp_path):
     assert sent < CASES and client.usage.cost_usd <= 0.05
     assert report.budget is not None and report.budget.limit_usd == 0.05
     assert report.suites[0].count("not_run") == CASES - sent
+
+
+def test_run_again_with_more_budget_pays_only_for_the_cases_not_run(write, tmp_path):
+    first, _, sent = run_big(write, tmp_path, max_cost=0.05, cache_dir=tmp_path / "cache")
+    assert sent < CASES
+    # The calls already paid for come from the response cache: free, and never refused.
+    second, client, sent_again = run_big(write, tmp_path, max_cost=1000, cache_dir=tmp_path / "cache")
+    assert sent_again == CASES - sent and second.verdict == "pass"
+    assert client.usage.cache_hits == sent
 
 
 def test_a_budget_large_enough_changes_nothing(write, tmp_path):
