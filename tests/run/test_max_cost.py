@@ -15,6 +15,7 @@ from evalkit.llm.budget import estimated_cost
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.render.comment import render_comment
+from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.results.gates import exit_code
 from evalkit.results.report import Report
@@ -82,7 +83,10 @@ def test_a_budget_stops_a_thousand_case_run_within_one_call_of_it(write, tmp_pat
     assert report.budget.limit_usd == budget and report.budget.spent_usd == pytest.approx(spent, abs=1e-6)
     assert report.budget.stopped and "would pass the budget of $0.10" in report.budget.stopped
     comment = render_comment(report)
-    assert f"{CASES - sent} cases not run" in comment and "$0.10" in comment
+    assert f"{CASES - sent} cases not run" in comment and "$0.1000 budget" in comment
+    assert f"{CASES - sent} not run: budget" in comment  # the suite's counts
+    page = render_html(report)
+    assert "<strong>Budget reached</strong>" in page and f"{CASES - sent} cases not run" in page
 
 
 def test_a_suite_budget_does_the_same(write, tmp_path):
