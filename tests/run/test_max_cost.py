@@ -21,7 +21,9 @@ from evalkit.results.gates import exit_code
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.llm.client import ModelClient
 from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
 
 MODEL = "claude-haiku-4-5-20251001"
 CASES = 1000
@@ -158,3 +160,28 @@ def test_a_bad_budget_is_one_line_and_exit_2(write, args, text, message):
         assert lines[0].endswith("s.yml: 1 problem") and len(lines) == 2
         lines = lines[1:]
     assert len(lines) == 1 and message in lines[0], result.output
+
+
+def test_a_callable_targets_refused_call_is_not_run_not_an_error(write, tmp_path):
+    # The target's code runs in a worker process; its calls come back through the client, budget and all.
+    write("agent.py", "def answer(input, client):\n    return client.complete('Say ' + input['w'])\n")
+    suite = write("s.yml", "target: agent:answer\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
+                           "cases: [{id: a, input: {w: hi}, checks: [{type: contains, value: y}]}, {id: b, input: {w: ho}}]\n")
+    provider = ScriptedProvider(Script().reply(REPLY))
+    report = run(load_suites([suite]), ModelClient(provider), RunOptions(max_cost=1e-9))
+    assert not provider.requests
+    assert [c.verdict for c in report.suites[0].cases] == ["not_run", "not_run"], report.suites[0].cases[0].errors
+    assert report.verdict == "fail" and report.budget is not None and report.budget.not_run == 2
+
+
+def test_a_case_whose_judge_call_is_refused_is_not_run_not_a_verdict(write):
+    suite = write("s.yml", "target: {prompt: 'Say {{ w }}'}\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
+                           "cases: [{id: a, input: {w: hi}, rubric: [{judge: 'The answer is polite.'}]}]\n")
+    provider = ScriptedProvider(Script().reply(REPLY))
+    # Room for the target's call (about $0.0003 at max_tokens 50), not for the judge's (larger max_tokens).
+    report = run(load_suites([suite]), ModelClient(provider), RunOptions(max_cost=0.001))
+    assert len(provider.requests) == 1  # the target's call only
+    [case] = report.suites[0].cases
+    assert case.verdict == "not_run" and case.reasons[0].startswith("not run: budget: the budget stopped the run during")
+    assert case.runs[0].output == REPLY  # what the target said is kept
+    assert report.budget is not None and 0 < report.budget.spent_usd <= 0.001 and report.verdict == "fail"
