@@ -120,17 +120,20 @@ def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
               help="A previous run's results: count callable targets' calls as measured there.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder (cached requests are free).")
 @click.option("--no-cache", is_flag=True, help="Plan as if nothing were cached.")
+@click.option("--estimate-tokens", is_flag=True, help="Estimate input tokens (4 characters a token) even with "
+              "ANTHROPIC_API_KEY set, instead of counting them with the API's token counting endpoint.")
 @_guard
 def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
          cases: tuple[str, ...], tags: tuple[str, ...], results: str | None, cache_dir: str | None,
-         no_cache: bool) -> None:
-    """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
+         no_cache: bool, estimate_tokens: bool) -> None:
+    """Count the model calls a run would make and estimate tokens and dollars (no model call; with a key,
+    input tokens are counted by the API's token counting endpoint)."""
     from evalkit.engine import plan_calls  # imported per command: --help and light commands stay fast
     from evalkit.suite.model import selectors
 
     click.echo(plan_calls(_load(paths), model=model, judge_model=judge_model, repeat=repeat,
                           cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
-                          no_cache=no_cache).render())
+                          no_cache=no_cache, count_tokens=not estimate_tokens).render())
 
 
 @main.command()
