@@ -16,6 +16,8 @@ body is cut short) and "bad_shape" (a 200 whose JSON is not shaped like a messag
 The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches`) answer from
 the same script, after `batch_delay` seconds. Requests that mark a prefix with `cache_control`
 report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
+`POST /v1/messages/count_tokens` answers the input tokens the fake would report for the request
+(`fake.counted` keeps the bodies).
 """
 
 from __future__ import annotations
