@@ -60,7 +60,7 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
         "suites": [{"path": str(refs[rel].path), "target": refs[rel].target} for rel in rels],
         "options": {"model": inputs.model, "judge_model": inputs.judge_model,
                     "rubric_threshold": inputs.rubric_threshold, "agreement_threshold": inputs.agreement_threshold,
-                    "shard": inputs.shard, "inconclusive": inputs.inconclusive,
+                    "shard": inputs.shard, "inconclusive": inputs.inconclusive, "max_cost": inputs.max_cost,
                     "compare_models": list(inputs.compare_models), "batch": inputs.batch,
                     "cases": selectors(inputs)},
         "results": str(results),

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from evalkit.action.discovery import parse_list
 from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
+from evalkit.llm.budget import max_cost_problem
 from evalkit.run.sharding import parse_shard
 from evalkit.suite.spec import plain_tags
 from evalkit.limits import DEFAULT_CONCURRENCY
@@ -39,6 +40,7 @@ class Inputs:
     batch: bool = False  # prompt-target, judge and extraction calls as Message Batches
     shard: str | None = None  # "I/N": this job runs that share of the cases and does not comment
     inconclusive: str | None = None  # fail | warn | pass; None: each suite's setting
+    max_cost: float | None = None  # the run's budget in US dollars; None: the suites' max_cost:, if any
     merge: str = ""  # merge mode: the shards' results files (globs), merged into one report and comment
     compare_models: tuple[str, ...] = ()  # two or more: a model-against-model run
     tags: tuple[str, ...] = ()  # only cases with one of these tags (`--tag`); empty: every case
@@ -116,6 +118,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         batch=boolean("batch", "false"),
         merge=env.get("INPUT_MERGE", ""),
         inconclusive=choice("inconclusive", ("fail", "warn", "pass")),
+        max_cost=_max_cost(read_input(env, "max_cost"), problems),
         compare_models=_models(read_input(env, "compare_models"), problems),
         tags=_tags(read_input(env, "tags"), problems),
         comment_mode=_comment_mode(env, problems),
@@ -130,6 +133,16 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
     if problems:
         raise UsageError("invalid input: " + "; ".join(problems))
     return inputs
+
+
+def _max_cost(raw: str, problems: list[str]) -> float | None:
+    if not raw.strip():
+        return None
+    amount = max_cost_problem(raw)
+    if isinstance(amount, str):
+        problems.append(f"max_cost: {amount}")
+        return None
+    return amount
 
 
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")

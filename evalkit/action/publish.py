@@ -11,7 +11,7 @@ from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
 from evalkit.github.sticky_comment import CommentResult, upsert_comment
 from evalkit.render.comment import MARKER
-from evalkit.render.log import case_lines, suite_line, usage_line
+from evalkit.render.log import budget_line, case_lines, suite_line, usage_line
 from evalkit.results.report import Report
 
 
@@ -46,6 +46,11 @@ def log_report(report: Report, workspace: Path) -> None:
                                 file=file, line=case.line, title=f"evalkit {suite.name}: {case.id} {case.verdict}")
     for warning in report.warnings:
         commands.annotation("warning", f"evalkit: {warning}", title="evalkit")
+    budget = budget_line(report)
+    if budget and report.budget is not None and report.budget.stopped:
+        commands.annotation("error", f"evalkit: {budget}", title="evalkit: the budget stopped the run")
+    elif budget:
+        print(f"evalkit: {budget}")
     print(f"evalkit: {usage_line(report)}")
 
 

@@ -62,7 +62,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                          agreement_threshold=opts.get("agreement_threshold"),
                          jsonl_path=Path(job["jsonl"]) if job.get("jsonl") else None,
                          shard=parse_shard(opts["shard"]) if opts.get("shard") else None,
-                         inconclusive=opts.get("inconclusive"), cases=list(opts.get("cases") or []))
+                         inconclusive=opts.get("inconclusive"), cases=list(opts.get("cases") or []),
+                         max_cost=opts.get("max_cost"))
     results = Path(job["results"])
     if options.cases and not any(s.select(options.cases) for s in suites):
         # A pull request that touches only suites without the `tags` input's tags: nothing to run, not an error.

@@ -120,17 +120,20 @@ def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
               help="A previous run's results: count callable targets' calls as measured there.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder (cached requests are free).")
 @click.option("--no-cache", is_flag=True, help="Plan as if nothing were cached.")
+@click.option("--estimate-tokens", is_flag=True, help="Estimate input tokens (4 characters a token) even with "
+              "ANTHROPIC_API_KEY set, instead of counting them with the API's token counting endpoint.")
 @_guard
 def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
          cases: tuple[str, ...], tags: tuple[str, ...], results: str | None, cache_dir: str | None,
-         no_cache: bool) -> None:
-    """Count the model calls a run would make and estimate tokens and dollars (calls nothing)."""
+         no_cache: bool, estimate_tokens: bool) -> None:
+    """Count the model calls a run would make and estimate tokens and dollars (no model call; with a key,
+    input tokens are counted by the API's token counting endpoint)."""
     from evalkit.engine import plan_calls  # imported per command: --help and light commands stay fast
     from evalkit.suite.model import selectors
 
     click.echo(plan_calls(_load(paths), model=model, judge_model=judge_model, repeat=repeat,
                           cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
-                          no_cache=no_cache).render())
+                          no_cache=no_cache, count_tokens=not estimate_tokens).render())
 
 
 @main.command()
@@ -268,6 +271,8 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
                                             "(half price, may take hours; an interrupted run resumes them).")
 @click.option("--resume", type=click.Path(dir_okay=False), help="Complete the stopped run in this JSONL (its cases "
               "not yet finished only).")
+@click.option("--max-cost", metavar="USD", help="A budget in US dollars: stop sending model calls before the run "
+              "passes it; cases not started are reported 'not run: budget' and the run fails (exit 1).")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
         models: tuple[str, ...], judge_model: str | None, repeat: int | None, concurrency: int,
@@ -275,7 +280,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
         html_path: str | None, inconclusive: str | None, batch: bool,
-        resume: str | None) -> None:
+        resume: str | None, max_cost: str | None) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.llm.batching import batch_run
@@ -286,6 +291,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     from evalkit.suite.model import selectors
     from evalkit.cli.side_by_side import against_base, models_side_by_side
 
+    from evalkit.llm.budget import parse_max_cost
+
+    budget = parse_max_cost(max_cost) if max_cost is not None else None  # a bad amount: one line, exit 2
     started_env = dict(os.environ)  # before plugins are imported: user code cannot redirect the client
     if not resume:
         suites = _load(paths)  # the paths named, else the project's (evalkit.yml)
@@ -308,7 +316,8 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     model = models[0] if len(models) == 1 else None
     options = RunOptions(target=target, cases=selectors(cases, tags), model=model, judge_model=judge_model,
                          repeat=repeat, rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
-                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive)
+                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive,
+                         max_cost=budget)
     if resume:  # the stopped run's suites and options, from its JSONL
         from evalkit.engine.resume import finished_cases, resume_run
         suites, options, out = resume_run(Path(resume), paths, options, output, comparing=bool(compared or baseline))

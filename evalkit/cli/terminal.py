@@ -20,12 +20,15 @@ MAX_PROBLEM_CHARS = 300  # of an error shown under its case while running (the r
 def summarise(result: Any, out: Path) -> int:
     """A line per suite, the warnings, the usage; the exit code of the verdict."""
     from evalkit.results.gates import exit_code  # imported per command: --help and light commands stay fast
-    from evalkit.render.log import suite_line, usage_line
+    from evalkit.render.log import budget_line, suite_line, usage_line
 
     for suite in result.suites:
         click.echo(suite_line(suite))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    budget = budget_line(result)
+    if budget:
+        click.echo(budget)
     click.echo(f"verdict: {result.verdict} · {usage_line(result)} · results: {out}")
     return exit_code(result.verdict)
 
@@ -72,7 +75,7 @@ class Progress:
         line = self._case_line(suite, case)
         if self.live:
             self._clear_status()
-            if case.verdict not in ("pass", "skipped"):
+            if case.verdict not in ("pass", "skipped", "not_run"):  # not run: the summary counts them
                 self._write(line + "\n")
             self._write(self.status())
             self._status_shown = True
@@ -102,7 +105,7 @@ class Progress:
     def _case_line(self, suite: Any, case: Any) -> str:
         word = case.verdict.upper()
         if self.live:
-            word = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-", "inconclusive": "?"}.get(case.verdict, word)
+            word = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-", "inconclusive": "?", "not_run": "⛔"}.get(case.verdict, word)
         why = f"  ({'; '.join(case.reasons)})" if case.reasons and case.verdict != "pass" else ""
         text = f"{word} {suite.name}/{case.id} {case.wall_seconds:.1f}s{why}"
         # What went wrong, under the case: a run error or an item's error (the reports hold the rest).

@@ -51,8 +51,8 @@ def compare_reports(base: Report, head: Report, *, alpha: float = DEFAULT_ALPHA,
 
 
 def _suite_cases(name: str, base: SuiteResult | None, head: SuiteResult | None, alpha: float) -> list[CaseDiff]:
-    b = {c.id: c for c in (base.cases if base else []) if c.verdict != "skipped"}
-    h = {c.id: c for c in (head.cases if head else []) if c.verdict != "skipped"}
+    b = {c.id: c for c in (base.cases if base else []) if c.verdict not in ("skipped", "not_run")}
+    h = {c.id: c for c in (head.cases if head else []) if c.verdict not in ("skipped", "not_run")}
     diffs = [compare_case(name, b[i], h[i], alpha) for i in b if i in h]
     gone, added = [i for i in b if i not in h], [i for i in h if i not in b]
     # Cases are matched by id: a renamed case shows as one removed and one new, and says so.
@@ -183,7 +183,7 @@ def field_changes(base: CaseResult, head: CaseResult) -> list[FieldChange]:
 
 def side_stats(suites: list[SuiteResult], report: Report | None = None) -> SideStats:
     """Totals of `suites`; the run's own usage and wall time when given the report."""
-    cases = [c for s in suites for c in s.cases if c.verdict != "skipped"]
+    cases = [c for s in suites for c in s.cases if c.verdict not in ("skipped", "not_run")]
     stats = SideStats(cases=len(cases), passed=sum(c.verdict == "pass" for c in cases),
                       failed=sum(c.verdict == "fail" for c in cases),
                       errors=sum(c.verdict == "error" for c in cases),

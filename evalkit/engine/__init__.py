@@ -274,15 +274,22 @@ def writable(paths: list[str | Path | None]) -> None:
 
 
 def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: str | Path | None = None,
-               no_cache: bool = False, **options: Any) -> Estimate:
+               no_cache: bool = False, count_tokens: bool = True, **options: Any) -> Estimate:
     """`evalkit plan`: the calls a run would make, with the response cache a run would use and,
-    when given, a previous run's results (callable targets' calls as measured there)."""
+    when given, a previous run's results (callable targets' calls as measured there). With a key
+    (and `count_tokens`), input tokens come from the API's token counting endpoint (no model call)."""
     from evalkit.compare import load_results  # only this command needs it
     from evalkit.engine.planning import estimate
 
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
     previous = load_results(results) if results else None
-    return estimate(suites, cache=cache, previous=previous, previous_path=results, **options)
+    counter = None
+    if count_tokens and api_key_set():
+        from evalkit.llm.providers.token_count import token_counter  # loads anthropic: only a plan with a key
+
+        counter = token_counter(os.environ["ANTHROPIC_API_KEY"].strip(),
+                                (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None)
+    return estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter, **options)
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

@@ -118,7 +118,8 @@ def base_spec(options: RunOptions, *, concurrency: int, cache_dir: str | Path | 
     return {"options": {"target": options.target, "cases": list(options.cases), "model": options.model,
                         "judge_model": options.judge_model, "repeat": options.repeat,
                         "rubric_threshold": options.rubric_threshold,
-                        "agreement_threshold": options.agreement_threshold},
+                        "agreement_threshold": options.agreement_threshold,
+                        "max_cost": options.max_cost},  # the base run has a budget of its own, the same
             "concurrency": concurrency, "no_cache": no_cache, "shard": shard, "api_key": api_key,
             "cache_dir": None if no_cache else str(Path(cache_dir or default_cache_dir()).resolve())}
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
+from evalkit.llm.budget import request_tokens, text_tokens as _tokens
+from evalkit.errors import one_line
 from evalkit.llm.cache import ResponseCache
 from evalkit.checks.base import output_text
 from evalkit.run.dry_run import DryRun, dry_run_missing
@@ -27,12 +29,11 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
 from evalkit.scoring.grading import grade_request
-from evalkit.llm.prompt_prefix import PrefixLedger
+from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
 from evalkit.run.targets import prompt_request
 
-CHARS_PER_TOKEN = 4
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
 CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
@@ -98,6 +99,7 @@ class Profile:
 class Estimate:
     lines: list[Line]
     measured_in: str | None = None  # the results file callable targets' calls were measured in
+    tokens: "InputCount | None" = None  # how the input tokens were had: counted by the API or estimated
     profiles: list[Profile] = field(default_factory=list)
 
     def cost(self) -> tuple[float, list[str]]:
@@ -152,9 +154,55 @@ class Estimate:
             rows.append("both: the judge and the extraction of one output in one call")
         if unpriced:
             rows.append(f"no price known for: {', '.join(unpriced)} (its calls are left out of the dollars)")
+        rows.append(self.tokens.describe() if self.tokens is not None else _ESTIMATED)  # exact or estimated: which
         rows.append("Token figures are estimates; judge and extraction calls whose target output is not known "
                     "yet are counted as new (a real run may share or find some in the cache).")
         return "\n".join(rows)
+
+
+_ESTIMATED = ("input tokens: estimated (4 characters a token of the request); with ANTHROPIC_API_KEY set, "
+              "`evalkit plan` counts them with the API's token counting endpoint")
+
+
+@dataclass
+class InputCount:
+    """Input tokens counted exactly by the API's token counting endpoint (a key is set), memoised by request."""
+
+    count: Callable[[ModelRequest], int] | None
+    known: dict[str, int] = field(default_factory=dict)
+    estimated: set[str] = field(default_factory=set)  # requests of the plan whose input was estimated
+    failed: str | None = None  # why counting stopped (then every request is estimated)
+
+    def __post_init__(self) -> None:
+        self.counting = self.count is not None  # a key was set: the plan asked the endpoint
+
+    def tokens(self, request: ModelRequest) -> int:
+        """Counted when a counter is given and answers, else estimated."""
+        key = json.dumps(request.to_api_body(), sort_keys=True)
+        if key in self.known:
+            return self.known[key]
+        if self.count is not None:
+            try:
+                self.known[key] = self.count(request)
+                return self.known[key]
+            except Exception as exc:  # noqa: BLE001 - whatever stops counting, the plan goes on with estimates
+                self.count, self.failed = None, one_line(exc)
+        return self.guess(request, key)
+
+    def guess(self, request: ModelRequest, key: str | None = None) -> int:
+        """Estimated: a request not sent as planned (it holds a stand-in for an output not known yet)."""
+        self.estimated.add(key or json.dumps(request.to_api_body(), sort_keys=True))
+        return request_tokens(request)
+
+    def describe(self) -> str:
+        if not self.counting:
+            return _ESTIMATED
+        if self.failed:
+            return (f"input tokens: estimated (4 characters a token): the token counting endpoint failed "
+                    f"({self.failed}) after {len(self.known)} requests")
+        return (f"input tokens: {len(self.known)} distinct requests counted exactly by the API's token counting "
+                f"endpoint; {len(self.estimated)} estimated (4 characters a token: requests that hold an output "
+                f"not known yet)")
 
 
 def _dollars(amount: float) -> str:
@@ -167,19 +215,16 @@ def _stand_in(out_tokens: int) -> str:
     return "x" * (out_tokens * CHARS_PER_TOKEN)
 
 
-def _tokens(text: str) -> int:
-    return max(1, len(text) // CHARS_PER_TOKEN)
-
-
 class _Planner:
     """Walks the runs a run would make, counting each request once, as the client's memo does."""
 
     def __init__(self, cache: ResponseCache | None, previous: Report | None,
-                 dry: dict[tuple[str, str, int], DryRun] | None = None):
+                 dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None):
         self.cache = cache
         self.seen: set[str] = set()
         self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
         self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
+        self.tokens = tokens if tokens is not None else InputCount(None)
         self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
 
     def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
@@ -201,7 +246,7 @@ class _Planner:
         line.add(model, in_tokens, out_tokens, batchable=batchable, read=read, write=write)
 
     def exact(self, line: Line, kind: str, request: ModelRequest, key: str, out_tokens: int) -> Any:
-        return self.request(line, kind, key, request.model, _tokens(json.dumps(request.to_api_body())), out_tokens,
+        return self.request(line, kind, key, request.model, self.tokens.tokens(request), out_tokens,
                             request=request)
 
     def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
@@ -218,7 +263,7 @@ class _Planner:
             target = suite.target
             dry = self.dry.get((str(suite.path), case.id, r))
             sent = dict(dry.requests) if dry else {}
-            rendered = {key: _tokens(json.dumps(req.to_api_body())) for key, req in sent.items()}
+            rendered = {key: self.tokens.tokens(req) for key, req in sent.items()}
             if target is not None and target.template is not None:
                 facts = {}
                 try:
@@ -259,7 +304,7 @@ class _Planner:
                 if output is not None:
                     self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
                 else:  # counted as new, its size as the run would send it
-                    self.new(line, "extraction_calls", jmodel, _tokens(json.dumps(req.to_api_body())),
+                    self.new(line, "extraction_calls", jmodel, self.tokens.guess(req),
                              EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
@@ -281,7 +326,7 @@ class _Planner:
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
             else:
-                self.new(line, kind, jmodel, _tokens(json.dumps(req.to_api_body())), out, request=req)
+                self.new(line, kind, jmodel, self.tokens.guess(req), out, request=req)
 
 
 def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
@@ -296,14 +341,15 @@ def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
 
 def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
              repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
-             previous: Report | None = None, previous_path: str | None = None) -> Estimate:
+             previous: Report | None = None, previous_path: str | None = None,
+             count_tokens: Callable[[ModelRequest], int] | None = None) -> Estimate:
     """The calls a run of `suites` would make (see the module's docstring for the rules), and beside
     them the cost of the other profiles: every case when tags select, else each tag's cases."""
     selectors = list(cases or [])
     dry: dict[tuple[str, str, int], DryRun] = {}
 
     def lines_for(chosen: list[str]) -> list[Line]:
-        planner = _Planner(cache, previous, dry)
+        planner = _Planner(cache, previous, dry, tokens)
         lines = []
         for suite in suites:
             line = Line(suite.name)
@@ -318,7 +364,9 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
             lines.append(line)
         return lines
 
-    result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None)
+    tokens = InputCount(count_tokens)  # one memo for every profile: a request is counted once
+    result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None,
+                      tokens=tokens)
     ids = [s for s in selectors if not s.startswith(TAG_PREFIX)]
     if len(ids) < len(selectors):  # tags select: the nightly profile is every case (of the same ids)
         others = [(f"every case{' ' + describe_selection(ids) if ids else ''} (no --tag: the nightly profile)", ids)]

@@ -3,6 +3,7 @@ the providers and Message Batches."""
 
 __all__ = [
     "batching",
+    "budget",
     "cache",
     "client",
     "concurrency",

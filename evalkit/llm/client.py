@@ -10,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from evalkit.llm.budget import Budget, BudgetExceeded
 from evalkit.llm.cache import ResponseCache
 from evalkit.llm.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
@@ -66,6 +67,7 @@ class ModelClient:
         retry: RetryPolicy = RetryPolicy(),
         deprecated: Callable[[], dict[str, str]] | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        budget: Budget | None = None,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -85,6 +87,7 @@ class ModelClient:
         self.retries = 0
         self.batcher: Any = None  # an evalkit.llm.batching.Batcher when the run sends calls as Message Batches
         self.warmup = WarmUp()  # requests sharing a prompt-cache prefix: the first writes it, the others read
+        self.budget = budget  # --max-cost: asked before every call sent (cache hits and shared replies are free)
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -150,7 +153,7 @@ class ModelClient:
             if hit is not None and _valid(hit, validate):
                 return hit, True, True
         if self.batcher is not None and self.batcher.takes(role):
-            response = await self.batcher.generate(request, key)
+            response = await self._batched(request, key)
         else:
             response = await self._warm_call(request)
         valid = _valid(response, validate)
@@ -160,6 +163,18 @@ class ModelClient:
                 self.warn(self.cache.unusable)
                 self.cache = None
         return response, False, valid
+
+    async def _batched(self, request: ModelRequest, key: str) -> ModelResponse:
+        """The call as part of a Message Batch; the budget holds its cost (at batch prices) until it is answered."""
+        if self.budget is None:
+            return await self.batcher.generate(request, key)  # type: ignore[no-any-return]  # the Batcher returns a ModelResponse; typed Any to keep batching out of this import
+        reserved, cost = self.budget.reserve(request, batch=True), None
+        try:
+            response: ModelResponse = await self.batcher.generate(request, key)
+            cost = call_cost(response)
+            return response
+        finally:
+            self.budget.settle(reserved, cost)
 
     async def _warm_call(self, request: ModelRequest) -> ModelResponse:
         """The call, after any request in flight that writes the same prompt-cache prefix is answered."""
@@ -176,12 +191,28 @@ class ModelClient:
             self.warmup.after(writes, time.monotonic(), answered)
 
     async def _call_with_retries(self, request: ModelRequest) -> ModelResponse:
+        if self.budget is None:
+            return await self._attempts(request, None)
+        held: list[float] = []  # the budget's hold on the call: taken with its first slot, once
+        cost: float | None = None
+        try:
+            response = await self._attempts(request, held)
+            cost = call_cost(response)
+            return response
+        finally:
+            self.budget.settle(sum(held), cost)
+
+    async def _attempts(self, request: ModelRequest, held: list[float] | None) -> ModelResponse:
         attempt = rate_limited = 0
         faults: dict[str, int] = {}  # met and retried: on success, the faults this call absorbed
         while True:
             attempt += 1
             try:
                 async with queued(self.limiter.slot()) as slot:  # the wait for a slot is the case's queue time
+                    if held is not None and not held:
+                        # Asked once the call has a slot: a call still queued when the budget stops
+                        # the run is never sent. A refusal is not a fault and is never retried.
+                        held.append(self.budget.reserve(request))  # type: ignore[union-attr]  # held is given only with a budget
                     try:
                         response = await self.provider.generate(request)
                     except ProviderError as exc:
@@ -192,6 +223,8 @@ class ModelClient:
                     slot.succeeded(response.rate_limit, response.input_tokens)
                     response.faults = faults
                     return response
+            except BudgetExceeded:
+                raise
             except ProviderError as exc:
                 faults[fault_kind(exc.status)] = faults.get(fault_kind(exc.status), 0) + 1
                 if exc.status == 429 and rate_limited < self.retry.max_rate_limited:
@@ -242,12 +275,15 @@ class BoundClient:
         self.target_requests: list[str] = []  # cache keys of the target's model requests in this run
         self.sample = 0  # >0: another sample of the same request (judge repeats), cached apart
         self.batching = client.batcher is not None  # a prompt target's call may wait for a Message Batch
+        self.refused = False  # the run's budget refused a call of this run (or of one of its samples)
+        self._origin = self  # the client whose run this is: a sample's refusal is its run's
 
     def sampled(self, k: int) -> "BoundClient":
         """This client for the k-th sample of a repeated judgement: same scopes, its own cache key."""
         other = BoundClient(self._client, model=self.model, repeat=self.repeat, scopes=self._scopes,
                             max_tokens=self.max_tokens, temperature=self.temperature, tiers=self.tiers)
         other.sample = k
+        other._origin = self._origin
         return other
 
     def resolve_model(self, model: str | None) -> str:
@@ -262,8 +298,12 @@ class BoundClient:
         key = request.cache_key(repeat)
         if role == "target":
             self.target_requests.append(key)
-        response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
-                                               validate=validate, key=key)
+        try:
+            response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
+                                                   validate=validate, key=key)
+        except BudgetExceeded:
+            self._origin.refused = True  # the runner reports the case "not run: budget", not as an error
+            raise
         if role == "target" and response.stop_reason == "max_tokens":
             self.truncated = True
         return response

@@ -115,6 +115,8 @@ class EvalCaseItem(pytest.Item):
         case = self._case()
         if case.verdict == "skipped":
             pytest.skip("; ".join(case.reasons) or "skipped by the suite")
+        if case.verdict == "not_run":  # the run's budget stopped it first: never a pass
+            raise EvalFailed(f"case {case.id}: " + "; ".join(case.reasons))
         if self.repeat is not None:
             run = case.runs[self.repeat]
             failing = [i for i in run.items if i.status == "error" or (

@@ -69,7 +69,7 @@ def flags(case: CaseResult, change: str | None) -> list[str]:
 
 
 def pass_rate(suite: SuiteResult) -> float | None:
-    scored = [c for c in suite.cases if c.verdict != "skipped"]
+    scored = [c for c in suite.cases if c.verdict not in ("skipped", "not_run")]
     return sum(c.verdict == "pass" for c in scored) / len(scored) if scored else None
 
 

@@ -14,7 +14,7 @@ def render_junit(report: Report) -> str:
                       time=f"{report.wall_seconds:.3f}")
     for suite in report.suites:
         el = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(suite.cases)),
-                           failures=str(suite.count("fail")), errors=str(suite.count("error")),
+                           failures=str(suite.count("fail") + suite.count("not_run")), errors=str(suite.count("error")),
                            skipped=str(suite.count("skipped")), time=f"{suite.wall_seconds:.3f}")
         if suite.usage.faults_absorbed:
             props = ET.SubElement(el, "properties")
@@ -47,6 +47,8 @@ def render_junit(report: Report) -> str:
                               message=("inconclusive: " + message)[:500])
             elif case.verdict == "skipped":
                 ET.SubElement(tc, "skipped", message="; ".join(case.reasons)[:500])
+            elif case.verdict == "not_run":  # the budget stopped the run first: never a pass, and it fails the run
+                ET.SubElement(tc, "failure", type="not_run", message=message)
         for cmp in suite.comparisons:
             tc = ET.SubElement(el, "testcase", classname=f"{suite.name}.compare", name=cmp.id)
             if cmp.status in ("fail", "error"):

@@ -17,6 +17,7 @@ def suite_line(suite: SuiteResult, width: int = 7) -> str:
     return (f"{suite.verdict.upper().ljust(width)} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} failed, "
             f"{suite.count('error')} errors"
             + (f", {suite.count('inconclusive')} inconclusive" if suite.count("inconclusive") else "")
+            + (f", {suite.count('not_run')} not run: budget" if suite.count("not_run") else "")
             + (f" — {suite.error}" if suite.error else "")
             + (f" ({suite.calibration})" if suite.calibration else "")
             + (f"; {absorbed(suite.usage)}" if suite.usage.faults_absorbed else ""))
@@ -37,6 +38,18 @@ def usage_line(report: Report) -> str:
     return (f"{u.calls} model calls, {u.cache_hits} cache hits, {u.input_tokens + u.output_tokens:,} tokens, "
             f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s{waits}"
             + (f", {absorbed(u)}" if u.faults_absorbed else ""))
+
+
+def budget_line(report: Report) -> str | None:
+    """What the run's budget did, when it had one: `budget: stopped the run: $0.0991 spent of $0.10, 868 cases
+    not run (why)`, or `budget: $0.41 spent of $5.00`."""
+    b = report.budget
+    if b is None:
+        return None
+    if b.stopped:
+        return (f"budget: stopped the run: ${b.spent_usd:.4f} spent of ${b.limit_usd:.2f}, {b.not_run} cases not run "
+                f"({b.stopped}); a case not run is never a pass: exit 1")
+    return f"budget: ${b.spent_usd:.4f} spent of ${b.limit_usd:.2f}"
 
 
 def tail(text: str, limit: int = MAX_TRACEBACK_CHARS) -> str:

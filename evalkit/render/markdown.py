@@ -13,7 +13,7 @@ from evalkit.results.report import CaseResult, ItemResult, Report
 
 DEFAULT_TEMPLATE = "report.md.j2"
 EXCERPT_CHARS = 280  # of a failing answer quoted in the report: enough to recognise it, results.json has it all
-ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "n/a": "➖", "inconclusive": "❔"}
+ICONS = {"pass": "✅", "fail": "❌", "error": "⚠️", "skipped": "⏭️", "n/a": "➖", "inconclusive": "❔", "not_run": "⛔"}
 
 
 def _environment(template_dir: Path | None) -> Any:

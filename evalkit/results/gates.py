@@ -9,7 +9,7 @@ from evalkit.results.report import CaseResult, ComparisonResult, RunResult, Suit
 from evalkit.results.intervals import wilson
 from evalkit.results.consistency import pass_all_reason
 
-_SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "fail": 3, "error": 4}
+_SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "not_run": 3, "fail": 4, "error": 5}
 
 
 def case_scores(runs: list[RunResult]) -> dict[str, Any]:
@@ -40,8 +40,8 @@ def score_case(case: CaseResult) -> None:
 def case_verdict(case: CaseResult, thresholds: Thresholds, pass_all: bool = False) -> tuple[Verdict, list[str]]:
     """The case's verdict and every gate it failed; `pass_all`: a case with repeats fails unless
     every one of its runs passed on its own (`RunResult.passed`)."""
-    if case.verdict == "skipped":
-        return "skipped", case.reasons
+    if case.verdict in ("skipped", "not_run"):
+        return case.verdict, case.reasons
     reasons: list[str] = []
     if case.errors:
         reasons.append(f"{len(case.errors)} error row(s)")
@@ -68,10 +68,11 @@ def case_verdict(case: CaseResult, thresholds: Thresholds, pass_all: bool = Fals
 
 def suite_verdict(suite: SuiteResult) -> Verdict:
     """The worst verdict of the suite's cases; an inconclusive case counts as the suite's
-    `inconclusive` setting says (fail, pass, or warn: the suite is inconclusive, exit 0)."""
+    `inconclusive` setting says (fail, pass, or warn: the suite is inconclusive, exit 0); a case the
+    budget did not run fails the suite (it is never a pass)."""
     as_setting: dict[str, Verdict] = {"fail": "fail", "pass": "pass", "warn": "inconclusive"}
-    verdicts: list[Verdict] = [as_setting[suite.inconclusive] if v == "inconclusive" else v
-                               for v in suite.case_verdicts()]
+    verdicts: list[Verdict] = [as_setting[suite.inconclusive] if v == "inconclusive" else
+                               "fail" if v == "not_run" else v for v in suite.case_verdicts()]
     verdicts += [_comparison_verdict(c) for c in suite.comparisons]
     if suite.error:
         verdicts.append("error")

@@ -15,7 +15,9 @@ from evalkit.results.agreement import FieldAgreement
 from evalkit.results.provenance import Provenance
 from evalkit.results.intervals import wilson
 
-Verdict = Literal["pass", "fail", "error", "skipped", "inconclusive"]
+# not_run: a case the run's budget (--max-cost) stopped before it started; its suite fails.
+Verdict = Literal["pass", "fail", "error", "skipped", "inconclusive", "not_run"]
+NOT_RUN_BUDGET = "not run: budget"  # the reason of every case the budget stopped
 Status = Literal["pass", "fail", "error", "n/a"]
 REPORT_VERSION = 1
 
@@ -117,7 +119,7 @@ class SuiteResult(BaseModel):
 
     def pass_interval(self) -> tuple[float, float] | None:
         """Wilson 95 % interval of the share of the suite's scored cases that passed."""
-        scored = [c for c in self.cases if c.verdict != "skipped"]
+        scored = [c for c in self.cases if c.verdict not in ("skipped", "not_run")]
         return wilson(sum(c.verdict == "pass" for c in scored), len(scored)) if scored else None
 
     def count(self, verdict: Verdict) -> int:
@@ -147,6 +149,15 @@ class RateLimitUse(BaseModel):
     paced: bool = Field(default=False, description="Call starts were spaced from the rate-limit headers.")
 
 
+class BudgetUse(BaseModel):
+    """The run's budget (`--max-cost`, `max_cost:`) and what it did."""
+
+    limit_usd: float
+    spent_usd: float = Field(default=0.0, description="Dollars the run's calls cost (this session's).")
+    stopped: str | None = Field(default=None, description="Why the budget stopped the run; None: it did not.")
+    not_run: int = Field(default=0, description="Cases not run because of the budget.")
+
+
 class Report(BaseModel):
     version: int = REPORT_VERSION
     verdict: Verdict
@@ -163,6 +174,7 @@ class Report(BaseModel):
     rate_limit: RateLimitUse = Field(default_factory=RateLimitUse)
     shard: str | None = Field(default=None, description="`I/N` for one shard's results; `evalkit merge` joins them.")
     run_id: str | None = Field(default=None, description="The id every line of the run's JSONL carries.")
+    budget: BudgetUse | None = Field(default=None, description="The run's budget, when it had one.")
     partial: bool = Field(default=False, description="The run stopped before every case finished "
                                                      "(`evalkit run --resume RESULTS.jsonl` completes it).")
 

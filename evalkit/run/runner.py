@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from evalkit.run.case_queue import run_windowed, window_for
 from evalkit.checks.base import CheckContext, output_text
-from evalkit.llm.client import ModelClient
+from evalkit.llm.budget import Budget
+from evalkit.llm.client import BoundClient, ModelClient
 from evalkit.results.agreement import agreement
 from evalkit.errors import EvalkitError, one_line
 from evalkit.scoring.extract import extract_fields
@@ -25,7 +26,8 @@ from evalkit.llm import model_lifecycle as lifecycle
 from evalkit.results import provenance
 from evalkit._runtime import queue_time as waits
 from evalkit.scoring.judge import judge_repeated
-from evalkit.results.report import CaseResult, ItemResult, ModelUse, RateLimitUse, Report, RunResult, SuiteResult
+from evalkit.results.report import (NOT_RUN_BUDGET, BudgetUse, CaseResult, ItemResult, ModelUse, RateLimitUse,
+                                    Report, RunResult, SuiteResult)
 from evalkit.results.reader import Scan, carry_over, load_report, prior_totals, scan_results
 from evalkit.results.stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
 from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
@@ -57,6 +59,14 @@ class RunOptions:
     shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
     inconclusive: str | None = None  # fail | warn | pass: overrides the suites' setting
     resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
+    max_cost: float | None = None  # the budget in US dollars; None: the smallest `max_cost:` of the suites, if any
+
+
+def run_budget(suites: list[Suite], options: RunOptions) -> float | None:
+    """The run's budget: --max-cost, else the smallest `max_cost:` of the suites run (one budget a run)."""
+    if options.max_cost is not None:
+        return options.max_cost
+    return min((s.max_cost for s in suites if s.max_cost is not None), default=None)
 
 
 def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
@@ -110,6 +120,9 @@ class Runner:
         # they do to their process cannot end this one. Synchronous targets get as many threads
         # there as model calls in flight.
         self._user = UserCode(threads=self.client.concurrency + 4, warn=self.client.warn)
+        limit = run_budget(suites, self.options)
+        if limit is not None and self.client.budget is None:
+            self.client.budget = Budget(limit)  # asked by the client before every call it sends
         self._open_stream(suites, started)
         summary = None
         try:
@@ -167,7 +180,14 @@ class Runner:
                       results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
                       provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used),
                       shard=str(self.options.shard) if self.options.shard else None,
-                      rate_limit=RateLimitUse(**vars(self.client.limiter.stats)))
+                      rate_limit=RateLimitUse(**vars(self.client.limiter.stats)), budget=self._budget_use(results))
+
+    def _budget_use(self, results: list[SuiteResult]) -> BudgetUse | None:
+        budget = self.client.budget
+        if budget is None:
+            return None
+        return BudgetUse(limit_usd=budget.limit, spent_usd=round(budget.spent, 6), stopped=budget.stopped,
+                         not_run=sum(r.count("not_run") for r in results))
 
     def _recorded_options(self) -> dict[str, Any]:
         o = self.options
@@ -227,15 +247,23 @@ class Runner:
         # The result is built once its values are known: a pydantic field assigned afterwards costs
         # ten times a value passed to the constructor, and a case's result has a dozen of them.
         scored: dict[str, Any] = {"verdict": "pass"}
+        budget = self.client.budget
+        refused: list[int] = []  # repeats whose calls the budget refused
         if case.skip:
             scored.update(verdict="skipped", reasons=[case.skip])
+        elif budget is not None and budget.stopped:  # the budget stopped the run before this case started
+            scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: {budget.stopped}"])
         else:
             repeats = self.options.repeat or case.repeats
-            pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage) for r in range(repeats)]
+            pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage, refused)
+                       for r in range(repeats)]
             runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
                 run.passed = run_passes(run, thresholds)
             scored.update(case_scores(runs), runs=runs)
+            if refused:  # started, but a call it needed was not sent: not a verdict on the target
+                scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: the budget stopped the run during "
+                                                          f"this case ({budget.stopped if budget else ''})"])
             fields = {n: suite.fields[n] for n in case.fields}
             extracted = [r.fields for r in runs]
             if len(runs) > 1 and fields and all(f is not None for f in extracted):
@@ -248,7 +276,7 @@ class Runner:
                             queue_seconds=round(clock.queued, 3),
                             wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
                             **scored)
-        if not case.skip:
+        if scored["verdict"] == "pass":  # not skipped, nor stopped by the budget: the gates decide
             result.verdict, result.reasons = case_verdict(result, thresholds, case.pass_all)
         self._emit(suite_result, result)
         return result
@@ -261,10 +289,20 @@ class Runner:
             self.options.on_case(suite_result, case)
 
     async def _run_once(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int, model: str,
-                        judge_model: str, tiers: dict[str, str], case_usage: Usage) -> RunResult:
+                        judge_model: str, tiers: dict[str, str], case_usage: Usage,
+                        refused: list[int] | None = None) -> RunResult:
         t0 = time.perf_counter()
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
+        try:
+            return await self._scored_run(suite, case, fn, repeat, judge_model, client, t0)
+        finally:
+            if client.refused and refused is not None:
+                refused.append(repeat)
+
+    async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
+                          judge_model: str, client: BoundClient, t0: float) -> RunResult:
+        """One run of a case: its target called, its output scored."""
         if isinstance(fn, WorkerTarget):
             called = await self._user.call_target(fn, case.input, client, suite.timeout.target)
         else:

@@ -267,6 +267,7 @@ class _Loader:
             compare_models=list(spec.compare_models),
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
             max_tokens=spec.max_tokens,
+            max_cost=spec.max_cost,
             temperature=spec.temperature,
             watch=spec.watch,
             thresholds=spec.thresholds,

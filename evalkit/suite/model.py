@@ -107,6 +107,7 @@ class Suite:
     compare_models: list[str] = field(default_factory=list)  # run once per model, side by side
     tiers: dict[str, str] = field(default_factory=dict)
     max_tokens: int = 1024
+    max_cost: float | None = None  # the run's budget in US dollars (the smallest of the suites run)
     temperature: float | None = None
     watch: list[str] = field(default_factory=list)
     thresholds: Thresholds = field(default_factory=Thresholds)

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from evalkit.limits import DEFAULT_CHECK_TIMEOUT, DEFAULT_JUDGE_TIMEOUT, DEFAULT_TARGET_TIMEOUT
+from evalkit.llm.budget import max_cost_problem
 from evalkit.llm.tiers import DEFAULT_JUDGE_MODEL
 
 
@@ -306,6 +307,8 @@ class SuiteSpec(_Strict):
     compare_models: list[str] = Field(default_factory=list, description="Run the cases once per model, side by "
                                       "side (the judge stays the same); `--model` twice does the same.")
     max_tokens: int = Field(default=1024, gt=0)
+    max_cost: float | None = Field(default=None, description="A budget in US dollars: the run stops sending "
+                                   "model calls before it passes it (`--max-cost` wins).")
     complete: bool = Field(default=True, description="A run whose output stopped at max_tokens fails the "
                                                      "built-in `complete` check; false to allow it.")
     temperature: float | None = Field(default=None, ge=0, le=1)
@@ -340,6 +343,16 @@ class SuiteSpec(_Strict):
     @classmethod
     def _plain_tags(cls, v: list[str]) -> list[str]:
         return plain_tags(v)
+
+    @field_validator("max_cost", mode="before")
+    @classmethod
+    def _an_amount(cls, v: Any) -> Any:
+        if v is None:
+            return v
+        amount = max_cost_problem(v)
+        if isinstance(amount, str):
+            raise ValueError(amount)
+        return amount
 
     @field_validator("cases")
     @classmethod

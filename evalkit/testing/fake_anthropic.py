@@ -16,6 +16,8 @@ body is cut short) and "bad_shape" (a 200 whose JSON is not shaped like a messag
 The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches`) answer from
 the same script, after `batch_delay` seconds. Requests that mark a prefix with `cache_control`
 report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
+`POST /v1/messages/count_tokens` answers the input tokens the fake would report for the request
+(`fake.counted` keeps the bodies).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
 from evalkit.testing.offline_server import offline_script
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
-from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, message_payload
+from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, message_payload, request_text
 
 MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
@@ -78,6 +80,7 @@ class FakeAnthropicServer:
         self.peak_in_flight = 0  # most requests waiting out `latency` at once: overlap, without timing
         self._in_flight = 0
         self._requests: list[dict[str, Any]] = []
+        self.counted: list[dict[str, Any]] = []  # bodies sent to /v1/messages/count_tokens
         self._headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._server: _Server | None = None
@@ -229,6 +232,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self._batch_call([p for p in path[len(BATCHES_PATH) + 1:].split("/") if p], body or {})
             return
+        if path == MESSAGES_PATH + "/count_tokens":
+            self._count_tokens(raw)
+            return
         if path != MESSAGES_PATH:
             self._not_found()
             return
@@ -331,6 +337,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_error(self, status: int, etype: str, message: str) -> None:
         self._send_json(status, {"type": "error", "error": {"type": etype, "message": message}})
+
+    def _count_tokens(self, raw: bytes) -> None:
+        """`POST /v1/messages/count_tokens`: the input tokens the fake reports for the same request."""
+        try:
+            body = json.loads(raw or b"null")
+            if not isinstance(body, dict) or "messages" not in body:
+                raise ValueError("the request needs messages")
+        except ValueError as exc:
+            self._send_error(400, "invalid_request_error", f"bad count_tokens request: {exc}")
+            return
+        self.server.fake.counted.append(body)
+        self._send_json(200, {"input_tokens": estimate_tokens(request_text(body))})
 
     def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), "application/json", headers)

@@ -543,3 +543,21 @@ def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path):
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
     assert "3,000+ files" in run.proc.stdout
+
+
+def test_the_max_cost_input_stops_the_run_and_the_comment_says_so(action, repo, github):
+    github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
+    with FakeAnthropicServer(greet_script()) as fake_llm:
+        # Less than any call costs: the first call is refused, so no case runs.
+        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"max_cost": "0.000001"})
+        sent = [r for r in fake_llm.requests if "messages" in r]
+    assert run.code == 1, run.log
+    assert not sent
+    assert run.outputs["verdict"] == "fail"
+    body = marked(github, 12)[0]["body"]
+    cases = SUITE.count("  - id: ")
+    assert f"The budget stopped the run — {cases} cases not run" in body and "Budget reached" in body
+    assert "::error title=evalkit%3A the budget stopped the run::evalkit: budget: stopped the run: $0.0000 spent" \
+        in run.proc.stdout
+    assert "The budget stopped the run" in run.summary

@@ -199,3 +199,15 @@ def test_the_inconclusive_input_is_one_of_fail_warn_pass():
     assert parse_inputs(base).inconclusive is None
     with pytest.raises(UsageError, match="inconclusive: 'maybe' is not one of fail, warn, pass"):
         parse_inputs({**base, "INPUT_INCONCLUSIVE": "maybe"})
+
+
+def test_the_max_cost_input_is_an_amount_of_dollars():
+    from evalkit.action.inputs import parse_inputs
+
+    base = {"INPUT_SUITES": "suites", "INPUT_ANTHROPIC_API_KEY": "k"}
+    assert parse_inputs({**base, "INPUT_MAX_COST": "2.50"}).max_cost == 2.5
+    assert parse_inputs({**base, "INPUT_MAX_COST": "$5"}).max_cost == 5
+    assert parse_inputs(base).max_cost is None
+    for bad, why in (("abc", "'abc' is not an amount of US dollars"), ("-1", "'-1' must be more than 0")):
+        with pytest.raises(UsageError, match=f"^invalid input: max_cost: {why}"):
+            parse_inputs({**base, "INPUT_MAX_COST": bad})

@@ -7,4 +7,5 @@ __all__ = [
     "interface",
     "lazy",
     "ratelimit",
+    "token_count",
 ]
