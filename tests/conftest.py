@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -51,6 +52,20 @@ def _forget_secrets_after_each_test():
     from evalkit._runtime import redaction
 
     redaction.protect({})
+
+
+@pytest.fixture(autouse=True)
+def _forget_modules_a_test_wrote(tmp_path_factory):
+    """Each test's own target and plugin modules (`agent.py` in its tmp folder) are forgotten after
+    it, as a new process would: the next test's module of the same name is its own, not a leftover
+    (which evalkit now refuses to confuse with it)."""
+    before = set(sys.modules)
+    yield
+    base = str(tmp_path_factory.getbasetemp())
+    for name in set(sys.modules) - before:
+        where = getattr(sys.modules.get(name), "__file__", None) or ""
+        if where.startswith(base):
+            sys.modules.pop(name, None)
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "fail_on_gate", "template", "cache_dir",
         "on_missing_key", "comment_key", "allow_pull_request_target_fork", "shard", "merge",
         "gate", "baseline", "install",
-        "inconclusive", "compare_models", "batch", "tags", "comment_mode", "summary", "env", "working_directory",
+        "inconclusive", "compare_models", "batch", "tags", "comment_mode", "summary", "env", "working_directory", "max_cost",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():

@@ -164,8 +164,8 @@ def test_a_bad_budget_is_one_line_and_exit_2(write, args, text, message):
 
 def test_a_callable_targets_refused_call_is_not_run_not_an_error(write, tmp_path):
     # The target's code runs in a worker process; its calls come back through the client, budget and all.
-    write("agent.py", "def answer(input, client):\n    return client.complete('Say ' + input['w'])\n")
-    suite = write("s.yml", "target: agent:answer\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
+    write("maxcost_agent.py", "def answer(input, client):\n    return client.complete('Say ' + input['w'])\n")
+    suite = write("s.yml", "target: maxcost_agent:answer\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
                            "cases: [{id: a, input: {w: hi}, checks: [{type: contains, value: y}]}, {id: b, input: {w: ho}}]\n")
     provider = ScriptedProvider(Script().reply(REPLY))
     report = run(load_suites([suite]), ModelClient(provider), RunOptions(max_cost=1e-9))
