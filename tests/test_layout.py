@@ -124,8 +124,30 @@ def test_the_length_rule_finds_a_long_module_without_a_reason(tmp_path):
     assert _unexplained_long_modules(package) == {"pkg/plain.py": MAX_MODULE_LINES + 2}
 
 
+def _older_than_the_lock() -> list[str]:
+    """Installed packages older than requirements-dev.txt pins them (CI's lowest job)."""
+    import re
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.version import Version
+
+    older = []
+    for name, pinned in re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\;]+)", (REPO / "requirements-dev.txt").read_text(),
+                                   re.M):
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            continue
+        if Version(installed) < Version(pinned):
+            older.append(f"{name} {installed} < {pinned}")
+    return older
+
+
 def test_mypy_finds_no_error_in_evalkit():
     mypy = pytest.importorskip("mypy.api", reason="mypy is in the test extra")
+    older = _older_than_the_lock()
+    if older:  # strict typing is held against the locked stubs; the lowest job tests behaviour
+        pytest.skip("mypy --strict runs with the locked set (CI's locked job); older here: " + ", ".join(older[:4]))
     out, err, status = mypy.run(["--config-file", str(REPO / "pyproject.toml"), "--cache-dir",
                                  str(REPO / ".mypy_cache"), str(REPO / "evalkit")])
     assert status == 0, out + err
