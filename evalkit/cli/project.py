@@ -69,20 +69,25 @@ class Project:
 
 def find_root(start: Path) -> Path | None:
     """The nearest folder from `start` up holding evalkit.yml, `[tool.evalkit]` or `.git`."""
+    found = _nearest(start)
+    return found[0] if found else None
+
+
+def _nearest(start: Path) -> tuple[Path, tuple[dict[str, Any], str] | None] | None:
+    """That folder and its settings, each folder's settings file read once."""
     for folder in (start, *start.parents):
-        if config_file(folder) is not None or (folder / ".git").exists():
-            return folder
-        if (folder / "pyproject.toml").is_file() and read_config(folder) is not None:
-            return folder
+        config = read_config(folder) if config_file(folder) or (folder / "pyproject.toml").is_file() else None
+        if config is not None or config_file(folder) is not None or (folder / ".git").exists():
+            return folder, config
     return None
 
 
 def load_project(start: Path | None = None) -> Project | None:
     """The project around `start` (the current folder), its settings checked; None outside one."""
-    root = find_root((start or Path.cwd()).resolve())
-    if root is None:
+    nearest = _nearest((start or Path.cwd()).resolve())
+    if nearest is None:
         return None
-    found = read_config(root)
+    root, found = nearest
     if found is None:
         return Project(root, None)
     settings, source = found
