@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from evalkit.suite.loader import load_suite
     from evalkit.suite.model import Case, Suite
     from evalkit.run.targets import TargetResult
+    from evalkit.trace.steps import Step
 
 __all__ = [
     "Case",
@@ -34,6 +35,7 @@ __all__ = [
     "Problem",
     "ProviderError",
     "Report",
+    "Step",
     "Suite",
     "SuiteError",
     "TargetResult",
@@ -56,6 +58,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "Problem": "evalkit.errors",
     "ProviderError": "evalkit.errors",
     "Report": "evalkit.results.report",
+    "Step": "evalkit.trace.steps",
     "Suite": "evalkit.suite.model",
     "SuiteError": "evalkit.errors",
     "TargetResult": "evalkit.run.targets",

@@ -14,7 +14,7 @@ import evalkit
 
 PUBLIC_API = sorted([
     "Case", "Check", "CheckContext", "EvalkitError", "ModelRequest", "ModelResponse", "Outcome", "Problem",
-    "ProviderError", "Report", "Suite", "SuiteError", "TargetResult", "get_client", "llm_judge",
+    "ProviderError", "Report", "Step", "Suite", "SuiteError", "TargetResult", "get_client", "llm_judge",
     "load_fixtures", "load_suite", "register_check", "run_checks",
 ])
 

@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from evalkit.trace.steps import Step
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -34,6 +36,7 @@ class CheckContext:
     case_id: str = ""
     suite_dir: Path | None = None
     timeout: float | None = None  # seconds a check from a plugin may take (built-ins are bounded)
+    trace: list[Step] | None = None  # the run's trajectory (evalkit.trace.steps), when the target had one
 
     @property
     def text(self) -> str:

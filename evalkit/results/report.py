@@ -14,6 +14,7 @@ from evalkit.llm.usage import Usage
 from evalkit.results.agreement import FieldAgreement
 from evalkit.results.provenance import Provenance
 from evalkit.results.intervals import wilson
+from evalkit.trace.steps import Step
 
 # not_run: a case the run's budget (--max-cost) stopped before it started; its suite fails.
 Verdict = Literal["pass", "fail", "error", "skipped", "inconclusive", "not_run"]
@@ -54,6 +55,8 @@ class RunResult(BaseModel):
     truncated: bool = Field(default=False, description="The target's reply stopped at max_tokens.")
     target_requests: list[str] | None = Field(default=None, description="Cache keys of the model requests the "
                                                                         "target made in this run.")
+    trace: list[Step] | None = Field(default=None, description="The steps the target took (messages, tool calls), "
+                                                             "when it used tools or returned a trace.")
     wall_seconds: float = 0.0
     passed: bool | None = Field(default=None, description="This run passed the case's gates on its own "
                                                           "(consistency: pass@k, pass^k); absent in results "

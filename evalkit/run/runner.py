@@ -312,7 +312,7 @@ class Runner:
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
                              traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
-        produced, facts, run["prompt"] = called.output, called.facts, called.prompt
+        produced, facts, run["prompt"], run["trace"] = called.output, called.facts, called.prompt, called.trace
         try:
             text = output_text(produced)
             run["facts"] = jsonable(facts)
@@ -334,7 +334,7 @@ class Runner:
             truncated=truncated)
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check)
+                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=called.trace)
         items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
                                             await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:

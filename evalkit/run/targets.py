@@ -19,6 +19,7 @@ from evalkit._runtime.user_calls import USER_EXITS, DaemonPool, call_shape, desc
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
+from evalkit.trace.steps import Step, read_trace
 
 # Synchronous targets block a thread while they wait for their model calls, so they must not
 # share the event loop's default executor: the HTTP client resolves host names there, and a pool
@@ -35,6 +36,9 @@ class TargetResult:
     output: Any
     facts: dict[str, Any] = field(default_factory=dict)
     prompt: str | None = None  # the rendered prompt, shown in the HTML report
+    # The steps the target took: a list of steps (evalkit.trace.steps.Step, or dicts of that shape),
+    # which trajectory checks and the judge read.
+    trace: Any = None
 
 
 TargetFn = Callable[[Any, BoundClient], Any]
@@ -98,6 +102,7 @@ class TargetCall:
     error: str | None = None
     traceback: str | None = None
     prompt: str | None = None
+    trace: list[Step] | None = None
 
 
 async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None) -> TargetCall:
@@ -134,13 +139,17 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
             return _raised(produced.exc)
         return TargetCall(error=describe_exit(produced.exc), traceback=user_traceback(produced.exc))
     facts: dict[str, Any] = {}
-    prompt = None
+    prompt = trace = None
     if isinstance(produced, TargetResult):
-        produced, facts, prompt = produced.output, dict(produced.facts), produced.prompt
+        produced, facts, prompt, trace = produced.output, dict(produced.facts), produced.prompt, produced.trace
     problem = output_problem(produced)
     if problem:
         return TargetCall(error=problem, prompt=prompt)
-    return TargetCall(output=produced, facts=facts, prompt=prompt)
+    try:
+        steps = read_trace(trace) if trace is not None else None
+    except ValueError as exc:
+        return TargetCall(error=f"target returned a trace evalkit cannot read: {exc}", prompt=prompt)
+    return TargetCall(output=produced, facts=facts, prompt=prompt, trace=steps)
 
 
 @dataclass
