@@ -16,8 +16,9 @@ class Tty(io.StringIO):
         return True
 
 
-def case(id: str, verdict: str = "pass", errors=(), reasons=()):
-    return SimpleNamespace(id=id, verdict=verdict, wall_seconds=0.5, errors=list(errors), reasons=list(reasons))
+def case(id: str, verdict: str = "pass", errors=(), reasons=(), runs=()):
+    return SimpleNamespace(id=id, verdict=verdict, wall_seconds=0.5, errors=list(errors), reasons=list(reasons),
+                           runs=list(runs))
 
 
 SUITE = SimpleNamespace(name="s")
