@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -22,6 +23,7 @@ from evalkit.results.report import CaseResult
 from evalkit.trace.steps import Step, model_turns, tool_calls
 
 VALUE_CHARS = 40  # of an argument's value shown in a change
+NAME_CHARS = 60  # of a tool's name or an argument's key shown in a change
 MAX_VALUES = 3  # distinct values of an argument shown a side
 ABSENT = "(absent)"
 
@@ -29,6 +31,12 @@ ToolChangeKind = Literal["appeared", "disappeared", "newly fails", "no longer fa
                          "called less"]
 _ICONS = {"appeared": "➕", "disappeared": "➖", "newly fails": "⚠️", "no longer fails": "✅",
           "called more": "🔢", "called less": "🔢"}
+
+
+def short_name(name: str, limit: int = NAME_CHARS) -> str:
+    """A tool's name or an argument's key in a line: on one line, cut to `limit` characters."""
+    text = " ".join(name.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def short_value(value: Any, limit: int = VALUE_CHARS) -> str:
@@ -54,10 +62,11 @@ class ToolChange(BaseModel):
     @property
     def text(self) -> str:
         if self.kind in ("called more", "called less"):
-            return (f"{self.tool}: {self.kind}, {_num(self.base_calls)} → {_num(self.head_calls)} calls a run"
+            return (f"{short_name(self.tool)}: {self.kind}, {_num(self.base_calls)} → {_num(self.head_calls)} "
+                    "calls a run"
                     + (" (median)" if max(self.base_of, self.head_of) > 1 else ""))
         what = "failed" if self.kind in ("newly fails", "no longer fails") else "called"
-        return (f"{self.tool} {self.kind}: {what} in {self.base_runs}/{self.base_of} runs → "
+        return (f"{short_name(self.tool)} {self.kind}: {what} in {self.base_runs}/{self.base_of} runs → "
                 f"{self.head_runs}/{self.head_of}" + (f", failing in {self.failed_runs}" if self.failed_runs else ""))
 
 
@@ -71,7 +80,7 @@ class ArgumentChange(BaseModel):
 
     @property
     def text(self) -> str:
-        return f"{self.tool}: argument {self.key} {_values(self.base)} → {_values(self.head)}"
+        return f"{short_name(self.tool)}: argument {short_name(self.key)} {_values(self.base)} → {_values(self.head)}"
 
 
 class CountChange(BaseModel):
@@ -111,7 +120,8 @@ class TrajectoryDiff(BaseModel):
         found = [(_ICONS[t.kind], t.text) for t in self.tools]
         found += [("🔀", a.text) for a in self.arguments]
         if self.order is not None:
-            found.append(("🔁", "order: " + " → ".join(self.order[0]) + "  ⇒  " + " → ".join(self.order[1])))
+            found.append(("🔁", "order: " + " → ".join(map(short_name, self.order[0])) + "  ⇒  "
+                          + " → ".join(map(short_name, self.order[1]))))
         found += [("🔢", c.text) for c in self.counts]
         return found
 
@@ -130,10 +140,12 @@ def trajectory_diff(base: CaseResult, head: CaseResult) -> TrajectoryDiff | None
     diff = TrajectoryDiff(base_runs=len(b), head_runs=len(h))
     diff.tools = _tool_changes(b, h)
     diff.arguments = _argument_changes(b, h)
-    for what, count in (("tool calls", lambda t: len(tool_calls(t))), ("model turns", model_turns)):
+    counters: list[tuple[Literal["tool calls", "model turns"], Callable[[list[Step]], int]]] = [
+        ("tool calls", lambda t: len(tool_calls(t))), ("model turns", model_turns)]
+    for what, count in counters:
         bc, hc = [count(t) for t in b], [count(t) for t in h]
         if statistics.median(bc) != statistics.median(hc):
-            diff.counts.append(CountChange(what=what, base=bc, head=hc))  # type: ignore[arg-type]  # one of the Literal's values
+            diff.counts.append(CountChange(what=what, base=bc, head=hc))
     diff.order = _order(b, h) if not diff.tools and not diff.counts else None
     return diff
 

@@ -107,7 +107,8 @@ def test_no_trace_on_a_side_or_no_change_says_nothing():
 
 
 def test_the_markdown_and_the_table_list_the_changes_per_case():
-    cmp = compare_reports(report(BASE, case("same", traced(0, ("x", {})))), report(HEAD, case("same", traced(0, ("x", {})))))
+    same = case("same", traced(0, ("x", {})))
+    cmp = compare_reports(report(BASE, same), report(HEAD, same))
     md = render_comparison(cmp)
     section = md[md.index("**🛠️ Trajectory changes**"):md.index("| Suite | Pass rate")]
     assert section.splitlines() == [
@@ -190,3 +191,9 @@ def test_evalkit_compare_on_two_saved_results_files_lists_the_trajectory_changes
     assert '<code class="s">search</code>' in page  # head's own steps, in its drill-down
     assert load_results(paths["head"]).suites[0].cases[0].runs[0].trace == side(("search", {"q": "long"})).suites[
         0].cases[0].runs[0].trace
+
+
+def test_long_tool_names_and_keys_are_cut_too():
+    name, key = "t" * 500, "k" * 500
+    (line,) = trajectory_diff(case("c", traced(0, (name, {key: 1}))), case("c", traced(0, (name, {key: 2})))).lines()
+    assert line == f"{'t' * 59}…: argument {'k' * 59}… 1 → 2"

@@ -86,13 +86,16 @@ def test_the_comment_neutralises_tool_calls():
 
 
 def test_junit_carries_the_tool_calls_as_properties():
-    one = ET.fromstring(render_junit(report(RunResult(repeat=0, output="w", trace=TRACE))).split("?>", 1)[1])
-    props = {p.get("name"): p.get("value") for p in one.iter("property")}
+    def properties(report: Report) -> dict[str, str]:
+        root = ET.fromstring(render_junit(report).split("?>", 1)[1])
+        return {p.get("name"): p.get("value") for p in root.iter("property")}
+
+    props = properties(report(RunResult(repeat=0, output="w", trace=TRACE)))
     assert props["tool_calls"] == "2"
     assert props["tool_sequence"] == tool_line(TRACE)
     repeats = report(RunResult(repeat=0, output="w", trace=TRACE), RunResult(repeat=1, output="w", trace=TRACE[:3]),
                      RunResult(repeat=2, output="w"))
-    props = {p.get("name"): p.get("value") for p in ET.fromstring(render_junit(repeats).split("?>", 1)[1]).iter("property")}
+    props = properties(repeats)
     assert props["tool_calls"] == "2, 1" and props["tool_sequence_run_2"] == 'search(q="tempo runs", limit=5)'
     assert "tool_sequence_run_3" not in props
     plain = render_junit(report(RunResult(repeat=0, output="w")))
