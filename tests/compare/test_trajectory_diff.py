@@ -17,6 +17,8 @@ from evalkit.render.comment import clean
 from evalkit.render.compare import (comparison_table, model_table, render_comparison, render_model_comparison,
                                     trajectory_section)
 from evalkit.results.report import CaseResult, Report, RunResult, SuiteResult
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import Script
 from evalkit.trace.steps import Step
 
 
@@ -197,3 +199,43 @@ def test_long_tool_names_and_keys_are_cut_too():
     name, key = "t" * 500, "k" * 500
     (line,) = trajectory_diff(case("c", traced(0, (name, {key: 1}))), case("c", traced(0, (name, {key: 2})))).lines()
     assert line == f"{'t' * 59}…: argument {'k' * 59}… 1 → 2"
+
+
+TOOLS_SUITE = """
+name: weather
+model: claude-haiku-4-5-20251001
+target:
+  prompt: "What should Ada wear in {{ city }}?"
+  max_steps: 4
+  tools:
+    - {name: get_weather, description: The weather now., input_schema: {type: object, properties: {city: {type: string}}}}
+    - {name: lookup_wardrobe, description: What Ada owns., input_schema: {type: object, properties: {}}}
+cases:
+  - id: paris
+    input: {city: Paris}
+    tool_results:
+      get_weather: [{result: {sky: rain}}]
+      lookup_wardrobe: [{result: [raincoat]}]
+    checks: [{type: contains, value: raincoat}]
+"""
+
+
+def test_two_runs_of_a_prompt_target_with_tools_compare_their_trajectories(tmp_path, write):
+    """End to end: `evalkit run` records each side's tool loop against the fake, `evalkit compare` reads it."""
+    suite = write("suite.yml", TOOLS_SUITE)
+    sides = {
+        "base": Script().tool_use([("get_weather", {"city": "Paris"}), ("lookup_wardrobe", {})], turn=1)
+                        .reply("Take the raincoat.", turn=2),
+        "head": Script().tool_use([("get_weather", {"city": "Lyon"})], turn=1).reply("Take the raincoat.", turn=2),
+    }
+    for side, script in sides.items():
+        with FakeAnthropicServer(script) as fake:
+            env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url}
+            result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / f"{side}.json"), "--no-cache"],
+                                        env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    assert load_results(tmp_path / "head.jsonl").suites[0].cases[0].runs[0].trace is not None
+    out = CliRunner().invoke(main, ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"),
+                                    "--format", "markdown"], catch_exceptions=False).output
+    assert ("- `weather/paris`\n  - ➖ lookup_wardrobe disappeared: called in 1/1 runs → 0/1\n"
+            '  - 🔀 get_weather: argument city "Paris" → "Lyon"\n  - 🔢 tool calls a run: 2 → 1\n') in out
