@@ -191,6 +191,7 @@ def test_evalkit_compare_on_two_saved_results_files_lists_the_trajectory_changes
     page = compare("--format", "html")
     assert "Trajectory changes" in page and "load disappeared: called in 1/1 runs → 0/1" in page
     assert '<code class="s">search</code>' in page  # head's own steps, in its drill-down
+    assert f"Trajectory on {paths['base']} <span" in page and '<code class="s">load</code>' in page  # and base's
     assert load_results(paths["head"]).suites[0].cases[0].runs[0].trace == side(("search", {"q": "long"})).suites[
         0].cases[0].runs[0].trace
 
