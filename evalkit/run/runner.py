@@ -35,7 +35,8 @@ from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
 from evalkit.scoring.grading import score_output
 from evalkit.suite.calibration import calibration_note
-from evalkit.suite.model import Case, Suite, Target
+from evalkit.suite.model import Case, Suite, Target, Turn
+from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
 from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step
@@ -216,7 +217,7 @@ class Runner:
             else:
                 fn = resolve_target(suite.target, suite.dir)
             if target_name:  # user code: called in a worker process (resolved here too, for a clear error)
-                fn = WorkerTarget(target_name, suite.dir)
+                fn = WorkerTarget(target_name, suite.dir, takes_messages=getattr(fn, "takes_messages", True))
             result.target = target_name or suite.target.describe()  # type: ignore[union-attr]  # preflight refuses a suite with no target before the run
         except EvalkitError as exc:
             result.error = str(exc)
@@ -266,7 +267,7 @@ class Runner:
             if refused:  # started, but a call it needed was not sent: not a verdict on the target
                 scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: the budget stopped the run during "
                                                           f"this case ({budget.stopped if budget else ''})"])
-            fields = {n: suite.fields[n] for n in case.fields}
+            fields = case.field_specs(suite.fields)  # a conversation's turns' too, as `turn N.<field>`
             extracted = [r.fields for r in runs]
             if len(runs) > 1 and fields and all(f is not None for f in extracted):
                 scored["agreement"], scored["field_agreement"] = agreement(
@@ -304,14 +305,16 @@ class Runner:
 
     async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
                           judge_model: str, client: BoundClient, t0: float) -> RunResult:
-        """One run of a case: its target called, its output scored."""
-        if isinstance(fn, WorkerTarget):
-            called = await self._user.call_target(fn, case.input, client, suite.timeout.target)
+        """One run of a case: its target called (once per user turn of a conversation), its output scored."""
+        turns = None
+        if case.turns:
+            turns = await self._conversation(suite, case, fn, judge_model, client)
+            called, client.truncated = turns.final, turns.truncated
         else:
-            called = await call_target(fn, case.input, client, suite.timeout.target, self._toolbox(suite, case))
+            called = await self._call(fn, case, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
         # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
         run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests,
-                               "trace": trajectory(called, client, fn)}
+                               "trace": turns.final.trace if turns else trajectory(called, client, fn)}
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
                              traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
@@ -326,24 +329,74 @@ class Runner:
         run["output_chars"] = len(text)
         run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
+        truncated = run["truncated"] = client.truncated
+        items, fields, run["extraction_error"] = await self._decide(
+            suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
+            conversation=turns.messages if turns else None)
+        if turns is not None:
+            items = turns.items + items
+            fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
+        run["items"], run["fields"] = items, fields
+        return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
+
+    async def _call(self, fn: TargetFn | WorkerTarget, case: Case, client: BoundClient, timeout: float,
+                    messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+        if isinstance(fn, WorkerTarget):
+            return await self._user.call_target(fn, case.input, client, timeout, messages=messages)
+        return await call_target(fn, case.input, client, timeout, toolbox, messages=messages)
+
+    async def _conversation(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, judge_model: str,
+                            client: BoundClient) -> ConversationRun:
+        """A conversation case's turns (evalkit/run/conversation.py), each reply scored on its turn's items."""
+        if not getattr(fn, "takes_messages", True):
+            name = fn.spec if isinstance(fn, WorkerTarget) else "the target"
+            return ConversationRun(final=TargetCall(error=f"target {name} takes no `messages` parameter, which a "
+                                                          f"conversation case needs"))
+
+        async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
+                        messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
+            view = replace(case, items=list(turn.items), fields=list(turn.fields))
+            items, fields, _ = await self._decide(suite, view, called.output, reply, called.facts, called.trace,
+                                                  client, judge_model, truncated, conversation=messages)
+            return items, fields
+
+        def truncation() -> bool:
+            stopped, client.truncated = client.truncated, False
+            return stopped
+
+        async def call(messages: list[dict[str, Any]]) -> TargetCall:
+            before = len(client.recorder.steps)
+            called = await self._call(fn, case, client, suite.timeout.target, messages, self._toolbox(suite, case))
+            if called.trace is None:  # what the client recorded of this turn's calls (tool loops, agent code)
+                recorded = trajectory(called, client, fn)
+                called.trace = recorded[before:] if recorded is not None else None
+            return called
+
+        prompt = target_prompt(None if self.options.target else suite.target, case.input)
+        return await run_conversation(case, prompt, call, score, truncation)
+
+    async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, facts: dict[str, Any],
+                      trace: Any, client: BoundClient, judge_model: str, truncated: bool,
+                      conversation: list[dict[str, Any]] | None = None,
+                      ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
+        """A run's items decided on `text` (judged, extracted, checked), its fields, its extraction error.
+        A conversation's judge sees the messages the reply answered beside the case's input."""
         applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
-        truncated = run["truncated"] = client.truncated
         # The judge and the extraction: one call when both read this output (evalkit/scoring/grading.py).
         verdicts, fields, extract_error = await score_output(
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
-            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
-            truncated=truncated)
-        run["fields"], run["extraction_error"] = fields, extract_error
+            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
+            case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
+            facts=facts, truncated=truncated)
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=run["trace"])
-        items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
-                                            await self._plugin_checks(applicable, ctx))
+                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
+        items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
+                             await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:
             items.append(truncated_item())
-        return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
-
+        return items, fields, extract_error
 
     def _toolbox(self, suite: Suite, case: Case) -> ToolBox | None:
         """How this case's tool calls are answered, for a prompt target with tools (else None)."""

@@ -53,6 +53,7 @@ class WorkerTarget:
 
     spec: str
     suite_dir: Path | None
+    takes_messages: bool = True  # its function takes `messages=` (a conversation case needs it)
 
 
 def is_plugin_check(check: Check) -> bool:
@@ -72,10 +73,11 @@ class UserCode:
         await self.pool.close()
 
     async def call_target(self, target: WorkerTarget, case_input: Any, client: BoundClient,
-                          timeout: float | None) -> TargetCall:
-        """Run the target on one input in a worker; whatever happens is a TargetCall."""
+                          timeout: float | None, messages: list[dict[str, Any]] | None = None) -> TargetCall:
+        """Run the target on one input in a worker (with `messages`, the conversation so far, for a
+        conversation's turn); whatever happens is a TargetCall."""
         info = {"model": client.model, "tiers": dict(client.tiers), "max_tokens": client.max_tokens,
-                "temperature": client.temperature, "repeat": client.repeat}
+                "temperature": client.temperature, "repeat": client.repeat, "messages": messages}
         try:
             payload = pickle.dumps((target.spec, str(target.suite_dir) if target.suite_dir else None, case_input,
                                     info), PICKLE)

@@ -193,6 +193,38 @@ def id_skeleton(case_id: str) -> str:
     return case_id if case_id.isascii() else unicodedata.normalize("NFKC", case_id)
 
 
+class UserTurnSpec(_Strict):
+    """A user turn of a conversation: its message (Jinja) and what its reply is scored on."""
+
+    user: str = Field(description="The message (Jinja over `input`, `prompt` (the prompt target's own template "
+                                  "rendered over the input; null for a callable target), `outputs` (the "
+                                  "assistant replies so far) and `turn` (this turn's 1-based number)).")
+    checks: list[CheckSpec] = Field(default_factory=list, description="Checks of this turn's reply; every one "
+                                                                      "must pass.")
+    rubric: CaseRubric = Field(default_factory=list, description="Rubric items scored on this turn's reply; or "
+                                                                 "the name of a rubric under `rubrics`.")
+    fields: list[str] | None = Field(default=None, description="Fields to extract from this turn's reply, "
+                                                               "stored as `turn N.<field>`.")
+
+
+class AssistantTurnSpec(_Strict):
+    """A scripted assistant turn: the reply to the user turn just before it, put in the history as a known
+    state; that user turn is not sent to the model."""
+
+    assistant: str = Field(description="The reply, verbatim (not a template).")
+
+
+def _turn_kind(v: Any) -> str:
+    return "~assistant" if isinstance(v, AssistantTurnSpec) or (isinstance(v, dict) and "assistant" in v
+                                                                and "user" not in v) else "~user"
+
+
+TurnSpec = Annotated[
+    Union[Annotated[UserTurnSpec, Tag("~user")], Annotated[AssistantTurnSpec, Tag("~assistant")]],
+    Discriminator(_turn_kind),
+]
+
+
 class CaseSpec(_Strict):
     id: str = Field(min_length=1)
     description: str = ""
@@ -211,11 +243,23 @@ class CaseSpec(_Strict):
         "arguments are all in the call answering it (an entry without `arguments` answers any call)."))
     tags: list[str] = Field(default_factory=list, description="Names `--tag` selects the case by (e.g. pr).")
     skip: str | None = Field(default=None, description="Reason to skip this case.")
+    conversation: list[TurnSpec] | None = Field(default=None, description=(
+        "A multi-turn case: user turns (each a call of the target with the conversation so far) and scripted "
+        "assistant turns; the case's own checks and rubric score the final reply."))
 
     @field_validator("tags")
     @classmethod
     def _plain_tags(cls, v: list[str]) -> list[str]:
         return plain_tags(v)
+
+    @field_validator("conversation")
+    @classmethod
+    def _ends_with_user(cls, v: list[Any] | None) -> list[Any] | None:
+        if v is not None and not any(isinstance(t, UserTurnSpec) for t in v):
+            raise ValueError("a conversation needs at least one `user:` turn")
+        if v and not isinstance(v[-1], UserTurnSpec):
+            raise ValueError("a conversation ends with a `user:` turn (its reply is the case's output)")
+        return v
 
     @field_validator("id")
     @classmethod

@@ -27,7 +27,8 @@ from typing import Any, Callable, NoReturn
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit.errors import ProviderError
-from evalkit._runtime.user_calls import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
+from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
+                                         takes_messages, user_traceback)
 from evalkit.workers.client_proxy import AsyncClient, SyncClient
 from evalkit.errors import safe_str
 from evalkit._runtime.redaction import protect
@@ -45,7 +46,7 @@ class Worker:
     def __init__(self, link: Link, threads: int):
         self.link = link
         self.pool = DaemonPool(threads, "evalkit-user")
-        self._targets: dict[tuple[str, str | None], tuple[Callable[..., Any], bool, bool]] = {}
+        self._targets: dict[tuple[str, str | None], tuple[Callable[..., Any], bool, bool, bool]] = {}
         self._running: dict[int, Future[Any]] = {}  # async calls, to cancel
         self._waited: dict[int, float] = {}  # seconds between a call's sending and its start
         self._loop: Any = None
@@ -74,13 +75,13 @@ class Worker:
 
     # -- targets ---------------------------------------------------------------------------
 
-    def _resolve(self, spec: str, suite_dir: str | None) -> tuple[Callable[..., Any], bool, bool]:
+    def _resolve(self, spec: str, suite_dir: str | None) -> tuple[Callable[..., Any], bool, bool, bool]:
         key = (spec, suite_dir)
         if key not in self._targets:
             fn = import_object(spec, Path(suite_dir) if suite_dir else None)
             if not callable(fn):
                 raise ValueError(f"{spec} is not callable")
-            self._targets[key] = (fn, *call_shape(fn))
+            self._targets[key] = (fn, *call_shape(fn), takes_messages(fn))
         return self._targets[key]
 
     def _job(self, call_id: int, kind: str, payload: bytes, sent: float) -> None:
@@ -97,27 +98,33 @@ class Worker:
     def _target(self, call_id: int, payload: bytes) -> None:
         try:
             spec, suite_dir, case_input, info = pickle.loads(payload)
-            fn, is_async, takes_client = self._resolve(spec, suite_dir)
+            fn, is_async, takes_client, messages_ok = self._resolve(spec, suite_dir)
         except ValueError as exc:  # import_object's own message says what is wrong
             self._done(call_id, ("error", f"target {payload_spec(payload)}: {safe_one_line(exc)}", None, None))
             return
         except BaseException as exc:  # the target's module raised as it was imported here
             self._done(call_id, target_failure(exc))
             return
+        # A conversation's turn: the conversation so far as `messages=` (the parent refuses a target without it).
+        extra = {} if info.get("messages") is None else {"messages": info["messages"]}
+        if extra and not messages_ok:
+            self._done(call_id, ("error", f"target {spec} takes no `messages` parameter, which a conversation "
+                                          f"case needs", None, None))
+            return
         if is_async:
-            self._start_async(call_id, fn, takes_client, case_input, info)
+            self._start_async(call_id, fn, takes_client, case_input, info, extra)
             return
         client = SyncClient(self.link, call_id, info)
         current_client.set(client)
         try:
-            produced = fn(case_input, client) if takes_client else fn(case_input)
+            produced = fn(case_input, client, **extra) if takes_client else fn(case_input, **extra)
         except BaseException as exc:
             self._done(call_id, target_failure(exc))
             return
         self._done(call_id, target_output(produced))
 
     def _start_async(self, call_id: int, fn: Callable[..., Any], takes_client: bool, case_input: Any,
-                     info: dict[str, Any]) -> None:
+                     info: dict[str, Any], extra: dict[str, Any]) -> None:
         import asyncio
 
         async def run() -> tuple[Any, ...]:
@@ -125,7 +132,7 @@ class Worker:
             client = AsyncClient(self.link, call_id, info)
             current_client.set(client)
             try:
-                produced = await (fn(case_input, client) if takes_client else fn(case_input))
+                produced = await (fn(case_input, client, **extra) if takes_client else fn(case_input, **extra))
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # SystemExit and the like too: they must not reach the loop
@@ -173,7 +180,7 @@ class Worker:
         ("output", result) or ("error", message, traceback)."""
         try:
             spec, suite_dir, arguments = pickle.loads(payload)
-            fn, is_async, _ = self._resolve(spec, suite_dir)
+            fn, is_async, *_ = self._resolve(spec, suite_dir)
         except ValueError as exc:  # import_object's own message says what is wrong
             self._done(call_id, ("error", f"tool {payload_spec(payload)}: {safe_one_line(exc)}", None))
             return

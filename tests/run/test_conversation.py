@@ -1,0 +1,178 @@
+"""Conversation cases run end to end: the target called once per user turn with the conversation so far
+(the real anthropic client against the loopback fake for prompt targets; callable targets in their
+worker process), each turn's reply scored on its own items."""
+
+from __future__ import annotations
+
+import re
+
+from evalkit.engine import load_suites, make_client, run
+from evalkit.llm.providers.anthropic import AnthropicProvider
+from evalkit.run.runner import RunOptions
+from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
+from tests.conftest import verdicts
+
+COACH = """
+name: coach
+target:
+  prompt: "Plan a week for {{ runner }} at {{ weekly_km }} km."
+  system: "You are a running coach."
+model: claude-haiku-4-5-20251001
+cases:
+  - id: niggle
+    input: {runner: ada, weekly_km: 40}
+    conversation:
+      - user: "{{ prompt }}"
+        checks: [{type: contains, value: week}]
+        rubric: [{id: plan, judge: "Gives a week's plan"}]
+      - user: "Earlier you said: {{ outputs[0] }} Is that turn {{ turn }}?"
+      - assistant: "Yes, and stretch after each run."
+      - user: "My left knee hurts since yesterday's run. Change the plan."
+        checks:
+          - {type: not_contains, value: tempo}
+          - {type: contains, value: swim}
+    checks: [{type: contains, value: Rest}]
+"""
+
+
+def fake_client(fake, tmp_path):
+    return make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=tmp_path / "cache",
+                       deprecated=None)
+
+
+def coach_script() -> Script:
+    # A request holds every earlier turn too: the latest turn's rule comes first.
+    return (Script()
+            .reply("Rest three days, then easy runs.", prompt="knee hurts")
+            .reply("Turn two: a week of easy running.", prompt="Earlier you said")
+            .reply("This week: Mon easy, Wed tempo, Sat long.", prompt="Plan a week for ada at 40 km.")
+            .tool_reply("record_verdicts", verdicts({"turn 1: plan": "pass"})))
+
+
+def test_each_user_turn_is_a_call_with_the_conversation_so_far(write, tmp_path):
+    suite = write("coach.yml", COACH)
+    with FakeAnthropicServer(coach_script()) as fake:
+        report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
+        bodies = [b for b in fake.requests if not b.get("tools")]
+        judged = [b for b in fake.requests if b.get("tools")]
+    turn1 = "Plan a week for ada at 40 km."
+    reply1 = "This week: Mon easy, Wed tempo, Sat long."
+    turn2 = f"Earlier you said: {reply1} Is that turn 2?"
+    assert [b["messages"] for b in bodies] == [
+        [{"role": "user", "content": turn1}],
+        # turn 2 is answered by the scripted turn 3: not sent; both are in the next request
+        [{"role": "user", "content": turn1}, {"role": "assistant", "content": reply1},
+         {"role": "user", "content": turn2}, {"role": "assistant", "content": "Yes, and stretch after each run."},
+         {"role": "user", "content": "My left knee hurts since yesterday's run. Change the plan."}],
+    ]
+    assert all(b["system"] == "You are a running coach." for b in bodies)
+    # the judge of turn 1 read turn 1's reply, with the message it answered
+    assert len(judged) == 1 and reply1 in str(judged[0]["messages"]) and turn1 in str(judged[0]["messages"])
+    case = report.suites[0].cases[0]
+    run_ = case.runs[0]
+    assert run_.output == "Rest three days, then easy runs."
+    items = {i.id: i.status for i in run_.items}
+    assert items == {"turn 1: check1:contains": "pass", "turn 1: plan": "pass",
+                     "turn 4: check1:not_contains": "pass", "turn 4: check2:contains": "fail",
+                     "check1:contains": "pass"}
+    assert next(i for i in run_.items if i.id == "turn 4: check2:contains").text.startswith("turn 4: ")
+    assert case.verdict == "fail"
+    assert [(s.role, s.text) for s in run_.trace] == [
+        ("user", turn1), ("assistant", reply1), ("user", turn2), ("assistant", "Yes, and stretch after each run."),
+        ("user", "My left knee hurts since yesterday's run. Change the plan."),
+        ("assistant", "Rest three days, then easy runs.")]
+
+
+def test_a_failing_turn_is_an_error_row_naming_it_and_nothing_after_it_runs(write, tmp_path):
+    suite = write("coach.yml", COACH)
+    script = Script().fault("400", prompt="knee hurts").extend(coach_script())
+    with FakeAnthropicServer(script) as fake:
+        report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
+        sent = [b for b in fake.requests if not b.get("tools")]
+    case = report.suites[0].cases[0]
+    assert case.verdict == "error"
+    assert case.runs[0].error.startswith("turn 4: target's model call failed")
+    assert len(sent) == 2 and case.runs[0].items == []
+
+
+def test_an_undefined_name_in_a_turn_is_an_error_row(write, tmp_path):
+    suite = write("s.yml", """
+        target: {prompt: "Hi"}
+        cases:
+          - id: c
+            conversation:
+              - user: "Hello"
+              - user: "You said {{ outputs[3] }}"
+        """)
+    script = Script().reply("Hi there", prompt="Hello")
+    client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
+    run_ = report.suites[0].cases[0].runs[0]
+    assert run_.error is not None and run_.error.startswith("turn 2: template:")
+    assert [s.text for s in run_.trace] == ["Hello", "Hi there"]
+
+
+AGENT = '''
+import itertools
+
+LATER = itertools.count(20, 20)  # this worker process's calls: a value that differs on every repeat
+
+def agent(case_input, messages):
+    km = case_input["km"] + len(messages) if len(messages) == 1 else next(LATER)
+    return f"{len(messages)} messages; last: {messages[-1]['content']}; km {km}"
+
+def forgetful(case_input):
+    return "no history"
+'''
+
+
+def km_from_output(body):
+    return {"km": int(re.findall(r"km (\d+)", body["messages"][0]["content"])[-1])}
+
+
+def test_a_callable_target_receives_the_messages_in_its_worker_process(write, tmp_path):
+    write("agent.py", AGENT)
+    suite = write("s.yml", """
+        target: agent:agent
+        fields: {km: {type: number}}
+        cases:
+          - id: c
+            input: {km: 10}
+            repeats: 3
+            conversation:
+              - user: "one"
+                fields: [km]
+              - user: "two {{ outputs[0] }}"
+                fields: [km]
+                checks: [{type: contains, value: "3 messages"}]
+        """)
+    script = Script().respond(km_from_output, tool="record_fields")
+    client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
+    case = report.suites[0].cases[0]
+    assert sorted(r.output for r in case.runs) == [
+        f"3 messages; last: two 1 messages; last: one; km 11; km {km}" for km in (20, 40, 60)]
+    assert [r.fields["turn 1.km"] for r in case.runs] == [11] * 3
+    assert sorted(r.fields["turn 2.km"] for r in case.runs) == [20, 40, 60]
+    # repeats extract the case's fields from the final reply too (as for any case)
+    assert all(r.fields["km"] == r.fields["turn 2.km"] for r in case.runs)
+    agreed = {f.field: f.agreed for f in case.field_agreement}
+    assert agreed == {"km": False, "turn 1.km": True, "turn 2.km": False}
+    assert all([(i.id, i.status) for i in r.items] == [("turn 2: check1:contains", "pass")] for r in case.runs)
+    assert case.verdict == "fail" and any("agreement" in reason for reason in case.reasons)
+
+
+def test_a_callable_target_without_messages_is_refused_before_any_call(write, tmp_path):
+    write("agent.py", AGENT)
+    suite = write("s.yml", """
+        target: agent:forgetful
+        cases:
+          - id: c
+            conversation: [{user: "one"}]
+        """)
+    client = make_client(ScriptedProvider(Script()), no_cache=True, deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
+    run_ = report.suites[0].cases[0].runs[0]
+    assert run_.error == "target agent:forgetful takes no `messages` parameter, which a conversation case needs"
