@@ -4,6 +4,7 @@ worker process), each turn's reply scored on its own items."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from evalkit.engine import load_suites, make_client, run
@@ -176,3 +177,88 @@ def test_a_callable_target_without_messages_is_refused_before_any_call(write, tm
     report = run(load_suites([suite]), client, RunOptions())
     run_ = report.suites[0].cases[0].runs[0]
     assert run_.error == "target agent:forgetful takes no `messages` parameter, which a conversation case needs"
+
+
+def test_an_async_callable_target_in_its_worker_gets_the_messages_as_keywords(write):
+    write("agent.py", """
+        async def agent(case_input, client, **kwargs):
+            return " | ".join(f"{m['role']}: {m['content']}" for m in kwargs["messages"])
+        """)
+    suite = write("s.yml", """
+        target: agent:agent
+        cases:
+          - id: c
+            conversation:
+              - user: "hi"
+              - assistant: "hello"
+              - user: "bye"
+        """)
+    client = make_client(ScriptedProvider(Script()), no_cache=True, deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
+    assert report.suites[0].cases[0].runs[0].output == "user: hi | assistant: hello | user: bye"
+
+
+def test_a_callable_target_in_process_gets_the_messages_and_a_plain_case_none(tmp_path):
+    from evalkit.run.targets import call_target, resolve_target
+    from evalkit.suite.model import Target
+
+    (tmp_path / "inproc.py").write_text(
+        "def sync(case_input, messages=None):\n    return repr(messages)\n\n"
+        "async def coro(case_input, client, messages=None):\n    return repr(messages)\n")
+    client = make_client(ScriptedProvider(Script()), no_cache=True, deprecated=None).bind(model="m")
+    said = [{"role": "user", "content": "hi"}]
+
+    async def both(name):
+        fn = resolve_target(Target(function=f"inproc:{name}"), tmp_path)
+        assert fn.takes_messages
+        return [(await call_target(fn, {}, client, 5, messages=said)).output,
+                (await call_target(fn, {}, client, 5)).output]
+
+    for name in ("sync", "coro"):
+        assert asyncio.run(both(name)) == [repr(said), "None"]
+
+
+def test_a_prompt_target_sends_the_messages_with_its_own_settings():
+    from evalkit.run.targets import prompt_request
+    from evalkit.suite.model import Target
+
+    target = Target(template="Plan for {{ runner }}", system="Coach.", max_tokens=99, temperature=0.5)
+    said = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
+    req = prompt_request(target, {"runner": "ada"}, model="m", max_tokens=10, temperature=None, messages=said)
+    assert req.to_api_body() == {"model": "m", "max_tokens": 99, "messages": said, "system": "Coach.",
+                                 "temperature": 0.5}
+    alone = prompt_request(target, {"runner": "ada"}, model="m", max_tokens=10, temperature=None)
+    assert alone.messages == ({"role": "user", "content": "Plan for ada"},)
+    # the history is part of the request, so each turn is its own cache entry, and repeats stay apart
+    assert req.cache_key(0) != alone.cache_key(0) and req.cache_key(0) != req.cache_key(1)
+
+
+def test_a_turn_s_own_trace_is_spliced_into_the_conversation(write):
+    from evalkit.run.conversation import run_conversation
+    from evalkit.run.targets import TargetCall
+    from evalkit.suite.loader import load_suite
+    from evalkit.trace.steps import Step
+
+    case = load_suite(write("s.yml", """
+        cases:
+          - id: c
+            conversation: [{user: "weather?"}, {user: "and tomorrow?"}]
+        """)).cases[0]
+    replies = iter(["Sunny.", "Rain."])
+
+    async def call(messages):
+        reply = next(replies)
+        return TargetCall(output=reply, facts={"turns": len(messages)}, trace=[
+            Step.message("user", messages[-1]["content"]), Step.tool_call("forecast", {"day": len(messages)}),
+            Step.message("assistant", reply)])
+
+    async def never(*_):
+        raise AssertionError("no turn has items")
+
+    talked = asyncio.run(run_conversation(case, None, call, never, lambda: False))
+    assert [(s.type, s.role or s.name) for s in talked.final.trace] == [
+        ("message", "user"), ("tool_call", "forecast"), ("message", "assistant"),
+        ("message", "user"), ("tool_call", "forecast"), ("message", "assistant")]
+    assert talked.final.output == "Rain." and talked.final.facts == {"turns": 3}
+    assert talked.messages == [{"role": "user", "content": "weather?"}, {"role": "assistant", "content": "Sunny."},
+                               {"role": "user", "content": "and tomorrow?"}]

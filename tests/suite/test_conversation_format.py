@@ -115,3 +115,15 @@ def test_the_json_schema_knows_the_conversation_keys():
     assert validator.is_valid(good)
     assert not validator.is_valid({"cases": [{"id": "a", "conversation": [{"user": "hi", "colour": 1}]}]})
     assert not validator.is_valid({"cases": [{"id": "a", "conversation": [{"assistant": "hi", "checks": []}]}]})
+
+
+def test_the_docs_example_loads(tmp_path):
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "suite-format.md").read_text(encoding="utf-8")
+    section = page.split("## Conversations (multi-turn cases)", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "s.yml").write_text(example, encoding="utf-8")
+    case = load_suite(tmp_path / "s.yml").cases[0]
+    assert [t.role for t in case.turns] == ["user", "user", "assistant", "user"] and case.target_calls == 2
+    assert [it.id for it in case.turns[3].items] == ["turn 4: check1:not_contains", "turn 4: knee"]
