@@ -87,15 +87,27 @@ def test_each_user_turn_is_a_call_with_the_conversation_so_far(write, tmp_path):
 
 
 def test_a_failing_turn_is_an_error_row_naming_it_and_nothing_after_it_runs(write, tmp_path):
-    suite = write("coach.yml", COACH)
-    script = Script().fault("400", prompt="knee hurts").extend(coach_script())
+    suite = write("s.yml", """
+        target: {prompt: "unused"}
+        cases:
+          - id: c
+            conversation:
+              - user: "first"
+                checks: [{type: contains, value: one}]
+              - user: "second"
+              - user: "third"
+        """)
+    script = Script().reply("three", prompt="third").fault("400", prompt="second").reply("one", prompt="first")
     with FakeAnthropicServer(script) as fake:
         report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
-        sent = [b for b in fake.requests if not b.get("tools")]
+        sent = [b["messages"][-1]["content"] for b in fake.requests]
     case = report.suites[0].cases[0]
+    assert sent == ["first", "second"]  # turn 3 never ran
     assert case.verdict == "error"
-    assert case.runs[0].error.startswith("turn 4: target's model call failed")
-    assert len(sent) == 2 and case.runs[0].items == []
+    assert case.runs[0].error.startswith("turn 2: target's model call failed")
+    assert case.runs[0].items == []
+    assert [(s.role, s.text) for s in case.runs[0].trace] == [("user", "first"), ("assistant", "one"),
+                                                             ("user", "second")]
 
 
 def test_an_undefined_name_in_a_turn_is_an_error_row(write, tmp_path):
