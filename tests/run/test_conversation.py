@@ -274,3 +274,39 @@ def test_a_turn_s_own_trace_is_spliced_into_the_conversation(write):
     assert talked.final.output == "Rain." and talked.final.facts == {"turns": 3}
     assert talked.messages == [{"role": "user", "content": "weather?"}, {"role": "assistant", "content": "Sunny."},
                                {"role": "user", "content": "and tomorrow?"}]
+
+
+def test_a_turn_of_a_prompt_target_with_tools_runs_its_tool_loop_and_the_trace_holds_it(write, tmp_path):
+    suite = write("s.yml", """
+        model: claude-haiku-4-5-20251001
+        target:
+          prompt: "unused"
+          tools:
+            - name: get_weather
+              input_schema: {type: object, properties: {city: {type: string}}}
+        cases:
+          - id: c
+            tool_results:
+              get_weather: [{result: {sky: rain}}]
+            conversation:
+              - user: "Hello"
+              - user: "What should I wear in Paris?"
+                checks: [{type: contains, value: raincoat}]
+        """)
+    # model turns count the assistant messages a request holds: turn 1's reply makes the second turn's 2
+    script = (Script()
+              .reply("Hi!", turn=1)
+              .tool_use([("get_weather", {"city": "Paris"})], text="Checking.", turn=2)
+              .reply("A raincoat.", turn=3))
+    with FakeAnthropicServer(script) as fake:
+        report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
+        bodies = fake.requests
+    run_ = report.suites[0].cases[0].runs[0]
+    assert run_.output == "A raincoat." and [(i.id, i.status) for i in run_.items] == [
+        ("turn 2: check1:contains", "pass")]
+    assert len(bodies) == 3 and all(b["tools"][0]["name"] == "get_weather" for b in bodies)
+    assert [m["role"] for m in bodies[2]["messages"]] == ["user", "assistant", "user", "assistant", "user"]
+    assert [(s.type, s.role or s.name) for s in run_.trace] == [
+        ("message", "user"), ("message", "assistant"), ("message", "user"), ("message", "assistant"),
+        ("tool_call", "get_weather"), ("message", "assistant")]
+    assert run_.trace[4].result == {"sky": "rain"}
