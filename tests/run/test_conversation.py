@@ -310,3 +310,17 @@ def test_a_turn_of_a_prompt_target_with_tools_runs_its_tool_loop_and_the_trace_h
         ("message", "user"), ("message", "assistant"), ("message", "user"), ("message", "assistant"),
         ("tool_call", "get_weather"), ("message", "assistant")]
     assert run_.trace[4].result == {"sky": "rain"}
+
+
+def test_a_turn_cut_off_at_max_tokens_fails_its_own_complete_check(write):
+    suite = write("s.yml", """
+        target: {prompt: "unused"}
+        cases:
+          - id: c
+            conversation: [{user: "first"}, {user: "second"}]
+        """)
+    script = Script().reply("fine", prompt="second").reply("cut", stop_reason="max_tokens", prompt="first")
+    client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
+    run_ = run(load_suites([suite]), client, RunOptions()).suites[0].cases[0].runs[0]
+    assert [(i.id, i.status) for i in run_.items] == [("turn 1: complete", "fail")]
+    assert run_.truncated is False and run_.output == "fine"
