@@ -123,7 +123,8 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
             reply = output_text(called.output)
             steps.extend(_reply_steps(called, reply))
             facts.update(called.facts)
-            if turn.items or turn.fields or truncated:  # a cut-off reply fails its turn's `complete` check
+            # A cut-off reply fails its turn's `complete` check (the final reply's is the case's own).
+            if turn.items or turn.fields or (truncated and turn is not case.turns[-1]):
                 scoring.append((turn, asyncio.ensure_future(score(turn, called, reply, truncated, list(messages)))))
             messages.append({"role": "assistant", "content": reply})
             outputs.append(reply)

@@ -324,3 +324,16 @@ def test_a_turn_cut_off_at_max_tokens_fails_its_own_complete_check(write):
     run_ = run(load_suites([suite]), client, RunOptions()).suites[0].cases[0].runs[0]
     assert [(i.id, i.status) for i in run_.items] == [("turn 1: complete", "fail")]
     assert run_.truncated is False and run_.output == "fine"
+
+
+def test_a_final_reply_cut_off_fails_the_case_s_complete_check_once(write):
+    suite = write("s.yml", """
+        target: {prompt: "unused"}
+        cases:
+          - id: c
+            conversation: [{user: "first"}, {user: "second"}]
+        """)
+    script = Script().reply("cut", stop_reason="max_tokens", prompt="second").reply("fine", prompt="first")
+    client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
+    run_ = run(load_suites([suite]), client, RunOptions()).suites[0].cases[0].runs[0]
+    assert [(i.id, i.status) for i in run_.items] == [("complete", "fail")] and run_.truncated is True
