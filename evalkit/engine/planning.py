@@ -2,7 +2,8 @@
 and dollars.
 
 The rules the runner follows, and the plan with it: every run of a case (repeats) calls its target;
-a prompt target makes one request, built here exactly as the run builds it, so identical requests
+a prompt target makes one request (one per answered user turn of a conversation, each turn's reply
+judged on its own), built here exactly as the run builds it, so identical requests
 are counted once (the client shares them within a run) and requests already in the response cache
 are free. The judge is asked max(judge_repeats) times per run when a judged item applies (`when:`
 decided on the input; a condition on facts counts as applying unless a previous run recorded them);
@@ -327,8 +328,8 @@ class _Planner:
                             out_tokens: int) -> tuple[str | None, bool, Any]:
         """A prompt target's calls for a conversation case, one per user turn that no scripted turn
         answers, and each turn's scoring; the final reply (when known), whether it was cut off, and what
-        the judge of the final reply reads as the case's input. A
-        request after a reply the cache does not hold is counted as new, a stand-in for that reply."""
+        the judge of the final reply reads as the case's input. A request after a reply the cache does
+        not hold is counted as new, with a stand-in for that reply."""
         target = suite.target
         assert target is not None
         model = tiers.get(target.model or "", target.model or tiers["high"])

@@ -55,3 +55,17 @@ def test_the_plan_counts_a_conversation_as_the_run_makes_it(write, tmp_path):
     # on the cache the run filled, every request is built exactly as the run built it: all free
     (cached,) = plan_calls(suites, cache_dir=tmp_path / "cache", count_tokens=False).lines
     assert (cached.target_calls, cached.judge_calls, cached.free) == (0, 0, 8)
+
+
+def test_a_callable_target_s_conversation_is_dry_run_turn_by_turn(write, tmp_path):
+    write("chat.py", "def chat(case_input, client, messages):\n    return client.complete(messages)\n")
+    suites = load_suites([write("chat.yml", """
+        target: chat:chat
+        model: claude-haiku-4-5-20251001
+        cases:
+          - id: c
+            conversation: [{user: "hi"}, {user: "again"}, {assistant: "scripted"}, {user: "bye"}]
+        """)])
+    (line,) = plan_calls(suites, cache_dir=tmp_path / "cache", count_tokens=False).lines
+    # turns 1 and 4 reach the model (turn 2 is answered by the scripted turn 3), each request seen as rendered
+    assert (line.rendered_runs, line.unknown_runs, line.target_calls) == (1, 0, 2)
