@@ -30,6 +30,7 @@ from evalkit._runtime import queue_time as waits
 from evalkit.errors import one_line
 from evalkit.scoring.items import decide_item, item_result
 from evalkit.run.targets import TargetCall
+from evalkit.trace.steps import read_trace
 from evalkit.workers.link import PICKLE
 from evalkit.workers.pool import TIMED_OUT, WorkerPool
 from evalkit.workers.process import signal_name
@@ -87,7 +88,11 @@ class UserCode:
             return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
         tag = result[0]
         if tag == "output":
-            return TargetCall(output=result[1], facts=result[2] or {}, prompt=result[3])
+            try:  # the steps the target returned (TargetResult(trace=...)), read as in-process targets' are
+                trace = read_trace(result[4]) if len(result) > 4 and result[4] is not None else None
+            except ValueError as exc:
+                return TargetCall(error=f"target returned a trace evalkit cannot read: {exc}", prompt=result[3])
+            return TargetCall(output=result[1], facts=result[2] or {}, prompt=result[3], trace=trace)
         if tag == "error":
             return TargetCall(error=result[1], traceback=result[2], prompt=result[3] if len(result) > 3 else None)
         if tag == "died":

@@ -201,27 +201,27 @@ def target_failure(exc: BaseException) -> tuple[Any, ...]:
 
 
 def target_output(produced: Any) -> tuple[Any, ...]:
-    """What a target that returned gives: ("output", output, facts, prompt), or ("error", ...)."""
+    """What a target that returned gives: ("output", output, facts, prompt, trace), or ("error", ...)."""
     facts: dict[str, Any] = {}
-    prompt = None
+    prompt = trace = None
     # Imported if user code made a TargetResult (maybe still being imported by another thread:
     # then the class does not exist yet, and no TargetResult can have been made)
     result_class = getattr(sys.modules.get("evalkit.run.targets"), "TargetResult", None)
     if result_class is not None and isinstance(produced, result_class):
-        produced, facts, prompt = produced.output, dict(produced.facts), produced.prompt
+        produced, facts, prompt, trace = produced.output, dict(produced.facts), produced.prompt, produced.trace
     if isinstance(produced, (bytes, bytearray)):  # text as bytes: kept, what is not UTF-8 shown as U+FFFD
         produced = bytes(produced).decode("utf-8", errors="replace")
     problem = output_problem(produced)
     if problem:
         return "error", problem, None, prompt
-    return "output", produced, facts, prompt
+    return "output", produced, facts, prompt, trace
 
 
 def unpicklable(result: tuple[Any, ...]) -> tuple[Any, ...]:
     """A result that cannot be pickled: its output and facts as JSON gives them back (what evalkit
     stores of them anyway: anything else as text), else an error row saying why."""
     if result[0] == "output":
-        _, output, facts, prompt = result
+        _, output, facts, prompt, trace = result
         try:
             import json
 
@@ -229,7 +229,9 @@ def unpicklable(result: tuple[Any, ...]) -> tuple[Any, ...]:
                 output = output.model_dump(mode="json")
             output = output if isinstance(output, str) else json.loads(json.dumps(output, default=str))
             facts = json.loads(json.dumps(facts, default=str))
-            return "output", output, facts, prompt
+            trace = json.loads(json.dumps(trace, default=lambda v: v.model_dump() if hasattr(v, "model_dump")
+                                          else str(v)))
+            return "output", output, facts, prompt, trace
         except Exception as json_exc:  # circular, or nested past Python's limit
             return ("error", f"target returned what cannot be stored as JSON: {type(json_exc).__name__}: "
                              f"{safe_one_line(json_exc)}", None, prompt)
