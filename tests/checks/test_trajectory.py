@@ -3,6 +3,8 @@ bad arguments are refused when the suite loads; a run without a trace fails them
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -243,6 +245,11 @@ def run(input):
 
 def plain(input):
     return "18C in Paris"
+
+def concierge(input):  # an agent traced with OpenTelemetry: its OTLP/JSON export is its trace
+    import json, pathlib
+    export = json.loads(pathlib.Path(input["otlp"]).read_text(encoding="utf-8"))
+    return TargetResult("It's 18C in Paris; Chez Marie is full at 8pm, try 9pm?", trace=export)
 """
 
 
@@ -288,3 +295,26 @@ def test_a_target_without_a_trace_fails_a_trajectory_check_in_a_suite(write, run
     report = run_scripted(path, Script())
     item = report.suites[0].cases[0].runs[0].items[0]
     assert (item.status, item.reason) == ("fail", NO_TRACE)
+
+
+def test_an_opentelemetry_trace_a_target_returns_is_checked_like_any_trace(write, run_scripted):
+    write("agent.py", AGENT_MODULE)
+    otlp = Path(__file__).parents[1] / "trace" / "concierge_otlp.json"
+    path = write("suite.yml", f"""
+        target: agent:concierge
+        cases:
+          - id: a
+            input: {{otlp: "{otlp}"}}
+            checks:
+              - {{type: tool_sequence, names: [get_weather, book_table], order: exact}}
+              - {{type: tool_called, name: book_table, arguments: {{party: 2}}}}
+              - {{type: tool_error_handled}}
+              - {{type: max_steps, max: 2}}
+    """)
+    run = run_scripted(path, Script()).suites[0].cases[0].runs[0]
+    assert run.error is None
+    assert [(i.status, i.reason) for i in run.items] == [
+        ("pass", "calls: get_weather, book_table, exactly as wanted"),
+        ("pass", 'book_table was called 1 time, 1 with {"party": 2}; wanted at least 1'),
+        ("pass", 'the model went on after 1 failed tool call: book_table ("no table for 2 at 20:00"), and answered'),
+        ("fail", "3 model turns; at most 2 allowed")]
