@@ -331,7 +331,7 @@ class Runner:
         verdicts, fields, extract_error = await score_output(
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
-            truncated=truncated)
+            truncated=truncated, trace=called.trace)
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=called.trace)
