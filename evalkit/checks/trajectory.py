@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from collections import Counter
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from evalkit.checks.base import Check, CheckContext, Outcome
 from evalkit.limits import REGEX_TIMEOUT
@@ -40,6 +40,12 @@ class CallTimes(BaseModel):
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"times: min {self.min} exceeds max {self.max}")
         return self
+
+
+_COUNT = {"type": "integer", "minimum": 0}
+# `times` in the suite's JSON Schema: a number, or the range CallTimes validates.
+TIMES_SCHEMA = {"anyOf": [_COUNT, {"type": "object", "properties": {"min": _COUNT, "max": _COUNT},
+                                   "additionalProperties": False}]}
 
 
 class _TrajectoryCheck(Check):
@@ -161,22 +167,22 @@ class ToolCalled(_ArgumentsCheck):
     `{min:, max:}`; by default at least once."""
 
     type = "tool_called"
-    times: int | CallTimes | None = Field(
+    times: Annotated[CallTimes | None, WithJsonSchema(TIMES_SCHEMA)] = Field(
         default=None, description="How many matching calls: a number (exactly), or `{min:, max:}`; default at least 1.")
 
-    @field_validator("times")
+    @field_validator("times", mode="before")
     @classmethod
-    def _not_negative(cls, v: int | CallTimes | None) -> int | CallTimes | None:
-        if isinstance(v, int) and v < 0:
-            raise ValueError("times must be 0 or more")
+    def _number_or_range(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool):
+            if v < 0:
+                raise ValueError("times must be 0 or more")
+            return {"min": v, "max": v}
+        if v is not None and not isinstance(v, (dict, CallTimes)):
+            raise ValueError(f"times is a number of calls or {{min:, max:}}, not {v!r}")
         return v
 
     def _bounds(self) -> tuple[int | None, int | None]:
-        if isinstance(self.times, int):
-            return self.times, self.times
-        if isinstance(self.times, CallTimes):
-            return self.times.min, self.times.max
-        return 1, None
+        return (self.times.min, self.times.max) if self.times is not None else (1, None)
 
     def decide(self, trace: list[Step], ctx: CheckContext) -> Outcome:
         calls = self.calls(trace)

@@ -199,6 +199,8 @@ def test_a_run_without_a_trace_fails_every_trajectory_check_saying_how_to_record
     ("tool_called", {"name": "x", "times": -1}, "times must be 0 or more"),
     ("tool_called", {"name": "x", "times": {"min": 3, "max": 1}}, "min 3 exceeds max 1"),
     ("tool_called", {"name": "x", "times": {}}, "times needs"),
+    ("tool_called", {"name": "x", "times": True}, "times is a number of calls or {min:, max:}, not True"),
+    ("tool_called", {"name": "x", "times": {"min": 1, "most": 2}}, "most"),
     ("tool_called", {"name": ""}, "name"),
     ("tool_sequence", {"names": []}, "names"),
     ("tool_sequence", {"names": ["a"], "order": "exact", "gaps": False}, "`gaps` applies only to order: in_order"),
