@@ -33,6 +33,7 @@ from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
 from evalkit.run.targets import prompt_request
+from evalkit.trace.steps import Step
 
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
@@ -260,6 +261,7 @@ class _Planner:
             facts: dict[str, Any] | None = past.facts if past is not None else None
             output: str | None = None
             truncated = False
+            trace: list[Step] | None = None  # the judge sees a run's trajectory: its requests hold it
             target = suite.target
             dry = self.dry.get((str(suite.path), case.id, r))
             sent = dict(dry.requests) if dry else {}
@@ -281,14 +283,14 @@ class _Planner:
                                      batchable=False, request=sent.get(key)) for key in past.target_requests]
                 # Every call served from the cache: the target will give the same output as last time.
                 if all(h is not None for h in hits) and len(past.output) == past.output_chars:
-                    output, truncated = past.output, past.truncated
+                    output, truncated, trace = past.output, past.truncated, past.trace
             elif dry is not None and dry.requests:
                 line.rendered_runs += 1
                 for key, req in dry.requests:
                     self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
                                  request=req)
                 if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
-                    output, truncated = output_text(dry.output), dry.truncated
+                    output, truncated, trace = output_text(dry.output), dry.truncated, dry.trace
                 facts = dry.facts if dry.facts is not None else facts
             else:
                 line.unknown_runs += 1
@@ -298,7 +300,7 @@ class _Planner:
             judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
             if judged:
                 self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
-                           fields if fields else None)
+                           fields if fields else None, trace)
             elif fields:
                 req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields)
                 if output is not None:
@@ -308,7 +310,8 @@ class _Planner:
                              EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
-              truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None) -> None:
+              truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
+              trace: list[Step] | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
         extracts them (the run's rule: evalkit.scoring.grading.score_output)."""
         calls = max(it.judge_repeats for it in judged)
@@ -318,10 +321,11 @@ class _Planner:
         for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
             if k == 0 and fields:
                 req = grade_request(jmodel, text, criteria, fields, case_input=case.input, facts=facts,
-                                    truncated=truncated)
+                                    truncated=truncated, trace=trace)
                 kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
             else:
-                req = judge_request(jmodel, text, criteria, case_input=case.input, facts=facts, truncated=truncated)
+                req = judge_request(jmodel, text, criteria, case_input=case.input, facts=facts, truncated=truncated,
+                                    trace=trace)
                 kind, out = "judge_calls", verdict_tokens
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
