@@ -1,5 +1,6 @@
 """An OpenTelemetry GenAI trace read as a trajectory: the OTLP/JSON export (`resourceSpans[]
-.scopeSpans[].spans[]`), or a plain list of its spans, turned into step dicts for `read_trace`.
+.scopeSpans[].spans[]`), a list of exports (a file exporter's JSON lines), or a plain list of
+spans, turned into step dicts for `read_trace`.
 
 Spans are read by the GenAI semantic conventions' `gen_ai.operation.name`:
 
@@ -27,12 +28,13 @@ ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")  # OTLP/JSON writes the enu
 
 
 def is_otlp(value: Any) -> bool:
-    """Whether a trace a target gave is OpenTelemetry's: an OTLP/JSON export (`resourceSpans`), or
-    a list of spans (mappings with a `spanId` or a list of `attributes`)."""
+    """Whether a trace a target gave is OpenTelemetry's: an OTLP/JSON export (`resourceSpans`), a
+    list of exports (a file exporter's JSON lines, each read), or a list of spans (mappings with a
+    `spanId` or a list of `attributes`)."""
     if isinstance(value, dict):
         return "resourceSpans" in value
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], dict):
-        return "spanId" in value[0] or isinstance(value[0].get("attributes"), list)
+        return any(k in value[0] for k in ("spanId", "resourceSpans")) or isinstance(value[0].get("attributes"), list)
     return False
 
 
@@ -67,23 +69,28 @@ def otlp_steps(value: Any) -> list[dict[str, Any]]:
 
 
 def _raw_spans(value: Any) -> list[tuple[Any, str]]:
-    if isinstance(value, (list, tuple)):
-        found = [(span, f"span {n}") for n, span in enumerate(value, 1)]
-    elif isinstance(value, dict):
-        found = []
-        for r, resource in enumerate(_list(value, "resourceSpans", "")):
-            where = f"resourceSpans[{r}]"
+    """Every span with where it was found: an export's, each export's of a list, or a list's own."""
+    if isinstance(value, dict):
+        exports = [(value, "")]
+    elif isinstance(value, (list, tuple)) and value and isinstance(value[0], dict) and "resourceSpans" in value[0]:
+        exports = [(_mapping(export, f"export {n}"), f"export {n}: ") for n, export in enumerate(value, 1)]
+    elif isinstance(value, (list, tuple)):
+        if len(value) > MAX_SPANS:
+            raise ValueError(f"the OpenTelemetry trace has over {MAX_SPANS:,} spans")
+        return [(span, f"span {n}") for n, span in enumerate(value, 1)]
+    else:
+        raise ValueError(f"an OpenTelemetry trace is an OTLP/JSON object or a list of spans, not a "
+                         f"{type(value).__name__}")
+    found: list[tuple[Any, str]] = []
+    for export, prefix in exports:
+        for r, resource in enumerate(_list(export, "resourceSpans", prefix.removesuffix(": "))):
+            where = f"{prefix}resourceSpans[{r}]"
             for s, scope in enumerate(_list(_mapping(resource, where), "scopeSpans", where)):
                 inner = f"{where}.scopeSpans[{s}]"
                 found += [(span, f"{inner}.spans[{n}]") for n, span in enumerate(
                     _list(_mapping(scope, inner), "spans", inner))]
                 if len(found) > MAX_SPANS:
-                    break
-    else:
-        raise ValueError(f"an OpenTelemetry trace is an OTLP/JSON object or a list of spans, not a "
-                         f"{type(value).__name__}")
-    if len(found) > MAX_SPANS:
-        raise ValueError(f"the OpenTelemetry trace has over {MAX_SPANS:,} spans")
+                    raise ValueError(f"the OpenTelemetry trace has over {MAX_SPANS:,} spans")
     return found
 
 

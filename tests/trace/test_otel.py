@@ -104,3 +104,23 @@ def test_a_malformed_otlp_trace_is_refused_in_one_line(value, message):
     with pytest.raises(ValueError) as raised:
         read_trace(value)
     assert str(raised.value) == message
+
+
+def test_a_list_of_exports_reads_as_one_trace():
+    """A file exporter writes one export a line: the lines, each parsed, are one trace."""
+    first, second = json.loads(json.dumps(CONCIERGE)), json.loads(json.dumps(CONCIERGE))
+    first["resourceSpans"][0]["scopeSpans"] = first["resourceSpans"][0]["scopeSpans"][:1]
+    second["resourceSpans"][0]["scopeSpans"] = second["resourceSpans"][0]["scopeSpans"][1:]
+    assert is_otlp([first, second])
+    assert read_trace([first, second]) == read_trace(CONCIERGE)
+    with pytest.raises(ValueError, match=r"^OpenTelemetry trace: export 2 is a str, not a mapping$"):
+        read_trace([first, "a line"])
+    with pytest.raises(ValueError, match=r"^OpenTelemetry trace: export 1: resourceSpans\[0\].scopeSpans is a int"):
+        read_trace([{"resourceSpans": [{"scopeSpans": 1}]}])
+
+
+def test_a_runaway_otlp_trace_is_refused():
+    from evalkit.trace.otel import MAX_SPANS
+
+    with pytest.raises(ValueError, match="over 50,000 spans"):
+        read_trace([{"spanId": "a", "startTimeUnixNano": "1"}] * (MAX_SPANS + 1))
