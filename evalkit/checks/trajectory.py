@@ -196,7 +196,7 @@ class ToolCalled(_ArgumentsCheck):
         if self.arguments is not None:
             said += f", {n}{self.with_arguments()}"
             if problems and (low is not None and n < low):
-                said += f" (first other: {problems[0]})"
+                said += f" (first mismatch: {problems[0]})"
         ok = (low is None or n >= low) and (high is None or n <= high)
         return Outcome(ok, f"{said}; wanted {wanted}")
 

@@ -65,7 +65,7 @@ def test_tool_called_with_arguments_by_each_match():
     assert paris == Outcome(True, 'get_weather was called 2 times, 1 with {"city": "Paris"}; wanted at least 1')
     rome = decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Rome"})
     assert rome == Outcome(False, 'get_weather was called 2 times, 0 with {"city": "Rome"} '
-                                  '(first other: city="Paris", wanted "Rome"); wanted at least 1')
+                                  '(first mismatch: city="Paris", wanted "Rome"); wanted at least 1')
     assert not decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris"}, match="equals").passed
     assert decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris", "units": "C"},
                   match="equals").passed
