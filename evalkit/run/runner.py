@@ -36,7 +36,9 @@ from evalkit.suite.spec import Thresholds
 from evalkit.scoring.grading import score_output
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target
-from evalkit.run.targets import TargetFn, call_target, resolve_target
+from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
+from evalkit.run.tool_loop import ToolBox, ToolOutcome
+from evalkit.trace.steps import Step
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
 
@@ -306,13 +308,14 @@ class Runner:
         if isinstance(fn, WorkerTarget):
             called = await self._user.call_target(fn, case.input, client, suite.timeout.target)
         else:
-            called = await call_target(fn, case.input, client, suite.timeout.target)
+            called = await call_target(fn, case.input, client, suite.timeout.target, self._toolbox(suite, case))
         # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
-        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests}
+        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests,
+                               "trace": trajectory(called, client, fn)}
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
                              traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
-        produced, facts, run["prompt"], run["trace"] = called.output, called.facts, called.prompt, called.trace
+        produced, facts, run["prompt"] = called.output, called.facts, called.prompt
         try:
             text = output_text(produced)
             run["facts"] = jsonable(facts)
@@ -334,13 +337,24 @@ class Runner:
             truncated=truncated, trace=called.trace)
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=called.trace)
+                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=run["trace"])
         items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
                                             await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:
             items.append(truncated_item())
         return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
 
+
+    def _toolbox(self, suite: Suite, case: Case) -> ToolBox | None:
+        """How this case's tool calls are answered, for a prompt target with tools (else None)."""
+        target = suite.target
+        if target is None or not target.tools or self.options.target:
+            return None
+
+        async def run_function(function: str, arguments: dict[str, Any]) -> ToolOutcome:
+            return await self._user.call_tool(function, suite.dir, arguments, suite.timeout.target)
+
+        return ToolBox(target.tools, case.tool_results, run_function)
 
     async def _plugin_checks(self, applicable: list[Any], ctx: CheckContext) -> dict[str, ItemResult] | None:
         """The items decided by plugins' checks (user code), each decided in a worker process."""
@@ -352,6 +366,18 @@ class Runner:
             return {items[0].id: await self._user.decide_check(items[0], ctx)}
         return {it.id: r for it, r in zip(items, await asyncio.gather(*(self._user.decide_check(it, ctx)
                                                                           for it in items)))}
+
+
+def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTarget) -> list[Step] | None:
+    """The run's trace: the one the target returned, else the calls the client recorded, for a
+    prompt target with tools and for agent code that called the model (else None: one prompt, one
+    reply, already stored as prompt and output)."""
+    if called.trace is not None:
+        return called.trace
+    uses_tools = bool(getattr(fn, "tools", ()))
+    if uses_tools or (isinstance(fn, WorkerTarget) and client.target_requests):
+        return client.recorder.close("not answered: the target ended first")
+    return None
 
 
 _PLAIN = (str, int, float, bool, type(None))

@@ -19,6 +19,7 @@ from evalkit._runtime.user_calls import USER_EXITS, DaemonPool, call_shape, desc
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
+from evalkit.run.tool_loop import StepsExhausted, ToolBox, run_tool_loop
 from evalkit.trace.steps import Step, read_trace
 
 # Synchronous targets block a thread while they wait for their model calls, so they must not
@@ -41,7 +42,8 @@ class TargetResult:
     trace: Any = None
 
 
-TargetFn = Callable[[Any, BoundClient], Any]
+# `(input, client) -> output`; a prompt target also takes `toolbox=` (its tools' answers for the case).
+TargetFn = Callable[..., Any]
 
 
 def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
@@ -105,9 +107,11 @@ class TargetCall:
     trace: list[Step] | None = None
 
 
-async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None) -> TargetCall:
+async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None,
+                      toolbox: ToolBox | None = None) -> TargetCall:
     """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
-    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through."""
+    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through.
+    `toolbox` answers a prompt target's tool calls for this case."""
     if getattr(fn, "batchable", False) and getattr(client, "batching", False):
         timeout = None  # a prompt target's one call waits for its Message Batch (hours), not for code
     async def shielded() -> Any:
@@ -115,7 +119,7 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
         # step, so user code's must be caught before they get there; a TimeoutError of the
         # target's own is kept apart from the suite's deadline.
         try:
-            return await fn(case_input, client)
+            return await (fn(case_input, client) if toolbox is None else fn(case_input, client, toolbox=toolbox))
         except (*USER_EXITS, TimeoutError) as exc:
             return _Raised(exc)
 
@@ -132,6 +136,8 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
         return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
     except ProviderError as exc:
         return TargetCall(error=f"target's model call failed: {exc}")
+    except StepsExhausted as exc:
+        return TargetCall(error=str(exc))
     except Exception as exc:  # the system under test may raise anything: that is an error row
         return _raised(exc)
     if isinstance(produced, _Raised):
@@ -174,16 +180,21 @@ def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: i
 
 
 def _prompt_target(target: Target) -> TargetFn:
-    async def call(case_input: Any, client: BoundClient) -> Any:
+    async def call(case_input: Any, client: BoundClient, toolbox: ToolBox | None = None) -> Any:
         request = prompt_request(target, case_input, model=client.resolve_model(target.model),
                                  max_tokens=client.max_tokens, temperature=client.temperature)
         prompt = request.messages[0]["content"]
+        if target.tools:  # several calls, each waiting for the last: never a Message Batch
+            toolbox = toolbox or ToolBox(target.tools, {})
+            reply = await run_tool_loop(client, request, toolbox, target.max_steps)
+            return TargetResult(output=reply.text, prompt=prompt)
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
         try:
             return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
         finally:
             batch_eligible.reset(eligible)
 
-    call.batchable = True  # type: ignore[attr-defined]  # marks read back with getattr by the batcher and the runner
+    call.batchable = not target.tools  # type: ignore[attr-defined]  # marks read back with getattr by the batcher and the runner
     call.user_code = False  # type: ignore[attr-defined]  # as above
+    call.tools = target.tools  # type: ignore[attr-defined]  # as above: its runs keep the recorded trace
     return call

@@ -31,7 +31,8 @@ from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.conditions import compile_condition
 from evalkit.suite.files import default_suite_name, resolve_suite_path
 from evalkit.suite.gold import GoldReader
-from evalkit.suite.model import Case, Item, Suite, Target
+from evalkit.suite.model import Case, Item, Suite, Target, Tool
+from evalkit.suite.tool_results import entry_problem
 from evalkit.suite.prompts import check_template
 from evalkit.suite.reading import read_suite_text
 
@@ -245,8 +246,10 @@ class _Loader:
             extract = any(it.check is not None and it.check.needs_fields for it in items) or repeats > 1
             fields = [f for f in (wanted if wanted is not None else list(spec.fields)) if f in field_names] \
                 if extract or wanted else []
+            self._check_tool_results(spec, cspec, cloc)
             cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
+                              tool_results=dict(cspec.tool_results),
                               pass_all=spec.pass_all if cspec.pass_all is None else cspec.pass_all,
                               tags=list(dict.fromkeys([*spec.tags, *cspec.tags])) if spec.tags else cspec.tags,
                               skip=cspec.skip, line=self.line_of(cloc), file=self.cases_file))
@@ -299,6 +302,23 @@ class _Loader:
                     compared.add(ref.case)
         return compared
 
+    def _check_tool_results(self, spec: SuiteSpec, cspec: CaseSpec, cloc: tuple[Any, ...]) -> None:
+        """A case's `tool_results:` answer tools the suite's prompt target declares, in a shape evalkit reads."""
+        if not cspec.tool_results:
+            return
+        target = spec.target
+        declared = [t.name for t in target.tools] if isinstance(target, PromptTargetSpec) else []
+        for name, value in cspec.tool_results.items():
+            where = cloc + ("tool_results", name)
+            if name not in declared:
+                self.problem(where, f"tool_results: the target declares no tool {name!r}; its tools: "
+                                    f"{', '.join(declared) or '(none: only a prompt target with `tools:` has them)'}",
+                             cspec.id)
+                continue
+            problem = entry_problem(value)
+            if problem:
+                self.problem(where, f"tool_results of {name}: {problem}", cspec.id)
+
     def _check_expression(self, expr: str, loc: tuple[Any, ...], case_id: str) -> None:
         try:
             compile_condition(expr)
@@ -334,7 +354,10 @@ class _Loader:
         if error:
             self.problem(("target",), f"prompt template: {error}")
         return Target(template=template, template_name=name, system=t.system, model=t.model,
-                      max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache)
+                      max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache,
+                      tools=tuple(Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
+                                       function=tool.function) for tool in t.tools),
+                      max_steps=t.max_steps)
 
 
 def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None, judge_repeats: int = 1,

@@ -14,6 +14,21 @@ from evalkit.suite.spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel
 
 
 @dataclass(frozen=True)
+class Tool:
+    """A tool of a prompt target: what the model is told, and what answers it (`function`, else the
+    case's `tool_results`)."""
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    function: str | None = None
+
+    def api_definition(self) -> dict[str, Any]:
+        """The tool as the Messages API's `tools` list takes it."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+@dataclass(frozen=True)
 class Target:
     """The system under test: a callable `module:function`, or a Jinja prompt sent to a model."""
 
@@ -25,6 +40,8 @@ class Target:
     max_tokens: int | None = None
     temperature: float | None = None
     prompt_cache: bool = False  # the system prompt is marked as a prompt-cache prefix
+    tools: tuple[Tool, ...] = ()  # a prompt target's tools: evalkit runs the tool loop
+    max_steps: int = 10  # model turns the tool loop may take
 
     @property
     def kind(self) -> str:
@@ -86,6 +103,7 @@ class Case:
     pass_all: bool = False  # with repeats, the case fails unless every run passes
     fields: list[str] = field(default_factory=list)
     description: str = ""
+    tool_results: dict[str, Any] = field(default_factory=dict)  # scripted answers of the target's tools
     tags: list[str] = field(default_factory=list)
     skip: str | None = None
     line: int | None = None

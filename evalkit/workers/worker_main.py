@@ -88,7 +88,7 @@ class Worker:
         self._waited[call_id] = max(time.monotonic() - sent, 0.0)  # the case's queue time, not its own
         _call.set(call_id)
         try:
-            (self._target if kind == "target" else self._check)(call_id, payload)
+            {"target": self._target, "tool": self._tool}.get(kind, self._check)(call_id, payload)
         except BaseException as exc:  # evalkit's own fault here: said as such, never a lost call
             self._done(call_id, ("error", f"evalkit's worker process failed on this call: {type(exc).__name__}: "
                                           f"{safe_one_line(exc)}", traceback_of(exc), None) if kind == "target"
@@ -166,6 +166,38 @@ class Worker:
                 self._loop = loop
             return self._loop
 
+    # -- tools -----------------------------------------------------------------------------
+
+    def _tool(self, call_id: int, payload: bytes) -> None:
+        """A prompt target's tool, `module:function` called with the model's arguments as keywords:
+        ("output", result) or ("error", message, traceback)."""
+        try:
+            spec, suite_dir, arguments = pickle.loads(payload)
+            fn, is_async, _ = self._resolve(spec, suite_dir)
+        except ValueError as exc:  # import_object's own message says what is wrong
+            self._done(call_id, ("error", f"tool {payload_spec(payload)}: {safe_one_line(exc)}", None))
+            return
+        except BaseException as exc:  # the tool's module raised as it was imported here
+            self._done(call_id, ("error", f"tool's module {describe_raised(exc)}", traceback_of(exc)))
+            return
+        try:
+            if is_async:
+                import asyncio
+
+                produced = asyncio.run_coroutine_threadsafe(fn(**arguments), self._event_loop()).result()
+            else:
+                produced = fn(**arguments)
+        except BaseException as exc:  # SystemExit too: a tool's failure is told to the model, not the run's end
+            self._done(call_id, ("error", f"{type(exc).__name__}: {safe_one_line(exc)}", traceback_of(exc)))
+            return
+        try:  # what the model is sent and the trace keeps: JSON (anything else as text)
+            import json
+
+            self._done(call_id, ("output", json.loads(json.dumps(produced, default=str))))
+        except Exception as exc:  # circular, or nested past Python's limit
+            self._done(call_id, ("error", f"the tool returned what cannot be sent as JSON: {type(exc).__name__}: "
+                                          f"{safe_one_line(exc)}", None))
+
     # -- checks ----------------------------------------------------------------------------
 
     def _check(self, call_id: int, payload: bytes) -> None:
@@ -201,7 +233,8 @@ def target_failure(exc: BaseException) -> tuple[Any, ...]:
 
 
 def target_output(produced: Any) -> tuple[Any, ...]:
-    """What a target that returned gives: ("output", output, facts, prompt, trace), or ("error", ...)."""
+    """What a target that returned gives: ("output", output, facts, prompt, trace), or ("error", ...);
+    the trace as the target gave it (the parent reads it: evalkit.trace.steps.read_trace)."""
     facts: dict[str, Any] = {}
     prompt = trace = None
     # Imported if user code made a TargetResult (maybe still being imported by another thread:
@@ -229,8 +262,9 @@ def unpicklable(result: tuple[Any, ...]) -> tuple[Any, ...]:
                 output = output.model_dump(mode="json")
             output = output if isinstance(output, str) else json.loads(json.dumps(output, default=str))
             facts = json.loads(json.dumps(facts, default=str))
-            trace = json.loads(json.dumps(trace, default=lambda v: v.model_dump() if hasattr(v, "model_dump")
-                                          else str(v)))
+            if trace is not None:  # steps as dicts (a Step is a pydantic model)
+                trace = json.loads(json.dumps([t.model_dump() if hasattr(t, "model_dump") else t for t in trace]
+                                              if isinstance(trace, (list, tuple)) else trace, default=str))
             return "output", output, facts, prompt, trace
         except Exception as json_exc:  # circular, or nested past Python's limit
             return ("error", f"target returned what cannot be stored as JSON: {type(json_exc).__name__}: "
