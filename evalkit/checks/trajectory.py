@@ -20,9 +20,9 @@ from evalkit.checks.base import Check, CheckContext, Outcome
 from evalkit.limits import REGEX_TIMEOUT
 from evalkit.trace.steps import Step, model_turns, tool_calls
 
-NO_TRACE = ("the target recorded no trajectory (a prompt target records one when it has `tools:`; a "
-            "callable target returns TargetResult(output, trace=...) with its steps or an OpenTelemetry "
-            "GenAI trace)")
+NO_TRACE = ("the target recorded no trajectory (a prompt target with `tools:` records one, and so does agent "
+            "code that calls the model through the client it is handed; other code returns "
+            "TargetResult(output, trace=...) with its steps or an OpenTelemetry GenAI trace)")
 SHOWN_CALLS = 20  # tool names listed in a reason before "… and N more"
 
 

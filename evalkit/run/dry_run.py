@@ -20,6 +20,7 @@ from evalkit.errors import EvalkitError
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.suite.model import Case, Suite
 from evalkit._runtime.user_calls import DaemonPool
+from evalkit.run.runner import UNANSWERED
 from evalkit.run.targets import call_target, resolve_target, target_executor
 from evalkit.trace.steps import Step
 
@@ -68,9 +69,12 @@ async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[s
                         temperature=suite.temperature, tiers=tiers)
     called = await call_target(fn, case.input, bound, suite.timeout.target)
     known = called.error is None and not stand_in.stood_in
+    trace = called.trace  # as the run keeps it (runner.trajectory): else the model calls the client recorded
+    if trace is None and known and bound.target_requests:
+        trace = bound.recorder.close(UNANSWERED)
     return DryRun(requests=stand_in.requests, output=called.output if known else None, known=known,
                   truncated=bound.truncated, facts=called.facts if called.error is None else None,
-                  trace=called.trace if known else None)
+                  trace=trace if known else None)
 
 
 def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],

@@ -334,7 +334,7 @@ class Runner:
         verdicts, fields, extract_error = await score_output(
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
-            truncated=truncated, trace=called.trace)
+            truncated=truncated, trace=run["trace"])
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=run["trace"])
@@ -368,6 +368,9 @@ class Runner:
                                                                           for it in items)))}
 
 
+UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered
+
+
 def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTarget) -> list[Step] | None:
     """The run's trace: the one the target returned, else the calls the client recorded, for a
     prompt target with tools and for agent code that called the model (else None: one prompt, one
@@ -376,7 +379,7 @@ def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTar
         return called.trace
     uses_tools = bool(getattr(fn, "tools", ()))
     if uses_tools or (isinstance(fn, WorkerTarget) and client.target_requests):
-        return client.recorder.close("not answered: the target ended first")
+        return client.recorder.close(UNANSWERED)
     return None
 
 

@@ -320,3 +320,38 @@ def test_an_opentelemetry_trace_a_target_returns_is_checked_like_any_trace(write
         ("pass", 'book_table was called 1 time, 1 with {"party": 2}; wanted at least 1'),
         ("pass", 'the model went on after 1 failed tool call: book_table ("no table for 2 at 20:00"), and answered'),
         ("fail", "3 model turns; at most 2 allowed")]
+
+
+def test_a_prompt_targets_tool_loop_is_checked_and_shown_to_the_judge(write):
+    """The trajectory evalkit records for a prompt target with tools: checked by code, and the judge's
+    request holds it (fenced as data)."""
+    from evalkit.engine import load_suites, make_client, run
+    from evalkit.run.runner import RunOptions
+    from evalkit.testing.scripted import ScriptedProvider
+
+    path = write("suite.yml", """
+        target:
+          prompt: "Weather in {{ city }}?"
+          tools:
+            - {name: get_weather, description: The weather now., input_schema: {type: object}}
+        cases:
+          - id: paris
+            input: {city: Paris}
+            tool_results:
+              get_weather: [{arguments: {city: Paris}, result: {sky: rain}}]
+            checks:
+              - {type: tool_called, name: get_weather, arguments: {city: Paris}, times: 1}
+              - {type: max_steps, max: 2}
+              - {type: llm_judge, criteria: Uses what the tool said}
+    """)
+    script = (Script().tool_use([("get_weather", {"city": "Paris"})], turn=1).reply("Rain: take a coat.", turn=2)
+              .tool_reply("record_verdicts", verdicts({"check3:llm_judge": "pass"})))
+    provider = ScriptedProvider(script)
+    report = run(load_suites([path]), make_client(provider, no_cache=True, deprecated=None), RunOptions())
+    result = report.suites[0].cases[0].runs[0]
+    assert result.error is None and result.output == "Rain: take a coat."
+    assert [(i.status, i.reason) for i in result.items[:2]] == [
+        ("pass", 'get_weather was called 1 time, 1 with {"city": "Paris"}; wanted exactly 1'),
+        ("pass", "2 model turns (at most 2)")]
+    [judged] = [b["messages"][0]["content"] for b in provider.requests if b.get("tool_choice", {}).get("name")]
+    assert "<trajectory-" in judged and 'tool get_weather({"city": "Paris"}) -> {"sky": "rain"}' in judged
