@@ -35,6 +35,7 @@ from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
 from evalkit.run.conversation import render_turn, target_prompt
 from evalkit.run.targets import prompt_request
+from evalkit.trace.steps import Step, judged_trace
 
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
@@ -263,6 +264,7 @@ class _Planner:
             output: str | None = None
             truncated = False
             judged_input: Any = None
+            trace: list[Step] | None = None  # the judge sees a run's trajectory: its requests hold it
             target = suite.target
             dry = self.dry.get((str(suite.path), case.id, r))
             sent = dict(dry.requests) if dry else {}
@@ -287,14 +289,14 @@ class _Planner:
                                      batchable=False, request=sent.get(key)) for key in past.target_requests]
                 # Every call served from the cache: the target will give the same output as last time.
                 if all(h is not None for h in hits) and len(past.output) == past.output_chars:
-                    output, truncated = past.output, past.truncated
+                    output, truncated, trace = past.output, past.truncated, past.trace
             elif dry is not None and dry.requests:
                 line.rendered_runs += 1
                 for key, req in dry.requests:
                     self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
                                  request=req)
                 if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
-                    output, truncated = output_text(dry.output), dry.truncated
+                    output, truncated, trace = output_text(dry.output), dry.truncated, dry.trace
                 facts = dry.facts if dry.facts is not None else facts
             else:
                 line.unknown_runs += 1
@@ -306,16 +308,17 @@ class _Planner:
                     self.score(line, replace(case, items=list(turn.items)), r, jmodel, None, False, facts or {},
                                out_tokens, {n: suite.fields[n] for n in turn.fields})
             # A conversation's judge reads the messages its final reply answered beside the input (as a run's does).
-            self.score(line, case, r, jmodel, output, truncated, facts, out_tokens, fields, judged_input)
+            self.score(line, case, r, jmodel, output, truncated, facts, out_tokens, fields, judged_input, trace)
 
     def score(self, line: Line, case: Case, r: int, jmodel: str, output: str | None, truncated: bool,
-              facts: dict[str, Any] | None, out_tokens: int, fields: dict[str, Any], judged_input: Any = None) -> None:
+              facts: dict[str, Any] | None, out_tokens: int, fields: dict[str, Any], judged_input: Any = None,
+              trace: list[Step] | None = None) -> None:
         """The judge's and the extraction's calls on one reply (a conversation's turn: `case` holds its items;
         `judged_input`: what its judge reads as the input, when not the case's)."""
         judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
         if judged:
             self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
-                       fields if fields else None, judged_input)
+                       fields if fields else None, judged_input, trace)
         elif fields:
             req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields)
             if output is not None:
@@ -364,7 +367,7 @@ class _Planner:
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
               truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
-              judged_input: Any = None) -> None:
+              judged_input: Any = None, trace: list[Step] | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
         extracts them (the run's rule: evalkit.scoring.grading.score_output)."""
         calls = max(it.judge_repeats for it in judged)
@@ -375,10 +378,11 @@ class _Planner:
         for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
             if k == 0 and fields:
                 req = grade_request(jmodel, text, criteria, fields, case_input=case_input, facts=facts,
-                                    truncated=truncated)
+                                    truncated=truncated, trace=judged_trace(trace))
                 kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
             else:
-                req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated)
+                req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated,
+                                    trace=judged_trace(trace))
                 kind, out = "judge_calls", verdict_tokens
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)

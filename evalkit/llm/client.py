@@ -308,7 +308,7 @@ class BoundClient:
         sent = time.perf_counter()
         if role == "target":
             self.target_requests.append(key)
-            self.recorder.request(request.messages, at=sent - self._born)
+            self.recorder.request(request.messages, at=sent - self._born, offered_tools=bool(request.tools))
         try:
             response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
                                                    validate=validate, key=key)

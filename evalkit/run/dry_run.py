@@ -21,7 +21,9 @@ from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.suite.model import Case, Suite
 from evalkit._runtime.user_calls import DaemonPool
 from evalkit.run.conversation import run_conversation
+from evalkit.run.runner import UNANSWERED
 from evalkit.run.targets import call_target, resolve_target, target_executor
+from evalkit.trace.steps import Step
 
 
 @dataclass
@@ -33,6 +35,7 @@ class DryRun:
     known: bool = False
     truncated: bool = False
     facts: dict[str, Any] | None = None  # what the target returned as facts (also on empty replies)
+    trace: list[Step] | None = None  # the run's trajectory, when its output is known (the judge sees it)
 
 
 class _StandIn:
@@ -79,8 +82,12 @@ async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[s
     else:
         called = await call_target(fn, case.input, bound, suite.timeout.target)
     known = called.error is None and not stand_in.stood_in
+    trace = called.trace  # as the run keeps it (runner.trajectory): else the model calls the client recorded
+    if trace is None and known:
+        trace = bound.recorder.trajectory(UNANSWERED)
     return DryRun(requests=stand_in.requests, output=called.output if known else None, known=known,
-                  truncated=bound.truncated, facts=called.facts if called.error is None else None)
+                  truncated=bound.truncated, facts=called.facts if called.error is None else None,
+                  trace=trace if known else None)
 
 
 def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],

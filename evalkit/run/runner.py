@@ -39,7 +39,7 @@ from evalkit.suite.model import Case, Suite, Target, Turn
 from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
 from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
-from evalkit.trace.steps import Step
+from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
 
@@ -389,7 +389,7 @@ class Runner:
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
             case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
-            facts=facts, truncated=truncated)
+            facts=facts, truncated=truncated, trace=judged_trace(trace))
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
         items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
@@ -421,16 +421,16 @@ class Runner:
                                                                           for it in items)))}
 
 
+UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered
+
+
 def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTarget) -> list[Step] | None:
     """The run's trace: the one the target returned, else the calls the client recorded, for a
-    prompt target with tools and for agent code that called the model (else None: one prompt, one
-    reply, already stored as prompt and output)."""
+    prompt target with tools and for agent code that offered the model tools or called it more than
+    once (else None: one prompt and one reply, already stored as the run's prompt and output)."""
     if called.trace is not None:
         return called.trace
-    uses_tools = bool(getattr(fn, "tools", ()))
-    if uses_tools or (isinstance(fn, WorkerTarget) and client.target_requests):
-        return client.recorder.close("not answered: the target ended first")
-    return None
+    return client.recorder.trajectory(UNANSWERED, tools=bool(getattr(fn, "tools", ())))
 
 
 _PLAIN = (str, int, float, bool, type(None))

@@ -1,8 +1,10 @@
-"""Deciding items: code checks and the judge, extraction of fields, output fenced as data."""
+"""Deciding items: code checks and the judge, extraction of fields, output (and a run's trajectory)
+fenced as data."""
 
 __all__ = [
     "extract",
     "fencing",
     "items",
     "judge",
+    "trajectory_text",
 ]

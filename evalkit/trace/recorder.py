@@ -24,9 +24,13 @@ class TraceRecorder:
         self.steps: list[Step] = []
         self._pending: dict[str, dict[str, Any]] = {}  # tool_use id -> the call, until its result is sent
         self._tool_seconds: dict[str, float] = {}  # tool_use id -> seconds the tool took (evalkit's own loop)
+        self.offered_tools = False  # some request offered the model tools
+        self.replies = 0  # model calls answered
 
-    def request(self, messages: tuple[dict[str, Any], ...] | list[dict[str, Any]], at: float) -> None:
+    def request(self, messages: tuple[dict[str, Any], ...] | list[dict[str, Any]], at: float,
+                offered_tools: bool = False) -> None:
         """A request is about to be sent: its newest user turn, tool results and all, joins the trace."""
+        self.offered_tools = self.offered_tools or offered_tools
         if not messages or messages[-1].get("role") != "user":
             return
         last = messages[-1]
@@ -41,6 +45,7 @@ class TraceRecorder:
 
     def reply(self, text: str, tool_uses: list[dict[str, Any]], *, at: float, seconds: float) -> None:
         """The model answered: its text, and the tool calls it asked for (recorded when answered)."""
+        self.replies += 1
         self.steps.append(Step.message("assistant", text[:MAX_STEP_TEXT], start=_round(at), seconds=_round(seconds)))
         for use in tool_uses:
             self._pending[str(use.get("id"))] = use
@@ -48,6 +53,14 @@ class TraceRecorder:
     def tool_took(self, tool_use_id: str, seconds: float) -> None:
         """How long a tool evalkit ran took (recorded with the call when its result is sent)."""
         self._tool_seconds[tool_use_id] = seconds
+
+    def trajectory(self, why: str, *, tools: bool = False) -> list[Step] | None:
+        """The recorded trace when it is one worth keeping: the target has tools (`tools`, or a request
+        offered some) or made more than one call; else None (one prompt and one reply, which a run
+        keeps as its prompt and output already). Tool calls never answered are closed with `why`."""
+        if not (tools or self.offered_tools or self.replies > 1):
+            return None
+        return self.close(why)
 
     def close(self, why: str) -> list[Step]:
         """The trace, with any tool call asked for but never answered recorded as an error `why`."""
