@@ -61,6 +61,7 @@ class Line:
     extraction_calls: int = 0
     graded_calls: int = 0  # the judge and the extraction in one call
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
+    cached: int = 0  # of them: distinct requests found in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
     rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
     tool_loops: int = 0  # a prompt target's tool loops (one per run, one per answered turn of a conversation)
@@ -255,6 +256,7 @@ class _Planner:
         hit = self.cache.get(key) if self.cache is not None else None
         if key in self.seen or hit is not None:
             line.free += 1
+            line.cached += hit is not None and key not in self.seen
         else:
             self.new(line, kind, model, in_tokens, out_tokens, batchable, request)
         self.seen.add(key)

@@ -86,7 +86,7 @@ def test_a_plan_on_the_cache_a_run_filled_counts_its_tool_loops_exactly(write, t
     estimate = plan_calls(suites, cache_dir=tmp_path / "cache", count_tokens=False)
     line = estimate.lines[0]
     # Every request the run made, built as the run built it (the judge's with the trace): all cached.
-    assert (estimate.calls(), line.free, estimate.cost()[0]) == (0, sum(kinds.values()), 0.0), estimate.render()
+    assert (estimate.calls(), line.free, line.cached, estimate.cost()[0]) == (0, 10, 10, 0.0), estimate.render()
     assert (line.tool_loops, line.estimated_loops) == (3, 0)
     assert "tool loops: all 3 exact" in estimate.render() and "estimated:" not in estimate.render()
 
@@ -150,7 +150,7 @@ def test_a_conversation_s_tool_loops_are_followed_turn_by_turn(write, tmp_path):
     assert made == 3 + 2  # turn 1: one model call, turn 2: two; each turn judged
 
     cached = plan_calls(suites, cache_dir=tmp_path / "cache", count_tokens=False)
-    assert (cached.calls(), cached.lines[0].free, cached.lines[0].tool_loops) == (0, made, 2), cached.render()
+    assert (cached.calls(), cached.lines[0].cached, cached.lines[0].tool_loops) == (0, made, 2), cached.render()
 
     blind = plan_calls(suites, cache_dir=tmp_path / "empty", count_tokens=False)
     line = blind.lines[0]
