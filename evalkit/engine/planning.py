@@ -17,7 +17,11 @@ A prompt target with `tools:` runs a loop of model calls, each request holding t
 results before it: the plan runs that loop against a stand-in for the model (evalkit/run/dry_run.py)
 that answers from the response cache. Where every reply is cached the loop's requests and the run's
 trajectory (which its judge request holds) are exact; from the first reply not cached on, the loop's
-remaining turns are estimated (`TOOL_TURNS_GUESS`, see `_Planner.loop_turns`) and the plan says so."""
+remaining turns are estimated (`TOOL_TURNS_GUESS`, see `_Planner.loop_turns`) and the plan says so.
+
+This module is long because the plan follows every kind of run the runner makes (prompt, callable,
+tool loop, conversation; target, judge and extraction calls) in one walk that shares one ledger of
+requests seen, and splitting that walk would split the ledger's rules across modules."""
 
 from __future__ import annotations
 
