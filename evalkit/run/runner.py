@@ -34,6 +34,7 @@ from evalkit.scoring.items import applicable_items, compare_cases, decide_items,
 from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
 from evalkit.scoring.grading import score_output
+from evalkit.scoring.structured import refuse_unsupported_thinking
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target
 from evalkit.run.targets import TargetFn, call_target, resolve_target
@@ -113,6 +114,8 @@ class Runner:
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
                                  self.client.deprecations())
+        # So does a thinking judge on a model without structured outputs (evalkit/scoring/structured.py).
+        refuse_unsupported_thinking(suites, self.options.judge_model, self.client.capabilities.of)
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
         if self.options.shard:
             self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
@@ -331,7 +334,7 @@ class Runner:
         verdicts, fields, extract_error = await score_output(
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
-            truncated=truncated)
+            truncated=truncated, thinking=suite.judge_thinking)
         run["fields"], run["extraction_error"] = fields, extract_error
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=called.trace)

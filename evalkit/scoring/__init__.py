@@ -5,4 +5,5 @@ __all__ = [
     "fencing",
     "items",
     "judge",
+    "structured",
 ]
