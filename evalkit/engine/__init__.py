@@ -293,7 +293,10 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
 
         counter = token_counter(os.environ["ANTHROPIC_API_KEY"].strip(),
                                 (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None)
-    return estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter, **options)
+    # The judge's route as the run picks it (structured outputs or a forced tool): its requests' cache keys.
+    capabilities = CapabilityTable(lifecycle_table(cache_dir)).of
+    return estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
+                    capabilities=capabilities, **options)
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

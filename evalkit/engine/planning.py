@@ -29,6 +29,7 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
 from evalkit.scoring.grading import grade_request
+from evalkit.scoring.structured import Route, route_for
 from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
@@ -219,13 +220,19 @@ class _Planner:
     """Walks the runs a run would make, counting each request once, as the client's memo does."""
 
     def __init__(self, cache: ResponseCache | None, previous: Report | None,
-                 dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None):
+                 dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None,
+                 capabilities: Callable[[str], Any] | None = None):
         self.cache = cache
+        self.capabilities = capabilities  # a model's Capabilities: the judge's route, as the run picks it
         self.seen: set[str] = set()
         self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
         self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
         self.tokens = tokens if tokens is not None else InputCount(None)
         self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
+
+    def route(self, model: str, thinking: int | None = None) -> Route:
+        """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
+        return route_for(self.capabilities(model) if self.capabilities is not None else None, thinking)
 
     def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
                 batchable: bool = True, request: ModelRequest | None = None) -> Any:
@@ -298,9 +305,10 @@ class _Planner:
             judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
             if judged:
                 self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
-                           fields if fields else None)
+                           fields if fields else None, thinking=suite.judge_thinking)
             elif fields:
-                req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields)
+                req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields,
+                                      route=self.route(jmodel))
                 if output is not None:
                     self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
                 else:  # counted as new, its size as the run would send it
@@ -308,20 +316,24 @@ class _Planner:
                              EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
-              truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None) -> None:
+              truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
+              thinking: int | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
-        extracts them (the run's rule: evalkit.scoring.grading.score_output)."""
+        extracts them (the run's rule: evalkit.scoring.grading.score_output). A thinking judge's
+        output is counted with its whole thinking budget (at most what it may think)."""
         calls = max(it.judge_repeats for it in judged)
         criteria = {it.id: it.judge or "" for it in judged}
-        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged)
+        route = self.route(jmodel, thinking)
+        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged) + (route.thinking or 0)
         text = output if output is not None else _stand_in(out_tokens)
         for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
             if k == 0 and fields:
                 req = grade_request(jmodel, text, criteria, fields, case_input=case.input, facts=facts,
-                                    truncated=truncated)
+                                    truncated=truncated, route=route)
                 kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
             else:
-                req = judge_request(jmodel, text, criteria, case_input=case.input, facts=facts, truncated=truncated)
+                req = judge_request(jmodel, text, criteria, case_input=case.input, facts=facts, truncated=truncated,
+                                    route=route)
                 kind, out = "judge_calls", verdict_tokens
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
@@ -342,14 +354,15 @@ def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
 def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
              repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
              previous: Report | None = None, previous_path: str | None = None,
-             count_tokens: Callable[[ModelRequest], int] | None = None) -> Estimate:
+             count_tokens: Callable[[ModelRequest], int] | None = None,
+             capabilities: Callable[[str], Any] | None = None) -> Estimate:
     """The calls a run of `suites` would make (see the module's docstring for the rules), and beside
     them the cost of the other profiles: every case when tags select, else each tag's cases."""
     selectors = list(cases or [])
     dry: dict[tuple[str, str, int], DryRun] = {}
 
     def lines_for(chosen: list[str]) -> list[Line]:
-        planner = _Planner(cache, previous, dry, tokens)
+        planner = _Planner(cache, previous, dry, tokens, capabilities)
         lines = []
         for suite in suites:
             line = Line(suite.name)

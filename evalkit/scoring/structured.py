@@ -56,13 +56,18 @@ def choose_route(client: Any, model: str, thinking: int | None = None) -> Route:
     """Structured outputs where the client knows `model` supports them, else the forced tool.
     A thinking judge on a model without them is refused (preflight refuses it before any call)."""
     caps = client.capabilities(model) if callable(getattr(client, "capabilities", None)) else None
-    structured = caps is not None and caps.structured_outputs is True
     if thinking is not None:
         problem = thinking_problem(model, caps) if caps is not None else (
             f"judge_thinking needs structured outputs, and judge model {model}'s support is not known")
         if problem:
             raise UsageError(problem)
-    return Route(structured=structured, thinking=thinking)
+    return route_for(caps, thinking)
+
+
+def route_for(capabilities: Any, thinking: int | None = None) -> Route:
+    """The route for a model whose `Capabilities` are these (None: not known, the forced tool)."""
+    structured = capabilities is not None and capabilities.structured_outputs is True
+    return Route(structured=structured, thinking=thinking if structured else None)
 
 
 def strict_schema(schema: dict[str, Any], title: str) -> dict[str, Any]:
