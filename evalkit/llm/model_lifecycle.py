@@ -206,6 +206,7 @@ class ModelInfo:
     price: tuple[float, float] | None
     source: str = ""
     retired: bool = False
+    structured_outputs: bool | None = None  # None: not known (the judge then forces a tool)
 
     def status(self, on: date) -> str:
         if self.retired or (self.end_of_life is not None and self.end_of_life <= on):
@@ -215,8 +216,10 @@ class ModelInfo:
         return f"retires {self.end_of_life.isoformat()} (in {(self.end_of_life - on).days} days)"
 
 
-def known_models(table: LifecycleTable, current: Iterable[str] = ()) -> list[ModelInfo]:
-    """Every model `table` knows, plus `current` ids (e.g. the SDK's public `anthropic.types.Model`) as active."""
+def known_models(table: LifecycleTable, current: Iterable[str] = (),
+                 structured: Callable[[str], bool | None] | None = None) -> list[ModelInfo]:
+    """Every model `table` knows, plus `current` ids (e.g. the SDK's public `anthropic.types.Model`) as active;
+    `structured`: whether a model supports structured outputs (evalkit.llm.capabilities), None if not known."""
     known = table.known()
     names = list(dict.fromkeys([*current, *known]))
     out = []
@@ -224,17 +227,21 @@ def known_models(table: LifecycleTable, current: Iterable[str] = ()) -> list[Mod
         entry = known.get(m)
         out.append(ModelInfo(m, entry.retires_at if entry else None, price_per_mtok(m),
                              entry.source if entry else "SDK model list",
-                             retired=entry is not None and entry.state == "retired"))
+                             retired=entry is not None and entry.state == "retired",
+                             structured_outputs=structured(m) if structured is not None else None))
     return out
 
 
 def models_table(models: list[ModelInfo], on: date | None = None, *, include_retired: bool = False) -> str:
-    """One line per model: id, status, $ per million input / output tokens, where its dates came from."""
+    """One line per model: id, status, $ per million input / output tokens, whether it takes structured
+    outputs (the judge's route: `yes`, else a forced tool), where its dates came from."""
     on = on or today()
-    rows = [(m.model, m.status(on), f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown", m.source)
+    said = {True: "yes", False: "no", None: "unknown"}
+    rows = [(m.model, m.status(on), f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown",
+             said[m.structured_outputs], m.source)
             for m in sorted(models, key=lambda m: (m.end_of_life is not None, m.model))
             if include_retired or not m.status(on).startswith("retired")]
-    rows.insert(0, ("model", "status", "price per MTok in / out", "dates from"))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    return "\n".join(f"{a.ljust(widths[0])}  {b.ljust(widths[1])}  {c.ljust(widths[2])}  {d}".rstrip()
-                     for a, b, c, d in rows) + "\n"
+    rows.insert(0, ("model", "status", "price per MTok in / out", "structured outputs", "dates from"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[4]]).rstrip()
+                     for row in rows) + "\n"
