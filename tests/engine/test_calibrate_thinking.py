@@ -46,3 +46,12 @@ def test_a_thinking_judge_its_model_cannot_take_is_refused_before_any_call(tmp_p
     assert result.exit_code == 2 and requests == []
     assert "judge_thinking needs structured outputs, and judge model claude-unlisted-1" in result.output
     assert "Traceback" not in result.output
+
+
+def test_saved_figures_of_a_judge_without_thinking_are_stale_once_it_thinks(write):
+    from evalkit.engine import load_suites
+    from evalkit.suite.calibration import fingerprints
+
+    plain = fingerprints(load_suites([write("a.suite.yml", SUITE)])[0])
+    thinking = fingerprints(load_suites([write("b.suite.yml", THINKING + SUITE)])[0])
+    assert plain[0] != thinking[0] and plain[1] == thinking[1]  # the judge changed, the gold set did not
