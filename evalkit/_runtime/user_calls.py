@@ -105,9 +105,19 @@ def call_shape(fn: Callable[..., Any]) -> tuple[bool, bool]:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         params = []
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    # `messages` (a conversation's messages, passed by name) is not the client, wherever it stands.
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "messages"]
     takes_client = len(positional) >= 2 or any(p.name in ("llm", "client") for p in params)
     return inspect.iscoroutinefunction(fn), takes_client
+
+
+def takes_messages(fn: Callable[..., Any]) -> bool:
+    """Whether `fn` takes the conversation so far as `messages=` (a parameter of that name, or **kwargs)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind == p.VAR_KEYWORD or (p.name == "messages" and p.kind != p.POSITIONAL_ONLY) for p in params)
 
 
 def _is_model(output: Any) -> bool:

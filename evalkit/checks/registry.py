@@ -16,12 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evalkit.checks import code, fields, runs, text
+from evalkit.checks import code, fields, runs, text, trajectory
 from evalkit.checks.base import Check
 
 JUDGE_TYPE = "llm_judge"
 ENTRY_POINT_GROUP = "evalkit.checks"
-BUILTIN_CHECKS: tuple[type[Check], ...] = (*code.CHECKS, *runs.CHECKS, *fields.CHECKS, *text.CHECKS)
+BUILTIN_CHECKS: tuple[type[Check], ...] = (*code.CHECKS, *runs.CHECKS, *fields.CHECKS, *text.CHECKS,
+                                            *trajectory.CHECKS)
 _BUILTIN_TYPES = {cls.type: cls for cls in BUILTIN_CHECKS}
 
 # Every class `register_check` has seen, by type, in registration order.

@@ -23,10 +23,12 @@ from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
-# Which scripted variant each bundled suite plays: one passes, one shows a blocked PR.
-DEMO_SUITES = (("help_agents", "pass"), ("pace_ai", "fail"))
+# Which scripted variant each bundled suite plays: one passes; the coach and the coach as an agent
+# show a blocked PR (the agent's trajectory changes against the base too). A folder's replies are in
+# its `demo` module; a `<name>.suite.yml` file's in `<name>_demo` beside it.
+DEMO_SUITES = (("help_agents", "pass"), ("pace_ai", "fail"), ("pace_ai/agent.suite.yml", "fail"))
 # The base branch the demo's head is compared with: every suite sound.
-DEMO_BASE = (("help_agents", "pass"), ("pace_ai", "pass"))
+DEMO_BASE = (("help_agents", "pass"), ("pace_ai", "pass"), ("pace_ai/agent.suite.yml", "pass"))
 
 
 def bundled_suites_dir() -> Path:
@@ -38,21 +40,23 @@ def bundled_suites_dir() -> Path:
 
 
 def demo_plan(root: Path, variants: tuple[tuple[str, str], ...] = DEMO_SUITES) -> list[tuple[Path, Any]]:
-    """(suite folder, Script) for each bundled suite."""
+    """(suite folder or file, Script) for each bundled suite."""
     plan = []
     for name, variant in variants:
-        folder = root / name
+        path = root / name
+        folder = path if path.is_dir() else path.parent
+        module = "demo" if path.is_dir() else path.name.removesuffix(".suite.yml") + "_demo"
         # Each suite folder has its own `demo` module: its folder must come first on sys.path,
         # also when an earlier plan left another suite's folder in front.
         if str(folder.resolve()) in sys.path:
             sys.path.remove(str(folder.resolve()))
         try:
-            make_script = import_object("demo:script", folder)
+            make_script = import_object(f"{module}:script", folder)
         except ValueError as exc:
             raise UsageError(f"suite {name} has no demo replies ({exc})") from None
         finally:
-            sys.modules.pop("demo", None)  # each suite folder has its own `demo` module
-        plan.append((folder, make_script(variant)))
+            sys.modules.pop(module, None)  # each suite folder has its own `demo` module
+        plan.append((path, make_script(variant)))
     return plan
 
 
@@ -93,7 +97,7 @@ def write_demo_comparison(output_dir: Path, suites: list[Any]) -> str:
     base.save(output_dir / "base.json")
     head = Report.load(output_dir / "results.json")
     cmp = compare_reports(base, head, base_label="base (scripted: sound replies)",
-                          head_label="head (scripted: reckless coaching)")
+                          head_label="head (scripted: reckless coaching, an agent skipping a tool)")
     (output_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     write_html(head, output_dir / "report.html", comparison=cmp, base=base)
     (output_dir / "comparison.md").write_text(render_comparison(cmp), encoding="utf-8")

@@ -110,6 +110,8 @@ class Progress:
         text = f"{word} {suite.name}/{case.id} {case.wall_seconds:.1f}s{why}"
         # What went wrong, under the case: a run error or an item's error (the reports hold the rest).
         text += "".join(f"\n    {_cut(e)}" for e in case.errors[:3])
+        if case.verdict in ("fail", "error"):
+            text += _tools(case)
         if self.colour:
             colour = {"pass": "green", "fail": "red", "error": "yellow", "inconclusive": "cyan"}.get(case.verdict)
             text = click.style(text, fg=colour)
@@ -140,6 +142,19 @@ class Progress:
 def progress_printer(total: int | None = None) -> Progress:
     """The progress display of `evalkit run` (see Progress)."""
     return Progress(total)
+
+
+def _tools(case: Any) -> str:
+    """The tool calls of the case's first traced run that failed (else its first traced run), in
+    one line under the case; "" without a trace."""
+    from evalkit.render.trajectory import tool_line  # imported per use: --help and light commands stay fast
+
+    traced = [r for r in case.runs if r.trace is not None]
+    run = next((r for r in traced if r.passed is False or r.error), traced[0] if traced else None)
+    if run is None:
+        return ""
+    where = f"run {run.repeat + 1} " if len(case.runs) > 1 else ""
+    return f"\n    {where}tools: {tool_line(run.trace, MAX_PROBLEM_CHARS)}"
 
 
 def _cut(text: str) -> str:

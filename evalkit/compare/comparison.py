@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.results.intervals import wilson
 
 Change = Literal["regressed", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
@@ -34,7 +35,7 @@ class ItemFlip(BaseModel):
     p_value: float | None = None
     too_few_runs: bool = Field(False, description="Not significant, and these run counts could never be: even "
                                                   "all-pass against all-fail gives p >= alpha.")
-    repeats_needed: int | None = Field(None, description="Runs a side at which the observed pass rates would "
+    repeats_needed: int | None = Field(default=None, description="Runs a side at which the observed pass rates would "
                                                          "give p < alpha (None: more than 100, or it counts).")
     why: str = Field(description="Why the flip counts, or why it does not.")
 
@@ -74,6 +75,8 @@ class CaseDiff(BaseModel):
     flips: list[ItemFlip] = Field(default_factory=list)
     fields: list[FieldChange] = Field(default_factory=list)
     note: str = ""
+    trajectory: TrajectoryDiff | None = Field(
+        default=None, description="What changed in the case's tool calls (None: no trace on a side, or no change).")
 
 
 class SideStats(BaseModel):

@@ -25,6 +25,7 @@ from typing import Any
 
 from evalkit.compare.comparison import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
 from evalkit.compare.fisher import fisher_exact, repeats_needed, smallest_p
+from evalkit.compare.trajectory_diff import trajectory_diff
 from evalkit.results.report import CaseResult, ItemResult, Report, SuiteResult
 
 DEFAULT_ALPHA = 0.05
@@ -69,6 +70,8 @@ def compare_case(suite: str, base: CaseResult, head: CaseResult, alpha: float = 
     diff = CaseDiff(suite=suite, id=base.id, change="still passing", base_verdict=base.verdict,
                     head_verdict=head.verdict, base_reasons=base.reasons, head_reasons=head.reasons,
                     flips=flips, fields=field_changes(base, head))
+    trajectory = trajectory_diff(base, head)
+    diff.trajectory = trajectory if trajectory is not None and not trajectory.empty else None
     diff.change = _classify(base, head, flips)
     return diff
 

@@ -7,7 +7,8 @@ from pydantic import BaseModel, Field
 
 from evalkit.compare.diff import side_stats
 from evalkit.compare.comparison import SideStats
-from evalkit.results.report import Report
+from evalkit.compare.trajectory_diff import TrajectoryDiff, trajectory_diff
+from evalkit.results.report import CaseResult, Report
 
 
 class ModelColumn(BaseModel):
@@ -23,6 +24,8 @@ class ModelCaseRow(BaseModel):
     verdicts: dict[str, str]
     items: dict[str, dict[str, str]] = Field(default_factory=dict, description="Item id to model to passed/runs.")
     differs: bool = False
+    trajectories: dict[str, TrajectoryDiff] = Field(default_factory=dict, description="Model to what changed in "
+                                                    "its tool calls against the first model's (changes only).")
 
 
 class ModelComparison(BaseModel):
@@ -52,11 +55,18 @@ def compare_models(runs: list[tuple[str, Report]]) -> ModelComparison:
         columns.append(ModelColumn(model=model, stats=side_stats(report.suites, report), model_cost_usd=own,
                                    verdict=report.verdict))
     rows: dict[tuple[str, str], ModelCaseRow] = {}
-    for model, report in runs:
+    first: dict[tuple[str, str], CaseResult] = {}
+    for index, (model, report) in enumerate(runs):
         for suite in report.suites:
             for case in suite.cases:
                 row = rows.setdefault((suite.name, case.id), ModelCaseRow(suite=suite.name, id=case.id, verdicts={}))
                 row.verdicts[model] = case.verdict
+                if index == 0:
+                    first[(suite.name, case.id)] = case
+                elif (suite.name, case.id) in first:
+                    trajectory = trajectory_diff(first[(suite.name, case.id)], case)
+                    if trajectory is not None and not trajectory.empty:
+                        row.trajectories[model] = trajectory
                 counts: dict[str, list[int]] = {}
                 for run in case.runs:
                     for item in run.items:

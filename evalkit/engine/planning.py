@@ -2,7 +2,8 @@
 and dollars.
 
 The rules the runner follows, and the plan with it: every run of a case (repeats) calls its target;
-a prompt target makes one request, built here exactly as the run builds it, so identical requests
+a prompt target makes one request (one per answered user turn of a conversation, each turn's reply
+judged on its own), built here exactly as the run builds it, so identical requests
 are counted once (the client shares them within a run) and requests already in the response cache
 are free. The judge is asked max(judge_repeats) times per run when a judged item applies (`when:`
 decided on the input; a condition on facts counts as applying unless a previous run recorded them);
@@ -15,11 +16,11 @@ says so, or counts them as measured per run in a previous run's results (`--resu
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from evalkit.llm.budget import request_tokens, text_tokens as _tokens
-from evalkit.errors import one_line
+from evalkit.errors import EvalkitError, one_line
 from evalkit.llm.cache import ResponseCache
 from evalkit.checks.base import output_text
 from evalkit.run.dry_run import DryRun, dry_run_missing
@@ -33,7 +34,9 @@ from evalkit.scoring.structured import Route, route_for
 from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
+from evalkit.run.conversation import render_turn, target_prompt
 from evalkit.run.targets import prompt_request
+from evalkit.trace.steps import Step, judged_trace
 
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
@@ -229,6 +232,7 @@ class _Planner:
         self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
         self.tokens = tokens if tokens is not None else InputCount(None)
         self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
+        self.thinking: int | None = None  # the judge_thinking of the suite whose case is being walked
 
     def route(self, model: str, thinking: int | None = None) -> Route:
         """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
@@ -258,6 +262,7 @@ class _Planner:
 
     def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
         tmodel, jmodel = tiers["high"], tiers["low"]
+        self.thinking = suite.judge_thinking
         out_tokens = suite.max_tokens // 2
         guess = _tokens(json.dumps(case.input, default=str)) + 200  # a callable target's prompt: unknown
         before = self.previous.get((suite.name, case.id))
@@ -267,11 +272,16 @@ class _Planner:
             facts: dict[str, Any] | None = past.facts if past is not None else None
             output: str | None = None
             truncated = False
+            judged_input: Any = None
+            trace: list[Step] | None = None  # the judge sees a run's trajectory: its requests hold it
             target = suite.target
             dry = self.dry.get((str(suite.path), case.id, r))
             sent = dict(dry.requests) if dry else {}
             rendered = {key: self.tokens.tokens(req) for key, req in sent.items()}
-            if target is not None and target.template is not None:
+            if target is not None and target.template is not None and case.turns:
+                facts = {}
+                output, truncated, judged_input = self.prompt_conversation(line, suite, case, r, tiers, out_tokens)
+            elif target is not None and target.template is not None:
                 facts = {}
                 try:
                     req = prompt_request(target, case.input, model=tiers.get(target.model or "", target.model or tmodel),
@@ -288,52 +298,103 @@ class _Planner:
                                      batchable=False, request=sent.get(key)) for key in past.target_requests]
                 # Every call served from the cache: the target will give the same output as last time.
                 if all(h is not None for h in hits) and len(past.output) == past.output_chars:
-                    output, truncated = past.output, past.truncated
+                    output, truncated, trace = past.output, past.truncated, past.trace
             elif dry is not None and dry.requests:
                 line.rendered_runs += 1
                 for key, req in dry.requests:
                     self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
                                  request=req)
                 if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
-                    output, truncated = output_text(dry.output), dry.truncated
+                    output, truncated, trace = output_text(dry.output), dry.truncated, dry.trace
                 facts = dry.facts if dry.facts is not None else facts
             else:
                 line.unknown_runs += 1
-                line.add(tmodel, guess, out_tokens, batchable=False)
+                line.add(tmodel, guess, out_tokens, calls=case.target_calls, batchable=False)
             if past is not None and past.error:
                 continue  # the target failed last time: no judge or extraction followed
-            judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
-            if judged:
-                self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
-                           fields if fields else None, thinking=suite.judge_thinking)
-            elif fields:
-                req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields,
-                                      route=self.route(jmodel))
-                if output is not None:
-                    self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
-                else:  # counted as new, its size as the run would send it
-                    self.new(line, "extraction_calls", jmodel, self.tokens.guess(req),
-                             EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
+            if case.turns and not (target is not None and target.template is not None):
+                for turn in case.turns:  # a callable target's replies are not known: each turn's scoring, new
+                    self.score(line, replace(case, items=list(turn.items)), r, jmodel, None, False, facts or {},
+                               out_tokens, {n: suite.fields[n] for n in turn.fields})
+            # A conversation's judge reads the messages its final reply answered beside the input (as a run's does).
+            self.score(line, case, r, jmodel, output, truncated, facts, out_tokens, fields, judged_input, trace)
+
+    def score(self, line: Line, case: Case, r: int, jmodel: str, output: str | None, truncated: bool,
+              facts: dict[str, Any] | None, out_tokens: int, fields: dict[str, Any], judged_input: Any = None,
+              trace: list[Step] | None = None) -> None:
+        """The judge's and the extraction's calls on one reply (a conversation's turn: `case` holds its items;
+        `judged_input`: what its judge reads as the input, when not the case's)."""
+        judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
+        if judged:
+            self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
+                       fields if fields else None, judged_input, trace)
+        elif fields:
+            req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields,
+                                  route=self.route(jmodel))
+            if output is not None:
+                self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
+            else:  # counted as new, its size as the run would send it
+                self.new(line, "extraction_calls", jmodel, self.tokens.guess(req),
+                         EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
+
+    def prompt_conversation(self, line: Line, suite: Suite, case: Case, r: int, tiers: dict[str, str],
+                            out_tokens: int) -> tuple[str | None, bool, Any]:
+        """A prompt target's calls for a conversation case, one per user turn that no scripted turn
+        answers, and each turn's scoring; the final reply (when known), whether it was cut off, and what
+        the judge of the final reply reads as the case's input. A request after a reply the cache does
+        not hold is counted as new, with a stand-in for that reply."""
+        target = suite.target
+        assert target is not None
+        model = tiers.get(target.model or "", target.model or tiers["high"])
+        prompt = target_prompt(target, case.input)
+        messages: list[dict[str, Any]] = []
+        outputs: list[str] = []
+        known, reply, truncated = True, None, False
+        for turn in case.turns:
+            if turn.role == "assistant":
+                messages.append({"role": "assistant", "content": turn.text})
+                outputs.append(turn.text)
+                continue
+            try:
+                text = render_turn(case, turn, prompt, outputs)
+            except EvalkitError:  # `validate` names it; the run stops at this turn
+                return None, False, None
+            messages.append({"role": "user", "content": text})
+            if turn.scripted:
+                continue
+            req = prompt_request(target, case.input, model=model, max_tokens=suite.max_tokens,
+                                 temperature=suite.temperature, messages=messages)
+            hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens) if known else None
+            if not known:
+                self.new(line, "target_calls", req.model, self.tokens.guess(req), out_tokens, request=req)
+            known = hit is not None
+            reply, truncated = (hit.text, hit.stop_reason == "max_tokens") if hit is not None else (None, False)
+            self.score(line, replace(case, items=list(turn.items)), r, tiers["low"], reply, truncated, {}, out_tokens,
+                       {n: suite.fields[n] for n in turn.fields}, {"input": case.input, "conversation": list(messages)})
+            messages.append({"role": "assistant", "content": reply if reply is not None else _stand_in(out_tokens)})
+            outputs.append(messages[-1]["content"])
+        return reply, truncated, {"input": case.input, "conversation": messages[:-1]}
 
     def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
               truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
-              thinking: int | None = None) -> None:
+              judged_input: Any = None, trace: list[Step] | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
         extracts them (the run's rule: evalkit.scoring.grading.score_output). A thinking judge's
         output is counted with its whole thinking budget (at most what it may think)."""
         calls = max(it.judge_repeats for it in judged)
         criteria = {it.id: it.judge or "" for it in judged}
-        route = self.route(jmodel, thinking)
+        route = self.route(jmodel, self.thinking)
         verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged) + (route.thinking or 0)
         text = output if output is not None else _stand_in(out_tokens)
+        case_input = case.input if judged_input is None else judged_input
         for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
             if k == 0 and fields:
-                req = grade_request(jmodel, text, criteria, fields, case_input=case.input, facts=facts,
-                                    truncated=truncated, route=route)
+                req = grade_request(jmodel, text, criteria, fields, case_input=case_input, facts=facts,
+                                    truncated=truncated, trace=judged_trace(trace), route=route)
                 kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
             else:
-                req = judge_request(jmodel, text, criteria, case_input=case.input, facts=facts, truncated=truncated,
-                                    route=route)
+                req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated,
+                                    trace=judged_trace(trace), route=route)
                 kind, out = "judge_calls", verdict_tokens
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)

@@ -10,8 +10,9 @@ from typing import Any
 
 from evalkit._runtime.import_names import import_object
 from evalkit.checks.fields import FieldCheck
-from evalkit.errors import Problem, SuiteError, UsageError
-from evalkit._runtime.user_calls import USER_EXITS, describe_exit
+from evalkit.errors import Problem, SuiteError, TargetError, UsageError
+from evalkit.run.conversation import render_turn, target_prompt
+from evalkit._runtime.user_calls import USER_EXITS, describe_exit, takes_messages
 from evalkit.suite.spec import FieldSpec
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import Case, Suite, Target, describe_selection
@@ -44,13 +45,18 @@ def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> li
     file = str(suite.path)
     problems: list[Problem] = []
     chosen = Target(function=target) if target else suite.target
-    if chosen is not None and chosen.function:
-        message = _callable_problem(chosen.function, suite)
-        if message:
-            problems.append(Problem(message, file=file, line=None))
     runnable = [c for c in cases if not c.skip]
+    talks = next((c for c in runnable if c.turns), None)  # a conversation case: the target gets `messages=`
+    if chosen is not None and chosen.function:
+        message = _callable_problem(chosen.function, suite, conversation=talks is not None)
+        if message:
+            problems.append(Problem(message, file=file, line=None) if talks is None or "messages" not in message
+                            else Problem(message, file=_case_file(talks, file), line=talks.line, case_id=talks.id))
+    problems += conversation_problems(chosen, runnable, file)
     if chosen is not None and chosen.template is not None:
         for case in runnable:
+            if case.turns:  # its turns say whether they use the template (`prompt`): checked with them
+                continue
             try:
                 render_prompt(chosen.template, case.input)
             except Exception as exc:  # TargetError for undefined names; a sandbox refusal; any other
@@ -71,7 +77,28 @@ def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> li
     return _unique(problems)
 
 
-def _callable_problem(function: str, suite: Suite) -> str | None:
+def conversation_problems(target: Target | None, cases: list[Case], file: str) -> list[Problem]:
+    """Each user turn's template rendered as a run renders it, a stand-in for each reply before it."""
+    problems = []
+    for case in cases:
+        if not case.turns:
+            continue
+        prompt = target_prompt(target, case.input)
+        outputs: list[str] = []
+        for turn in case.turns:
+            if turn.role == "assistant":
+                outputs.append(turn.text)
+                continue
+            try:
+                render_turn(case, turn, prompt, outputs)
+            except TargetError as exc:
+                problems.append(Problem(str(exc), file=_case_file(case, file), line=turn.line, case_id=case.id))
+            if not turn.scripted:
+                outputs.append(f"(the reply to turn {turn.number})")
+    return problems
+
+
+def _callable_problem(function: str, suite: Suite, conversation: bool = False) -> str | None:
     try:
         fn = import_object(function, suite.dir)
     except ValueError as exc:
@@ -82,14 +109,18 @@ def _callable_problem(function: str, suite: Suite) -> str | None:
         return f"target {function}: importing it raised {type(exc).__name__}: {exc}"
     if not callable(fn):
         return f"target {function} is a {type(fn).__name__}, not a function"
+    if conversation and not takes_messages(fn):
+        return (f"target {function} takes no `messages` parameter, which a conversation case needs (the "
+                f"conversation so far, passed as `messages=`)")
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return None  # a builtin without a signature: it will tell at run time
-    positional = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    positional = [p for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "messages"]
     takes_client = len(positional) >= 2 or any(p in sig.parameters for p in ("llm", "client"))
     try:
-        sig.bind(*([None, None] if takes_client else [None]))
+        sig.bind(*([None, None] if takes_client else [None]), **({"messages": []} if conversation else {}))
     except TypeError:
         return (f"target {function}{sig} cannot be called as {function.split(':')[-1]}(input) or "
                 f"(input, client): {'it needs more arguments' if len(positional) > 2 else 'wrong parameters'}")

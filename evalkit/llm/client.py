@@ -15,6 +15,7 @@ from evalkit.llm.capabilities import Capabilities, CapabilityTable
 from evalkit.llm.cache import ResponseCache
 from evalkit.llm.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
+from evalkit.trace.recorder import TraceRecorder
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
 from evalkit.llm.usage import Usage, call_cost, fault_kind
 from evalkit._runtime.queue_time import queued
@@ -281,6 +282,14 @@ class BoundClient:
         self.batching = client.batcher is not None  # a prompt target's call may wait for a Message Batch
         self.refused = False  # the run's budget refused a call of this run (or of one of its samples)
         self._origin = self  # the client whose run this is: a sample's refusal is its run's
+        self.recorder = TraceRecorder()  # the target's calls as a trajectory (evalkit.trace.recorder)
+        self._born = time.perf_counter()  # a step's `start` is counted from the run's beginning
+
+    def forget_calls(self) -> None:
+        """Forget the target's calls recorded so far: the target runs again from the start."""
+        self.target_requests.clear()
+        self.truncated = False
+        self.recorder = TraceRecorder()
 
     def sampled(self, k: int) -> "BoundClient":
         """This client for the k-th sample of a repeated judgement: same scopes, its own cache key."""
@@ -304,16 +313,21 @@ class BoundClient:
                        validate: Validator | None = None) -> ModelResponse:
         repeat = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
         key = request.cache_key(repeat)
+        sent = time.perf_counter()
         if role == "target":
             self.target_requests.append(key)
+            self.recorder.request(request.messages, at=sent - self._born, offered_tools=bool(request.tools))
         try:
             response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
                                                    validate=validate, key=key)
         except BudgetExceeded:
             self._origin.refused = True  # the runner reports the case "not run: budget", not as an error
             raise
-        if role == "target" and response.stop_reason == "max_tokens":
-            self.truncated = True
+        if role == "target":
+            self.recorder.reply(response.text, response.tool_uses, at=sent - self._born,
+                                seconds=time.perf_counter() - sent)
+            if response.stop_reason == "max_tokens":
+                self.truncated = True
         return response
 
     async def complete(self, prompt: str | list[dict[str, Any]], *, system: str | None = None,

@@ -3,15 +3,19 @@ report's template) or a terminal table."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalkit.compare.comparison import CHANGES, Comparison, SideStats
 from evalkit.compare.model_vs_model import ModelComparison
+from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.errors import UsageError
 from evalkit.render.markdown import _environment
+from evalkit.render.sanitize import strip_invisible
 
 DEFAULT_TEMPLATE = "compare.md.j2"
+MAX_TRAJECTORY_LINES = 20  # change lines of the "Trajectory changes" section; the JSON keeps them all
 CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
                 "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖"}
 
@@ -33,6 +37,50 @@ def _fmt(stats: SideStats | None, what: str) -> str:
     return str(getattr(stats, what))
 
 
+@dataclass
+class TrajectoryCase:
+    """One case's trajectory changes as a view lists them: (icon, plain text) a change."""
+
+    case: str
+    changes: list[tuple[str, str]]
+    model: str | None = None  # model against model: the model compared with the first
+    change: str | None = None  # base against head: the case's change (regressed, fixed, …)
+
+
+@dataclass
+class TrajectorySection:
+    cases: list[TrajectoryCase] = field(default_factory=list)
+    more: int = 0  # change lines left out to keep the section short
+
+
+def _capped(found: list[tuple[TrajectoryCase, TrajectoryDiff]], limit: int) -> TrajectorySection:
+    section, room = TrajectorySection(), limit
+    for entry, diff in found:
+        changes = diff.changes()
+        entry.changes = changes[:max(room, 0)]
+        if entry.changes:
+            section.cases.append(entry)
+        section.more += len(changes) - len(entry.changes)
+        room -= len(entry.changes)
+    return section
+
+
+def trajectory_section(cmp: Comparison, limit: int = MAX_TRAJECTORY_LINES) -> TrajectorySection:
+    """The cases whose tool calls changed between base and head, at most `limit` change lines
+    (changed cases first, in the order of CHANGES) and how many more there are."""
+    found = [(TrajectoryCase(f"{c.suite}/{c.id}", [], change=c.change), c.trajectory)
+             for change in CHANGES for c in cmp.cases(change) if c.trajectory is not None]
+    return _capped(found, limit)
+
+
+def model_trajectory_section(mc: ModelComparison, limit: int = MAX_TRAJECTORY_LINES) -> TrajectorySection:
+    """The cases whose tool calls differ from the first model's, model by model, capped like
+    `trajectory_section`."""
+    found = [(TrajectoryCase(f"{r.suite}/{r.id}", [], model=m), r.trajectories[m])
+             for r in mc.rows for m in mc.models[1:] if m in r.trajectories]
+    return _capped(found, limit)
+
+
 def side(holder: Any, what: str) -> str:
     """`base → head` of one figure (a suite's or the run's)."""
     return f"{_fmt(holder.base, what)} → {_fmt(holder.head, what)}"
@@ -51,7 +99,7 @@ def render_comparison(cmp: Comparison, *, template: str | Path | None = None, cl
     try:
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
         return str(tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, icon=cmp.icon(gate_failed),
-                               **(extra or {})))
+                               trajectories=trajectory_section(cmp), **(extra or {})))
     except TemplateError as exc:
         where = f" ({path})" if path else ""
         raise UsageError(f"comparison template{where}: {exc}") from None
@@ -71,6 +119,7 @@ def comparison_table(cmp: Comparison) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4])
+    lines += _trajectory_lines(trajectory_section(cmp), "")
     lines.append("")
     lines.append(f"{'':14}{cmp.base_label:>24} → {cmp.head_label}")
     for label, what in (("pass rate", "pass_rate"), ("critical", "critical_failures"), ("agreement", "agreement"),
@@ -89,7 +138,8 @@ def render_model_comparison(mc: ModelComparison, *, template: str | Path | None 
     if clean is not None:
         env.filters["clean"] = clean
     try:
-        return str(env.get_template(path.name if path else "models.md.j2").render(mc=mc, fmt=_fmt))
+        return str(env.get_template(path.name if path else "models.md.j2").render(
+            mc=mc, fmt=_fmt, trajectories=model_trajectory_section(mc)))
     except TemplateError as exc:
         raise UsageError(f"model comparison template{f' ({path})' if path else ''}: {exc}") from None
 
@@ -114,4 +164,23 @@ def model_table(mc: ModelComparison) -> str:
         if i == len(mc.rows) + 1:
             lines.append("")
         lines.append("  ".join(c.ljust(w) for c, w in zip(cells[:-1], widths)) + ("  " + cells[-1] if cells[-1] else ""))
+    lines += _trajectory_lines(model_trajectory_section(mc), f" (against {mc.models[0]})" if mc.models else "")
     return "\n".join(lines) + "\n"
+
+
+def _trajectory_lines(section: TrajectorySection, against: str) -> list[str]:
+    """The section as plain text for a terminal: a line per case, an indented line per change."""
+    if not section.cases:
+        return []
+    lines = ["", f"trajectory changes{against}:"]
+    for entry in section.cases:
+        lines.append(f"  {entry.case}" + (f" [{entry.model}]" if entry.model else ""))
+        lines += [f"    {_plain(text)}" for _, text in entry.changes]
+    if section.more:
+        lines.append(f"  … and {section.more} more (the comparison's JSON lists them all)")
+    return lines
+
+
+def _plain(text: str) -> str:
+    """A line of model or tool text safe for a terminal: no control or format characters."""
+    return " ".join(strip_invisible(text).split())

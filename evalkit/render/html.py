@@ -19,9 +19,11 @@ from typing import Any
 
 from evalkit._runtime.atomic_write import write_atomic
 from evalkit.render import html_view
+from evalkit.render.trajectory import step_count
 from evalkit.results.report import Report
 
 TEMPLATE = "report.html.j2"
+MAX_TRACE_STEPS_SHOWN = 200  # of a run's trajectory on the page; results.json keeps every step
 _SAFE_URL = re.compile(r"https?://[^\s\"'<>\\]+\Z")
 # Controls, and the format characters that reorder or hide text (bidi overrides, zero-width).
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -65,8 +67,9 @@ def _environment() -> Any:
         usd=lambda v: f"${v:.4f}" if v < 1 else f"${v:.2f}",
         seconds=lambda v: f"{v:.1f} s" if v < 120 else f"{v / 60:.1f} min",
         thousands=lambda v: f"{v:,}",
-        t=visible, pretty=pretty, safe_url=safe_url, csp_hash=csp_hash,
+        t=visible, pretty=pretty, safe_url=safe_url, csp_hash=csp_hash, step_count=step_count,
     )
+    env.globals["max_trace_steps"] = MAX_TRACE_STEPS_SHOWN
     return env
 
 

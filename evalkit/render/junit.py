@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from evalkit.render.trajectory import tool_line
 from evalkit.results.consistency import consistency
-from evalkit.results.report import Report
+from evalkit.results.report import CaseResult, Report
+from evalkit.trace.steps import tool_calls
 
 
 def render_junit(report: Report) -> str:
@@ -32,6 +34,7 @@ def render_junit(report: Report) -> str:
             if runs is not None:  # a case with repeats: how many of its k runs passed, pass@k and pass^k
                 case_props.update({"runs_passed": f"{runs.passed}/{runs.k}", "pass@k": str(runs.pass_at_k).lower(),
                                    "pass^k": str(runs.pass_all_k).lower()})
+            case_props.update(_tool_properties(case))
             if case_props:
                 el_props = ET.SubElement(tc, "properties")
                 for name, value in case_props.items():
@@ -55,3 +58,15 @@ def render_junit(report: Report) -> str:
                 ET.SubElement(tc, "failure" if cmp.status == "fail" else "error", message=cmp.reason[:500])
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _tool_properties(case: CaseResult) -> dict[str, str]:
+    """A traced case's tool calls: `tool_calls` (a count a traced run, comma-separated with repeats)
+    and `tool_sequence` (the calls in one line; `tool_sequence_run_N` a run with repeats)."""
+    traced = [r for r in case.runs if r.trace is not None]
+    if not traced:
+        return {}
+    props = {"tool_calls": ", ".join(str(len(tool_calls(r.trace or []))) for r in traced)}
+    for run in traced:
+        props["tool_sequence" if len(case.runs) == 1 else f"tool_sequence_run_{run.repeat + 1}"] = tool_line(run.trace)
+    return props

@@ -8,6 +8,7 @@ from typing import Any
 
 from evalkit.errors import UsageError
 from evalkit.render.log import absorbed, tail
+from evalkit.render.trajectory import tool_line
 from evalkit.results.consistency import consistency
 from evalkit.results.report import CaseResult, ItemResult, Report
 
@@ -40,6 +41,7 @@ def _environment(template_dir: Path | None) -> Any:
     env.globals["failures"] = failures
     env.globals["failing_answer"] = failing_answer
     env.globals["consistency"] = consistency
+    env.globals["tool_line"] = tool_line
     env.filters["consistency"] = consistency
     # Where a block that may be left out to fit a size limit starts and ends (render/comment.py
     # gives these meaning; everywhere else they print nothing).

@@ -20,7 +20,10 @@ from evalkit.errors import EvalkitError
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.suite.model import Case, Suite
 from evalkit._runtime.user_calls import DaemonPool
+from evalkit.run.conversation import run_conversation
+from evalkit.run.runner import UNANSWERED
 from evalkit.run.targets import call_target, resolve_target, target_executor
+from evalkit.trace.steps import Step
 
 
 @dataclass
@@ -32,6 +35,7 @@ class DryRun:
     known: bool = False
     truncated: bool = False
     facts: dict[str, Any] | None = None  # what the target returned as facts (also on empty replies)
+    trace: list[Step] | None = None  # the run's trajectory, when its output is known (the judge sees it)
 
 
 class _StandIn:
@@ -64,10 +68,26 @@ async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[s
     client = ModelClient(stand_in, concurrency=1)
     bound = client.bind(model=tiers["high"], repeat=repeat, max_tokens=suite.max_tokens,
                         temperature=suite.temperature, tiers=tiers)
-    called = await call_target(fn, case.input, bound, suite.timeout.target)
+    if case.turns:  # every turn, each reply the stand-in's (or the cache's): nothing is scored here
+        async def unscored(*_: Any) -> tuple[list[Any], None]:
+            return [], None
+
+        def truncation() -> bool:
+            stopped, bound.truncated = bound.truncated, False
+            return stopped
+
+        talked = await run_conversation(case, None, lambda messages: call_target(
+            fn, case.input, bound, suite.timeout.target, messages=messages), unscored, truncation)
+        called, bound.truncated = talked.final, talked.truncated
+    else:
+        called = await call_target(fn, case.input, bound, suite.timeout.target)
     known = called.error is None and not stand_in.stood_in
+    trace = called.trace  # as the run keeps it (runner.trajectory): else the model calls the client recorded
+    if trace is None and known:
+        trace = bound.recorder.trajectory(UNANSWERED)
     return DryRun(requests=stand_in.requests, output=called.output if known else None, known=known,
-                  truncated=bound.truncated, facts=called.facts if called.error is None else None)
+                  truncated=bound.truncated, facts=called.facts if called.error is None else None,
+                  trace=trace if known else None)
 
 
 def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],

@@ -36,8 +36,11 @@ from evalkit.suite.spec import Thresholds
 from evalkit.scoring.grading import score_output
 from evalkit.scoring.structured import refuse_unsupported_thinking
 from evalkit.suite.calibration import calibration_note
-from evalkit.suite.model import Case, Suite, Target
-from evalkit.run.targets import TargetFn, call_target, resolve_target
+from evalkit.suite.model import Case, Suite, Target, Turn
+from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
+from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
+from evalkit.run.tool_loop import ToolBox, ToolOutcome
+from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
 
@@ -217,7 +220,7 @@ class Runner:
             else:
                 fn = resolve_target(suite.target, suite.dir)
             if target_name:  # user code: called in a worker process (resolved here too, for a clear error)
-                fn = WorkerTarget(target_name, suite.dir)
+                fn = WorkerTarget(target_name, suite.dir, takes_messages=getattr(fn, "takes_messages", True))
             result.target = target_name or suite.target.describe()  # type: ignore[union-attr]  # preflight refuses a suite with no target before the run
         except EvalkitError as exc:
             result.error = str(exc)
@@ -267,7 +270,7 @@ class Runner:
             if refused:  # started, but a call it needed was not sent: not a verdict on the target
                 scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: the budget stopped the run during "
                                                           f"this case ({budget.stopped if budget else ''})"])
-            fields = {n: suite.fields[n] for n in case.fields}
+            fields = case.field_specs(suite.fields)  # a conversation's turns' too, as `turn N.<field>`
             extracted = [r.fields for r in runs]
             if len(runs) > 1 and fields and all(f is not None for f in extracted):
                 scored["agreement"], scored["field_agreement"] = agreement(
@@ -305,17 +308,20 @@ class Runner:
 
     async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
                           judge_model: str, client: BoundClient, t0: float) -> RunResult:
-        """One run of a case: its target called, its output scored."""
-        if isinstance(fn, WorkerTarget):
-            called = await self._user.call_target(fn, case.input, client, suite.timeout.target)
+        """One run of a case: its target called (once per user turn of a conversation), its output scored."""
+        turns = None
+        if case.turns:
+            turns = await self._conversation(suite, case, fn, judge_model, client)
+            called, client.truncated = turns.final, turns.truncated
         else:
-            called = await call_target(fn, case.input, client, suite.timeout.target)
+            called = await self._call(fn, case, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
         # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
-        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests}
+        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests,
+                               "trace": turns.final.trace if turns else trajectory(called, client, fn)}
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
                              traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
-        produced, facts, run["prompt"], run["trace"] = called.output, called.facts, called.prompt, called.trace
+        produced, facts, run["prompt"] = called.output, called.facts, called.prompt
         try:
             text = output_text(produced)
             run["facts"] = jsonable(facts)
@@ -326,24 +332,85 @@ class Runner:
         run["output_chars"] = len(text)
         run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
+        truncated = run["truncated"] = client.truncated
+        items, fields, run["extraction_error"] = await self._decide(
+            suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
+            conversation=turns.messages if turns else None)
+        if turns is not None:
+            items = turns.items + items
+            fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
+        run["items"], run["fields"] = items, fields
+        return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
+
+    async def _call(self, fn: TargetFn | WorkerTarget, case: Case, client: BoundClient, timeout: float,
+                    messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+        if isinstance(fn, WorkerTarget):
+            return await self._user.call_target(fn, case.input, client, timeout, messages=messages)
+        return await call_target(fn, case.input, client, timeout, toolbox, messages=messages)
+
+    async def _conversation(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, judge_model: str,
+                            client: BoundClient) -> ConversationRun:
+        """A conversation case's turns (evalkit/run/conversation.py), each reply scored on its turn's items."""
+        if not getattr(fn, "takes_messages", True):
+            name = fn.spec if isinstance(fn, WorkerTarget) else "the target"
+            return ConversationRun(final=TargetCall(error=f"target {name} takes no `messages` parameter, which a "
+                                                          f"conversation case needs"))
+
+        async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
+                        messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
+            view = replace(case, items=list(turn.items), fields=list(turn.fields))
+            items, fields, _ = await self._decide(suite, view, called.output, reply, called.facts, called.trace,
+                                                  client, judge_model, truncated, conversation=messages)
+            return items, fields
+
+        def truncation() -> bool:
+            stopped, client.truncated = client.truncated, False
+            return stopped
+
+        async def call(messages: list[dict[str, Any]]) -> TargetCall:
+            before = len(client.recorder.steps)
+            called = await self._call(fn, case, client, suite.timeout.target, messages, self._toolbox(suite, case))
+            if called.trace is None:  # what the client recorded of this turn's calls (tool loops, agent code)
+                recorded = trajectory(called, client, fn)
+                called.trace = recorded[before:] if recorded is not None else None
+            return called
+
+        prompt = target_prompt(None if self.options.target else suite.target, case.input)
+        return await run_conversation(case, prompt, call, score, truncation)
+
+    async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, facts: dict[str, Any],
+                      trace: Any, client: BoundClient, judge_model: str, truncated: bool,
+                      conversation: list[dict[str, Any]] | None = None,
+                      ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
+        """A run's items decided on `text` (judged, extracted, checked), its fields, its extraction error.
+        A conversation's judge sees the messages the reply answered beside the case's input."""
         applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
-        truncated = run["truncated"] = client.truncated
         # The judge and the extraction: one call when both read this output (evalkit/scoring/grading.py).
         verdicts, fields, extract_error = await score_output(
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
-            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge, case_input=case.input, facts=facts,
-            truncated=truncated, thinking=suite.judge_thinking)
-        run["fields"], run["extraction_error"] = fields, extract_error
+            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
+            case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
+            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=called.trace)
-        items = run["items"] = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
-                                            await self._plugin_checks(applicable, ctx))
+                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
+        items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
+                             await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:
             items.append(truncated_item())
-        return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
+        return items, fields, extract_error
 
+    def _toolbox(self, suite: Suite, case: Case) -> ToolBox | None:
+        """How this case's tool calls are answered, for a prompt target with tools (else None)."""
+        target = suite.target
+        if target is None or not target.tools or self.options.target:
+            return None
+
+        async def run_function(function: str, arguments: dict[str, Any]) -> ToolOutcome:
+            return await self._user.call_tool(function, suite.dir, arguments, suite.timeout.target)
+
+        return ToolBox(target.tools, case.tool_results, run_function)
 
     async def _plugin_checks(self, applicable: list[Any], ctx: CheckContext) -> dict[str, ItemResult] | None:
         """The items decided by plugins' checks (user code), each decided in a worker process."""
@@ -355,6 +422,18 @@ class Runner:
             return {items[0].id: await self._user.decide_check(items[0], ctx)}
         return {it.id: r for it, r in zip(items, await asyncio.gather(*(self._user.decide_check(it, ctx)
                                                                           for it in items)))}
+
+
+UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered
+
+
+def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTarget) -> list[Step] | None:
+    """The run's trace: the one the target returned, else the calls the client recorded, for a
+    prompt target with tools and for agent code that offered the model tools or called it more than
+    once (else None: one prompt and one reply, already stored as the run's prompt and output)."""
+    if called.trace is not None:
+        return called.trace
+    return client.recorder.trajectory(UNANSWERED, tools=bool(getattr(fn, "tools", ())))
 
 
 _PLAIN = (str, int, float, bool, type(None))

@@ -15,10 +15,12 @@ from evalkit._runtime import queue_time as waits
 from evalkit.llm.batching import batch_eligible
 from evalkit.llm.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError, one_line
-from evalkit._runtime.user_calls import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
+from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
+                                         takes_messages, user_traceback)
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
+from evalkit.run.tool_loop import StepsExhausted, ToolBox, run_tool_loop
 from evalkit.trace.steps import Step, read_trace
 
 # Synchronous targets block a thread while they wait for their model calls, so they must not
@@ -41,7 +43,10 @@ class TargetResult:
     trace: Any = None
 
 
-TargetFn = Callable[[Any, BoundClient], Any]
+# `(input, client) -> output`; a prompt target also takes `toolbox=` (its tools' answers for the case),
+# and every target `messages=` (the conversation so far) for a turn of a conversation case.
+TargetFn = Callable[..., Any]
+Messages = list[dict[str, Any]]  # Messages-API shaped: {"role": "user" | "assistant", "content": str}
 
 
 def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
@@ -60,11 +65,12 @@ def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
 def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
     is_async, takes_client = call_shape(fn)  # the same reading a worker process makes of a target
 
-    async def call(case_input: Any, client: BoundClient) -> Any:
+    async def call(case_input: Any, client: BoundClient, messages: Messages | None = None) -> Any:
+        extra = {} if messages is None else {"messages": messages}
         if is_async:
             token = current_client.set(client)
             try:
-                return await (fn(case_input, client) if takes_client else fn(case_input))
+                return await (fn(case_input, client, **extra) if takes_client else fn(case_input, **extra))
             finally:
                 current_client.reset(token)
         loop = asyncio.get_running_loop()
@@ -77,7 +83,7 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
             if waiting is not None:
                 waiting.end()
             current_client.set(sync)  # this thread's own context copy
-            return fn(case_input, sync) if takes_client else fn(case_input)
+            return fn(case_input, sync, **extra) if takes_client else fn(case_input, **extra)
 
         executor = target_executor.get()
         try:
@@ -90,6 +96,7 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
             if waiting is not None:
                 waiting.end()
 
+    call.takes_messages = takes_messages(fn)  # type: ignore[attr-defined]  # read back with getattr by the runner
     return call
 
 
@@ -105,9 +112,12 @@ class TargetCall:
     trace: list[Step] | None = None
 
 
-async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None) -> TargetCall:
+async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None,
+                      toolbox: ToolBox | None = None, messages: Messages | None = None) -> TargetCall:
     """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
-    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through."""
+    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through.
+    `toolbox` answers a prompt target's tool calls for this case; `messages` is the conversation so far
+    (a turn of a conversation case)."""
     if getattr(fn, "batchable", False) and getattr(client, "batching", False):
         timeout = None  # a prompt target's one call waits for its Message Batch (hours), not for code
     async def shielded() -> Any:
@@ -115,7 +125,10 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
         # step, so user code's must be caught before they get there; a TimeoutError of the
         # target's own is kept apart from the suite's deadline.
         try:
-            return await fn(case_input, client)
+            extra: dict[str, Any] = {} if toolbox is None else {"toolbox": toolbox}
+            if messages is not None:
+                extra["messages"] = messages
+            return await fn(case_input, client, **extra)
         except (*USER_EXITS, TimeoutError) as exc:
             return _Raised(exc)
 
@@ -132,6 +145,8 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
         return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
     except ProviderError as exc:
         return TargetCall(error=f"target's model call failed: {exc}")
+    except StepsExhausted as exc:
+        return TargetCall(error=str(exc))
     except Exception as exc:  # the system under test may raise anything: that is an error row
         return _raised(exc)
     if isinstance(produced, _Raised):
@@ -162,28 +177,37 @@ def _raised(exc: BaseException) -> TargetCall:
 
 
 def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: int,
-                   temperature: float | None) -> ModelRequest:
-    """The one request a prompt target makes for `case_input` (`evalkit plan` builds the same)."""
+                   temperature: float | None, messages: Messages | None = None) -> ModelRequest:
+    """The one request a prompt target makes for `case_input` (`evalkit plan` builds the same); with
+    `messages` (a conversation's turn), those are sent instead of the rendered template."""
     system: str | tuple[dict[str, Any], ...] | None = target.system
     if target.prompt_cache and target.system:
         system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
-    return ModelRequest.from_prompt(
-        render_prompt(target.template or "", case_input), model=model, system=system,
-        max_tokens=target.max_tokens or max_tokens,
-        temperature=target.temperature if target.temperature is not None else temperature)
+    settings: dict[str, Any] = {"model": model, "system": system, "max_tokens": target.max_tokens or max_tokens,
+                                "temperature": target.temperature if target.temperature is not None else temperature}
+    if messages is not None:
+        return ModelRequest(messages=tuple(dict(m) for m in messages), **settings)
+    return ModelRequest.from_prompt(render_prompt(target.template or "", case_input), **settings)
 
 
 def _prompt_target(target: Target) -> TargetFn:
-    async def call(case_input: Any, client: BoundClient) -> Any:
+    async def call(case_input: Any, client: BoundClient, toolbox: ToolBox | None = None,
+                   messages: Messages | None = None) -> Any:
         request = prompt_request(target, case_input, model=client.resolve_model(target.model),
-                                 max_tokens=client.max_tokens, temperature=client.temperature)
-        prompt = request.messages[0]["content"]
+                                 max_tokens=client.max_tokens, temperature=client.temperature, messages=messages)
+        prompt = request.messages[-1]["content"]
+        if target.tools:  # several calls, each waiting for the last: never a Message Batch
+            toolbox = toolbox or ToolBox(target.tools, {})
+            reply = await run_tool_loop(client, request, toolbox, target.max_steps)
+            return TargetResult(output=reply.text, prompt=prompt)
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
         try:
             return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
         finally:
             batch_eligible.reset(eligible)
 
-    call.batchable = True  # type: ignore[attr-defined]  # marks read back with getattr by the batcher and the runner
+    call.batchable = not target.tools  # type: ignore[attr-defined]  # marks read back with getattr by the batcher and the runner
     call.user_code = False  # type: ignore[attr-defined]  # as above
+    call.tools = target.tools  # type: ignore[attr-defined]  # as above: its runs keep the recorded trace
+    call.takes_messages = True  # type: ignore[attr-defined]  # as above
     return call

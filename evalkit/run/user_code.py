@@ -30,6 +30,8 @@ from evalkit._runtime import queue_time as waits
 from evalkit.errors import one_line
 from evalkit.scoring.items import decide_item, item_result
 from evalkit.run.targets import TargetCall
+from evalkit.run.tool_loop import ToolOutcome
+from evalkit.trace.steps import read_trace
 from evalkit.workers.link import PICKLE
 from evalkit.workers.pool import TIMED_OUT, WorkerPool
 from evalkit.workers.process import signal_name
@@ -51,6 +53,7 @@ class WorkerTarget:
 
     spec: str
     suite_dir: Path | None
+    takes_messages: bool = True  # its function takes `messages=` (a conversation case needs it)
 
 
 def is_plugin_check(check: Check) -> bool:
@@ -70,10 +73,11 @@ class UserCode:
         await self.pool.close()
 
     async def call_target(self, target: WorkerTarget, case_input: Any, client: BoundClient,
-                          timeout: float | None) -> TargetCall:
-        """Run the target on one input in a worker; whatever happens is a TargetCall."""
+                          timeout: float | None, messages: list[dict[str, Any]] | None = None) -> TargetCall:
+        """Run the target on one input in a worker (with `messages`, the conversation so far, for a
+        conversation's turn); whatever happens is a TargetCall."""
         info = {"model": client.model, "tiers": dict(client.tiers), "max_tokens": client.max_tokens,
-                "temperature": client.temperature, "repeat": client.repeat}
+                "temperature": client.temperature, "repeat": client.repeat, "messages": messages}
         try:
             payload = pickle.dumps((target.spec, str(target.suite_dir) if target.suite_dir else None, case_input,
                                     info), PICKLE)
@@ -87,12 +91,35 @@ class UserCode:
             return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
         tag = result[0]
         if tag == "output":
-            return TargetCall(output=result[1], facts=result[2] or {}, prompt=result[3])
+            try:
+                trace = read_trace(result[4]) if result[4] is not None else None
+            except ValueError as exc:
+                return TargetCall(error=f"target returned a trace evalkit cannot read: {exc}", prompt=result[3])
+            return TargetCall(output=result[1], facts=result[2] or {}, prompt=result[3], trace=trace)
         if tag == "error":
             return TargetCall(error=result[1], traceback=result[2], prompt=result[3] if len(result) > 3 else None)
         if tag == "died":
             return TargetCall(error=_died_message("target", result[1]), traceback=result[2])
         return TargetCall(error=f"target's result could not be read back from its worker process: {result[1]}")
+
+    async def call_tool(self, function: str, suite_dir: Path | None, arguments: dict[str, Any],
+                        timeout: float | None) -> ToolOutcome:
+        """A prompt target's tool (`module:function`) run in a worker on the model's arguments; whatever
+        happens is a ToolOutcome (an error is told to the model and kept in the trace)."""
+        try:
+            payload = pickle.dumps((function, str(suite_dir) if suite_dir else None, arguments), PICKLE)
+        except Exception as exc:  # the arguments come from the model's JSON: this does not happen
+            return ToolOutcome(error=f"the arguments cannot be sent to the tool's worker process: {one_line(exc)}")
+        result, _ = await self.pool.run("tool", payload, None, timeout)
+        if result is TIMED_OUT:
+            return ToolOutcome(error=f"tool {function} timed out after {timeout:g} s")
+        if result[0] == "output":
+            return ToolOutcome(result=result[1])
+        if result[0] == "error":
+            return ToolOutcome(error=result[1])
+        if result[0] == "died":
+            return ToolOutcome(error=_died_message(f"tool {function}", result[1]))
+        return ToolOutcome(error=f"tool's result could not be read back from its worker process: {result[1]}")
 
     async def decide_check(self, it: Item, ctx: CheckContext) -> ItemResult:
         """A plugin's check of one item, decided in a worker (in this process if the worker cannot

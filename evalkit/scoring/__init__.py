@@ -1,4 +1,5 @@
-"""Deciding items: code checks and the judge, extraction of fields, output fenced as data."""
+"""Deciding items: code checks and the judge, extraction of fields, output (and a run's trajectory)
+fenced as data."""
 
 __all__ = [
     "extract",
@@ -6,4 +7,5 @@ __all__ = [
     "items",
     "judge",
     "structured",
+    "trajectory_text",
 ]

@@ -19,6 +19,7 @@ from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.suite.spec import FieldSpec
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
+from evalkit.trace.steps import Step
 
 GRADE_TOOL = "record_verdicts_and_fields"
 
@@ -52,7 +53,7 @@ def grade_tool(fields: dict[str, FieldSpec]) -> dict[str, Any]:
 
 def grade_request(model: str, output_text: str, criteria: dict[str, str], fields: dict[str, FieldSpec], *,
                   case_input: Any = None, facts: dict[str, Any] | None = None,
-                  truncated: bool = False, route: Route = FORCED) -> ModelRequest:
+                  truncated: bool = False, trace: list[Step] | None = None, route: Route = FORCED) -> ModelRequest:
     # Two prompt-cache prefixes: the instructions and the field list (the same for every case with
     # these fields), then the checklist (the same for every case with this checklist).
     system = ({"type": "text", "text": grade_system(route)},
@@ -61,7 +62,7 @@ def grade_request(model: str, output_text: str, criteria: dict[str, str], fields
     content = "\n\n".join(filter(None, [
         "The output to assess:\n" + fence(output_text),
         TRUNCATED_NOTE if truncated else "",
-        context_block(case_input, facts),
+        context_block(case_input, facts, trace),
         f"{route.ask(GRADE_TOOL)} once, with every field under `fields`, and under `items` a reason and a verdict "
         f"for exactly these ids: {', '.join(criteria)}.",
     ]))
@@ -84,7 +85,8 @@ def parse_grade_reply(tool_input: dict[str, Any] | None, text: str, criteria: li
 
 async def grade(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
                 fields: dict[str, FieldSpec], *, case_input: Any = None, facts: dict[str, Any] | None = None,
-                truncated: bool = False, timeout: float | None = None, thinking: int | None = None) -> Graded:
+                truncated: bool = False, timeout: float | None = None, trace: list[Step] | None = None,
+                thinking: int | None = None) -> Graded:
     """Verdicts and fields in one call; a malformed reply is retried once, then both are errors. The
     whole exchange gets `timeout` seconds (none while a Message Batch serves it). Asked through
     structured outputs where the model supports them, else a forced tool; `thinking`: the judge's
@@ -93,7 +95,7 @@ async def grade(client: BoundClient, model: str, output_text: str, criteria: dic
     try:
         async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
             return await _grade(client, model, output_text, criteria, fields, case_input=case_input, facts=facts,
-                                truncated=truncated, route=route)
+                                truncated=truncated, trace=trace, route=route)
     except TimeoutError:
         error = f"judge and extraction call took over {timeout:g} s (the suite's timeout.judge)"
         return JudgeOutcome(error=error), None, error

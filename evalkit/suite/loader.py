@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -18,6 +19,7 @@ from evalkit.checks.registry import CheckRegistry, JudgeCriterion
 from evalkit.errors import Problem, SuiteError
 from evalkit._runtime.user_calls import USER_EXITS, describe_exit
 from evalkit.suite.spec import (
+    AssistantTurnSpec,
     CallableTargetSpec,
     CaseSpec,
     CheckSpec,
@@ -31,7 +33,8 @@ from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.conditions import compile_condition
 from evalkit.suite.files import default_suite_name, resolve_suite_path
 from evalkit.suite.gold import GoldReader
-from evalkit.suite.model import Case, Item, Suite, Target
+from evalkit.suite.model import Case, Item, Suite, Target, Tool, Turn
+from evalkit.suite.tool_results import entry_problem
 from evalkit.suite.prompts import check_template
 from evalkit.suite.reading import read_suite_text
 
@@ -194,62 +197,19 @@ class _Loader:
             if first != ci:
                 self.problem(cloc + ("id",), f"duplicate case id (first at case #{first + 1})" if first_id == cspec.id
                              else f"case id looks the same as {first_id!r} (case #{first + 1})", cspec.id)
-            items: list[Item] = []
-            for cs, loc in shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)]:
-                check = checks.build(cs, loc, cspec.id)
-                if check is None:
-                    continue
-                items.append(checks_item(sys.intern(f"check{len(items) + 1}:{cs.type}"), check,
-                                         line=self.line_of(loc), judge_repeats=spec.judge_repeats,
-                                         text=checks.describe(check)))
-            rubric, rloc = cspec.rubric, cloc + ("rubric",)
-            if isinstance(rubric, str):
-                if rubric not in spec.rubrics:
-                    self.problem(rloc, f"no rubric named {rubric!r}; defined: "
-                                       f"{', '.join(spec.rubrics) or '(none)'}", cspec.id)
-                    rubric = []
-                else:
-                    rloc = ("rubrics", rubric)
-                    rubric = spec.rubrics[rubric]
-            for j, raw in enumerate(rubric):
-                item_spec = RubricItemSpec(judge=raw) if isinstance(raw, str) else raw
-                check = checks.build(item_spec.check, rloc + (j, "check"), cspec.id) if item_spec.check else None
-                if item_spec.check and check is None:
-                    continue
-                if isinstance(check, JudgeCriterion):
-                    self.problem(rloc + (j, "check"), "a rubric item's `check:` cannot be llm_judge; "
-                                                      "write the criterion as `judge:`", cspec.id)
-                    continue
-                if item_spec.when is not None:
-                    self._check_expression(item_spec.when, rloc + (j, "when"), cspec.id)
-                items.append(Item(id=item_spec.id or f"item{j + 1}",
-                                  text=item_spec.text or item_spec.judge or
-                                  (checks.describe(check) if check else ""),
-                                  check=check, judge=item_spec.judge, critical=item_spec.critical,
-                                  when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight,
-                                  judge_repeats=item_spec.judge_repeats or spec.judge_repeats))
-            ids = [it.id for it in items]
-            for dup in sorted({x for x in ids if ids.count(x) > 1}):
-                self.problem(rloc, f"duplicate rubric item id {dup!r}", cspec.id)
             repeats = cspec.repeats or spec.repeats
-            needed = set().union(*(it.check.referenced_fields() for it in items if it.check)) if items else set()
-            unknown = sorted(needed - field_names)
-            if unknown:
-                self.problem(cloc, f"checks refer to undeclared field(s) {', '.join(unknown)}; "
-                                   f"declare them under `fields:`", cspec.id)
-            wanted = cspec.fields
-            if wanted is not None:
-                for name in sorted(set(wanted) - field_names):
-                    self.problem(cloc + ("fields",), f"unknown field {name!r}; declared: "
-                                                     f"{', '.join(sorted(field_names)) or '(none)'}", cspec.id)
-            extract = any(it.check is not None and it.check.needs_fields for it in items) or repeats > 1
-            fields = [f for f in (wanted if wanted is not None else list(spec.fields)) if f in field_names] \
-                if extract or wanted else []
+            items, fields = self._scored(
+                spec, checks, field_names, cspec.id, cloc,
+                shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)],
+                cspec.rubric, cspec.fields, extract=repeats > 1)
+            turns = self._turns(spec, checks, field_names, cspec, cloc) if cspec.conversation is not None else ()
+            self._check_tool_results(spec, cspec, cloc)
             cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
+                              tool_results=dict(cspec.tool_results),
                               pass_all=spec.pass_all if cspec.pass_all is None else cspec.pass_all,
                               tags=list(dict.fromkeys([*spec.tags, *cspec.tags])) if spec.tags else cspec.tags,
-                              skip=cspec.skip, line=self.line_of(cloc), file=self.cases_file))
+                              skip=cspec.skip, line=self.line_of(cloc), file=self.cases_file, turns=turns))
         compared = self._check_comparisons(spec, {c.id: i for i, c in enumerate(cases)}, field_names)
         for case in cases:
             if case.id in compared and not case.fields:
@@ -285,6 +245,90 @@ class _Loader:
             gold=gold_outputs,
         )
 
+    def _scored(self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], case_id: str,
+                cloc: tuple[Any, ...], check_specs: list[tuple[CheckSpec, tuple[Any, ...]]], rubric: str | list[Any],
+                wanted: list[str] | None, extract: bool) -> tuple[list[Item], list[str]]:
+        """The items of a case (or of one turn of a conversation) and the fields it extracts."""
+        items: list[Item] = []
+        for cs, loc in check_specs:
+            check = checks.build(cs, loc, case_id)
+            if check is None:
+                continue
+            items.append(checks_item(sys.intern(f"check{len(items) + 1}:{cs.type}"), check,
+                                     line=self.line_of(loc), judge_repeats=spec.judge_repeats,
+                                     text=checks.describe(check)))
+        rloc = cloc + ("rubric",)
+        if isinstance(rubric, str):
+            if rubric not in spec.rubrics:
+                self.problem(rloc, f"no rubric named {rubric!r}; defined: "
+                                   f"{', '.join(spec.rubrics) or '(none)'}", case_id)
+                rubric = []
+            else:
+                rloc = ("rubrics", rubric)
+                rubric = spec.rubrics[rubric]
+        for j, raw in enumerate(rubric):
+            item_spec = RubricItemSpec(judge=raw) if isinstance(raw, str) else raw
+            check = checks.build(item_spec.check, rloc + (j, "check"), case_id) if item_spec.check else None
+            if item_spec.check and check is None:
+                continue
+            if isinstance(check, JudgeCriterion):
+                self.problem(rloc + (j, "check"), "a rubric item's `check:` cannot be llm_judge; "
+                                                  "write the criterion as `judge:`", case_id)
+                continue
+            if item_spec.when is not None:
+                self._check_expression(item_spec.when, rloc + (j, "when"), case_id)
+            items.append(Item(id=item_spec.id or f"item{j + 1}",
+                              text=item_spec.text or item_spec.judge or
+                              (checks.describe(check) if check else ""),
+                              check=check, judge=item_spec.judge, critical=item_spec.critical,
+                              when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight,
+                              judge_repeats=item_spec.judge_repeats or spec.judge_repeats))
+        ids = [it.id for it in items]
+        for dup in sorted({x for x in ids if ids.count(x) > 1}):
+            self.problem(rloc, f"duplicate rubric item id {dup!r}", case_id)
+        needed = set().union(*(it.check.referenced_fields() for it in items if it.check)) if items else set()
+        unknown = sorted(needed - field_names)
+        if unknown:
+            self.problem(cloc, f"checks refer to undeclared field(s) {', '.join(unknown)}; "
+                               f"declare them under `fields:`", case_id)
+        if wanted is not None:
+            for name in sorted(set(wanted) - field_names):
+                self.problem(cloc + ("fields",), f"unknown field {name!r}; declared: "
+                                                 f"{', '.join(sorted(field_names)) or '(none)'}", case_id)
+        extract = extract or any(it.check is not None and it.check.needs_fields for it in items)
+        fields = [f for f in (wanted if wanted is not None else list(spec.fields)) if f in field_names] \
+            if extract or wanted else []
+        return items, fields
+
+    def _turns(self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], cspec: CaseSpec,
+               cloc: tuple[Any, ...]) -> tuple[Turn, ...]:
+        """A conversation's turns; a user turn's items and fields are its own, named "turn N: ..."."""
+        turns = []
+        entries = cspec.conversation or []
+        for k, tspec in enumerate(entries):
+            tloc, number = cloc + ("conversation", k), k + 1
+            if isinstance(tspec, AssistantTurnSpec):
+                if k == 0 or isinstance(entries[k - 1], AssistantTurnSpec):
+                    self.problem(tloc + ("assistant",), f"turn {number}: a scripted `assistant:` turn answers the "
+                                                        f"`user:` turn just before it", cspec.id)
+                turns.append(Turn(number=number, role="assistant", text=tspec.assistant, line=self.line_of(tloc)))
+                continue
+            error = check_template(tspec.user)
+            if error:
+                self.problem(tloc + ("user",), f"turn {number}: template: {error}", cspec.id)
+            scripted = k + 1 < len(entries) and isinstance(entries[k + 1], AssistantTurnSpec)
+            if scripted and (tspec.checks or tspec.rubric or tspec.fields):
+                self.problem(tloc, f"turn {number}: the scripted turn {number + 1} answers it (no call), so it has "
+                                   f"no `checks`, `rubric` or `fields` of its own", cspec.id)
+            items, fields = self._scored(spec, checks, field_names, cspec.id, tloc,
+                                         [(c, tloc + ("checks", j)) for j, c in enumerate(tspec.checks)],
+                                         tspec.rubric, tspec.fields, extract=False)
+            prefix = f"turn {number}: "
+            turns.append(Turn(number=number, role="user", text=tspec.user, line=self.line_of(tloc), scripted=scripted,
+                              items=tuple(replace(it, id=prefix + it.id, text=prefix + it.text) for it in items),
+                              fields=tuple(fields)))
+        return tuple(turns)
+
     def _check_comparisons(self, spec: SuiteSpec, case_ids: dict[str, int], field_names: set[str]) -> set[str]:
         compared: set[str] = set()
         for i, cmp in enumerate(spec.compare):
@@ -299,6 +343,23 @@ class _Loader:
                 if ref.field is not None:
                     compared.add(ref.case)
         return compared
+
+    def _check_tool_results(self, spec: SuiteSpec, cspec: CaseSpec, cloc: tuple[Any, ...]) -> None:
+        """A case's `tool_results:` answer tools the suite's prompt target declares, in a shape evalkit reads."""
+        if not cspec.tool_results:
+            return
+        target = spec.target
+        declared = [t.name for t in target.tools] if isinstance(target, PromptTargetSpec) else []
+        for name, value in cspec.tool_results.items():
+            where = cloc + ("tool_results", name)
+            if name not in declared:
+                self.problem(where, f"tool_results: the target declares no tool {name!r}; its tools: "
+                                    f"{', '.join(declared) or '(none: only a prompt target with `tools:` has them)'}",
+                             cspec.id)
+                continue
+            problem = entry_problem(value)
+            if problem:
+                self.problem(where, f"tool_results of {name}: {problem}", cspec.id)
 
     def _check_expression(self, expr: str, loc: tuple[Any, ...], case_id: str) -> None:
         try:
@@ -335,7 +396,10 @@ class _Loader:
         if error:
             self.problem(("target",), f"prompt template: {error}")
         return Target(template=template, template_name=name, system=t.system, model=t.model,
-                      max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache)
+                      max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache,
+                      tools=tuple(Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
+                                       function=tool.function) for tool in t.tools),
+                      max_steps=t.max_steps)
 
 
 def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None, judge_repeats: int = 1,

@@ -14,6 +14,21 @@ from evalkit.suite.spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel
 
 
 @dataclass(frozen=True)
+class Tool:
+    """A tool of a prompt target: what the model is told, and what answers it (`function`, else the
+    case's `tool_results`)."""
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    function: str | None = None
+
+    def api_definition(self) -> dict[str, Any]:
+        """The tool as the Messages API's `tools` list takes it."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+@dataclass(frozen=True)
 class Target:
     """The system under test: a callable `module:function`, or a Jinja prompt sent to a model."""
 
@@ -25,6 +40,8 @@ class Target:
     max_tokens: int | None = None
     temperature: float | None = None
     prompt_cache: bool = False  # the system prompt is marked as a prompt-cache prefix
+    tools: tuple[Tool, ...] = ()  # a prompt target's tools: evalkit runs the tool loop
+    max_steps: int = 10  # model turns the tool loop may take
 
     @property
     def kind(self) -> str:
@@ -77,6 +94,28 @@ class GoldOutput:
         return f"{self.file.name if self.file else '?'}:{self.line or 0}"
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a conversation case: a user message (a Jinja template, sent to the target with
+    the conversation so far) whose reply is scored on its own items, or a scripted assistant reply."""
+
+    number: int  # 1-based position in the conversation (scripted assistant turns count)
+    role: str  # "user" | "assistant"
+    text: str  # a user turn's template; an assistant turn's reply, verbatim
+    items: tuple[Item, ...] = ()  # ids and texts prefixed "turn N: "
+    fields: tuple[str, ...] = ()  # extracted from this turn's reply, stored as "turn N.<field>"
+    line: int | None = None
+    scripted: bool = False  # a user turn the next (scripted assistant) turn answers: no call
+
+    @property
+    def prefix(self) -> str:
+        return f"turn {self.number}: "
+
+    def field_key(self, name: str) -> str:
+        """Where this turn's field is stored among the run's fields."""
+        return f"turn {self.number}.{name}"
+
+
 @dataclass(slots=True)  # slots: a large suite holds thousands
 class Case:
     id: str
@@ -86,10 +125,24 @@ class Case:
     pass_all: bool = False  # with repeats, the case fails unless every run passes
     fields: list[str] = field(default_factory=list)
     description: str = ""
+    tool_results: dict[str, Any] = field(default_factory=dict)  # scripted answers of the target's tools
     tags: list[str] = field(default_factory=list)
     skip: str | None = None
     line: int | None = None
     file: Path | None = None  # where the case is written (a suite may take cases from a fixture list)
+    turns: tuple[Turn, ...] = ()  # a conversation case's turns; () for a single input -> output
+
+    @property
+    def target_calls(self) -> int:
+        """The target calls one run of this case makes: one per user turn no scripted turn answers."""
+        return sum(t.role == "user" and not t.scripted for t in self.turns) or 1
+
+    def field_specs(self, declared: dict[str, FieldSpec]) -> dict[str, FieldSpec]:
+        """The fields a run of this case records (its turns' as `turn N.<field>`), by their declarations."""
+        specs = {n: declared[n] for n in self.fields}
+        for turn in self.turns:
+            specs.update({turn.field_key(n): declared[n] for n in turn.fields})
+        return specs
 
     @property
     def needs_extraction(self) -> bool:

@@ -39,6 +39,11 @@ def render_prompt(template: str, case_input: Any) -> str:
     """Render with the input's keys as variables (and the whole input as `input`)."""
     variables = dict(case_input) if isinstance(case_input, dict) else {}
     variables["input"] = case_input
+    return render_template(template, variables)
+
+
+def render_template(template: str, variables: dict[str, Any], what: str = "prompt template") -> str:
+    """Render with exactly these variables; an undefined name or a refused operation is a TargetError."""
     from jinja2 import TemplateError  # jinja2 loads only when a template is used
 
     from evalkit.suite.bounded_jinja import TooBig, render_bounded
@@ -46,6 +51,6 @@ def render_prompt(template: str, case_input: Any) -> str:
     try:
         return render_bounded(_compiled(template), variables)
     except TooBig as exc:
-        raise TargetError(f"prompt template: {exc}") from None
+        raise TargetError(f"{what}: {exc}") from None
     except TemplateError as exc:  # an undefined name, a refused attribute: named, never an empty reason
-        raise TargetError(f"prompt template: {exc.message or type(exc).__name__}") from None
+        raise TargetError(f"{what}: {exc.message or type(exc).__name__}") from None

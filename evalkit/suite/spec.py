@@ -82,8 +82,41 @@ RubricEntry = Annotated[
 RubricSpec = list[RubricEntry]
 
 
+class ToolSpec(_Strict):
+    """A tool the model may call in a prompt target's tool loop."""
+
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$", description="The tool's name, as the model calls it.")
+    description: str = Field(default="", description="What the tool does, for the model.")
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}},
+                                         description="JSON Schema of the tool's arguments (an object).")
+    function: str | None = Field(default=None, description=(
+        "module:function that answers the tool, called with the arguments as keywords, in a worker process like "
+        "a callable target; without it, each case's `tool_results:` answers."))
+
+    @field_validator("input_schema")
+    @classmethod
+    def _a_schema(cls, v: dict[str, Any]) -> dict[str, Any]:
+        import jsonschema  # on use: only suites with tools need it
+
+        try:
+            jsonschema.Draft202012Validator.check_schema(v)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"input_schema is not a JSON Schema: {exc.message}") from None
+        if v.get("type") != "object":
+            raise ValueError("a tool's input_schema describes an object (`type: object`)")
+        return v
+
+    @field_validator("function")
+    @classmethod
+    def _module_function(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[\w.]+:[\w.]+", v):
+            raise ValueError(f"function {v!r} is not of the form module:function")
+        return v
+
+
 class PromptTargetSpec(_Strict):
-    """A Jinja prompt sent to a model: inline `prompt` or a `prompt_file` beside the suite."""
+    """A Jinja prompt sent to a model: inline `prompt` or a `prompt_file` beside the suite; with
+    `tools:`, evalkit runs the tool loop (tool_use, tool_result, ...) to the final answer."""
 
     prompt: str | None = None
     prompt_file: str | None = None
@@ -94,9 +127,16 @@ class PromptTargetSpec(_Strict):
     prompt_cache: bool = Field(default=False, description=(
         "Mark the `system` prompt, shared by every case, as a prompt-cache prefix: later calls read it "
         "at about a tenth of the input price (the API caches prefixes of about 1,024 tokens and more)."))
+    tools: list[ToolSpec] = Field(default_factory=list, description="Tools the model may call; evalkit runs "
+                                  "the loop and records every step as the run's trace.")
+    max_steps: int = Field(default=10, ge=1, le=100, description="Model turns a tool loop may take; a model "
+                           "still calling tools after them makes an error row.")
 
     @model_validator(mode="after")
     def _one_template(self) -> "PromptTargetSpec":
+        names = [t.name for t in self.tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool {sorted({n for n in names if names.count(n) > 1})[0]!r} is declared twice")
         if (self.prompt is None) == (self.prompt_file is None):
             raise ValueError("a prompt target needs exactly one of `prompt` or `prompt_file`")
         if self.prompt_cache and not self.system:
@@ -153,6 +193,38 @@ def id_skeleton(case_id: str) -> str:
     return case_id if case_id.isascii() else unicodedata.normalize("NFKC", case_id)
 
 
+class UserTurnSpec(_Strict):
+    """A user turn of a conversation: its message (Jinja) and what its reply is scored on."""
+
+    user: str = Field(description="The message (Jinja over `input`, `prompt` (the prompt target's own template "
+                                  "rendered over the input; null for a callable target), `outputs` (the "
+                                  "assistant replies so far) and `turn` (this turn's 1-based number)).")
+    checks: list[CheckSpec] = Field(default_factory=list, description="Checks of this turn's reply; every one "
+                                                                      "must pass.")
+    rubric: CaseRubric = Field(default_factory=list, description="Rubric items scored on this turn's reply; or "
+                                                                 "the name of a rubric under `rubrics`.")
+    fields: list[str] | None = Field(default=None, description="Fields to extract from this turn's reply, "
+                                                               "stored as `turn N.<field>`.")
+
+
+class AssistantTurnSpec(_Strict):
+    """A scripted assistant turn: the reply to the user turn just before it, put in the history as a known
+    state; that user turn is not sent to the model."""
+
+    assistant: str = Field(description="The reply, verbatim (not a template).")
+
+
+def _turn_kind(v: Any) -> str:
+    return "~assistant" if isinstance(v, AssistantTurnSpec) or (isinstance(v, dict) and "assistant" in v
+                                                                and "user" not in v) else "~user"
+
+
+TurnSpec = Annotated[
+    Union[Annotated[UserTurnSpec, Tag("~user")], Annotated[AssistantTurnSpec, Tag("~assistant")]],
+    Discriminator(_turn_kind),
+]
+
+
 class CaseSpec(_Strict):
     id: str = Field(min_length=1)
     description: str = ""
@@ -165,13 +237,29 @@ class CaseSpec(_Strict):
     pass_all: bool | None = Field(default=None, description="Fail the case unless every one of its runs passes "
                                                             "(pass^k); default: the suite's `pass_all`.")
     fields: list[str] | None = Field(default=None, description="Fields to extract (default: all).")
+    tool_results: dict[str, Any] = Field(default_factory=dict, description=(
+        "Scripted answers of the prompt target's tools for this case: tool name -> the result of every call, or "
+        "a list of `{arguments: {...}, result: ...}` / `{arguments: ..., error: ...}` entries, the first whose "
+        "arguments are all in the call answering it (an entry without `arguments` answers any call)."))
     tags: list[str] = Field(default_factory=list, description="Names `--tag` selects the case by (e.g. pr).")
     skip: str | None = Field(default=None, description="Reason to skip this case.")
+    conversation: list[TurnSpec] | None = Field(default=None, description=(
+        "A multi-turn case: user turns (each a call of the target with the conversation so far) and scripted "
+        "assistant turns; the case's own checks and rubric score the final reply."))
 
     @field_validator("tags")
     @classmethod
     def _plain_tags(cls, v: list[str]) -> list[str]:
         return plain_tags(v)
+
+    @field_validator("conversation")
+    @classmethod
+    def _ends_with_user(cls, v: list[Any] | None) -> list[Any] | None:
+        if v is not None and not any(isinstance(t, UserTurnSpec) for t in v):
+            raise ValueError("a conversation needs at least one `user:` turn")
+        if v and not isinstance(v[-1], UserTurnSpec):
+            raise ValueError("a conversation ends with a `user:` turn (its reply is the case's output)")
+        return v
 
     @field_validator("id")
     @classmethod

@@ -41,6 +41,15 @@ class ToolReply:
 
 
 @dataclass(frozen=True)
+class ToolUseReply:
+    """A reply that asks for tools (a target's tool loop answers them): `calls` are (name, input)
+    pairs, sent as tool_use blocks after the optional `text`."""
+
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class Fault:
     """An injected failure: an HTTP status, a dropped connection, or a 200 that is not JSON."""
 
@@ -52,9 +61,9 @@ class Fault:
             raise ValueError(f"unknown fault {self.kind!r}; choose one of {', '.join(FAULT_KINDS)}")
 
 
-Action = Union[TextReply, ToolReply, Fault]
+Action = Union[TextReply, ToolReply, ToolUseReply, Fault]
 # A responder sees the request body and returns reply text, a tool input dict, or an Action.
-Responder = Callable[[dict[str, Any]], Union[str, dict[str, Any], TextReply, ToolReply, Fault]]
+Responder = Callable[[dict[str, Any]], Union[str, dict[str, Any], TextReply, ToolReply, ToolUseReply, Fault]]
 
 
 def request_text(body: dict[str, Any]) -> str:
@@ -110,6 +119,11 @@ def requested_schema(body: dict[str, Any]) -> dict[str, Any]:
     return schema if isinstance(schema, dict) else {}
 
 
+def model_turn(body: dict[str, Any]) -> int:
+    """Which answer of the model a request asks for: 1 + the assistant messages it holds."""
+    return 1 + sum(1 for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant")
+
+
 def _forces_tool(body: dict[str, Any]) -> bool:
     return (body.get("tool_choice") or {}).get("type") in ("tool", "any") or output_schema(body) is not None
 
@@ -138,12 +152,15 @@ class Rule:
     tool: str | None = None
     model: str | None = None
     times: int | None = None
+    turn: int | None = None  # the model's turn in a conversation: 1 + the assistant messages the request holds
     used: int = field(default=0, compare=False)
 
     def matches(self, body: dict[str, Any], text: str) -> bool:
         if self.times is not None and self.used >= self.times:
             return False
         if self.model is not None and body.get("model") != self.model:
+            return False
+        if self.turn is not None and model_turn(body) != self.turn:
             return False
         # A rule without `tool` answers only requests that force no tool, so a prompt rule for
         # the target never answers the judge's request that quotes the target's output;
@@ -177,6 +194,11 @@ class Script:
         match.setdefault("tool", tool)
         return self._add(ToolReply(tool, tool_input), **match)
 
+    def tool_use(self, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", **match: Any) -> "Script":
+        """Answer a target's request by asking for tools, e.g. `turn=1` of a tool loop; the rule for
+        the next turn (`turn=2`) sees their results in the request."""
+        return self._add(ToolUseReply(tuple((name, dict(arguments)) for name, arguments in calls), text), **match)
+
     def respond(self, responder: Responder, **match: Any) -> "Script":
         return self._add(responder, **match)
 
@@ -190,8 +212,9 @@ class Script:
         return self
 
     def _add(self, action: Action | Responder, *, prompt: str | re.Pattern[str] | None = None,
-             tool: str | None = None, model: str | None = None, times: int | None = None) -> "Script":
-        self._rules.append(Rule(action, prompt, tool, model, times))
+             tool: str | None = None, model: str | None = None, times: int | None = None,
+             turn: int | None = None) -> "Script":
+        self._rules.append(Rule(action, prompt, tool, model, times, turn))
         return self
 
     def action_for(self, body: dict[str, Any]) -> Action:
@@ -210,7 +233,7 @@ class Script:
                 return self._composed(body)
             return _NoMatch(text[:200])
         action = rule.action
-        if callable(action) and not isinstance(action, (TextReply, ToolReply, Fault)):
+        if callable(action) and not isinstance(action, (TextReply, ToolReply, ToolUseReply, Fault)):
             produced = action(body)
             if isinstance(produced, str):
                 return TextReply(produced)
@@ -276,11 +299,16 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def message_payload(body: dict[str, Any], action: TextReply | ToolReply) -> dict[str, Any]:
+def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply) -> dict[str, Any]:
     """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`. A tool reply to
     a structured-output request is its text, as JSON; a thinking request's reply starts with a thinking block."""
     content: list[dict[str, Any]]
-    if isinstance(action, ToolReply) and output_schema(body) is not None:
+    if isinstance(action, ToolUseReply):
+        content = [{"type": "text", "text": action.text}] if action.text else []
+        content += [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": name, "input": arguments}
+                    for name, arguments in action.calls]
+        stop_reason, out_text = "tool_use", action.text + json.dumps([list(c) for c in action.calls])
+    elif isinstance(action, ToolReply) and output_schema(body) is not None:
         out_text = json.dumps(action.input)
         content, stop_reason = [{"type": "text", "text": out_text}], "end_turn"
     elif isinstance(action, ToolReply):

@@ -2,4 +2,4 @@
 results, timings), in one shape whatever produced them — evalkit's own tool loop, the client agent
 code is handed, a target's own `TargetResult(trace=...)`, or an OpenTelemetry GenAI trace."""
 
-__all__ = ["steps"]
+__all__ = ["otel", "steps"]

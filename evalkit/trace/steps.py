@@ -5,8 +5,8 @@ A step is a message (`type: message`, `role` user or assistant, its `text`) or a
 when the tool failed). An assistant message that asked for tools is followed by their calls.
 Timings are optional: `seconds` the step took, `start` seconds after the run began.
 
-Targets return steps as plain dicts (or `Step`s); `read_trace` validates them into this shape
-and says in one line what is wrong.
+Targets return steps as plain dicts (or `Step`s), or an OpenTelemetry GenAI trace (read by
+`evalkit.trace.otel`); `read_trace` validates them into this shape and says in one line what is wrong.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evalkit.trace.otel import is_otlp, otlp_steps
 
 MAX_TRACE_STEPS = 10_000  # a longer trace is refused: a target looping on its tools, not a trajectory
 
@@ -71,9 +73,18 @@ def model_turns(trace: list[Step]) -> int:
     return sum(1 for s in trace if s.type == "message" and s.role == "assistant")
 
 
+def judged_trace(trace: list[Step] | None) -> list[Step] | None:
+    """What of a run's trace the judge is shown: the trace when it holds a tool call, else nothing
+    (a trace of messages alone repeats the prompt and the output the judge already reads, at a cost)."""
+    return trace if trace and any(s.type == "tool_call" for s in trace) else None
+
+
 def read_trace(value: Any) -> list[Step]:
-    """A trace from what a target gave: a list of steps (dicts or `Step`s). Raises ValueError with
-    one line naming the first bad step."""
+    """A trace from what a target gave: a list of steps (dicts or `Step`s), or an OpenTelemetry
+    GenAI trace (an OTLP/JSON export or a list of its spans). Raises ValueError with one line
+    naming the first bad step."""
+    if is_otlp(value):
+        value = otlp_steps(value)
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
         raise ValueError(f"a trace is a list of steps, not a {type(value).__name__}")
     if len(value) > MAX_TRACE_STEPS:

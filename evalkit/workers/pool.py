@@ -113,8 +113,7 @@ class WorkerPool:
                         call.episode.blamed += 1
                     return result
                 if call.client is not None:  # what the first attempt recorded is made again
-                    call.client.target_requests.clear()
-                    call.client.truncated = False
+                    call.client.forget_calls()
         finally:
             self._episode_done(call)
 

@@ -27,7 +27,8 @@ from typing import Any, Callable, NoReturn
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit.errors import ProviderError
-from evalkit._runtime.user_calls import USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem, user_traceback
+from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
+                                         takes_messages, user_traceback)
 from evalkit.workers.client_proxy import AsyncClient, SyncClient
 from evalkit.errors import safe_str
 from evalkit._runtime.redaction import protect
@@ -45,7 +46,7 @@ class Worker:
     def __init__(self, link: Link, threads: int):
         self.link = link
         self.pool = DaemonPool(threads, "evalkit-user")
-        self._targets: dict[tuple[str, str | None], tuple[Callable[..., Any], bool, bool]] = {}
+        self._targets: dict[tuple[str, str | None], tuple[Callable[..., Any], bool, bool, bool]] = {}
         self._running: dict[int, Future[Any]] = {}  # async calls, to cancel
         self._waited: dict[int, float] = {}  # seconds between a call's sending and its start
         self._loop: Any = None
@@ -74,13 +75,13 @@ class Worker:
 
     # -- targets ---------------------------------------------------------------------------
 
-    def _resolve(self, spec: str, suite_dir: str | None) -> tuple[Callable[..., Any], bool, bool]:
+    def _resolve(self, spec: str, suite_dir: str | None) -> tuple[Callable[..., Any], bool, bool, bool]:
         key = (spec, suite_dir)
         if key not in self._targets:
             fn = import_object(spec, Path(suite_dir) if suite_dir else None)
             if not callable(fn):
                 raise ValueError(f"{spec} is not callable")
-            self._targets[key] = (fn, *call_shape(fn))
+            self._targets[key] = (fn, *call_shape(fn), takes_messages(fn))
         return self._targets[key]
 
     def _job(self, call_id: int, kind: str, payload: bytes, sent: float) -> None:
@@ -88,7 +89,7 @@ class Worker:
         self._waited[call_id] = max(time.monotonic() - sent, 0.0)  # the case's queue time, not its own
         _call.set(call_id)
         try:
-            (self._target if kind == "target" else self._check)(call_id, payload)
+            {"target": self._target, "tool": self._tool}.get(kind, self._check)(call_id, payload)
         except BaseException as exc:  # evalkit's own fault here: said as such, never a lost call
             self._done(call_id, ("error", f"evalkit's worker process failed on this call: {type(exc).__name__}: "
                                           f"{safe_one_line(exc)}", traceback_of(exc), None) if kind == "target"
@@ -97,27 +98,33 @@ class Worker:
     def _target(self, call_id: int, payload: bytes) -> None:
         try:
             spec, suite_dir, case_input, info = pickle.loads(payload)
-            fn, is_async, takes_client = self._resolve(spec, suite_dir)
+            fn, is_async, takes_client, messages_ok = self._resolve(spec, suite_dir)
         except ValueError as exc:  # import_object's own message says what is wrong
             self._done(call_id, ("error", f"target {payload_spec(payload)}: {safe_one_line(exc)}", None, None))
             return
         except BaseException as exc:  # the target's module raised as it was imported here
             self._done(call_id, target_failure(exc))
             return
+        # A conversation's turn: the conversation so far as `messages=` (the parent refuses a target without it).
+        extra = {} if info.get("messages") is None else {"messages": info["messages"]}
+        if extra and not messages_ok:
+            self._done(call_id, ("error", f"target {spec} takes no `messages` parameter, which a conversation "
+                                          f"case needs", None, None))
+            return
         if is_async:
-            self._start_async(call_id, fn, takes_client, case_input, info)
+            self._start_async(call_id, fn, takes_client, case_input, info, extra)
             return
         client = SyncClient(self.link, call_id, info)
         current_client.set(client)
         try:
-            produced = fn(case_input, client) if takes_client else fn(case_input)
+            produced = fn(case_input, client, **extra) if takes_client else fn(case_input, **extra)
         except BaseException as exc:
             self._done(call_id, target_failure(exc))
             return
         self._done(call_id, target_output(produced))
 
     def _start_async(self, call_id: int, fn: Callable[..., Any], takes_client: bool, case_input: Any,
-                     info: dict[str, Any]) -> None:
+                     info: dict[str, Any], extra: dict[str, Any]) -> None:
         import asyncio
 
         async def run() -> tuple[Any, ...]:
@@ -125,7 +132,7 @@ class Worker:
             client = AsyncClient(self.link, call_id, info)
             current_client.set(client)
             try:
-                produced = await (fn(case_input, client) if takes_client else fn(case_input))
+                produced = await (fn(case_input, client, **extra) if takes_client else fn(case_input, **extra))
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # SystemExit and the like too: they must not reach the loop
@@ -166,6 +173,38 @@ class Worker:
                 self._loop = loop
             return self._loop
 
+    # -- tools -----------------------------------------------------------------------------
+
+    def _tool(self, call_id: int, payload: bytes) -> None:
+        """A prompt target's tool, `module:function` called with the model's arguments as keywords:
+        ("output", result) or ("error", message, traceback)."""
+        try:
+            spec, suite_dir, arguments = pickle.loads(payload)
+            fn, is_async, *_ = self._resolve(spec, suite_dir)
+        except ValueError as exc:  # import_object's own message says what is wrong
+            self._done(call_id, ("error", f"tool {payload_spec(payload)}: {safe_one_line(exc)}", None))
+            return
+        except BaseException as exc:  # the tool's module raised as it was imported here
+            self._done(call_id, ("error", f"tool's module {describe_raised(exc)}", traceback_of(exc)))
+            return
+        try:
+            if is_async:
+                import asyncio
+
+                produced = asyncio.run_coroutine_threadsafe(fn(**arguments), self._event_loop()).result()
+            else:
+                produced = fn(**arguments)
+        except BaseException as exc:  # SystemExit too: a tool's failure is told to the model, not the run's end
+            self._done(call_id, ("error", f"{type(exc).__name__}: {safe_one_line(exc)}", traceback_of(exc)))
+            return
+        try:  # what the model is sent and the trace keeps: JSON (anything else as text)
+            import json
+
+            self._done(call_id, ("output", json.loads(json.dumps(produced, default=str))))
+        except Exception as exc:  # circular, or nested past Python's limit
+            self._done(call_id, ("error", f"the tool returned what cannot be sent as JSON: {type(exc).__name__}: "
+                                          f"{safe_one_line(exc)}", None))
+
     # -- checks ----------------------------------------------------------------------------
 
     def _check(self, call_id: int, payload: bytes) -> None:
@@ -201,27 +240,28 @@ def target_failure(exc: BaseException) -> tuple[Any, ...]:
 
 
 def target_output(produced: Any) -> tuple[Any, ...]:
-    """What a target that returned gives: ("output", output, facts, prompt), or ("error", ...)."""
+    """What a target that returned gives: ("output", output, facts, prompt, trace), or ("error", ...);
+    the trace as the target gave it (the parent reads it: evalkit.trace.steps.read_trace)."""
     facts: dict[str, Any] = {}
-    prompt = None
+    prompt = trace = None
     # Imported if user code made a TargetResult (maybe still being imported by another thread:
     # then the class does not exist yet, and no TargetResult can have been made)
     result_class = getattr(sys.modules.get("evalkit.run.targets"), "TargetResult", None)
     if result_class is not None and isinstance(produced, result_class):
-        produced, facts, prompt = produced.output, dict(produced.facts), produced.prompt
+        produced, facts, prompt, trace = produced.output, dict(produced.facts), produced.prompt, produced.trace
     if isinstance(produced, (bytes, bytearray)):  # text as bytes: kept, what is not UTF-8 shown as U+FFFD
         produced = bytes(produced).decode("utf-8", errors="replace")
     problem = output_problem(produced)
     if problem:
         return "error", problem, None, prompt
-    return "output", produced, facts, prompt
+    return "output", produced, facts, prompt, trace
 
 
 def unpicklable(result: tuple[Any, ...]) -> tuple[Any, ...]:
     """A result that cannot be pickled: its output and facts as JSON gives them back (what evalkit
     stores of them anyway: anything else as text), else an error row saying why."""
     if result[0] == "output":
-        _, output, facts, prompt = result
+        _, output, facts, prompt, trace = result
         try:
             import json
 
@@ -229,7 +269,10 @@ def unpicklable(result: tuple[Any, ...]) -> tuple[Any, ...]:
                 output = output.model_dump(mode="json")
             output = output if isinstance(output, str) else json.loads(json.dumps(output, default=str))
             facts = json.loads(json.dumps(facts, default=str))
-            return "output", output, facts, prompt
+            if trace is not None:  # steps as dicts (a Step is a pydantic model)
+                trace = json.loads(json.dumps([t.model_dump() if hasattr(t, "model_dump") else t for t in trace]
+                                              if isinstance(trace, (list, tuple)) else trace, default=str))
+            return "output", output, facts, prompt, trace
         except Exception as json_exc:  # circular, or nested past Python's limit
             return ("error", f"target returned what cannot be stored as JSON: {type(json_exc).__name__}: "
                              f"{safe_one_line(json_exc)}", None, prompt)

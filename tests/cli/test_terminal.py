@@ -16,8 +16,9 @@ class Tty(io.StringIO):
         return True
 
 
-def case(id: str, verdict: str = "pass", errors=(), reasons=()):
-    return SimpleNamespace(id=id, verdict=verdict, wall_seconds=0.5, errors=list(errors), reasons=list(reasons))
+def case(id: str, verdict: str = "pass", errors=(), reasons=(), runs=()):
+    return SimpleNamespace(id=id, verdict=verdict, wall_seconds=0.5, errors=list(errors), reasons=list(reasons),
+                           runs=list(runs))
 
 
 SUITE = SimpleNamespace(name="s")
@@ -112,3 +113,20 @@ def test_inside_the_event_loop_the_lines_of_one_turn_go_out_in_one_write_in_orde
     assert [line.split("] ")[1] for line in out.getvalue().splitlines()] == [
         f"PASS s/{name} 0.5s" for name in ("a0", "a1", "a2", "b0", "b1", "b2")]
     assert Counting.writes == 2
+
+
+def test_a_failing_case_shows_its_tool_calls_in_one_line():
+    from evalkit.results.report import RunResult
+    from evalkit.trace.steps import Step
+
+    trace = [Step.tool_call("search", {"q": "tempo"}), Step.tool_call("book", {"day": "mon"}, error="read-only\x1b[2J")]
+    out = io.StringIO()
+    progress = Progress(3, stream=out, clock=Clock())
+    runs = [RunResult(repeat=0, passed=True, trace=trace[:1]), RunResult(repeat=1, passed=False, trace=trace)]
+    progress(SUITE, case("a", "fail", reasons=["checks: 1 of 2 failed"], runs=runs))
+    progress(SUITE, case("b", "pass", runs=runs))
+    progress(SUITE, case("c", "fail", runs=[RunResult(repeat=0, passed=False)]))
+    lines = out.getvalue().splitlines()
+    # the run that failed, not the first one; no escape sequence from the tool's text reaches the terminal
+    assert lines[1] == '    run 2 tools: search(q="tempo") → error in book(day="mon"): read-only[2J'
+    assert "\x1b" not in out.getvalue() and "tools:" not in "".join(lines[2:])

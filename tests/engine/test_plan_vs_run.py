@@ -68,3 +68,34 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     out = CliRunner().invoke(main, ["plan", str(folder), "--results", str(results), "--cache-dir",
                                     str(tmp_path / "empty2")])
     assert out.exit_code == 0 and f"total: {planned} model calls" in out.output, out.output
+
+
+def test_the_plan_counts_a_traced_runs_judge_request_as_the_run_sent_it(write, tmp_path):
+    """The judge's request holds the run's trajectory: the plan builds it the same way, so a judge
+    reply the run cached is counted as cached (built without the trace, it would count as new)."""
+    from evalkit.scoring.judge import JUDGE_TOOL
+    from evalkit.testing.script import Script
+    from evalkit.testing.scripted import ScriptedProvider
+    from tests.conftest import verdicts
+
+    write("agent.py", """
+        from evalkit import TargetResult
+
+        def run(input):
+            steps = [{"type": "tool_call", "name": "lookup", "arguments": {"id": input}, "result": "found"}]
+            return TargetResult("found it", trace=steps)
+    """)
+    path = write("suite.yml", """
+        target: agent:run
+        cases:
+          - {id: a, input: A1, checks: [{type: llm_judge, criteria: Uses the lookup}]}
+    """)
+    suites = load_suites([path])
+    provider = ScriptedProvider(Script().tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"})))
+    report = run(suites, make_client(provider, cache_dir=tmp_path / "cache", deprecated=None), RunOptions())
+    assert report.suites[0].cases[0].runs[0].trace is not None and len(provider.requests) == 1
+    assert "<trajectory-" in provider.requests[0]["messages"][0]["content"]
+    results = tmp_path / "results.json"
+    report.save(results)
+    estimate = plan_calls(suites, results=str(results), cache_dir=tmp_path / "cache", count_tokens=False)
+    assert (estimate.lines[0].free, estimate.calls()) == (1, 0), estimate.render()  # the judge call, cached

@@ -74,6 +74,8 @@ class ModelResponse:
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
     stop_reason: str | None = None
+    # Every tool_use block of the reply, in order: {"id", "name", "input"} (a tool loop answers each).
+    tool_uses: list[dict[str, Any]] = field(default_factory=list)
     cache_read_tokens: int = 0  # prompt-cache tokens, not included in input_tokens (as the API counts)
     cache_write_tokens: int = 0
     cached: bool = field(default=False, compare=False)
@@ -89,6 +91,7 @@ class ModelResponse:
             "output_tokens": self.output_tokens,
             "tool_name": self.tool_name,
             "tool_input": self.tool_input,
+            "tool_uses": self.tool_uses,
             "stop_reason": self.stop_reason,
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
@@ -99,6 +102,7 @@ class ModelResponse:
     def from_dict(cls, data: dict[str, Any]) -> "ModelResponse":
         return cls(text=data.get("text") or "", model=data.get("model") or "", tool_name=data.get("tool_name"),
                    tool_input=data.get("tool_input"), stop_reason=data.get("stop_reason"),
+                   tool_uses=list(data.get("tool_uses") or []),
                    input_tokens=int(data.get("input_tokens") or 0),
                    output_tokens=int(data.get("output_tokens") or 0),
                    cache_read_tokens=int(data.get("cache_read_tokens") or 0),
@@ -117,14 +121,20 @@ class ModelResponse:
             raise ValueError("the reply's `content` is not a list of blocks")
         texts: list[str] = []
         tool_name = tool_input = None
+        tool_uses: list[dict[str, Any]] = []
         for block in content:
             if not isinstance(block, dict):
                 raise ValueError("a block of the reply's `content` is not an object")
             # Only text blocks make `text`: a `thinking` (or `redacted_thinking`) block before them is skipped.
             if block.get("type") == "text":
                 texts.append(_text(block.get("text", ""), "a text block's `text`"))
-            elif block.get("type") == "tool_use" and tool_name is None:
-                tool_name, tool_input = _text(block.get("name"), "a tool_use block's `name`"), block.get("input")
+            elif block.get("type") == "tool_use":
+                name, arguments = _text(block.get("name"), "a tool_use block's `name`"), block.get("input")
+                if isinstance(arguments, dict):  # (a forced tool's malformed input is the judge's to refuse)
+                    tool_uses.append({"id": _text(block.get("id") or "", "a tool_use block's `id`"), "name": name,
+                                      "input": arguments})
+                if tool_name is None:
+                    tool_name, tool_input = name, arguments
         usage = message.get("usage") or {}
         if not isinstance(usage, dict):
             raise ValueError("the reply's `usage` is not an object")
@@ -138,6 +148,7 @@ class ModelResponse:
             cache_write_tokens=_tokens(usage, "cache_creation_input_tokens"),
             tool_name=tool_name,
             tool_input=tool_input if isinstance(tool_input, dict) else None,
+            tool_uses=tool_uses,
             stop_reason=stop_reason if isinstance(stop_reason, str) else None,
         )
 
