@@ -147,6 +147,20 @@ def test_the_readme_suite_and_its_target_pass_validate(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_the_readme_agent_and_conversation_suites_pass_validate(tmp_path):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in fenced(text, "yaml") if "tool_called" in b or "conversation:" in b]
+    assert len(blocks) == 2
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "shop" / "orders.py").write_text("def find(order_id=None):\n    return {}\n", encoding="utf-8")
+    for number, block in enumerate(blocks):
+        (tmp_path / f"s{number}.yml").write_text(f"name: readme{number}\n{block}", encoding="utf-8")
+        done = subprocess.run([str(BIN / "evalkit"), "validate", f"s{number}.yml"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, block + done.stdout + done.stderr
+
+
 def test_the_readme_workflow_uses_only_inputs_and_outputs_action_yml_declares():
     text = (REPO / "README.md").read_text(encoding="utf-8")
     workflow = yaml.safe_load(next(body for body in fenced(text, "yaml") if "jobs:" in body))

@@ -11,7 +11,17 @@ extraction is one call per run of a case with fields, folded into the judge's fi
 item applies (one call, not two: evalkit/scoring/grading.py). Judge and extraction requests hold the
 target's output: they are known, shared and looked up in the cache only when that output is (a
 cached prompt-target reply). A callable target's calls cannot be known before it runs: the plan
-says so, or counts them as measured per run in a previous run's results (`--results`)."""
+says so, or counts them as measured per run in a previous run's results (`--results`).
+
+A prompt target with `tools:` runs a loop of model calls, each request holding the tool calls and
+results before it: the plan runs that loop against a stand-in for the model (evalkit/run/dry_run.py)
+that answers from the response cache. Where every reply is cached the loop's requests and the run's
+trajectory (which its judge request holds) are exact; from the first reply not cached on, the loop's
+remaining turns are estimated (`TOOL_TURNS_GUESS`, see `_Planner.loop_turns`) and the plan says so.
+
+This module is long because the plan follows every kind of run the runner makes (prompt, callable,
+tool loop, conversation; target, judge and extraction calls) in one walk that shares one ledger of
+requests seen, and splitting that walk would split the ledger's rules across modules."""
 
 from __future__ import annotations
 
@@ -23,7 +33,7 @@ from evalkit.llm.budget import request_tokens, text_tokens as _tokens
 from evalkit.errors import EvalkitError, one_line
 from evalkit.llm.cache import ResponseCache
 from evalkit.checks.base import output_text
-from evalkit.run.dry_run import DryRun, dry_run_missing
+from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
 from evalkit.scoring.extract import extract_request
 from evalkit.scoring.judge import judge_request
 from evalkit.llm.pricing import cost_usd
@@ -41,6 +51,9 @@ from evalkit.trace.steps import Step, judged_trace
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
 EXTRACT_TOKENS_PER_FIELD = 12
 CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
+# A tool loop whose replies are not cached: the model turns it is counted as taking, when no cached
+# run of the same case shows how many it takes (never more than the target's `max_steps`).
+TOOL_TURNS_GUESS = 3
 
 
 @dataclass
@@ -53,8 +66,11 @@ class Line:
     extraction_calls: int = 0
     graded_calls: int = 0  # the judge and the extraction in one call
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
+    cached: int = 0  # of them: distinct requests found in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
     rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
+    tool_loops: int = 0  # a prompt target's tool loops (one per run, one per answered turn of a conversation)
+    estimated_loops: int = 0  # of them: cut at a reply not cached, their remaining turns estimated
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
     cache_read: int = 0  # of the input tokens: read from the prompt cache, written to it
     cache_write: int = 0
@@ -143,6 +159,14 @@ class Estimate:
         if rendered:
             rows.append(f"callable targets: {rendered} runs were run up to their model calls with a stand-in for "
                         f"the model (no call made): their requests are counted as rendered")
+        loops, estimated = sum(ln.tool_loops for ln in self.lines), sum(ln.estimated_loops for ln in self.lines)
+        if estimated:
+            rows.append(f"tool loops: {estimated} of {loops} estimated: followed from the response cache up to the "
+                        f"first reply it lacks, then counted as taking as many model turns as this case's cached "
+                        f"runs took (else {TOOL_TURNS_GUESS}; at most the target's max_steps)")
+        elif loops:
+            rows.append(f"tool loops: all {loops} exact: every reply is in the response cache, so each request "
+                        f"and the runs' trajectories are known")
         for p in self.profiles:
             rows.append(f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} "
                         f"with --batch")
@@ -244,6 +268,7 @@ class _Planner:
         hit = self.cache.get(key) if self.cache is not None else None
         if key in self.seen or hit is not None:
             line.free += 1
+            line.cached += hit is not None and key not in self.seen
         else:
             self.new(line, kind, model, in_tokens, out_tokens, batchable, request)
         self.seen.add(key)
@@ -278,7 +303,13 @@ class _Planner:
             dry = self.dry.get((str(suite.path), case.id, r))
             sent = dict(dry.requests) if dry else {}
             rendered = {key: self.tokens.tokens(req) for key, req in sent.items()}
-            if target is not None and target.template is not None and case.turns:
+            if dry is not None and tool_loop(suite):
+                facts = {}
+                output, truncated, trace, judged_input = self.tool_runs(line, suite, case, r, dry, rendered,
+                                                                        tiers, out_tokens, past)
+                if dry.failed:
+                    continue  # the loop failed on cached replies (max_steps): a run fails there too, unscored
+            elif target is not None and target.template is not None and case.turns:
                 facts = {}
                 output, truncated, judged_input = self.prompt_conversation(line, suite, case, r, tiers, out_tokens)
             elif target is not None and target.template is not None:
@@ -318,6 +349,54 @@ class _Planner:
                                out_tokens, {n: suite.fields[n] for n in turn.fields})
             # A conversation's judge reads the messages its final reply answered beside the input (as a run's does).
             self.score(line, case, r, jmodel, output, truncated, facts, out_tokens, fields, judged_input, trace)
+
+    def tool_runs(self, line: Line, suite: Suite, case: Case, r: int, dry: DryRun, rendered: dict[str, int],
+                  tiers: dict[str, str], out_tokens: int, past: Any) -> tuple[str | None, bool, Any, Any]:
+        """A run of a prompt target with tools, from its dry run: the requests it sent (exact while the
+        cache answered), the turns of each loop the cache did not finish (estimated), and a
+        conversation's turns scored; the final reply, whether it was cut off, its trajectory and what
+        its judge reads as the input (each None when not known)."""
+        target = suite.target
+        assert target is not None
+        for key, req in dry.requests:  # a tool loop waits on each reply: never a Message Batch
+            self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
+                         request=req)
+        last = dry.requests[-1][1] if dry.requests else None
+        grow = rendered[dry.requests[-1][0]] if dry.requests else 0
+        for loop in dry.loops:
+            line.tool_loops += 1
+            if not loop.cut:
+                continue
+            line.estimated_loops += 1
+            for _ in range(self.loop_turns(suite, case, past, len(dry.loops)) - loop.requests):
+                grow += out_tokens  # each turn adds a reply (its tool calls) and their results
+                self.new(line, "target_calls", last.model if last else tiers["high"], grow, out_tokens,
+                         batchable=False)
+        for seen in dry.turns:
+            self.score(line, replace(case, items=list(seen.turn.items)), r, tiers["low"],
+                       seen.reply if seen.known else None, seen.truncated, {}, out_tokens,
+                       {n: suite.fields[n] for n in seen.turn.fields},
+                       {"input": case.input, "conversation": seen.messages}, seen.trace if seen.known else None)
+        if not dry.known:
+            return None, False, None, None
+        judged_input = {"input": case.input, "conversation": dry.messages} if case.turns else None
+        return output_text(dry.output), dry.truncated, dry.trace, judged_input
+
+    def loop_turns(self, suite: Suite, case: Case, past: Any, loops: int) -> int:
+        """The model turns a tool loop the cache does not finish is counted as taking: as many as this
+        case's loops the cache finished took (their mean, rounded up), else as many as the previous
+        run's (`--results`) loops took (its requests over its `loops` loops, rounded up), else
+        TOOL_TURNS_GUESS; never more than `max_steps`."""
+        assert suite.target is not None
+        finished = [loop.requests for (path, cid, _), d in self.dry.items() if path == str(suite.path)
+                    and cid == case.id for loop in d.loops if not loop.cut]
+        if finished:
+            turns = -(-sum(finished) // len(finished))
+        elif past is not None and past.target_requests and not past.error:
+            turns = -(-len(past.target_requests) // max(loops, 1))
+        else:
+            turns = TOOL_TURNS_GUESS
+        return max(1, min(turns, suite.target.max_steps))
 
     def score(self, line: Line, case: Case, r: int, jmodel: str, output: str | None, truncated: bool,
               facts: dict[str, Any] | None, out_tokens: int, fields: dict[str, Any], judged_input: Any = None,

@@ -15,7 +15,7 @@ from evalkit.run.conversation import render_turn, target_prompt
 from evalkit._runtime.user_calls import USER_EXITS, describe_exit, takes_messages
 from evalkit.suite.spec import FieldSpec
 from evalkit.suite.conditions import condition_holds
-from evalkit.suite.model import Case, Suite, Target, describe_selection
+from evalkit.suite.model import Case, Suite, Target, Tool, describe_selection
 from evalkit.suite.prompts import render_prompt
 
 
@@ -53,6 +53,9 @@ def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> li
             problems.append(Problem(message, file=file, line=None) if talks is None or "messages" not in message
                             else Problem(message, file=_case_file(talks, file), line=talks.line, case_id=talks.id))
     problems += conversation_problems(chosen, runnable, file)
+    if chosen is not None and not target:
+        problems += [Problem(message, file=file, line=None) for tool in chosen.tools if tool.function
+                     for message in [_tool_problem(tool, suite)] if message]
     if chosen is not None and chosen.template is not None:
         for case in runnable:
             if case.turns:  # its turns say whether they use the template (`prompt`): checked with them
@@ -124,6 +127,38 @@ def _callable_problem(function: str, suite: Suite, conversation: bool = False) -
     except TypeError:
         return (f"target {function}{sig} cannot be called as {function.split(':')[-1]}(input) or "
                 f"(input, client): {'it needs more arguments' if len(positional) > 2 else 'wrong parameters'}")
+    return None
+
+
+def _tool_problem(tool: Tool, suite: Suite) -> str | None:
+    """A tool's `function:` that cannot answer it: not importable, not callable, or unable to take the
+    arguments its input_schema declares (as keywords, the way the tool loop calls it)."""
+    assert tool.function is not None
+    try:
+        fn = import_object(tool.function, suite.dir)
+    except ValueError as exc:
+        return f"tool {tool.name}: function {tool.function}: {exc}"
+    except USER_EXITS as exc:
+        return f"tool {tool.name}: importing {tool.function} {describe_exit(exc).removeprefix('target ')}"
+    except Exception as exc:  # importing user code runs it: its own error is this suite's problem
+        return f"tool {tool.name}: importing {tool.function} raised {type(exc).__name__}: {exc}"
+    if not callable(fn):
+        return f"tool {tool.name}: {tool.function} is a {type(fn).__name__}, not a function"
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None  # a builtin without a signature: a wrong call is told to the model at run time
+    properties = list((tool.input_schema.get("properties") or {}))
+    required = set(tool.input_schema.get("required") or [])
+    try:
+        sig.bind(**{name: None for name in properties if name in required})
+    except TypeError as exc:
+        return (f"tool {tool.name}: {tool.function}{sig} cannot be called with the arguments its input_schema "
+                f"requires ({', '.join(sorted(required)) or 'none'}): {exc}")
+    takes_any = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+    unknown = [name for name in properties if name not in sig.parameters and not takes_any]
+    if unknown:
+        return f"tool {tool.name}: {tool.function}{sig} takes no parameter {', '.join(unknown)} that its input_schema declares"
     return None
 
 

@@ -122,7 +122,12 @@ class EvalCaseItem(pytest.Item):
             failing = [i for i in run.items if i.status == "error" or (
                 i.status == "fail" and (i.required or i.critical))]
             errors = run.run_errors()
-            if failing or errors:
+            # The runner's own verdict of this run (the case's gates applied to it alone, rubric threshold
+            # included); results older than it: the checks, critical items and errors.
+            passed = run.passed if run.passed is not None else not (failing or errors)
+            if not passed:
+                if not (failing or errors):  # the rubric's pass rate fell below the threshold
+                    failing = [i for i in run.items if i.status == "fail"]
                 header = f"run {self.repeat + 1} of case {case.id} failed" + \
                          "".join(f"\n  ERROR {e}" for e in errors)
                 raise EvalFailed(format_failures(failing, len(run.items), run.output, header=header)

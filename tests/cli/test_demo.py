@@ -20,7 +20,10 @@ def test_demo_compares_the_scripted_head_with_a_scripted_base(tmp_path):
     # the reckless coaching is given to one runner: every case of hers that got worse, and only hers
     assert {("pace_ai", f"{s}/injury_risk_female") for s in ("weekly_plan", "injury_risk", "race_readiness")} \
         <= regressed
-    assert all(suite == "pace_ai" and "injury_risk_female" in case for suite, case in regressed)
+    assert ("pace_ai_agent", "agent/injury_risk_female") in regressed  # the agent skipping a tool: hers too
+    assert all(suite in ("pace_ai", "pace_ai_agent") and "injury_risk_female" in case for suite, case in regressed)
+    agent = next(c for s in cmp["suites"] for c in s["cases"] if c["id"] == "agent/injury_risk_female")
+    assert agent["trajectory"], agent  # its tool calls changed: the comparison says which
     assert all(v in ("regressed", "still passing", "within noise") for v in changes.values())
     assert not any(v == "fixed" for v in changes.values())
     assert f"{len(regressed)} cases got worse, 0 got better" in result.output

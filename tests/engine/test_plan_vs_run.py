@@ -32,16 +32,22 @@ def within_10_percent(planned: int, made: int) -> bool:
     return abs(planned - made) <= 0.1 * made
 
 
-@pytest.mark.parametrize("name", ["help_agents", "pace_ai"])
+@pytest.mark.parametrize("name", ["help_agents", "pace_ai", "pace_ai/agent.suite.yml"])
 def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     [(folder, script)] = demo_plan(bundled_suites_dir(), ((name, "pass"),))
     suites = load_suites([folder])
+    tools = name.endswith(".suite.yml")  # the agent: a prompt target with tools
 
     # Before any run: callable targets are run up to their model calls with a stand-in for the model,
     # so their requests are counted as rendered (identical ones once); judge and extraction are counted.
+    # A prompt target's tool loops are run so too, and estimated past their first reply (none is cached).
     blind = plan_calls(suites, cache_dir=tmp_path / "fresh")
-    assert all(line.rendered_runs == line.runs and not line.unknown_runs for line in blind.lines)
-    assert "counted as rendered" in blind.render() and "unknown for" not in blind.render()
+    if tools:
+        assert all(0 < line.estimated_loops == line.tool_loops and not line.unknown_runs for line in blind.lines)
+        assert "tool loops:" in blind.render() and " estimated:" in blind.render()
+    else:
+        assert all(line.rendered_runs == line.runs and not line.unknown_runs for line in blind.lines)
+        assert "counted as rendered" in blind.render() and "unknown for" not in blind.render()
     assert not [p for p in (tmp_path / "fresh").rglob("*") if p.is_file()]  # the stand-in's replies are never cached
     first, kinds = run_against_fake(suites, script, tmp_path / "cache")
     results = tmp_path / "first.json"
@@ -50,7 +56,11 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     made = kinds["record_verdicts"] + kinds["record_fields"] + kinds["record_verdicts_and_fields"]
     assert within_10_percent(judged, made), (judged, kinds)
     assert sum(ln.graded_calls for ln in blind.lines) == kinds["record_verdicts_and_fields"], kinds
-    assert within_10_percent(blind.calls(), sum(kinds.values())), (blind.calls(), kinds)
+    if tools:  # the loops' turns are a guess: at least one model call per loop, at most max_steps
+        loops, steps = sum(ln.tool_loops for ln in blind.lines), suites[0].target.max_steps
+        assert loops <= sum(ln.target_calls for ln in blind.lines) <= loops * steps
+    else:
+        assert within_10_percent(blind.calls(), sum(kinds.values())), (blind.calls(), kinds)
 
     # With the first run's results, on an empty cache: the targets' calls as measured, shared requests once.
     planned = plan_calls(suites, results=str(results), cache_dir=tmp_path / "empty").calls()
@@ -64,6 +74,10 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     # Without the results too: the stand-in serves the cached replies, so the targets' outputs are known.
     rendered = plan_calls(suites, cache_dir=tmp_path / "cache").calls()
     assert abs(rendered - sum(third.values())) <= max(1, 0.1 * sum(third.values())), (rendered, third)
+    if tools:  # the loops followed exactly from the cache: every request the first run made, each free
+        exact = plan_calls(suites, cache_dir=tmp_path / "cache")
+        assert (exact.calls(), sum(third.values())) == (0, 0) and "tool loops: all" in exact.render()
+        assert sum(ln.cached for ln in exact.lines) == sum(kinds.values()), (exact.render(), kinds)
 
     out = CliRunner().invoke(main, ["plan", str(folder), "--results", str(results), "--cache-dir",
                                     str(tmp_path / "empty2")])

@@ -70,3 +70,39 @@ def test_loader_refuses_unsafe_names(write, text, message):
 
 def test_grouped_case_ids_stay_valid(write):
     assert load_suites([write("s.yml", "cases: [{id: group/case-1.v2}]\n")])[0].cases[0].id == "group/case-1.v2"
+
+
+TOOL_SUITE = """
+name: tools
+target:
+  prompt: "{{ q }}"
+  tools:
+    - name: lookup
+      input_schema: {type: object, properties: {order_id: {type: string}, verbose: {type: boolean}}, required: [order_id]}
+      function: FUNCTION
+cases:
+  - {id: a, input: {q: hi}}
+"""
+
+
+@pytest.mark.parametrize("module, function, message", [
+    ("def lookup(order_id, verbose=False):\n    return {}\n", "orders:lookup", None),
+    ("def lookup(**arguments):\n    return {}\n", "orders:lookup", None),
+    ("", "orders:lookup", "tool lookup: function orders:lookup:"),
+    ("def lookup(order_id, verbose=False):\n    return {}\n", "missing_orders:lookup", "cannot import module 'missing_orders'"),
+    ("lookup = 3\n", "orders:lookup", "tool lookup: orders:lookup is a int, not a function"),
+    ("def lookup(order, verbose=False):\n    return {}\n", "orders:lookup",
+     "cannot be called with the arguments its input_schema requires (order_id)"),
+    ("def lookup(order_id):\n    return {}\n", "orders:lookup", "takes no parameter verbose that its input_schema declares"),
+    ("raise RuntimeError('no database')\n", "orders:lookup", "importing orders:lookup raised RuntimeError: no database"),
+])
+def test_a_tool_function_is_checked_before_any_call(write, module, function, message):
+    write("orders.py", module)
+    suite = write("s.yml", TOOL_SUITE.replace("FUNCTION", function))
+    suites = load_suites([suite])
+    if message is None:
+        assert preflight(suites) == suites
+        return
+    with pytest.raises(SuiteError) as raised:
+        preflight(suites)
+    assert message in str(raised.value) and "s.yml" in str(raised.value)

@@ -132,3 +132,37 @@ def test_a_broken_suite_file_is_a_collection_error_naming_the_line(suite_project
     result = suite_project.runpytest("broken.suite.yml")
     result.stdout.fnmatch_lines(["*line 5: case x: unknown check type 'sintax'*"])
     assert result.ret != 0
+
+
+RUBRIC_SUITE = """
+target: shouting:shout
+thresholds: {rubric: 0.8}
+inconclusive: fail                 # 2 of 4 items over two runs: an interval that straddles 80 % fails too
+cases:
+  - id: rated
+    repeats: 2
+    input: {text: "again"}
+    rubric:
+      - {id: loud, check: {type: equals, value: AGAIN}}
+      - {id: polite, judge: "The output says please"}
+"""
+
+
+def test_a_run_below_the_rubric_threshold_fails_its_own_item(pytester):
+    """No check or critical item fails, but the run's rubric rate (50 %) is under 80 %: the runner's
+    own verdict of that run (RunResult.passed) fails it, as it fails the case."""
+    pytester.makepyfile(shouting=TARGET)
+    pytester.path.joinpath("rated.suite.yml").write_text(textwrap.dedent(RUBRIC_SUITE))
+
+    def judge(body):
+        import re
+
+        ids = re.findall(r"exactly these ids: (.+?)\.\s*$", body["messages"][-1]["content"], re.M)[-1]
+        return {"items": [{"id": i, "reason": "no please", "verdict": "fail"} for i in ids.split(", ")]}
+
+    runtime.configure(provider=lambda: ScriptedProvider(Script().respond(judge, tool="record_verdicts")),
+                      no_cache=True)
+    result = pytester.runpytest("rated.suite.yml", "-v")
+    result.stdout.fnmatch_lines(["*rated[[]run1[]] FAILED*", "*rated[[]run2[]] FAILED*", "*::rated FAILED*"])
+    result.stdout.fnmatch_lines(["*run 1 of case rated failed*", "*polite*no please*"])
+    result.assert_outcomes(failed=3)
