@@ -17,7 +17,8 @@ The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches
 the same script, after `batch_delay` seconds. Requests that mark a prefix with `cache_control`
 report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
 `POST /v1/messages/count_tokens` answers the input tokens the fake would report for the request
-(`fake.counted` keeps the bodies).
+(`fake.counted` keeps the bodies). Structured-output requests (`output_config.format`) and thinking
+are answered as `evalkit.testing.script` says; `GET /v1/models` lists each model's capabilities.
 """
 
 from __future__ import annotations
