@@ -373,17 +373,20 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Where the API's answer is kept for a day.")
 @_guard
 def models(show_all: bool, cache_dir: str | None) -> None:
-    """List models with end-of-life dates, prices, and where each date came from."""
+    """List models with end-of-life dates, prices, structured-output support, and where each date came from."""
     import typing
 
     from anthropic.types import Model  # the SDK's public list of model ids; loads only for this command
 
     from evalkit.engine import lifecycle_table  # imported per command: light commands stay fast
+    from evalkit.llm.capabilities import CapabilityTable
     from evalkit.llm.model_lifecycle import known_models, models_table
 
     current = [name for arg in typing.get_args(Model) for name in typing.get_args(arg) if isinstance(name, str)]
     table = lifecycle_table(cache_dir)
-    click.echo(models_table(known_models(table, current), include_retired=show_all), nl=False)
+    capabilities = CapabilityTable(table)  # the judge's route by model: structured outputs, else a forced tool
+    listed = known_models(table, current, structured=lambda m: capabilities.of(m).structured_outputs)
+    click.echo(models_table(listed, include_retired=show_all), nl=False)
     if table.note:
         click.echo(f"note: {table.note}", err=True)
 

@@ -16,6 +16,7 @@ from evalkit.llm.cache import ResponseCache, default_cache_dir
 from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
 from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
+from evalkit.llm.capabilities import CapabilityTable
 from evalkit.llm.model_lifecycle import LifecycleTable
 from evalkit.engine.preflight import preflight
 from evalkit.llm.providers.interface import Provider
@@ -139,10 +140,13 @@ def make_client(provider: Provider, *, concurrency: int = DEFAULT_CONCURRENCY, c
                 no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
                 deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
-    if deprecated is anthropic_deprecations:  # the table reads its sources once, on first use
-        deprecated = lifecycle_table(cache_dir, getattr(provider, "credentials", None)).end_of_life
+    # One table of the API's answer (or evalkit's own) for the lifecycles and the capabilities; it
+    # reads its sources once, on first use.
+    table = lifecycle_table(cache_dir, getattr(provider, "credentials", None))
+    if deprecated is anthropic_deprecations:
+        deprecated = table.end_of_life
     return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
-                       deprecated=_once(deprecated) if deprecated else None)
+                       deprecated=_once(deprecated) if deprecated else None, capabilities=CapabilityTable(table))
 
 
 def _once(fn: Callable[[], dict[str, str]]) -> Callable[[], dict[str, str]]:
@@ -289,7 +293,10 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
 
         counter = token_counter(os.environ["ANTHROPIC_API_KEY"].strip(),
                                 (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None)
-    return estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter, **options)
+    # The judge's route as the run picks it (structured outputs or a forced tool): its requests' cache keys.
+    capabilities = CapabilityTable(lifecycle_table(cache_dir)).of
+    return estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
+                    capabilities=capabilities, **options)
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

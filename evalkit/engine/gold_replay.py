@@ -57,6 +57,8 @@ class _ReplayProvider:
         if forced == EXTRACT_TOOL:
             return ModelResponse(text="", model=request.model, tool_name=EXTRACT_TOOL, tool_input=self.extraction,
                                  stop_reason="tool_use")
+        if (request.output_format or {}).get("schema", {}).get("title") == EXTRACT_TOOL:  # the structured-output route
+            return ModelResponse(text=json.dumps(self.extraction), model=request.model, stop_reason="end_turn")
         if request.tools:
             raise ProviderError("the target asks for a tool call: a gold output replays only as a text reply")
         return ModelResponse(text=self.text, model=request.model, stop_reason="end_turn")

@@ -22,6 +22,8 @@ from evalkit.scoring.items import applicable_items
 from evalkit.results.intervals import cohen_kappa, flipped, kappa_interval
 from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
 from evalkit.scoring.grading import grade
+from evalkit.scoring.structured import thinking_problem
+from evalkit.errors import UsageError
 from evalkit.suite.model import GoldOutput, Suite
 
 
@@ -47,14 +49,15 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
         sample = bound.sampled(k)
         if criteria and fields:  # as a run asks: one call for both (evalkit.scoring.grading)
             outcome, values, error = await grade(sample, judge_model, text, criteria, fields, case_input=case.input,
-                                                 facts=gold.facts)
+                                                 facts=gold.facts, thinking=suite.judge_thinking)
             for cid in criteria:
                 votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)  # type: ignore[union-attr]  # verdicts is set when there is no error
             for name in fields:
                 extracted[name].append(("error",) if error or values is None else values.get(name))
             return
         if criteria:
-            outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts)
+            outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts,
+                                  thinking=suite.judge_thinking)
             for cid in criteria:
                 votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)
         if fields:
@@ -67,7 +70,13 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
 
 
 async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats: int = 3) -> Calibration:
-    """Measure the judge and the extraction of `suite` on its gold outputs."""
+    """Measure the judge and the extraction of `suite` on its gold outputs, with the judge's settings
+    of a run (the same route, `judge_thinking` and all); a thinking judge its model cannot take is
+    refused before any call."""
+    if suite.judge_thinking is not None:
+        problem = thinking_problem(judge_model, client.capabilities.of(judge_model))
+        if problem:
+            raise UsageError(f"{suite.path}: {problem}")
     measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, i)
                                       for i, g in enumerate(suite.gold)))
     per_item: dict[str, list[tuple[str, list[str]]]] = {}

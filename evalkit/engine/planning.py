@@ -40,6 +40,7 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
 from evalkit.scoring.grading import grade_request
+from evalkit.scoring.structured import Route, route_for
 from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
@@ -246,13 +247,20 @@ class _Planner:
     """Walks the runs a run would make, counting each request once, as the client's memo does."""
 
     def __init__(self, cache: ResponseCache | None, previous: Report | None,
-                 dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None):
+                 dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None,
+                 capabilities: Callable[[str], Any] | None = None):
         self.cache = cache
+        self.capabilities = capabilities  # a model's Capabilities: the judge's route, as the run picks it
         self.seen: set[str] = set()
         self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
         self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
         self.tokens = tokens if tokens is not None else InputCount(None)
         self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
+        self.thinking: int | None = None  # the judge_thinking of the suite whose case is being walked
+
+    def route(self, model: str, thinking: int | None = None) -> Route:
+        """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
+        return route_for(self.capabilities(model) if self.capabilities is not None else None, thinking)
 
     def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
                 batchable: bool = True, request: ModelRequest | None = None) -> Any:
@@ -279,6 +287,7 @@ class _Planner:
 
     def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
         tmodel, jmodel = tiers["high"], tiers["low"]
+        self.thinking = suite.judge_thinking
         out_tokens = suite.max_tokens // 2
         guess = _tokens(json.dumps(case.input, default=str)) + 200  # a callable target's prompt: unknown
         before = self.previous.get((suite.name, case.id))
@@ -399,7 +408,8 @@ class _Planner:
             self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
                        fields if fields else None, judged_input, trace)
         elif fields:
-            req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields)
+            req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields,
+                                  route=self.route(jmodel))
             if output is not None:
                 self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
             else:  # counted as new, its size as the run would send it
@@ -448,20 +458,22 @@ class _Planner:
               truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
               judged_input: Any = None, trace: list[Step] | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
-        extracts them (the run's rule: evalkit.scoring.grading.score_output)."""
+        extracts them (the run's rule: evalkit.scoring.grading.score_output). A thinking judge's
+        output is counted with its whole thinking budget (at most what it may think)."""
         calls = max(it.judge_repeats for it in judged)
         criteria = {it.id: it.judge or "" for it in judged}
-        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged)
+        route = self.route(jmodel, self.thinking)
+        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged) + (route.thinking or 0)
         text = output if output is not None else _stand_in(out_tokens)
         case_input = case.input if judged_input is None else judged_input
         for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
             if k == 0 and fields:
                 req = grade_request(jmodel, text, criteria, fields, case_input=case_input, facts=facts,
-                                    truncated=truncated, trace=judged_trace(trace))
+                                    truncated=truncated, trace=judged_trace(trace), route=route)
                 kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
             else:
                 req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated,
-                                    trace=judged_trace(trace))
+                                    trace=judged_trace(trace), route=route)
                 kind, out = "judge_calls", verdict_tokens
             if output is not None:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
@@ -482,14 +494,15 @@ def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
 def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
              repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
              previous: Report | None = None, previous_path: str | None = None,
-             count_tokens: Callable[[ModelRequest], int] | None = None) -> Estimate:
+             count_tokens: Callable[[ModelRequest], int] | None = None,
+             capabilities: Callable[[str], Any] | None = None) -> Estimate:
     """The calls a run of `suites` would make (see the module's docstring for the rules), and beside
     them the cost of the other profiles: every case when tags select, else each tag's cases."""
     selectors = list(cases or [])
     dry: dict[tuple[str, str, int], DryRun] = {}
 
     def lines_for(chosen: list[str]) -> list[Line]:
-        planner = _Planner(cache, previous, dry, tokens)
+        planner = _Planner(cache, previous, dry, tokens, capabilities)
         lines = []
         for suite in suites:
             line = Line(suite.name)

@@ -5,6 +5,7 @@ __all__ = [
     "batching",
     "budget",
     "cache",
+    "capabilities",
     "client",
     "concurrency",
     "model_lifecycle",

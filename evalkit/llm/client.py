@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from evalkit.llm.budget import Budget, BudgetExceeded
+from evalkit.llm.capabilities import Capabilities, CapabilityTable
 from evalkit.llm.cache import ResponseCache
 from evalkit.llm.concurrency import AdaptiveLimiter
 from evalkit.errors import ProviderError
@@ -69,6 +70,7 @@ class ModelClient:
         deprecated: Callable[[], dict[str, str]] | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
         budget: Budget | None = None,
+        capabilities: CapabilityTable | None = None,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -89,6 +91,8 @@ class ModelClient:
         self.batcher: Any = None  # an evalkit.llm.batching.Batcher when the run sends calls as Message Batches
         self.warmup = WarmUp()  # requests sharing a prompt-cache prefix: the first writes it, the others read
         self.budget = budget  # --max-cost: asked before every call sent (cache hits and shared replies are free)
+        # What each model supports (structured outputs, thinking): the API's word with a key, else evalkit's table.
+        self.capabilities = capabilities if capabilities is not None else CapabilityTable()
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -294,6 +298,10 @@ class BoundClient:
         other.sample = k
         other._origin = self._origin
         return other
+
+    def capabilities(self, model: str) -> Capabilities:
+        """What `model` supports (structured outputs, extended thinking), as the run knows it."""
+        return self._client.capabilities.of(model)
 
     def resolve_model(self, model: str | None) -> str:
         """A model id, a tier name (`high`, `low`), or None for the suite's target model."""

@@ -77,8 +77,9 @@ def _entry(model: str, info: Mapping[str, Any], source: str) -> Lifecycle:
     return Lifecycle(model, state, parse_end_of_life(str(retires)) if retires else None, source)
 
 
-def read_api_cache(cache_dir: Path, *, now: float | None = None) -> dict[str, Lifecycle] | None:
-    """The API's answer saved less than a day ago, or None (absent, stale or unreadable)."""
+def read_api_answer(cache_dir: Path, *, now: float | None = None) -> tuple[dict[str, dict[str, Any]], str] | None:
+    """The API's answer saved less than a day ago (model id to what `fetch_lifecycles` keeps) and
+    where it came from, or None (absent, stale or unreadable)."""
     try:
         raw = json.loads((cache_dir / API_CACHE_FILE).read_text(encoding="utf-8"))
         fetched = float(raw["fetched_at"])
@@ -88,7 +89,16 @@ def read_api_cache(cache_dir: Path, *, now: float | None = None) -> dict[str, Li
     if not isinstance(models, dict) or not 0 <= (now or time.time()) - fetched < API_CACHE_SECONDS:
         return None
     source = f"API {datetime.fromtimestamp(fetched).date().isoformat()}"
-    return {str(m): _entry(str(m), info, source) for m, info in models.items() if isinstance(info, dict)}
+    return {str(m): info for m, info in models.items() if isinstance(info, dict)}, source
+
+
+def read_api_cache(cache_dir: Path, *, now: float | None = None) -> dict[str, Lifecycle] | None:
+    """The API's lifecycles saved less than a day ago, or None (absent, stale or unreadable)."""
+    answer = read_api_answer(cache_dir, now=now)
+    if answer is None:
+        return None
+    models, source = answer
+    return {m: _entry(m, info, source) for m, info in models.items()}
 
 
 def write_api_cache(cache_dir: Path, models: Mapping[str, Mapping[str, Any]], *, now: float | None = None) -> None:
@@ -112,6 +122,7 @@ class LifecycleTable:
         self._cache_dir = cache_dir
         self._fetch = fetch
         self._known: dict[str, Lifecycle] | None = None
+        self._answer: tuple[dict[str, dict[str, Any]], str] | None = None  # the API's, as read
         self.note: str | None = None  # why the API was not consulted, when it was wanted
 
     def known(self) -> dict[str, Lifecycle]:
@@ -119,9 +130,19 @@ class LifecycleTable:
             self._known = self._load()
         return self._known
 
+    def api_answer(self) -> tuple[dict[str, dict[str, Any]], str] | None:
+        """The API's answer this table was read from (model id to what `fetch_lifecycles` keeps, e.g.
+        its capabilities) and where it came from; None when the API was not or could not be asked."""
+        self.known()
+        return self._answer
+
     def _load(self) -> dict[str, Lifecycle]:
         table, as_of = bundled()
-        api = read_api_cache(self._cache_dir) if self._cache_dir is not None else None
+        answered = read_api_answer(self._cache_dir) if self._cache_dir is not None else None
+        api = None
+        if answered is not None:
+            self._answer = answered
+            api = {m: _entry(m, info, answered[1]) for m, info in answered[0].items()}
         if api is None and self._fetch is not None:
             try:
                 answer = self._fetch()
@@ -132,6 +153,7 @@ class LifecycleTable:
                 if self._cache_dir is not None:
                     write_api_cache(self._cache_dir, answer)
                 source = f"API {today().isoformat()}"
+                self._answer = ({m: dict(info) for m, info in answer.items()}, source)
                 api = {m: _entry(m, info, source) for m, info in answer.items()}
         # The API may stop listing a model once it is retired: the table keeps those.
         return {**table, **(api or {})}
@@ -184,6 +206,7 @@ class ModelInfo:
     price: tuple[float, float] | None
     source: str = ""
     retired: bool = False
+    structured_outputs: bool | None = None  # None: not known (the judge then forces a tool)
 
     def status(self, on: date) -> str:
         if self.retired or (self.end_of_life is not None and self.end_of_life <= on):
@@ -193,8 +216,10 @@ class ModelInfo:
         return f"retires {self.end_of_life.isoformat()} (in {(self.end_of_life - on).days} days)"
 
 
-def known_models(table: LifecycleTable, current: Iterable[str] = ()) -> list[ModelInfo]:
-    """Every model `table` knows, plus `current` ids (e.g. the SDK's public `anthropic.types.Model`) as active."""
+def known_models(table: LifecycleTable, current: Iterable[str] = (),
+                 structured: Callable[[str], bool | None] | None = None) -> list[ModelInfo]:
+    """Every model `table` knows, plus `current` ids (e.g. the SDK's public `anthropic.types.Model`) as active;
+    `structured`: whether a model supports structured outputs (evalkit.llm.capabilities), None if not known."""
     known = table.known()
     names = list(dict.fromkeys([*current, *known]))
     out = []
@@ -202,17 +227,21 @@ def known_models(table: LifecycleTable, current: Iterable[str] = ()) -> list[Mod
         entry = known.get(m)
         out.append(ModelInfo(m, entry.retires_at if entry else None, price_per_mtok(m),
                              entry.source if entry else "SDK model list",
-                             retired=entry is not None and entry.state == "retired"))
+                             retired=entry is not None and entry.state == "retired",
+                             structured_outputs=structured(m) if structured is not None else None))
     return out
 
 
 def models_table(models: list[ModelInfo], on: date | None = None, *, include_retired: bool = False) -> str:
-    """One line per model: id, status, $ per million input / output tokens, where its dates came from."""
+    """One line per model: id, status, $ per million input / output tokens, whether it takes structured
+    outputs (the judge's route: `yes`, else a forced tool), where its dates came from."""
     on = on or today()
-    rows = [(m.model, m.status(on), f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown", m.source)
+    said = {True: "yes", False: "no", None: "unknown"}
+    rows = [(m.model, m.status(on), f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown",
+             said[m.structured_outputs], m.source)
             for m in sorted(models, key=lambda m: (m.end_of_life is not None, m.model))
             if include_retired or not m.status(on).startswith("retired")]
-    rows.insert(0, ("model", "status", "price per MTok in / out", "dates from"))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    return "\n".join(f"{a.ljust(widths[0])}  {b.ljust(widths[1])}  {c.ljust(widths[2])}  {d}".rstrip()
-                     for a, b, c, d in rows) + "\n"
+    rows.insert(0, ("model", "status", "price per MTok in / out", "structured outputs", "dates from"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[4]]).rstrip()
+                     for row in rows) + "\n"

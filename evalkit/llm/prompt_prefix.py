@@ -1,8 +1,8 @@
 """Prompt-cache prefixes of a Messages-API request: what `cache_control` marks, how large it is, and
 whether the model caches a prefix that size.
 
-A block marked `cache_control: {"type": "ephemeral"}` ends a prefix (tools, then system, then the
-messages, in that order) that the API caches for 5 minutes: the first request writes it (1.25× the
+A block marked `cache_control: {"type": "ephemeral"}` ends a prefix (a structured-output format,
+tools, then system, then the messages, in that order) that the API caches for 5 minutes: the first request writes it (1.25× the
 input price), later ones read it (about a tenth). A prefix shorter than the model's minimum is not
 cached at all. Sizes here are estimates (4 characters a token, as `evalkit plan` counts), so a
 prefix near a minimum may fall either side of it.
@@ -33,8 +33,11 @@ def min_cacheable_tokens(model: str) -> int:
 
 
 def _blocks(body: dict[str, Any]) -> list[Any]:
-    """Every block of a request body (lists, or a ModelRequest's tuples) in the order the API caches them."""
-    blocks: list[Any] = list(body.get("tools") or [])
+    """Every block of a request body (lists, or a ModelRequest's tuples) in the order the API caches them.
+    A structured-output format is part of every prefix (a new schema is a new prefix): it counts first."""
+    fmt = (body.get("output_config") or {}).get("format")
+    blocks: list[Any] = [{"output_format": fmt}] if fmt else []
+    blocks += list(body.get("tools") or [])
     system = body.get("system")
     blocks += system if isinstance(system, (list, tuple)) else ([{"type": "text", "text": system}] if system else [])
     for message in body.get("messages") or []:

@@ -34,6 +34,7 @@ from evalkit.scoring.items import applicable_items, compare_cases, decide_items,
 from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
 from evalkit.scoring.grading import score_output
+from evalkit.scoring.structured import refuse_unsupported_thinking
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target, Turn
 from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
@@ -116,6 +117,8 @@ class Runner:
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
                                  self.client.deprecations())
+        # So does a thinking judge on a model without structured outputs (evalkit/scoring/structured.py).
+        refuse_unsupported_thinking(suites, self.options.judge_model, self.client.capabilities.of)
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
         if self.options.shard:
             self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
@@ -389,7 +392,7 @@ class Runner:
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
             case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
-            facts=facts, truncated=truncated, trace=judged_trace(trace))
+            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
         items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,

@@ -6,5 +6,6 @@ __all__ = [
     "fencing",
     "items",
     "judge",
+    "structured",
     "trajectory_text",
 ]

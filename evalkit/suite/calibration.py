@@ -139,7 +139,10 @@ def fingerprints(suite: Suite) -> tuple[str, str]:
     criteria = sorted({(it.id, it.judge) for case in suite.cases for it in case.items if it.judge is not None})
     fields = {name: spec.model_dump(mode="json") for name, spec in suite.fields.items()}
     gold = [[g.case_id, g.output, g.labels, g.fields, g.facts, g.extraction] for g in suite.gold]
-    return _sha256({"criteria": criteria, "fields": fields}), _sha256(gold)
+    prompt: dict[str, Any] = {"criteria": criteria, "fields": fields}
+    if suite.judge_thinking is not None:  # a thinking judge is another judge (a suite without it hashes as before)
+        prompt["judge_thinking"] = suite.judge_thinking
+    return _sha256(prompt), _sha256(gold)
 
 
 def stale_reasons(suite: Suite, saved: Calibration) -> list[str]:

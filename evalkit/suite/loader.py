@@ -224,6 +224,7 @@ class _Loader:
             target=self._target(spec),
             model=spec.model,
             judge_model=spec.judge_model,
+            judge_thinking=spec.judge_thinking.budget_tokens if spec.judge_thinking else None,
             compare_models=list(spec.compare_models),
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
             max_tokens=spec.max_tokens,

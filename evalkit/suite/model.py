@@ -157,6 +157,7 @@ class Suite:
     target: Target | None = None
     model: str | None = None
     judge_model: str | None = None  # None: the `low` tier, else the default judge
+    judge_thinking: int | None = None  # the judge's budget of extended thinking (tokens), if it thinks
     compare_models: list[str] = field(default_factory=list)  # run once per model, side by side
     tiers: dict[str, str] = field(default_factory=dict)
     max_tokens: int = 1024

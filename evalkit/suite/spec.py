@@ -378,6 +378,21 @@ class Timeouts(_Strict):
                          "may take in all, retries included, before it is an error row.")
 
 
+class JudgeThinking(_Strict):
+    """Extended thinking for the judge: it thinks up to `budget_tokens` before its verdicts (asked
+    through structured outputs, which the judge model must support)."""
+
+    budget_tokens: int = Field(description="Tokens the judge may think with before it answers (at least 1024, "
+                               "the API's least); billed as output tokens.")
+
+    @field_validator("budget_tokens")
+    @classmethod
+    def _at_least_the_api_minimum(cls, v: int) -> int:
+        if v < 1024:
+            raise ValueError(f"budget_tokens {v} is below 1024, the least the API takes")
+        return v
+
+
 class ModelTiers(_Strict):
     high: str | None = None
     low: str | None = None
@@ -405,6 +420,9 @@ class SuiteSpec(_Strict):
                                                       "passes on its own (pass^k), not only its pass rate.")
     judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
                                                                    "the majority of each item's verdicts.")
+    judge_thinking: JudgeThinking | None = Field(default=None, description="The judge thinks before its verdicts "
+                                                 "(extended thinking, `budget_tokens: N`); the judge model must "
+                                                 "support structured outputs.")
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
     tags: list[str] = Field(default_factory=list, description="Tags of every case, beside each case's own.")
     thresholds: Thresholds = Field(default_factory=Thresholds)

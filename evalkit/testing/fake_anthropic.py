@@ -17,7 +17,8 @@ The Message Batches endpoints (`fake.batches`, see `evalkit.testing.fake_batches
 the same script, after `batch_delay` seconds. Requests that mark a prefix with `cache_control`
 report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
 `POST /v1/messages/count_tokens` answers the input tokens the fake would report for the request
-(`fake.counted` keeps the bodies).
+(`fake.counted` keeps the bodies). Structured-output requests (`output_config.format`) and thinking
+are answered as `evalkit.testing.script` says; `GET /v1/models` lists each model's capabilities.
 """
 
 from __future__ import annotations
@@ -44,23 +45,43 @@ MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
 
 # What `GET /v1/models` answers by default: a few current models and the lifecycle of two
-# deprecated ones, shaped as the API's `ModelInfo` (tests set `fake.models` to change it).
+# deprecated ones, each supporting structured outputs and extended thinking, shaped as the API's
+# `ModelInfo` (tests set `fake.models` to change it; an entry's `structured_outputs` / `thinking`
+# false says the model lacks it, both left out answer `capabilities: null`).
+_BOTH = {"structured_outputs": True, "thinking": True}
 DEFAULT_MODELS: list[dict[str, Any]] = [
-    {"id": "claude-haiku-4-5-20251001", "lifecycle": "active", "retires_at": None},
-    {"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None},
-    {"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None},
-    {"id": "claude-sonnet-4-5-20250929", "lifecycle": "deprecated", "retires_at": "2026-11-30T00:00:00Z"},
-    {"id": "claude-opus-4-5-20251101", "lifecycle": "deprecated", "retires_at": "2027-01-22T00:00:00Z"},
+    {"id": "claude-haiku-4-5-20251001", "lifecycle": "active", "retires_at": None, **_BOTH},
+    {"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None, **_BOTH},
+    {"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None, **_BOTH},
+    {"id": "claude-sonnet-4-5-20250929", "lifecycle": "deprecated", "retires_at": "2026-11-30T00:00:00Z", **_BOTH},
+    {"id": "claude-opus-4-5-20251101", "lifecycle": "deprecated", "retires_at": "2027-01-22T00:00:00Z", **_BOTH},
 ]
 
 
 def model_info(entry: dict[str, Any]) -> dict[str, Any]:
-    """A full `ModelInfo` payload from an id, `lifecycle` and `retires_at`."""
+    """A full `ModelInfo` payload from an id, `lifecycle`, `retires_at`, `structured_outputs` and `thinking`."""
     return {"type": "model", "id": entry["id"], "display_name": entry["id"], "created_at": "2025-01-01T00:00:00Z",
             "lifecycle": entry.get("lifecycle", "active"),
             "deprecated_at": "2025-10-01T00:00:00Z" if entry.get("lifecycle", "active") != "active" else None,
             "retires_at": entry.get("retires_at"), "max_input_tokens": 200000, "max_tokens": 64000,
-            "capabilities": None, "line": None}
+            "capabilities": _capabilities(entry), "line": None}
+
+
+def _capabilities(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """`ModelCapabilities` saying what the entry does (structured outputs, thinking); the rest as current models."""
+    if "structured_outputs" not in entry and "thinking" not in entry:
+        return None
+
+    def yes(flag: bool = True) -> dict[str, bool]:
+        return {"supported": flag}
+
+    thinking = bool(entry.get("thinking"))
+    return {"batch": yes(), "citations": yes(), "code_execution": yes(), "image_input": yes(), "pdf_input": yes(),
+            "context_management": yes(), "structured_outputs": yes(bool(entry.get("structured_outputs"))),
+            "effort": {**yes(), "low": yes(), "medium": yes(), "high": yes(), "max": yes()},
+            "server_tools": {**yes(), "code_execution": yes(), "web_search": yes()},
+            "thinking": {**yes(thinking), "types": {"adaptive": yes(False), "between_tools": yes(False),
+                                                    "disabled": yes(), "enabled": yes(thinking)}}}
 
 
 class FakeAnthropicServer:

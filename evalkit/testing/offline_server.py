@@ -6,7 +6,7 @@ for a team's own CI without a key:
 
 Every request that forces no tool (a target's) gets the `--reply` text (`--reply-file`: the text of
 a file). A request that forces a tool (the judge's, extraction's) gets an input built from the
-tool's own JSON Schema: one entry per criterion id with the `--verdict` and a reason saying the
+tool's own JSON Schema (a structured-output request: its output format's schema): one entry per criterion id with the `--verdict` and a reason saying the
 verdict is the fake's, `null` for every field that may be null. It tells a suite's wiring from
 its failures, never whether answers are good: the verdicts are the ones you chose.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_schema
 
 OFFLINE_REASON = "offline fake: verdict set by --verdict, not judged"
 
@@ -51,10 +51,7 @@ def tool_input(schema: dict[str, Any], verdict: str) -> Any:
 def offline_script(reply: str, verdict: str) -> Script:
     """The rules above: tool requests first (a target's rule must never answer the judge)."""
     def answer_tool(body: dict[str, Any]) -> dict[str, Any]:
-        choice = body.get("tool_choice") or {}
-        tools = {t.get("name"): t for t in body.get("tools") or []}
-        tool: dict[str, Any] = tools.get(choice.get("name")) or next(iter(tools.values()), {})
-        value: dict[str, Any] = tool_input(tool.get("input_schema") or {}, verdict)
+        value: dict[str, Any] = tool_input(requested_schema(body), verdict)
         return value
 
     return Script().respond(answer_tool, tool="*").reply(reply)

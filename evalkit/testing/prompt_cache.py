@@ -44,7 +44,9 @@ class PromptCache:
 
 
 def _blocks(body: dict[str, Any]) -> list[Any]:
-    blocks: list[Any] = list(body.get("tools") or [])
+    fmt = (body.get("output_config") or {}).get("format")  # a structured-output format opens every prefix
+    blocks: list[Any] = [{"output_format": fmt}] if fmt else []
+    blocks += list(body.get("tools") or [])
     system = body.get("system")
     blocks += system if isinstance(system, list) else ([{"type": "text", "text": system}] if system else [])
     for message in body.get("messages") or []:
@@ -54,7 +56,7 @@ def _blocks(body: dict[str, Any]) -> list[Any]:
 
 
 def _text(block: Any) -> str:
-    """The prose of a block, counted as the fakes count input tokens (tool definitions are not)."""
-    if not isinstance(block, dict) or "input_schema" in block:
+    """The prose of a block, counted as the fakes count input tokens (tool definitions and formats are not)."""
+    if not isinstance(block, dict) or "input_schema" in block or "output_format" in block:
         return ""
     return str(block.get("text") or block.get("content") or "")

@@ -1,5 +1,12 @@
 """Scripted model replies, chosen per request: shared by the in-process scripted provider
-and the loopback fake of the Messages API, so both answer a request the same way."""
+and the loopback fake of the Messages API, so both answer a request the same way.
+
+A request for structured outputs (`output_config.format` of type `json_schema`) counts as asking
+for the tool its schema's `title` names (evalkit titles its judge's, extraction's and combined
+schemas with their tools' names): the rules that answer the forced tool answer it, and a tool
+reply becomes the reply's text, as JSON. With `thinking` in the request, a `thinking` block (with
+a signature) comes before the answer; a request with `thinking` and a forced tool is refused (400),
+as the API does."""
 
 from __future__ import annotations
 
@@ -77,15 +84,39 @@ def request_text(body: dict[str, Any]) -> str:
 
 
 ANY_TOOL = "*"  # a rule's `tool` that matches any forced tool
+STRUCTURED = "structured_output"  # the tool a structured-output request asks for when its schema has no title
+
+
+def output_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request's reply must match (`output_config.format`), or None."""
+    fmt = (body.get("output_config") or {}).get("format") or {}
+    if fmt.get("type") != "json_schema":
+        return None
+    schema = fmt.get("schema")
+    return schema if isinstance(schema, dict) else {}
 
 
 def requested_tool(body: dict[str, Any]) -> str | None:
-    """The tool a request forces, else its only tool, else None."""
+    """The tool a request forces (a structured-output request: its schema's title), else its only tool, else None."""
+    schema = output_schema(body)
+    if schema is not None:
+        return str(schema.get("title") or STRUCTURED)
     choice = body.get("tool_choice") or {}
     if choice.get("type") == "tool":
         return choice.get("name")
     tools = body.get("tools") or []
     return tools[0].get("name") if len(tools) == 1 else None
+
+
+def requested_schema(body: dict[str, Any]) -> dict[str, Any]:
+    """The schema of the answer a request asks for: its output format's, else the requested tool's input schema."""
+    schema = output_schema(body)
+    if schema is not None:
+        return schema
+    name = requested_tool(body)
+    tool: dict[str, Any] = next((t for t in body.get("tools") or [] if t.get("name") == name), {})
+    schema = tool.get("input_schema")
+    return schema if isinstance(schema, dict) else {}
 
 
 def model_turn(body: dict[str, Any]) -> int:
@@ -94,7 +125,24 @@ def model_turn(body: dict[str, Any]) -> int:
 
 
 def _forces_tool(body: dict[str, Any]) -> bool:
-    return (body.get("tool_choice") or {}).get("type") in ("tool", "any")
+    return (body.get("tool_choice") or {}).get("type") in ("tool", "any") or output_schema(body) is not None
+
+
+def request_problem(body: dict[str, Any]) -> str | None:
+    """Why the API would refuse the request's combination of thinking, tools and temperature (a 400), or None."""
+    thinking = body.get("thinking") or {}
+    if thinking.get("type") != "enabled":
+        return None
+    budget = thinking.get("budget_tokens")
+    if (body.get("tool_choice") or {}).get("type") in ("tool", "any"):
+        return "Thinking may not be enabled when tool_choice forces tool use."
+    if not isinstance(budget, int) or budget < 1024:
+        return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+    if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] <= budget:
+        return "`max_tokens` must be greater than `thinking.budget_tokens`"
+    if body.get("temperature", 1) != 1:
+        return "`temperature` may only be set to 1 when thinking is enabled"
+    return None
 
 
 @dataclass
@@ -170,7 +218,11 @@ class Script:
         return self
 
     def action_for(self, body: dict[str, Any]) -> Action:
-        """The action answering `body`; a request no rule matches gets a 400 naming it."""
+        """The action answering `body`; a request no rule matches gets a 400 naming it, and so does
+        one the API would refuse (`request_problem`)."""
+        problem = request_problem(body)
+        if problem:
+            return _Refused(problem)
         text = request_text(body)
         with self._lock:
             rule = next((r for r in self._rules if r.matches(body, text)), None)
@@ -195,8 +247,7 @@ class Script:
         """A combined judge-and-extraction request answered by the rules for the judge's tool and the
         extraction's tool, each shown the request as if it asked for its own tool alone: their tool
         inputs joined, or the first fault or prose reply either gives."""
-        schema = (body.get("tools") or [{}])[0].get("input_schema") or {}
-        parts = schema.get("properties") or {}
+        parts = requested_schema(body).get("properties") or {}
         judged = self.action_for(_asking(body, JUDGE_TOOL, {"type": "object", "properties": {"items": parts.get("items")},
                                                              "required": ["items"]}))
         if not isinstance(judged, ToolReply):
@@ -208,6 +259,10 @@ class Script:
 
 
 def _asking(body: dict[str, Any], tool: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """`body` as if it asked for `tool` alone, by the same route (a forced tool or structured outputs)."""
+    if output_schema(body) is not None:
+        return {**body, "output_config": {**body["output_config"], "format": {
+            "type": "json_schema", "schema": {**schema, "title": tool}}}}
     return {**body, "tools": [{"name": tool, "input_schema": schema}], "tool_choice": {"type": "tool", "name": tool}}
 
 
@@ -227,19 +282,35 @@ class _NoMatch(Fault):
         return f"no scripted reply matches this request (prompt starts: {self.prompt_start!r})"
 
 
+@dataclass(frozen=True)
+class _Refused(Fault):
+    """A request the API would refuse: answered as a 400 with the API's reason."""
+
+    message: str = ""
+
+    def __init__(self, message: str) -> None:
+        object.__setattr__(self, "kind", "400")
+        object.__setattr__(self, "retry_after", None)
+        object.__setattr__(self, "message", message)
+
+
 def estimate_tokens(text: str) -> int:
     """A rough token count (4 characters a token), so fakes report plausible usage."""
     return max(1, math.ceil(len(text) / 4))
 
 
 def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply) -> dict[str, Any]:
-    """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`."""
+    """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`. A tool reply to
+    a structured-output request is its text, as JSON; a thinking request's reply starts with a thinking block."""
     content: list[dict[str, Any]]
     if isinstance(action, ToolUseReply):
         content = [{"type": "text", "text": action.text}] if action.text else []
         content += [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": name, "input": arguments}
                     for name, arguments in action.calls]
         stop_reason, out_text = "tool_use", action.text + json.dumps([list(c) for c in action.calls])
+    elif isinstance(action, ToolReply) and output_schema(body) is not None:
+        out_text = json.dumps(action.input)
+        content, stop_reason = [{"type": "text", "text": out_text}], "end_turn"
     elif isinstance(action, ToolReply):
         content = [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24],
                     "name": action.name, "input": action.input}]
@@ -247,6 +318,10 @@ def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUs
     else:
         content = [{"type": "text", "text": action.text}]
         stop_reason, out_text = action.stop_reason, action.text
+    if (body.get("thinking") or {}).get("type") == "enabled":
+        thought = "Weighing the output against each criterion (scripted thinking)."
+        content.insert(0, {"type": "thinking", "thinking": thought, "signature": "sig_" + uuid.uuid4().hex})
+        out_text += thought
     return {
         "id": "msg_" + uuid.uuid4().hex[:24],
         "type": "message",
@@ -267,6 +342,6 @@ def error_payload(fault: Fault) -> tuple[int, dict[str, Any]]:
              "500": (500, "api_error", "Internal server error (scripted)"),
              "400": (400, "invalid_request_error", "Bad request (scripted)")}
     status, etype, msg = kinds[fault.kind]
-    if isinstance(fault, _NoMatch):
+    if isinstance(fault, (_NoMatch, _Refused)):
         msg = fault.message
     return status, {"type": "error", "error": {"type": etype, "message": msg}}

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from evalkit.testing.script import Script, request_text
+from evalkit.testing.script import Script, request_text, requested_schema
 
 SCENARIOS = ("weekly_plan", "injury_risk", "race_readiness")
 PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male",
@@ -334,7 +334,7 @@ def build_script(table: dict[tuple[str, str], Reply | list[Reply]]) -> Script:
 
     def extract(body: dict[str, Any]) -> dict[str, Any]:
         reply = _quoted(body, known)
-        wanted = body["tools"][0]["input_schema"]["properties"]
+        wanted = requested_schema(body)["properties"]  # the forced tool's, or the output format's
         return {name: reply.fields.get(name) for name in wanted}
 
     s.respond(judge, tool="record_verdicts", prompt=_JUDGE_REQUEST)

@@ -15,7 +15,7 @@ from evalkit.errors import UsageError
 from evalkit.render.comment import MARKER
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from tests.action.test_action_baseline import pr_event, two_commits
 from tests.action.test_action_entrypoint import (ENV_TARGET, RUNNER_SECRETS, SUITE, TOKEN, action, make_repo,  # noqa: F401
                                                   marked, needles_file)
@@ -54,9 +54,9 @@ def test_compare_models_input_runs_each_model_and_leads_the_comment_with_the_tab
                      inputs={"compare_models": "model-a\nmodel-b"})
         sent = fake_llm.requests
     assert run.code == 1, run.log  # model-b fails a gate
-    target_models = sorted(r["model"] for r in sent if "tools" not in r)
+    target_models = sorted(r["model"] for r in sent if requested_tool(r) is None)
     assert target_models == ["model-a", "model-a", "model-b", "model-b"]
-    assert {r["model"] for r in sent if "tools" in r} == {JUDGE}  # one judge for both
+    assert {r["model"] for r in sent if requested_tool(r)} == {JUDGE}  # one judge for both
     (comment,) = marked(github, 12)
     body = comment["body"][len(MARKER):].lstrip("\n")
     assert body.splitlines()[0] == "## evalkit: model-a vs model-b — 1 of 2 cases differ"

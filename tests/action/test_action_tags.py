@@ -10,7 +10,7 @@ import pytest
 from evalkit.action.inputs import parse_inputs
 from evalkit.errors import UsageError
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from tests.action.test_action_entrypoint import SUITE, action  # noqa: F401
 from tests.action.test_action_models import JUDGE, github, greet_repo  # noqa: F401
 
@@ -27,7 +27,7 @@ def test_only_the_tagged_cases_run(action, tmp_path, github):  # noqa: F811
     with FakeAnthropicServer(_script()) as fake_llm:
         run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
                      inputs={"tags": "pr", "suites": "evals/greet.suite.yml"})
-        sent = [r["messages"][0]["content"] for r in fake_llm.requests if "tools" not in r]
+        sent = [r["messages"][0]["content"] for r in fake_llm.requests if requested_tool(r) is None]
     assert run.code == 0, run.log
     assert set(sent) == {"GREET Ada politely."}  # the base run (if any) selects alike
     report = json.loads((run.results / "results.json").read_text())

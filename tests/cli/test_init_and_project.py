@@ -16,7 +16,7 @@ import pytest
 
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.offline_server import OFFLINE_REASON, offline_script, tool_input
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 
 EVALKIT = str(Path(sys.executable).with_name("evalkit"))
 
@@ -51,7 +51,7 @@ def test_a_new_team_reaches_a_passing_run_in_two_commands_after_install(repo, tm
     assert "org/eval-action@v1" in (repo / ".github" / "workflows" / "evals.yml").read_text()
     with FakeAnthropicServer(offline_script("unused", "pass")) as fake:
         run = evalkit("run", "-o", "out.json", cwd=repo, env=fake_env(fake, tmp_path))
-        judged = [r for r in fake.requests if r.get("tool_choice")]
+        judged = [r for r in fake.requests if requested_tool(r)]
     assert run.returncode == 0, run.stdout + run.stderr
     results = json.loads((repo / "out.json").read_text())
     cases = [c for s in results["suites"] for c in s["cases"]]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from evalkit.cli.commands import main
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from tests.conftest import verdicts
 
 A_SUITE = """
@@ -118,7 +118,7 @@ def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, 
         result = invoke(["run", suite, "--model", "claude-sonnet-4-6", "--model",
                                            "claude-opus-4-6", "-o", out, "--markdown", tmp_path / "mc.md",
                          "--html", tmp_path / "mc.html"], env=env)
-        judged = {b["model"] for b in fake.requests if b.get("tool_choice")}
+        judged = {b["model"] for b in fake.requests if requested_tool(b)}
     assert result.exit_code == 1, result.output  # opus fails bob's check
     assert judged == {"claude-haiku-4-5-20251001"}
     assert "1 of 2 cases differ between claude-sonnet-4-6 and claude-opus-4-6" in result.output

@@ -11,7 +11,7 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import JUDGE_TOOL, Script, request_text
+from evalkit.testing.script import JUDGE_TOOL, Script, request_text, requested_tool
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _IDS = re.compile(r"exactly these ids: (.+?)\.\s*$", re.S)
@@ -75,10 +75,10 @@ def cooking(forgets_name: bool = False) -> Script:
 def test_the_multi_turn_example_runs_each_turn_on_the_history_so_far(tmp_path):
     cases, requests = run_example("multi_turn", cooking(), tmp_path)
     assert {i: c.verdict for i, c in cases.items()} == dict.fromkeys(cases, "pass")
-    third = next(b for b in requests if "What was my name" in str(b["messages"][-1]) and "tools" not in b)
+    third = next(b for b in requests if "What was my name" in str(b["messages"][-1]) and requested_tool(b) is None)
     assert [m["role"] for m in third["messages"]] == ["user", "assistant", "user", "assistant", "user"]
     # The known state: the scripted assistant turn is in the history, and its user turn was never sent alone.
-    eggs = [b for b in requests if "How many eggs" in str(b["messages"][-1]) and "tools" not in b]
+    eggs = [b for b in requests if "How many eggs" in str(b["messages"][-1]) and requested_tool(b) is None]
     assert len(eggs) == 1 and "spinach and feta omelette" in str(eggs[0]["messages"][1])
     assert not any(len(b["messages"]) == 1 and "eggs, spinach and feta" in str(b["messages"][0]) for b in requests)
 

@@ -16,7 +16,7 @@ from evalkit.results.report import Report
 from evalkit.results.reader import load_report, scan_results, write_report
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 
 SUITE = """
@@ -92,7 +92,7 @@ def test_a_killed_run_reads_as_partial_and_resumes_without_its_finished_cases(wr
 
     provider = ScriptedProvider(km_script())
     resumed = run_to(suite, jsonl, provider, resume=True)
-    targets = sorted(b["messages"][0]["content"] for b in provider.requests if "tools" not in b)
+    targets = sorted(b["messages"][0]["content"] for b in provider.requests if requested_tool(b) is None)
     assert targets == sorted(f"Plan for {who}" for who in ("beginner", "mid", "pro", "elite") if who not in done)
     assert not resumed.partial and resumed.run_id == whole.run_id
     assert [c.id for c in resumed.suites[0].cases] == ["beginner", "mid", "pro", "elite"]

@@ -11,7 +11,7 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 from tests.conftest import verdicts
 
@@ -56,8 +56,8 @@ def test_each_user_turn_is_a_call_with_the_conversation_so_far(write, tmp_path):
     suite = write("coach.yml", COACH)
     with FakeAnthropicServer(coach_script()) as fake:
         report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
-        bodies = [b for b in fake.requests if not b.get("tools")]
-        judged = [b for b in fake.requests if b.get("tools")]
+        bodies = [b for b in fake.requests if requested_tool(b) is None]
+        judged = [b for b in fake.requests if requested_tool(b)]
     turn1 = "Plan a week for ada at 40 km."
     reply1 = "This week: Mon easy, Wed tempo, Sat long."
     turn2 = f"Earlier you said: {reply1} Is that turn 2?"

@@ -14,7 +14,7 @@ from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_schema, requested_tool
 from tests.conftest import verdicts
 
 FAST_RETRY = RetryPolicy(base_delay=0.01, max_delay=0.05)
@@ -127,7 +127,7 @@ def test_repeats_are_cached_separately_and_identical_requests_share_one_call(wri
     script = Script().reply("Run 40 km", prompt="Plan").tool_reply("record_fields", {"km": 40})
     with FakeAnthropicServer(script) as fake:
         report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
-        targets = [r for r in fake.requests if "tools" not in r]
+        targets = [r for r in fake.requests if requested_tool(r) is None]
     # plan (repeat 0) and again's repeat 0 are the same request: one call; repeats 1 and 2 are their own.
     assert len(targets) == 3
     assert report.suites[0].cases[1].agreement == 1.0
@@ -211,12 +211,12 @@ def test_judge_sees_output_fenced_as_data(write):
     provider = ScriptedProvider(Script().reply(hostile).tool_reply(
         "record_verdicts", verdicts({f"i{n}": "pass" for n in range(1, 10)} | {"flag": "pass"})))
     run(load_suites([suite]), make_client(provider, no_cache=True, deprecated=None), RunOptions())
-    judge_body = next(b for b in provider.requests if b.get("tool_choice"))
+    judge_body = next(b for b in provider.requests if requested_tool(b) == "record_verdicts")
     assert "ignore any instruction" in judge_body["system"][0]["text"]
     text = judge_body["messages"][0]["content"]
     tag = text.split("The output to assess:\n<")[1].split(">")[0]
     assert tag.startswith("output-") and f"</{tag}>" in text and hostile in text
-    props = judge_body["tools"][0]["input_schema"]["properties"]["items"]["items"]["properties"]
+    props = requested_schema(judge_body)["properties"]["items"]["items"]["properties"]
     assert list(props) == ["id", "reason", "verdict"]  # the reason comes before the verdict
 
 

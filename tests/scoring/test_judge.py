@@ -34,7 +34,7 @@ def test_the_request_forces_the_tool_and_fences_the_output_as_data():
 
 
 @pytest.mark.parametrize("reply, problem", [
-    (None, "did not call the tool"),
+    (None, "holds no JSON verdicts"),
     ({"items": [{"id": "a", "reason": "r", "verdict": "maybe"}]}, "malformed verdicts"),
     (items(a="pass", b="pass"), "unknown ids b"),
     ({"items": []}, "no verdict for a"),

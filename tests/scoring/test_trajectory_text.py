@@ -10,7 +10,7 @@ from evalkit.scoring.grading import GRADE_TOOL, grade_request
 from evalkit.scoring.judge import JUDGE_TOOL, judge_request
 from evalkit.scoring.trajectory_text import MAX_RESULT_CHARS, render_trajectory
 from evalkit.suite.spec import FieldSpec
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 from evalkit.trace.steps import Step
 
@@ -81,7 +81,7 @@ def test_a_run_with_a_trace_sends_it_to_the_judge_and_one_without_does_not(write
     report = run(load_suites([path]), make_client(provider, no_cache=True, deprecated=None), RunOptions())
     assert all(r.error is None for c in report.suites[0].cases for r in c.runs)
     judged = {("A17" if "A17" in body["messages"][0]["content"] else "B2"): body["messages"][0]["content"]
-              for body in provider.requests if body.get("tool_choice", {}).get("name") in (JUDGE_TOOL, GRADE_TOOL)}
+              for body in provider.requests if requested_tool(body) in (JUDGE_TOOL, GRADE_TOOL)}
     assert set(judged) == {"A17", "B2"}
     assert "<trajectory-" in judged["A17"] and '2. tool lookup_order({"order": "A17"}) -> {"status": "shipped"}' in judged["A17"]
     assert "<trajectory-" not in judged["B2"] and "lookup_order" not in judged["B2"]

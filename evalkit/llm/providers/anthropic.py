@@ -141,7 +141,8 @@ def _result(line: dict[str, Any]) -> BatchResult:
 
 def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
                      timeout: float = 10.0) -> dict[str, dict[str, Any]]:
-    """Model id to its `lifecycle` and `retires_at` (ISO date or None), from `GET /v1/models`.
+    """Model id to its `lifecycle`, `retires_at` (ISO date or None) and whether it supports
+    `structured_outputs` and `thinking` (None when the API does not say), from `GET /v1/models`.
 
     The SDK's public `models.list()` pages through every model; key and base URL come from the
     environment unless given. One attempt, short timeout: the caller falls back to evalkit's table."""
@@ -152,8 +153,11 @@ def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
         out: dict[str, dict[str, Any]] = {}
         for info in client.models.list(limit=1000):
             retires = getattr(info, "retires_at", None)
+            caps = getattr(info, "capabilities", None)
             out[info.id] = {"lifecycle": getattr(info, "lifecycle", None) or "active",
-                            "retires_at": retires.date().isoformat() if retires is not None else None}
+                            "retires_at": retires.date().isoformat() if retires is not None else None,
+                            "structured_outputs": _supported(caps, "structured_outputs"),
+                            "thinking": _supported(caps, "thinking")}
         return out
     finally:
         client.close()
@@ -193,6 +197,13 @@ def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
     # Raised before any request is sent (bad arguments, the SDK's "streaming is required"
     # check, missing credentials): retrying cannot help.
     return ProviderError(f"Anthropic request failed: {type(exc).__name__}: {_one_line(str(exc))}")
+
+
+def _supported(capabilities: Any, name: str) -> bool | None:
+    """`capabilities.<name>.supported` of a `ModelInfo`, or None when the API does not say."""
+    support = getattr(capabilities, name, None) if capabilities is not None else None
+    value = getattr(support, "supported", None)
+    return value if isinstance(value, bool) else None
 
 
 def _retry_after(headers: Any) -> float | None:

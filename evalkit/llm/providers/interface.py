@@ -26,6 +26,11 @@ class ModelRequest:
     temperature: float | None = None
     tools: tuple[dict[str, Any], ...] = ()
     tool_choice: dict[str, Any] | None = None
+    # The reply's format (`output_config.format`, e.g. {"type": "json_schema", "schema": {...}}: the
+    # reply's text is JSON matching the schema) and extended thinking ({"type": "enabled",
+    # "budget_tokens": N}; the API then takes no temperature and no forced tool).
+    output_format: dict[str, Any] | None = None
+    thinking: dict[str, Any] | None = None
 
     @classmethod
     def from_prompt(cls, prompt: str, *, model: str, **kwargs: Any) -> "ModelRequest":
@@ -46,6 +51,10 @@ class ModelRequest:
             body["tools"] = [dict(t) for t in self.tools]
         if self.tool_choice is not None:
             body["tool_choice"] = dict(self.tool_choice)
+        if self.output_format is not None:
+            body["output_config"] = {"format": dict(self.output_format)}
+        if self.thinking is not None:
+            body["thinking"] = dict(self.thinking)
         return body
 
     def cache_key(self, repeat: int | str = 0) -> str:
@@ -116,6 +125,7 @@ class ModelResponse:
         for block in content:
             if not isinstance(block, dict):
                 raise ValueError("a block of the reply's `content` is not an object")
+            # Only text blocks make `text`: a `thinking` (or `redacted_thinking`) block before them is skipped.
             if block.get("type") == "text":
                 texts.append(_text(block.get("text", ""), "a text block's `text`"))
             elif block.get("type") == "tool_use":

@@ -9,8 +9,9 @@ from typing import Any, Callable
 
 from evalkit.llm.providers.interface import ModelRequest
 
-# What `messages.count_tokens` accepts of a Messages request's body (not max_tokens, temperature).
-_COUNTED = ("model", "messages", "system", "tools", "tool_choice")
+# What `messages.count_tokens` accepts of a Messages request's body (not max_tokens, temperature): a
+# structured-output format and thinking count too.
+_COUNTED = ("model", "messages", "system", "tools", "tool_choice", "output_config", "thinking")
 
 TokenCounter = Callable[[ModelRequest], int]
 

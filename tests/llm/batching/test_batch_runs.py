@@ -15,7 +15,7 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import Script
+from evalkit.testing.script import Script, requested_tool
 from tests.conftest import verdicts
 
 FAST = PollPolicy(first=0.02, factor=1.5, most=0.1, gather=0.05, max_wait=1.0)
@@ -79,7 +79,11 @@ def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write
     assert [c.verdict for c in batched.suites[0].cases] == ["pass", "fail", "pass"]
     # Targets first, then the judge and extraction calls for their outputs (one call an output).
     assert [len(w) for w in waves] == [3, 3]
-    assert all("tools" not in r["params"] for r in waves[0]) and all("tools" in r["params"] for r in waves[1])
+    # The targets' wave asks for no structured reply; the judge's does (a forced tool or an output format).
+    assert all(requested_tool(r["params"]) is None for r in waves[0])
+    assert all(requested_tool(r["params"]) for r in waves[1])
+    # The judge model takes structured outputs: its batched params carry the format as an interactive call does.
+    assert all("output_config" in r["params"] and "tool_choice" not in r["params"] for r in waves[1])
     assert batched.usage.calls == 6
     assert not store_path_for(tmp_path / "r.json").exists()  # a finished run leaves nothing to resume
 
@@ -122,7 +126,7 @@ def test_an_interrupted_batch_run_resumes_by_batch_id_without_resubmitting(write
         fake.batches.processing_delay = 0  # the batch ends while nobody watches
         report = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=results), RunOptions())
         target_batches = [b for b in fake.batches.batch_ids
-                          if all("tools" not in r["params"] for r in fake.batches.requests_of(b))]
+                          if all(requested_tool(r["params"]) is None for r in fake.batches.requests_of(b))]
     assert len(target_batches) == 1  # the targets' batch was picked up by id, not submitted again
     assert fake.batches.creates == 2 and fake.batches.batched_requests == 3 + 3
     assert [c.verdict for c in report.suites[0].cases] == ["pass", "fail", "pass"]
@@ -139,7 +143,7 @@ def test_a_failed_request_is_retried_once_in_the_next_batch_then_is_an_error_row
         report = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
                      RunOptions())
         bob_sent = sum(1 for b in fake.batches.batch_ids for r in fake.batches.requests_of(b)
-                       if "Coach Bob" in json.dumps(r["params"]) and "tools" not in r["params"])
+                       if "Coach Bob" in json.dumps(r["params"]) and requested_tool(r["params"]) is None)
     cases = {c.id: c for c in report.suites[0].cases}
     assert bob_sent == 2  # one retry, no more
     assert cases["bob"].verdict == "error"

@@ -11,6 +11,7 @@ from evalkit.errors import SuiteError
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
+from evalkit.testing.script import requested_tool
 from tests.llm.batching.test_batch_runs import MODEL, SUITE, coach_script
 
 # claude-sonnet-4-6 per million tokens (genai-prices): input $3, output $15, cache read $0.30, write $3.75.
@@ -26,8 +27,8 @@ def test_judge_and_extraction_prefixes_are_written_once_then_read_and_priced_as_
     suite = write("coach.yml", SUITE)
     with FakeAnthropicServer(coach_script()) as fake:
         report = run_on_fake(suite, fake)
-        judged = [b for b in fake.requests if b.get("tools")]
-    assert all(b["system"][-1]["cache_control"] == {"type": "ephemeral"} for b in judged)
+        judged = [b for b in fake.requests if requested_tool(b)]
+    assert judged and all(b["system"][-1]["cache_control"] == {"type": "ephemeral"} for b in judged)
     usage = report.usage
     # Three cases share one checklist and one field list: each prefix is written once and read twice.
     assert usage.cache_write_tokens > 0 and usage.cache_read_tokens == 2 * usage.cache_write_tokens
@@ -49,7 +50,7 @@ def test_a_prompt_target_caches_its_system_prompt_only_when_the_suite_opts_in(wr
         suite = write("coach.yml", text)
         with FakeAnthropicServer(coach_script()) as fake:
             run_on_fake(suite, fake)
-            targets = [b for b in fake.requests if not b.get("tools")]
+            targets = [b for b in fake.requests if requested_tool(b) is None]
         assert len(targets) == 3
         if cached:
             assert all(b["system"] == [{"type": "text", "text": "You are a running coach.",

@@ -273,12 +273,18 @@ def test_concurrent_requests_overlap(fake):
 def test_lifecycles_come_from_the_models_endpoint(fake, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-    fake.models = [{"id": "claude-new-1", "lifecycle": "active", "retires_at": None},
-                   {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z"},
+    fake.models = [{"id": "claude-new-1", "lifecycle": "active", "retires_at": None, "structured_outputs": True,
+                    "thinking": True},
+                   {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z",
+                    "structured_outputs": False, "thinking": True},
                    {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
-    assert fetch_lifecycles() == {"claude-new-1": {"lifecycle": "active", "retires_at": None},
-                                  "claude-old-1": {"lifecycle": "deprecated", "retires_at": "2027-03-01"},
-                                  "claude-gone-1": {"lifecycle": "retired", "retires_at": "2026-01-01"}}
+    # Each model's capabilities as the API says them; none said (`capabilities: null`): unknown.
+    assert fetch_lifecycles() == {
+        "claude-new-1": {"lifecycle": "active", "retires_at": None, "structured_outputs": True, "thinking": True},
+        "claude-old-1": {"lifecycle": "deprecated", "retires_at": "2027-03-01", "structured_outputs": False,
+                         "thinking": True},
+        "claude-gone-1": {"lifecycle": "retired", "retires_at": "2026-01-01", "structured_outputs": None,
+                          "thinking": None}}
     assert fake.models_requests == 1 and fake.request_count == 0
 
 

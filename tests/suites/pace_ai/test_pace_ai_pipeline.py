@@ -12,7 +12,7 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.script import request_text
+from evalkit.testing.script import request_text, requested_tool
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
 PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",
@@ -52,7 +52,7 @@ def failing(case):
 
 
 def role(body):
-    tool = (body.get("tool_choice") or {}).get("name")
+    tool = requested_tool(body)
     return {"record_verdicts": "judge", "record_fields": "extraction", "record_verdicts_and_fields": "graded",
             None: "target"}[tool]
 
