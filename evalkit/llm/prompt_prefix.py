@@ -33,11 +33,8 @@ def min_cacheable_tokens(model: str) -> int:
 
 
 def _blocks(body: dict[str, Any]) -> list[Any]:
-    """Every block of a request body (lists, or a ModelRequest's tuples) in the order the API caches them.
-    A structured-output format is part of every prefix (a new schema is a new prefix): it counts first."""
-    fmt = (body.get("output_config") or {}).get("format")
-    blocks: list[Any] = [{"output_format": fmt}] if fmt else []
-    blocks += list(body.get("tools") or [])
+    """Every block of a request body (lists, or a ModelRequest's tuples) in the order the API caches them."""
+    blocks: list[Any] = list(body.get("tools") or [])
     system = body.get("system")
     blocks += system if isinstance(system, (list, tuple)) else ([{"type": "text", "text": system}] if system else [])
     for message in body.get("messages") or []:
@@ -56,7 +53,10 @@ def cacheable_prefixes(body: dict[str, Any]) -> list[tuple[str, int]]:
     for i, block in enumerate(blocks):
         size += len(json.dumps(block, ensure_ascii=False))
         if isinstance(block, dict) and block.get("cache_control") and size // CHARS_PER_TOKEN >= minimum:
-            key = hashlib.sha256(json.dumps([body.get("model"), blocks[:i + 1]], sort_keys=True).encode()).hexdigest()
+            # A structured-output format (a thinking judge's) is in every prefix's key, as a new schema may well
+            # start a new prefix; its tokens are not counted as cached, which the API's documents do not say.
+            key = hashlib.sha256(json.dumps([body.get("model"), (body.get("output_config") or {}).get("format"),
+                                             blocks[:i + 1]], sort_keys=True).encode()).hexdigest()
             out.append((key, size // CHARS_PER_TOKEN))
     return out
 

@@ -1,11 +1,13 @@
 """How the judge and the extraction ask for a reply of a given shape, and read it back.
 
 Two routes, one schema (the tool's `input_schema`):
-- structured outputs, where the model supports them (evalkit.llm.capabilities): the request's
-  `output_config.format` is the schema made strict, and the reply's text is a JSON document
-  matching it by construction; the only route a thinking judge can take, as extended thinking
-  does not combine with a forced tool;
-- a forced tool (`tool_choice` of type `tool`) elsewhere, or where support is not known: the
+- structured outputs, where the model supports them (evalkit.llm.capabilities): the schema made
+  strict, so the reply matches it by construction. Without thinking, as a forced tool marked
+  `strict: true` (strict tool use): the tool stays where the API's documented prompt-cache order
+  puts it (tools, then system, then messages), so the judge's long shared prefix is cached as with
+  a plain forced tool. With extended thinking, which does not combine with a forced tool, as the
+  request's `output_config.format`, and the reply's text is the JSON document;
+- a plain forced tool (`tool_choice` of type `tool`) elsewhere, or where support is not known: the
   reply's tool input holds the answer.
 Either way the reply is still validated (ids, reasons, field types) and a malformed one is
 retried once, then is an error: never a pass."""
@@ -32,9 +34,14 @@ class Route:
     structured: bool = False
     thinking: int | None = None  # budget_tokens of extended thinking (structured route only)
 
+    @property
+    def uses_format(self) -> bool:
+        """The reply comes as text in `output_config.format` (a thinking judge), not as a tool's input."""
+        return self.structured and self.thinking is not None
+
     def ask(self, tool: str) -> str:
         """The instruction's verb: call the tool, or answer in the response format."""
-        return "Answer with the JSON object" if self.structured else f"Call {tool}"
+        return "Answer with the JSON object" if self.uses_format else f"Call {tool}"
 
 
 FORCED = Route()
@@ -98,10 +105,12 @@ def structured_request(route: Route, *, model: str, system: Any, messages: tuple
     if not route.structured:
         return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens, temperature=0.0,
                             tools=(tool,), tool_choice={"type": "tool", "name": tool["name"]})
-    output_format = {"type": "json_schema", "schema": strict_schema(tool["input_schema"], tool["name"])}
-    if route.thinking is None:
+    schema = strict_schema(tool["input_schema"], tool["name"])
+    if route.thinking is None:  # strict tool use: valid by construction, cached where a forced tool is
         return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens, temperature=0.0,
-                            output_format=output_format)
+                            tools=({**tool, "input_schema": schema, "strict": True},),
+                            tool_choice={"type": "tool", "name": tool["name"]})
+    output_format = {"type": "json_schema", "schema": schema}
     return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens + route.thinking,
                         output_format=output_format,
                         thinking={"type": "enabled", "budget_tokens": route.thinking})

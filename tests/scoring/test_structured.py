@@ -68,19 +68,21 @@ def _run(write, tmp_path, fake, judge_model=SUPPORTED, extra=""):
     return run(load_suites([suite]), client, RunOptions())
 
 
-def test_a_judge_model_with_structured_outputs_is_asked_through_the_output_format(write, tmp_path):
+def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(write, tmp_path):
+    """Strict tool use: valid by construction, and the tool stays where the documented prompt-cache
+    order puts it (before the judge's cached system prompt)."""
     with FakeAnthropicServer(_script()) as fake:
         report = _run(write, tmp_path, fake)
         [body] = _judged(fake)
     assert report.verdict == "pass" and report.suites[0].cases[0].runs[0].items[0].status == "pass"
-    assert "tools" not in body and "tool_choice" not in body and body["temperature"] == 0.0
-    fmt = body["output_config"]["format"]
-    assert fmt["type"] == "json_schema" and fmt["schema"]["title"] == JUDGE_TOOL
-    objects = list(_objects(fmt["schema"]))
+    assert "output_config" not in body and body["temperature"] == 0.0
+    assert body["tool_choice"] == {"type": "tool", "name": JUDGE_TOOL}
+    [tool] = body["tools"]
+    assert tool["strict"] is True and tool["input_schema"]["title"] == JUDGE_TOOL
+    objects = list(_objects(tool["input_schema"]))
     assert len(objects) == 2 and all(o["additionalProperties"] is False and o["required"] == list(o["properties"])
                                      for o in objects)
-    assert "Answer with the JSON object with exactly these ids: polite." in body["messages"][0]["content"]
-    assert "record_verdicts" not in body["system"][0]["text"]
+    assert f"Call {JUDGE_TOOL} with exactly these ids: polite." in body["messages"][0]["content"]
 
 
 def test_a_judge_model_not_known_to_support_them_gets_the_forced_tool(write, tmp_path):
@@ -89,6 +91,7 @@ def test_a_judge_model_not_known_to_support_them_gets_the_forced_tool(write, tmp
         [body] = _judged(fake)
     assert report.verdict == "pass"
     assert body["tool_choice"] == {"type": "tool", "name": JUDGE_TOOL} and "output_config" not in body
+    assert "strict" not in body["tools"][0]
     assert f"Call {JUDGE_TOOL} with exactly these ids: polite." in body["messages"][0]["content"]
 
 
@@ -103,7 +106,7 @@ def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path):
             report = run(load_suites([suite]), client, RunOptions())
             [body] = _judged(fake)
         assert report.verdict == "pass" and fake.models_requests == 1
-        assert ("output_config" in body) is supported and ("tool_choice" in body) is not supported
+        assert body["tools"][0].get("strict", False) is supported and "output_config" not in body
 
 
 @pytest.mark.parametrize("judge_model", [SUPPORTED, UNKNOWN])
@@ -115,7 +118,7 @@ def test_a_malformed_reply_is_an_error_row_never_a_pass(write, tmp_path, judge_m
     [item] = report.suites[0].cases[0].runs[0].items
     assert item.status == "error" and "judge reply invalid after a retry" in item.reason
     assert report.verdict != "pass" and len(judged) == 2  # asked once more, by the same route
-    assert ("output_config" in judged[1]) is (judge_model == SUPPORTED)
+    assert judged[1]["tools"][0].get("strict", False) is (judge_model == SUPPORTED)
     assert "That reply was invalid" in judged[1]["messages"][2]["content"]
 
 
@@ -188,8 +191,11 @@ def test_the_routes_requests_differ_and_so_do_their_cache_keys():
         keys = {build(r).cache_key() for r in (FORCED, structured, thinking)}
         assert len(keys) == 3
     forced, asked = grade_request("m", "o", CRITERIA, FIELDS), grade_request("m", "o", CRITERIA, FIELDS, route=structured)
-    assert strict_schema(forced.tools[0]["input_schema"], GRADE_TOOL) == asked.output_format["schema"]
-    assert extract_request("m", "o", FIELDS, route=structured).output_format["schema"]["title"] == EXTRACT_TOOL
+    assert strict_schema(forced.tools[0]["input_schema"], GRADE_TOOL) == asked.tools[0]["input_schema"]
+    assert asked.tools[0]["strict"] is True and asked.output_format is None
+    thought = grade_request("m", "o", CRITERIA, FIELDS, route=thinking)
+    assert thought.output_format["schema"] == asked.tools[0]["input_schema"] and not thought.tools
+    assert extract_request("m", "o", FIELDS, route=structured).tools[0]["input_schema"]["title"] == EXTRACT_TOOL
 
 
 def test_strict_schema_closes_every_object_and_drops_bounds_structured_outputs_refuse():

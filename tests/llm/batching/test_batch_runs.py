@@ -83,7 +83,7 @@ def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write
     assert all(requested_tool(r["params"]) is None for r in waves[0])
     assert all(requested_tool(r["params"]) for r in waves[1])
     # The judge model takes structured outputs: its batched params carry the format as an interactive call does.
-    assert all("output_config" in r["params"] and "tool_choice" not in r["params"] for r in waves[1])
+    assert all(r["params"]["tools"][0].get("strict") is True and "output_config" not in r["params"] for r in waves[1])
     assert batched.usage.calls == 6
     assert not store_path_for(tmp_path / "r.json").exists()  # a finished run leaves nothing to resume
 
