@@ -111,6 +111,16 @@ class TargetCall:
     prompt: str | None = None
     trace: list[Step] | None = None
 
+    @classmethod
+    def returned(cls, output: Any, facts: dict[str, Any], prompt: str | None, trace: Any) -> "TargetCall":
+        """What a target that returned gave (in this process or a worker's), its trace read as steps;
+        a trace evalkit cannot read is an error row naming the step."""
+        try:
+            steps = read_trace(trace) if trace is not None else None
+        except ValueError as exc:
+            return cls(error=f"target returned a trace evalkit cannot read: {exc}", prompt=prompt)
+        return cls(output=output, facts=facts, prompt=prompt, trace=steps)
+
 
 async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None,
                       toolbox: ToolBox | None = None, messages: Messages | None = None) -> TargetCall:
@@ -160,11 +170,7 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
     problem = output_problem(produced)
     if problem:
         return TargetCall(error=problem, prompt=prompt)
-    try:
-        steps = read_trace(trace) if trace is not None else None
-    except ValueError as exc:
-        return TargetCall(error=f"target returned a trace evalkit cannot read: {exc}", prompt=prompt)
-    return TargetCall(output=produced, facts=facts, prompt=prompt, trace=steps)
+    return TargetCall.returned(produced, facts, prompt, trace)
 
 
 @dataclass

@@ -31,7 +31,6 @@ from evalkit.errors import one_line
 from evalkit.scoring.items import decide_item, item_result
 from evalkit.run.targets import TargetCall
 from evalkit.run.tool_loop import ToolOutcome
-from evalkit.trace.steps import read_trace
 from evalkit.workers.link import PICKLE
 from evalkit.workers.pool import TIMED_OUT, WorkerPool
 from evalkit.workers.process import signal_name
@@ -91,11 +90,7 @@ class UserCode:
             return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
         tag = result[0]
         if tag == "output":
-            try:
-                trace = read_trace(result[4]) if result[4] is not None else None
-            except ValueError as exc:
-                return TargetCall(error=f"target returned a trace evalkit cannot read: {exc}", prompt=result[3])
-            return TargetCall(output=result[1], facts=result[2] or {}, prompt=result[3], trace=trace)
+            return TargetCall.returned(result[1], result[2] or {}, result[3], result[4])
         if tag == "error":
             return TargetCall(error=result[1], traceback=result[2], prompt=result[3] if len(result) > 3 else None)
         if tag == "died":

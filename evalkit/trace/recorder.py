@@ -18,10 +18,13 @@ MAX_STEP_TEXT = 4_000  # characters of a message or tool result kept in a record
 
 
 class TraceRecorder:
-    """Steps in the order the calls were made; `steps` is the trace so far."""
+    """Steps in the order the calls were made; `steps` is the trace so far. Each call notes plain
+    fields only: the `Step`s are built when the trace is read, so a run that keeps no trace (a prompt
+    target without tools, one reply) pays nothing for them."""
 
     def __init__(self) -> None:
-        self.steps: list[Step] = []
+        self._noted: list[dict[str, Any]] = []  # each step's fields, in order
+        self._built: list[Step] = []  # the Steps of the first len(_built) of them
         self._pending: dict[str, dict[str, Any]] = {}  # tool_use id -> the call, until its result is sent
         self._tool_seconds: dict[str, float] = {}  # tool_use id -> seconds the tool took (evalkit's own loop)
         self.offered_tools = False  # some request offered the model tools
@@ -41,14 +44,21 @@ class TraceRecorder:
                     self._tool_result(block)
         text = _text_of(content)  # (each request resends the history: only its newest turn is new)
         if text:
-            self.steps.append(Step.message("user", text[:MAX_STEP_TEXT], start=_round(at)))
+            self._noted.append({"type": "message", "role": "user", "text": text[:MAX_STEP_TEXT], "start": _round(at)})
 
     def reply(self, text: str, tool_uses: list[dict[str, Any]], *, at: float, seconds: float) -> None:
         """The model answered: its text, and the tool calls it asked for (recorded when answered)."""
         self.replies += 1
-        self.steps.append(Step.message("assistant", text[:MAX_STEP_TEXT], start=_round(at), seconds=_round(seconds)))
+        self._noted.append({"type": "message", "role": "assistant", "text": text[:MAX_STEP_TEXT], "start": _round(at),
+                            "seconds": _round(seconds)})
         for use in tool_uses:
             self._pending[str(use.get("id"))] = use
+
+    @property
+    def steps(self) -> list[Step]:
+        """The trace so far."""
+        self._built += [Step(**noted) for noted in self._noted[len(self._built):]]
+        return self._built
 
     def tool_took(self, tool_use_id: str, seconds: float) -> None:
         """How long a tool evalkit ran took (recorded with the call when its result is sent)."""
@@ -65,8 +75,8 @@ class TraceRecorder:
     def close(self, why: str) -> list[Step]:
         """The trace, with any tool call asked for but never answered recorded as an error `why`."""
         for use_id, use in list(self._pending.items()):
-            self.steps.append(Step.tool_call(str(use.get("name")), dict(use.get("input") or {}), error=why,
-                                             id=use_id or None))
+            self._noted.append({"type": "tool_call", "name": str(use.get("name")),
+                                "arguments": dict(use.get("input") or {}), "error": why, "id": use_id or None})
         self._pending.clear()
         return self.steps
 
@@ -85,9 +95,9 @@ class TraceRecorder:
         error = None
         if block.get("is_error"):
             error, result = (result if isinstance(result, str) else json.dumps(result))[:MAX_STEP_TEXT], None
-        self.steps.append(Step.tool_call(str(use.get("name")), dict(use.get("input") or {}), result=result,
-                                         error=error or None, id=use_id or None,
-                                         seconds=_round(self._tool_seconds.pop(use_id, None))))
+        self._noted.append({"type": "tool_call", "name": str(use.get("name")), "arguments": dict(use.get("input") or {}),
+                            "result": result, "error": error or None, "id": use_id or None,
+                            "seconds": _round(self._tool_seconds.pop(use_id, None))})
 
 
 def _text_of(content: Any) -> str:
