@@ -231,7 +231,7 @@ class Script:
         if rule is None:
             if requested_tool(body) == GRADE_TOOL:
                 return self._composed(body)
-            return _NoMatch(text[:200])
+            return _Refused(f"no scripted reply matches this request (prompt starts: {text[:200]!r})")
         action = rule.action
         if callable(action) and not isinstance(action, (TextReply, ToolReply, ToolUseReply, Fault)):
             produced = action(body)
@@ -267,24 +267,8 @@ def _asking(body: dict[str, Any], tool: str, schema: dict[str, Any]) -> dict[str
 
 
 @dataclass(frozen=True)
-class _NoMatch(Fault):
-    """No rule matched: answered as a 400 whose message shows the start of the prompt."""
-
-    prompt_start: str = ""
-
-    def __init__(self, prompt_start: str) -> None:
-        object.__setattr__(self, "kind", "400")
-        object.__setattr__(self, "retry_after", None)
-        object.__setattr__(self, "prompt_start", prompt_start)
-
-    @property
-    def message(self) -> str:
-        return f"no scripted reply matches this request (prompt starts: {self.prompt_start!r})"
-
-
-@dataclass(frozen=True)
 class _Refused(Fault):
-    """A request the API would refuse: answered as a 400 with the API's reason."""
+    """A request the API would refuse, or one no rule matches: answered as a 400 saying why."""
 
     message: str = ""
 
@@ -299,21 +283,23 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
+def _tool_use(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": name, "input": arguments}
+
+
 def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply) -> dict[str, Any]:
     """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`. A tool reply to
     a structured-output request is its text, as JSON; a thinking request's reply starts with a thinking block."""
     content: list[dict[str, Any]]
-    if isinstance(action, ToolUseReply):
-        content = [{"type": "text", "text": action.text}] if action.text else []
-        content += [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": name, "input": arguments}
-                    for name, arguments in action.calls]
-        stop_reason, out_text = "tool_use", action.text + json.dumps([list(c) for c in action.calls])
-    elif isinstance(action, ToolReply) and output_schema(body) is not None:
+    if isinstance(action, ToolReply) and output_schema(body) is not None:
         out_text = json.dumps(action.input)
         content, stop_reason = [{"type": "text", "text": out_text}], "end_turn"
+    elif isinstance(action, ToolUseReply):
+        content = [{"type": "text", "text": action.text}] if action.text else []
+        content += [_tool_use(name, arguments) for name, arguments in action.calls]
+        stop_reason, out_text = "tool_use", action.text + json.dumps([list(c) for c in action.calls])
     elif isinstance(action, ToolReply):
-        content = [{"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24],
-                    "name": action.name, "input": action.input}]
+        content = [_tool_use(action.name, action.input)]
         stop_reason, out_text = "tool_use", json.dumps(action.input)
     else:
         content = [{"type": "text", "text": action.text}]
@@ -342,6 +328,6 @@ def error_payload(fault: Fault) -> tuple[int, dict[str, Any]]:
              "500": (500, "api_error", "Internal server error (scripted)"),
              "400": (400, "invalid_request_error", "Bad request (scripted)")}
     status, etype, msg = kinds[fault.kind]
-    if isinstance(fault, (_NoMatch, _Refused)):
+    if isinstance(fault, _Refused):
         msg = fault.message
     return status, {"type": "error", "error": {"type": etype, "message": msg}}
