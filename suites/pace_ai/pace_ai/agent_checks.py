@@ -15,6 +15,7 @@ A run without a trajectory, or without the tool call a check reads, fails it say
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 from evalkit import Check, CheckContext, Outcome, register_check
@@ -33,10 +34,17 @@ def _results(ctx: CheckContext, tool: str) -> list[dict[str, Any]]:
             and isinstance(s.result, dict)]
 
 
-def _no_trace(ctx: CheckContext) -> Outcome | None:
-    if ctx.trace is None:
-        return Outcome(False, "the run recorded no trajectory: the agent's tool calls cannot be checked")
-    return None
+class _TraceCheck(Check):
+    """A check that reads the run's tool calls: a run without a trajectory fails it, saying so."""
+
+    def evaluate(self, ctx: CheckContext) -> Outcome:
+        if ctx.trace is None:
+            return Outcome(False, "the run recorded no trajectory: the agent's tool calls cannot be checked")
+        return self.decide(ctx)
+
+    @abstractmethod
+    def decide(self, ctx: CheckContext) -> Outcome:
+        """Decide on a run that has a trajectory."""
 
 
 def _pace_values(value: Any) -> list[float]:
@@ -64,15 +72,12 @@ def _zones(ctx: CheckContext) -> dict[str, dict[str, Any]]:
 
 
 @register_check
-class PacesFromTools(Check):
+class PacesFromTools(_TraceCheck):
     """Every pace in the reply lies in a zone the zones tool returned or near a pace a tool returned."""
 
     type: ClassVar[str] = "pace_paces_from_tools"
 
-    def evaluate(self, ctx: CheckContext) -> Outcome:
-        missing = _no_trace(ctx)
-        if missing:
-            return missing
+    def decide(self, ctx: CheckContext) -> Outcome:
         written = paces_in(ctx.text)
         if not written:
             return Outcome(False, "the reply gives no pace at all")
@@ -89,15 +94,12 @@ class PacesFromTools(Check):
 
 
 @register_check
-class AcwrFromTool(Check):
+class AcwrFromTool(_TraceCheck):
     """The reply quotes the ACWR the load tool computed, and no other."""
 
     type: ClassVar[str] = "pace_acwr_from_tool"
 
-    def evaluate(self, ctx: CheckContext) -> Outcome:
-        missing = _no_trace(ctx)
-        if missing:
-            return missing
+    def decide(self, ctx: CheckContext) -> Outcome:
         computed = [r.get("acwr_2dp") for r in _results(ctx, "analyze_training_load")
                     if isinstance(r.get("acwr_2dp"), (int, float))]
         if not computed:
@@ -113,15 +115,12 @@ class AcwrFromTool(Check):
 
 
 @register_check
-class EasyPaceUsed(Check):
+class EasyPaceUsed(_TraceCheck):
     """At least one pace in the reply lies in the easy zone the zones tool returned."""
 
     type: ClassVar[str] = "pace_easy_pace_used"
 
-    def evaluate(self, ctx: CheckContext) -> Outcome:
-        missing = _no_trace(ctx)
-        if missing:
-            return missing
+    def decide(self, ctx: CheckContext) -> Outcome:
         easy = _zones(ctx).get("easy")
         if not isinstance(easy, dict):
             return Outcome(False, "calculate_training_zones gave no easy zone in this run (not called, or it failed)")
