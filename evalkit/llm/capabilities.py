@@ -1,7 +1,7 @@
-"""What a model can be asked beyond a plain message: structured outputs (`output_config.format`
-with a JSON schema: the reply's text is JSON matching it) and extended thinking. The judge and
-the extraction ask for their replies through structured outputs where the model supports them,
-and through a forced tool elsewhere (evalkit.scoring.structured).
+"""What a model can be asked beyond a plain message: structured outputs (a reply that matches a JSON
+schema by construction: a strict tool, or `output_config.format`) and extended thinking. The judge
+and the extraction ask for their replies through structured outputs where the model supports them,
+and through a plain forced tool elsewhere (evalkit.scoring.structured).
 
 Where it comes from, best first:
 1. the API itself (`GET /v1/models`, each model's `capabilities`), read with the lifecycles
