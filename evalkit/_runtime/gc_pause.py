@@ -8,6 +8,14 @@ at the start was frozen (`gc.freeze`: left out of collections, still freed by re
 and the youngest generation was collected every 7,000 allocations instead of every 700. The
 settings are restored when the run ends, so a pytest session or a program embedding evalkit gets
 its collector back as it was.
+
+The console script, which exits once its command is done, freezes the heap on the way out
+(`frozen_exit`): Python's last collection at shutdown then leaves the long-lived heap (the SDK's
+thousands of model classes) to the operating system instead of tearing it down object by object:
+measured 0.3–0.5 s of every command that imported anthropic (`evalkit run` of 1,000 cases, median
+of 9: 3.60 s to 3.14 s). The exit is otherwise Python's own: atexit handlers run, modules are torn
+down, a file a module holds is flushed and closed. What the freeze gives up: an object kept alive
+only by a reference cycle until exit is not finalized (Python promises no finalizer at exit either).
 """
 
 from __future__ import annotations
@@ -52,6 +60,14 @@ def settle() -> None:
     with _lock:
         if _runs:
             gc.freeze()
+
+
+def frozen_exit() -> None:
+    """Called by the console script as it exits: collect what is garbage now (so its finalizers run,
+    files in a reference cycle are closed), then freeze everything left, which shutdown's last
+    collection does not walk. Never called by the engine: a program embedding evalkit keeps its collector."""
+    gc.collect()
+    gc.freeze()
 
 
 @contextmanager

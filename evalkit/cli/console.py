@@ -6,7 +6,10 @@ from evalkit.cli.commands import main
 
 
 def entry() -> None:
-    from evalkit._runtime import exit_guard
+    from evalkit._runtime import exit_guard, gc_pause
 
     exit_guard.arm()  # os._exit from user code imported here ends evalkit with 2, never with a silent 0
-    main()
+    try:
+        main()
+    finally:
+        gc_pause.frozen_exit()  # shutdown leaves the long-lived heap to the OS: 0.3-0.4 s sooner
