@@ -27,6 +27,10 @@ PER_WORKER = 4  # calls in each worker before another worker is started (up to t
 MAX_WORKERS = 4
 _AGAIN = object()  # a call's worker died for another call's sake: run it again
 TIMED_OUT = object()
+# A call's timeout runs from the moment its worker is up: starting a fresh Python is not the call's
+# time (on a loaded machine it can take longer than a 1 s check timeout). A worker not up by then
+# has its calls timed out as before.
+START_LIMIT = 60.0
 
 
 def pool_size() -> int:
@@ -101,6 +105,8 @@ class WorkerPool:
                 except OSError as exc:
                     return ("died", ("start", f"{exc.strerror or exc}"), None)
                 try:  # (on a timeout wait_for cancels the future: a late answer finds it done)
+                    if timeout is not None:
+                        await self._worker_up(call)
                     result = await (call.future if timeout is None else asyncio.wait_for(call.future, timeout))
                 except TimeoutError:
                     self._abandon(call)
@@ -116,6 +122,17 @@ class WorkerPool:
                     call.client.forget_calls()
         finally:
             self._episode_done(call)
+
+    @staticmethod
+    async def _worker_up(call: _Call) -> None:
+        """Wait (up to START_LIMIT) until the call's worker has said it is ready, or has died."""
+        worker = call.worker
+        if worker is None or worker.ready or worker.dead:
+            return
+        try:
+            await asyncio.wait_for(worker.up.wait(), START_LIMIT)
+        except TimeoutError:
+            pass  # the call's own timeout runs from here
 
     def _episode_done(self, call: _Call) -> None:
         episode, call.episode = call.episode, None
@@ -233,6 +250,7 @@ class WorkerPool:
             worker.exit_note = (message[1], int(message[2]))
         elif kind == "ready":
             worker.ready = True
+            worker.up.set()
 
     async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, payload: bytes) -> None:
         """Make a model call user code asked for, with its case's client, and send the answer."""
@@ -260,6 +278,7 @@ class WorkerPool:
     async def _died(self, worker: WorkerProcess) -> None:
         """The worker's socket closed: wait for its exit status, and settle its calls."""
         worker.dead = True
+        worker.up.set()
         status = await worker.exit_status()
         calls = list(worker.calls.values())
         worker.calls.clear()

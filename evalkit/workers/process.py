@@ -38,6 +38,7 @@ class WorkerProcess:
         self.closing = False  # closed by the pool: its end is no one's fault
         self.dead = False
         self.ready = False  # said so: it runs no user code before
+        self.up = asyncio.Event()  # set once it is ready, or dead
         self.exit_note: tuple[int | None, int] | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.outbox: list[bytes] = []  # frames to write: at the end of this turn of the event loop
