@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from typing import Any
 
@@ -156,9 +155,8 @@ async def _extract_fields(client: BoundClient, model: str, output_text: str, fie
             return coerce_fields(raw, fields), None
         except ValueError as exc:
             problem = str(exc)
-        request = dataclasses.replace(request, messages=request.messages[:1] + (
-            {"role": "assistant", "content": json.dumps(raw)[:4000] if raw is not None else "(no fields)"},
-            {"role": "user", "content": f"That reply was invalid: {problem}. {route.ask(EXTRACT_TOOL)} again."}))
+        request = route.corrected(request, EXTRACT_TOOL,
+                                  json.dumps(raw)[:4000] if raw is not None else "(no fields)", problem)
     return None, f"extraction reply invalid after a retry: {problem}"
 
 

@@ -15,6 +15,7 @@ retried once, then is an error: never a pass."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -42,6 +43,18 @@ class Route:
     def ask(self, tool: str) -> str:
         """The instruction's verb: call the tool, or answer in the response format."""
         return "Answer with the JSON object" if self.uses_format else f"Call {tool}"
+
+    def how(self, tool: str) -> str:
+        """How the system prompt says to answer: by the tool, or with the JSON format."""
+        return "with one JSON object in the required format" if self.uses_format else f"by calling the `{tool}` tool once"
+
+    def corrected(self, request: ModelRequest, tool: str, echo: str, problem: str, wanted: str = "") -> ModelRequest:
+        """`request` again with a corrective turn: the invalid reply (`echo`), then what was wrong with
+        it and how to answer (`wanted`: what the answer must hold). The turn changes the request, so
+        the retry is not served from the cache."""
+        return dataclasses.replace(request, messages=request.messages[:1] + (
+            {"role": "assistant", "content": echo},
+            {"role": "user", "content": f"That reply was invalid: {problem}. {self.ask(tool)} again{wanted}."}))
 
 
 FORCED = Route()
@@ -102,18 +115,15 @@ def structured_request(route: Route, *, model: str, system: Any, messages: tuple
                        max_tokens: int, tool: dict[str, Any]) -> ModelRequest:
     """The request asking for a reply shaped by `tool`'s input schema, by `route`. With thinking, no
     temperature (the API takes none) and `max_tokens` above the budget by the reply's own allowance."""
-    if not route.structured:
-        return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens, temperature=0.0,
-                            tools=(tool,), tool_choice={"type": "tool", "name": tool["name"]})
-    schema = strict_schema(tool["input_schema"], tool["name"])
-    if route.thinking is None:  # strict tool use: valid by construction, cached where a forced tool is
-        return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens, temperature=0.0,
-                            tools=({**tool, "input_schema": schema, "strict": True},),
-                            tool_choice={"type": "tool", "name": tool["name"]})
-    output_format = {"type": "json_schema", "schema": schema}
-    return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens + route.thinking,
-                        output_format=output_format,
-                        thinking={"type": "enabled", "budget_tokens": route.thinking})
+    if route.uses_format:
+        schema = strict_schema(tool["input_schema"], tool["name"])
+        return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens + route.thinking,
+                            output_format={"type": "json_schema", "schema": schema},
+                            thinking={"type": "enabled", "budget_tokens": route.thinking})
+    if route.structured:  # strict tool use: valid by construction, cached where a forced tool is
+        tool = {**tool, "input_schema": strict_schema(tool["input_schema"], tool["name"]), "strict": True}
+    return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens, temperature=0.0,
+                        tools=(tool,), tool_choice={"type": "tool", "name": tool["name"]})
 
 
 def refuse_unsupported_thinking(suites: Iterable[Any], judge_model: str | None,
