@@ -115,7 +115,7 @@ def structured_request(route: Route, *, model: str, system: Any, messages: tuple
                        max_tokens: int, tool: dict[str, Any]) -> ModelRequest:
     """The request asking for a reply shaped by `tool`'s input schema, by `route`. With thinking, no
     temperature (the API takes none) and `max_tokens` above the budget by the reply's own allowance."""
-    if route.uses_format:
+    if route.structured and route.thinking is not None:  # route.uses_format, spelt out for the type checker
         schema = strict_schema(tool["input_schema"], tool["name"])
         return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens + route.thinking,
                             output_format={"type": "json_schema", "schema": schema},
