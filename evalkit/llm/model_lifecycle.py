@@ -95,9 +95,11 @@ def read_api_answer(cache_dir: Path, *, now: float | None = None) -> tuple[dict[
 def read_api_cache(cache_dir: Path, *, now: float | None = None) -> dict[str, Lifecycle] | None:
     """The API's lifecycles saved less than a day ago, or None (absent, stale or unreadable)."""
     answer = read_api_answer(cache_dir, now=now)
-    if answer is None:
-        return None
-    models, source = answer
+    return _lifecycles(*answer) if answer is not None else None
+
+
+def _lifecycles(models: Mapping[str, Mapping[str, Any]], source: str) -> dict[str, Lifecycle]:
+    """The lifecycles in an answer of the API (model id to what `fetch_lifecycles` keeps)."""
     return {m: _entry(m, info, source) for m, info in models.items()}
 
 
@@ -138,12 +140,8 @@ class LifecycleTable:
 
     def _load(self) -> dict[str, Lifecycle]:
         table, as_of = bundled()
-        answered = read_api_answer(self._cache_dir) if self._cache_dir is not None else None
-        api = None
-        if answered is not None:
-            self._answer = answered
-            api = {m: _entry(m, info, answered[1]) for m, info in answered[0].items()}
-        if api is None and self._fetch is not None:
+        self._answer = read_api_answer(self._cache_dir) if self._cache_dir is not None else None
+        if self._answer is None and self._fetch is not None:
             try:
                 answer = self._fetch()
             except Exception as exc:  # noqa: BLE001 - offline or refused: the table still decides
@@ -152,11 +150,9 @@ class LifecycleTable:
             else:
                 if self._cache_dir is not None:
                     write_api_cache(self._cache_dir, answer)
-                source = f"API {today().isoformat()}"
-                self._answer = ({m: dict(info) for m, info in answer.items()}, source)
-                api = {m: _entry(m, info, source) for m, info in answer.items()}
+                self._answer = ({m: dict(info) for m, info in answer.items()}, f"API {today().isoformat()}")
         # The API may stop listing a model once it is retired: the table keeps those.
-        return {**table, **(api or {})}
+        return {**table, **(_lifecycles(*self._answer) if self._answer is not None else {})}
 
     def end_of_life(self) -> dict[str, str]:
         """Model id to ISO end-of-life date, for every model deprecated or retired."""
