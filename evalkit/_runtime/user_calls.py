@@ -6,6 +6,7 @@ uses it, and must start quickly."""
 from __future__ import annotations
 
 import inspect
+import json
 import queue
 import sys
 import threading
@@ -14,7 +15,7 @@ from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any, Callable
 
-from evalkit.errors import safe_str
+from evalkit.errors import one_line, safe_str
 
 # Raised by user code, these mean "the code under test failed", not "stop evalkit". A real Ctrl-C
 # reaches a run as the cancellation of its task (asyncio.run's own SIGINT handler), never as these.
@@ -132,6 +133,15 @@ def output_problem(output: Any) -> str | None:
     kind = "None" if output is None else type(output).__name__
     return (f"target returned {kind}; expected text (str), structured output (a dict, a list or a "
             f"pydantic model) or evalkit.TargetResult")
+
+
+def tool_answer(produced: Any) -> tuple[Any, str | None]:
+    """A tool function's return value as the model is sent it and the trace keeps it, JSON (anything
+    else as text), and None; or None and why it cannot be (circular, or nested past Python's limit)."""
+    try:
+        return json.loads(json.dumps(produced, default=str)), None
+    except Exception as exc:  # noqa: BLE001 - whatever the value does while it is encoded
+        return None, f"the tool returned what cannot be sent as JSON: {type(exc).__name__}: {one_line(exc)}"
 
 
 def describe_exit(exc: BaseException) -> str:

@@ -17,7 +17,6 @@ with an empty final answer, which ends the loop (the plan estimates the turns af
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +26,7 @@ from evalkit.errors import EvalkitError, one_line
 from evalkit._runtime.import_names import import_object
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.suite.model import Case, Suite, Turn
-from evalkit._runtime.user_calls import DaemonPool
+from evalkit._runtime.user_calls import DaemonPool, tool_answer
 from evalkit.run.conversation import Scored, run_conversation, target_prompt
 from evalkit.run.runner import trajectory
 from evalkit.run.targets import Messages, TargetCall, call_target, resolve_target, target_executor
@@ -117,11 +116,8 @@ def _tool_functions(suite: Suite) -> Any:
             return ToolOutcome(error=f"tool {function} timed out after {timeout:g} s")
         except Exception as exc:  # noqa: BLE001 - a tool's failure is told to the model
             return ToolOutcome(error=f"{type(exc).__name__}: {one_line(exc)}")
-        try:
-            return ToolOutcome(result=json.loads(json.dumps(produced, default=str)))
-        except Exception as exc:  # noqa: BLE001 - circular, or nested past Python's limit
-            return ToolOutcome(error=f"the tool returned what cannot be sent as JSON: {type(exc).__name__}: "
-                                     f"{one_line(exc)}")
+        result, problem = tool_answer(produced)
+        return ToolOutcome(result=result) if problem is None else ToolOutcome(error=problem)
 
     return run_function
 

@@ -28,7 +28,7 @@ from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit.errors import ProviderError
 from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
-                                         takes_messages, user_traceback)
+                                         takes_messages, tool_answer, user_traceback)
 from evalkit.workers.client_proxy import AsyncClient, SyncClient
 from evalkit.errors import safe_str
 from evalkit._runtime.redaction import protect
@@ -197,13 +197,8 @@ class Worker:
         except BaseException as exc:  # SystemExit too: a tool's failure is told to the model, not the run's end
             self._done(call_id, ("error", f"{type(exc).__name__}: {safe_one_line(exc)}", traceback_of(exc)))
             return
-        try:  # what the model is sent and the trace keeps: JSON (anything else as text)
-            import json
-
-            self._done(call_id, ("output", json.loads(json.dumps(produced, default=str))))
-        except Exception as exc:  # circular, or nested past Python's limit
-            self._done(call_id, ("error", f"the tool returned what cannot be sent as JSON: {type(exc).__name__}: "
-                                          f"{safe_one_line(exc)}", None))
+        result, problem = tool_answer(produced)
+        self._done(call_id, ("output", result) if problem is None else ("error", problem, None))
 
     # -- checks ----------------------------------------------------------------------------
 
