@@ -45,19 +45,18 @@ def render_trajectory(trace: list[Step], limit: int = MAX_TRAJECTORY_CHARS) -> s
     lines = [step_line(n, step) for n, step in enumerate(trace, 1)]
     if sum(len(line) + 1 for line in lines) <= limit:
         return "\n".join(lines)
-    head: list[str] = []
-    tail: list[str] = []
-    budget = limit // 2
-    for line in lines:
-        if budget - len(line) - 1 < 0:
-            break
-        head.append(line)
-        budget -= len(line) + 1
-    budget = limit // 2
-    for line in reversed(lines[len(head):]):
-        if budget - len(line) - 1 < 0:
-            break
-        tail.insert(0, line)
-        budget -= len(line) + 1
+    head = _fitting(lines, limit // 2)
+    tail = _fitting(lines[len(head):][::-1], limit // 2)[::-1]
     cut = len(lines) - len(head) - len(tail)
     return "\n".join([*head, f"[... {cut} steps cut ...]", *tail])
+
+
+def _fitting(lines: list[str], budget: int) -> list[str]:
+    """The first of `lines` that fit in `budget` characters, each with its newline."""
+    kept: list[str] = []
+    for line in lines:
+        budget -= len(line) + 1
+        if budget < 0:
+            break
+        kept.append(line)
+    return kept
