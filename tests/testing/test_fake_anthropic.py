@@ -27,13 +27,6 @@ def fake():
         yield server
 
 
-@pytest.fixture
-def client(fake):
-    c = anthropic.Anthropic(api_key="test-key", base_url=fake.url, max_retries=0)
-    yield c
-    c.close()
-
-
 def ask(client, prompt: str, **kwargs):
     return client.messages.create(model=kwargs.pop("model", MODEL), max_tokens=64,
                                   messages=[{"role": "user", "content": prompt}], **kwargs)

@@ -30,13 +30,6 @@ def fake():
         yield server
 
 
-@pytest.fixture
-def client(fake):
-    c = anthropic.Anthropic(api_key="test-key", base_url=fake.url, max_retries=0)
-    yield c
-    c.close()
-
-
 def ask(client, **kwargs):
     return client.messages.create(model=MODEL, max_tokens=kwargs.pop("max_tokens", 64),
                                   messages=[{"role": "user", "content": "Which city?"}], **kwargs)
