@@ -312,13 +312,16 @@ def test_a_turn_of_a_prompt_target_with_tools_runs_its_tool_loop_and_the_trace_h
     assert run_.trace[4].result == {"sky": "rain"}
 
 
+TWO_TURNS = """
+target: {prompt: "unused"}
+cases:
+  - id: c
+    conversation: [{user: "first"}, {user: "second"}]
+"""
+
+
 def test_a_turn_cut_off_at_max_tokens_fails_its_own_complete_check(write):
-    suite = write("s.yml", """
-        target: {prompt: "unused"}
-        cases:
-          - id: c
-            conversation: [{user: "first"}, {user: "second"}]
-        """)
+    suite = write("s.yml", TWO_TURNS)
     script = Script().reply("fine", prompt="second").reply("cut", stop_reason="max_tokens", prompt="first")
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
     run_ = run(load_suites([suite]), client, RunOptions()).suites[0].cases[0].runs[0]
@@ -327,12 +330,7 @@ def test_a_turn_cut_off_at_max_tokens_fails_its_own_complete_check(write):
 
 
 def test_a_final_reply_cut_off_fails_the_case_s_complete_check_once(write):
-    suite = write("s.yml", """
-        target: {prompt: "unused"}
-        cases:
-          - id: c
-            conversation: [{user: "first"}, {user: "second"}]
-        """)
+    suite = write("s.yml", TWO_TURNS)
     script = Script().reply("cut", stop_reason="max_tokens", prompt="second").reply("fine", prompt="first")
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
     run_ = run(load_suites([suite]), client, RunOptions()).suites[0].cases[0].runs[0]
