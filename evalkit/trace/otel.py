@@ -45,16 +45,15 @@ def otlp_steps(value: Any) -> list[dict[str, Any]]:
     spans.sort(key=lambda s: s["start"])
     t0 = spans[0]["start"] if spans else 0
     steps: list[dict[str, Any]] = []
-    executed = {s["attrs"].get("gen_ai.tool.call.id") for s in spans if _operation(s) == "execute_tool"}
+    executed = {s["attrs"].get("gen_ai.tool.call.id") for s in spans if s["operation"] == "execute_tool"}
     responses = _tool_responses(spans)
     users_seen = 0
     for span in spans:
         timing = {"start": round((span["start"] - t0) / 1e9, 6), "seconds": round((span["end"] - span["start"]) / 1e9, 6)}
-        operation = _operation(span)
-        if operation == "execute_tool":
+        if span["operation"] == "execute_tool":
             steps.append(_tool_step(span, timing))
-        elif operation == "chat":
-            users = [m for m in _messages(span, "gen_ai.input.messages") if m.get("role") == "user"]
+        elif span["operation"] == "chat":
+            users = [m for m in span["inputs"] if m.get("role") == "user"]
             for message in users[users_seen:]:
                 steps.append({"type": "message", "role": "user", "text": _text(message)})
             users_seen = max(users_seen, len(users))
@@ -129,8 +128,12 @@ def _span(raw: Any, where: str) -> dict[str, Any]:
             raise ValueError(f"OpenTelemetry trace: {where}: an attribute is not a {{key, value}} mapping")
         attrs[a["key"]] = _value(a.get("value"), f"{where}: attribute {a['key']}")
     status = span.get("status") or {}
-    return {"name": str(span.get("name", "")), "start": times[0], "end": max(times[1], times[0]), "attrs": attrs,
+    read = {"name": str(span.get("name", "")), "start": times[0], "end": max(times[1], times[0]), "attrs": attrs,
             "status": status if isinstance(status, dict) else {}, "where": where}
+    read["operation"] = _operation(read)
+    # A model call's input messages, parsed once: its user turns and the tool results it was told.
+    read["inputs"] = _messages(read, "gen_ai.input.messages") if read["operation"] == "chat" else []
+    return read
 
 
 def _value(value: Any, where: str) -> Any:
@@ -229,11 +232,10 @@ def _tool_responses(spans: list[dict[str, Any]]) -> dict[str, Any]:
     """What each tool call id returned, as later model calls were told (`tool_call_response` parts)."""
     found: dict[str, Any] = {}
     for span in spans:
-        if _operation(span) == "chat":
-            for message in _messages(span, "gen_ai.input.messages"):
-                for part in _parts(message, "tool_call_response"):
-                    if part.get("id") is not None:
-                        found[str(part["id"])] = _json(part.get("response"))
+        for message in span["inputs"]:
+            for part in _parts(message, "tool_call_response"):
+                if part.get("id") is not None:
+                    found[str(part["id"])] = _json(part.get("response"))
     return found
 
 
