@@ -214,13 +214,7 @@ class Regex(_TextCheck):
         return v
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
-        # The `regex` engine, for its time limit: catastrophic backtracking ends as an error row.
-        try:
-            found = regex.search(self.pattern, ctx.text, regex.IGNORECASE if self.ignore_case else 0,
-                                 timeout=REGEX_TIMEOUT)
-        except TimeoutError:
-            raise TimeoutError(f"regex /{self.pattern}/ took over {REGEX_TIMEOUT:g} s "
-                               f"(catastrophic backtracking?)") from None
+        found = limited_regex(self.pattern, ctx.text, regex.IGNORECASE if self.ignore_case else 0)
         if found and self.match:
             return Outcome(True, f"matches at {found.start()}: {found.group(0)[:60]!r}")
         if not found and not self.match:
@@ -298,3 +292,12 @@ class Length(Check):
 
 # The registry lists these as built-ins (they are not registered by import side effect).
 CHECKS = (Count, MaxWords, Distinct, ForbiddenPhrases, Equals, Contains, NotContains, Regex, Json, Length)
+
+
+def limited_regex(pattern: str, text: str, flags: int = 0, *, full: bool = False) -> Any:
+    """`regex.search` (`regex.fullmatch` with `full`) within REGEX_TIMEOUT: the `regex` engine, for its
+    time limit, so catastrophic backtracking ends as an error row naming the pattern."""
+    try:
+        return (regex.fullmatch if full else regex.search)(pattern, text, flags, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        raise TimeoutError(f"regex /{pattern}/ took over {REGEX_TIMEOUT:g} s (catastrophic backtracking?)") from None

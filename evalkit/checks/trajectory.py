@@ -17,7 +17,7 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from evalkit.checks.base import Check, CheckContext, Outcome
-from evalkit.limits import REGEX_TIMEOUT
+from evalkit.checks.text import limited_regex
 from evalkit.trace.steps import Step, model_turns, tool_calls
 
 NO_TRACE = ("the target recorded no trajectory (a prompt target with `tools:` records one, and so does agent "
@@ -119,7 +119,7 @@ class _ArgumentsCheck(_TrajectoryCheck):
             if key not in got:
                 return f"no {key}"
             if self.match == "regex":
-                if not _full_match(value, _as_text(got[key])):
+                if limited_regex(value, _as_text(got[key]), full=True) is None:
                     return f"{key}={_short(got[key])} does not match /{value}/"
             elif got[key] != value:
                 return f"{key}={_short(got[key])}, wanted {_short(value)}"
@@ -131,14 +131,6 @@ class _ArgumentsCheck(_TrajectoryCheck):
         how = {"subset": "with", "equals": "with exactly", "schema": "with arguments matching the schema",
                "regex": "with arguments matching"}[self.match]
         return f" {how} {_short(self.arguments)}" if self.match != "schema" else f" {how}"
-
-
-def _full_match(pattern: str, text: str) -> bool:
-    try:
-        return regex.fullmatch(pattern, text, timeout=REGEX_TIMEOUT) is not None
-    except TimeoutError:
-        raise TimeoutError(f"regex /{pattern}/ took over {REGEX_TIMEOUT:g} s "
-                           f"(catastrophic backtracking?)") from None
 
 
 def _as_text(value: Any) -> str:
