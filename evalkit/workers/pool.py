@@ -28,8 +28,8 @@ MAX_WORKERS = 4
 _AGAIN = object()  # a call's worker died for another call's sake: run it again
 TIMED_OUT = object()
 # A call's timeout runs from the moment its worker is up: starting a fresh Python is not the call's
-# time (on a loaded machine it can take longer than a 1 s check timeout). A worker not up by then
-# has its calls timed out as before.
+# time (on a loaded machine it can take longer than a 1 s check timeout). A worker not up within
+# START_LIMIT seconds is given up, and its calls fail saying so.
 START_LIMIT = 60.0
 
 
@@ -105,8 +105,9 @@ class WorkerPool:
                 except OSError as exc:
                     return ("died", ("start", f"{exc.strerror or exc}"), None)
                 try:  # (on a timeout wait_for cancels the future: a late answer finds it done)
-                    if timeout is not None:
-                        await self._worker_up(call)
+                    if timeout is not None and not await self._worker_up(call):
+                        self._abandon(call)  # its worker takes no more calls, and is closed
+                        return ("died", ("start", f"it was not ready within {START_LIMIT:g} s"), None)
                     result = await (call.future if timeout is None else asyncio.wait_for(call.future, timeout))
                 except TimeoutError:
                     self._abandon(call)
@@ -124,15 +125,17 @@ class WorkerPool:
             self._episode_done(call)
 
     @staticmethod
-    async def _worker_up(call: _Call) -> None:
-        """Wait (up to START_LIMIT) until the call's worker has said it is ready, or has died."""
+    async def _worker_up(call: _Call) -> bool:
+        """Wait (up to START_LIMIT) until the call's worker has said it is ready, or has died (then the
+        call's answer says so); False when it did neither in time."""
         worker = call.worker
         if worker is None or worker.ready or worker.dead:
-            return
+            return True
         try:
             await asyncio.wait_for(worker.up.wait(), START_LIMIT)
         except TimeoutError:
-            pass  # the call's own timeout runs from here
+            return False
+        return True
 
     def _episode_done(self, call: _Call) -> None:
         episode, call.episode = call.episode, None

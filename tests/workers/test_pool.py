@@ -42,3 +42,24 @@ def test_a_slow_worker_start_does_not_count_against_a_short_check_timeout(write,
     assert {k: c.verdict for k, c in cases.items()} == {"a": "pass", "b": "pass"}, \
         [c.runs[0].items[0].reason for c in cases.values()]
     assert cases["a"].runs[0].items[0].reason == "at once"
+
+
+def test_a_worker_that_never_comes_up_fails_its_calls_saying_so(write, run_scripted, tmp_path, monkeypatch):
+    from evalkit.workers import pool
+
+    write("quick_checks.py", QUICK_CHECK)
+    write("hung_site/sitecustomize.py", "import time\ntime.sleep(30)\n")
+    path = write("s.yml", """
+        target: {prompt: "Say hi"}
+        plugins: [quick_checks]
+        cases:
+          - {id: a, input: {}, checks: [{type: quick}]}
+        """)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "hung_site"))
+    monkeypatch.setattr(pool, "START_LIMIT", 1.0)
+    t0 = time.perf_counter()
+    report = run_scripted(path, Script().reply("hi"))
+    assert time.perf_counter() - t0 < 25  # not the 30 s the worker would take, nor the check's 10 s on top
+    item = report.suites[0].cases[0].runs[0].items[0]
+    assert (item.status, item.reason) == (
+        "error", "check could not run: a worker process could not be started (it was not ready within 1 s)")
