@@ -81,11 +81,15 @@ tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with 
 @_guard
 def validate(paths: tuple[str, ...], target: str | None) -> None:
     """Check suite files; report every problem at once."""
-    from evalkit.engine import preflight  # imported per command: --help and light commands stay fast
+    from evalkit.engine import check_models, preflight  # imported per command: light commands stay fast
 
     # Exactly what `run` checks before its first model call, a suite without a target included.
-    for suite in preflight(_load(paths), target=target, need_target=True):
+    suites = preflight(_load(paths), target=target, need_target=True)
+    warnings = check_models(suites)
+    for suite in suites:
         click.echo(f"ok  {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @main.command("list")
@@ -373,20 +377,18 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Where the API's answer is kept for a day.")
 @_guard
 def models(show_all: bool, cache_dir: str | None) -> None:
-    """List models with end-of-life dates, prices, structured-output support, and where each date came from."""
-    import typing
-
-    from anthropic.types import Model  # the SDK's public list of model ids; loads only for this command
-
+    """List models: end of life, prices, how evalkit asks each for a verdict, its thinking default,
+    sampling parameters, Legacy, and where each fact came from."""
     from evalkit.engine import lifecycle_table  # imported per command: light commands stay fast
+    from evalkit.engine.model_listing import how_asked, sdk_models, table_note
     from evalkit.llm.capabilities import CapabilityTable
     from evalkit.llm.model_lifecycle import known_models, models_table
 
-    current = [name for arg in typing.get_args(Model) for name in typing.get_args(arg) if isinstance(name, str)]
     table = lifecycle_table(cache_dir)
-    capabilities = CapabilityTable(table)  # the judge's route by model: structured outputs, else a forced tool
-    listed = known_models(table, current, structured=lambda m: capabilities.of(m).structured_outputs)
+    capabilities = CapabilityTable(table)
+    listed = known_models(table, sdk_models(), asked=lambda m: how_asked(capabilities.of(m)))
     click.echo(models_table(listed, include_retired=show_all), nl=False)
+    click.echo(table_note(table))
     if table.note:
         click.echo(f"note: {table.note}", err=True)
 

@@ -17,6 +17,7 @@ from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
 from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
 from evalkit.llm.capabilities import CapabilityTable
+from evalkit.run.model_fit import fit_warnings, refuse_unfit
 from evalkit.llm.model_lifecycle import LifecycleTable
 from evalkit.engine.preflight import preflight
 from evalkit.llm.providers.interface import Provider
@@ -45,6 +46,7 @@ __all__ = [
     "anthropic_provider",
     "api_key_set",
     "calibrate",
+    "check_models",
     "calibrate_and_save",
     "lifecycle_table",
     "load_suites",
@@ -293,10 +295,24 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
 
         counter = token_counter(os.environ["ANTHROPIC_API_KEY"].strip(),
                                 (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None)
-    # The judge's route as the run picks it (structured outputs or a forced tool): its requests' cache keys.
+    # The judge's route as the run picks it (evalkit.scoring.structured): its requests' cache keys. A
+    # setting a model would refuse is refused here as a run refuses it, before anything is counted.
     capabilities = CapabilityTable(lifecycle_table(cache_dir)).of
-    return estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
-                    capabilities=capabilities, **options)
+    model, judge_model = options.get("model"), options.get("judge_model")
+    refuse_unfit(suites, model, judge_model, capabilities)
+    planned = estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
+                       capabilities=capabilities, **options)
+    planned.warnings = fit_warnings(suites, model, judge_model, capabilities)
+    return planned
+
+
+def check_models(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
+                 cache_dir: str | Path | None = None) -> list[str]:
+    """What `validate` says of the models before any call: raises as a run would for a setting a model
+    refuses or a judge model evalkit cannot ask; returns the warnings (Legacy models, thinking)."""
+    capabilities = CapabilityTable(lifecycle_table(cache_dir)).of
+    refuse_unfit(suites, model, judge_model, capabilities)
+    return fit_warnings(suites, model, judge_model, capabilities)
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

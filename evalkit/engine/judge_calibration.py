@@ -22,7 +22,7 @@ from evalkit.scoring.items import applicable_items
 from evalkit.results.intervals import cohen_kappa, flipped, kappa_interval
 from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
 from evalkit.scoring.grading import grade
-from evalkit.scoring.structured import thinking_problem
+from evalkit.scoring.structured import refuse_unroutable
 from evalkit.errors import UsageError
 from evalkit.suite.model import GoldOutput, Suite
 
@@ -71,12 +71,9 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
 
 async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats: int = 3) -> Calibration:
     """Measure the judge and the extraction of `suite` on its gold outputs, with the judge's settings
-    of a run (the same route, `judge_thinking` and all); a thinking judge its model cannot take is
-    refused before any call."""
-    if suite.judge_thinking is not None:
-        problem = thinking_problem(judge_model, client.capabilities.of(judge_model))
-        if problem:
-            raise UsageError(f"{suite.path}: {problem}")
+    of a run (the same route, `judge_thinking` and all); a judge model evalkit cannot ask is refused
+    before any call."""
+    refuse_unroutable([suite], judge_model, client.capabilities.of)
     measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, i)
                                       for i, g in enumerate(suite.gold)))
     per_item: dict[str, list[tuple[str, list[str]]]] = {}

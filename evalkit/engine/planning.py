@@ -43,7 +43,7 @@ from evalkit.scoring.grading import grade_request
 from evalkit.scoring.structured import Route, route_for
 from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
-from evalkit.suite.model import TAG_PREFIX, Case, Item, Suite, describe_selection
+from evalkit.suite.model import TAG_PREFIX, Case, Item, JudgeThinking, Suite, describe_selection
 from evalkit.run.conversation import render_turn, target_prompt
 from evalkit.run.targets import prompt_request
 from evalkit.trace.steps import Step, judged_trace
@@ -121,6 +121,8 @@ class Estimate:
     measured_in: str | None = None  # the results file callable targets' calls were measured in
     tokens: "InputCount | None" = None  # how the input tokens were had: counted by the API or estimated
     profiles: list[Profile] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said before money is spent (Legacy models, thinking)
+    thinking_room: int = 0  # output tokens a judge call may think with, counted in full (0: none thinks)
 
     def cost(self) -> tuple[float, list[str]]:
         """Interactive dollars of the priced calls, and the models without a known price."""
@@ -167,6 +169,10 @@ class Estimate:
         elif loops:
             rows.append(f"tool loops: all {loops} exact: every reply is in the response cache, so each request "
                         f"and the runs' trajectories are known")
+        if self.thinking_room:
+            rows.append(f"thinking: billed as output tokens; each judge call is counted with the whole room its "
+                        f"model may think in ({self.thinking_room:,} tokens), a target's within its max_tokens")
+        rows += [f"warning: {w}" for w in self.warnings]
         for p in self.profiles:
             rows.append(f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} "
                         f"with --batch")
@@ -256,9 +262,10 @@ class _Planner:
         self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
         self.tokens = tokens if tokens is not None else InputCount(None)
         self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
-        self.thinking: int | None = None  # the judge_thinking of the suite whose case is being walked
+        self.thinking: JudgeThinking | None = None  # the judge_thinking of the suite whose case is being walked
+        self.thinking_room = 0  # the most output tokens a judge call may think with
 
-    def route(self, model: str, thinking: int | None = None) -> Route:
+    def route(self, model: str, thinking: JudgeThinking | None = None) -> Route:
         """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
         return route_for(self.capabilities(model) if self.capabilities is not None else None, thinking)
 
@@ -458,12 +465,13 @@ class _Planner:
               truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
               judged_input: Any = None, trace: list[Step] | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
-        extracts them (the run's rule: evalkit.scoring.grading.score_output). A thinking judge's
-        output is counted with its whole thinking budget (at most what it may think)."""
+        extracts them (the run's rule: evalkit.scoring.grading.score_output). A judge that thinks has
+        its output counted with the whole room its route gives thinking (at most what it may think)."""
         calls = max(it.judge_repeats for it in judged)
         criteria = {it.id: it.judge or "" for it in judged}
         route = self.route(jmodel, self.thinking)
-        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged) + (route.thinking or 0)
+        self.thinking_room = max(self.thinking_room, route.room)
+        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged) + route.room
         text = output if output is not None else _stand_in(out_tokens)
         case_input = case.input if judged_input is None else judged_input
         for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
@@ -501,6 +509,8 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
     selectors = list(cases or [])
     dry: dict[tuple[str, str, int], DryRun] = {}
 
+    room = [0]
+
     def lines_for(chosen: list[str]) -> list[Line]:
         planner = _Planner(cache, previous, dry, tokens, capabilities)
         lines = []
@@ -515,11 +525,12 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
                 planner.case(line, suite, case, runs, tiers)
             line.calibration_calls = calibration_calls(suite)
             lines.append(line)
+        room[0] = max(room[0], planner.thinking_room)
         return lines
 
     tokens = InputCount(count_tokens)  # one memo for every profile: a request is counted once
     result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None,
-                      tokens=tokens)
+                      tokens=tokens, thinking_room=room[0])
     ids = [s for s in selectors if not s.startswith(TAG_PREFIX)]
     if len(ids) < len(selectors):  # tags select: the nightly profile is every case (of the same ids)
         others = [(f"every case{' ' + describe_selection(ids) if ids else ''} (no --tag: the nightly profile)", ids)]

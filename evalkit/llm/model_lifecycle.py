@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
@@ -202,7 +202,9 @@ class ModelInfo:
     price: tuple[float, float] | None
     source: str = ""
     retired: bool = False
-    structured_outputs: bool | None = None  # None: not known (the judge then forces a tool)
+    # How evalkit asks the model (`evalkit models`' columns: the verdict's route, thinking by default,
+    # sampling parameters, Legacy), as the command works them out from the model's capabilities.
+    asked: Mapping[str, str] = field(default_factory=dict)
 
     def status(self, on: date) -> str:
         if self.retired or (self.end_of_life is not None and self.end_of_life <= on):
@@ -212,10 +214,13 @@ class ModelInfo:
         return f"retires {self.end_of_life.isoformat()} (in {(self.end_of_life - on).days} days)"
 
 
+ASKED_COLUMNS = ("verdict asked by", "thinks by default", "sampling", "legacy")
+
+
 def known_models(table: LifecycleTable, current: Iterable[str] = (),
-                 structured: Callable[[str], bool | None] | None = None) -> list[ModelInfo]:
+                 asked: Callable[[str], Mapping[str, str]] | None = None) -> list[ModelInfo]:
     """Every model `table` knows, plus `current` ids (e.g. the SDK's public `anthropic.types.Model`) as active;
-    `structured`: whether a model supports structured outputs (evalkit.llm.capabilities), None if not known."""
+    `asked`: a model's `ASKED_COLUMNS` (how evalkit asks it, from its capabilities)."""
     known = table.known()
     names = list(dict.fromkeys([*current, *known]))
     out = []
@@ -224,20 +229,21 @@ def known_models(table: LifecycleTable, current: Iterable[str] = (),
         out.append(ModelInfo(m, entry.retires_at if entry else None, price_per_mtok(m),
                              entry.source if entry else "SDK model list",
                              retired=entry is not None and entry.state == "retired",
-                             structured_outputs=structured(m) if structured is not None else None))
+                             asked=asked(m) if asked is not None else {}))
     return out
 
 
 def models_table(models: list[ModelInfo], on: date | None = None, *, include_retired: bool = False) -> str:
-    """One line per model: id, status, $ per million input / output tokens, whether it takes structured
-    outputs (the judge's route: `yes`, else a forced tool), where its dates came from."""
+    """One line per model: id, status, $ per million input / output tokens, how evalkit asks it for a
+    verdict, whether it thinks by default, whether it takes sampling parameters, whether Anthropic
+    calls it Legacy, and where its dates came from."""
     on = on or today()
-    said = {True: "yes", False: "no", None: "unknown"}
     rows = [(m.model, m.status(on), f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown",
-             said[m.structured_outputs], m.source)
+             *(m.asked.get(c, "unknown") for c in ASKED_COLUMNS), m.source)
             for m in sorted(models, key=lambda m: (m.end_of_life is not None, m.model))
             if include_retired or not m.status(on).startswith("retired")]
-    rows.insert(0, ("model", "status", "price per MTok in / out", "structured outputs", "dates from"))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[4]]).rstrip()
+    rows.insert(0, ("model", "status", "price per MTok in / out", *ASKED_COLUMNS, "dates from"))
+    last = len(rows[0]) - 1
+    widths = [max(len(r[i]) for r in rows) for i in range(last)]
+    return "\n".join("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[last]]).rstrip()
                      for row in rows) + "\n"

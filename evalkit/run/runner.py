@@ -34,7 +34,7 @@ from evalkit.scoring.items import applicable_items, compare_cases, decide_items,
 from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
 from evalkit.scoring.grading import score_output
-from evalkit.scoring.structured import refuse_unsupported_thinking
+from evalkit.run.model_fit import refuse_unfit
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target, Turn
 from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
@@ -117,8 +117,8 @@ class Runner:
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
                                  self.client.deprecations())
-        # So does a thinking judge on a model without structured outputs (evalkit/scoring/structured.py).
-        refuse_unsupported_thinking(suites, self.options.judge_model, self.client.capabilities.of)
+        # So does a setting a model refuses, or a judge model evalkit cannot ask (evalkit/run/model_fit.py).
+        refuse_unfit(suites, self.options.model, self.options.judge_model, self.client.capabilities.of)
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
         if self.options.shard:
             self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)
@@ -133,6 +133,8 @@ class Runner:
         summary = None
         try:
             results = await asyncio.gather(*(self.run_suite(s) for s in suites))
+            if self.client.stopped is not None:  # not a verdict: the front door says why, in one line
+                raise self.client.stopped.error()
             summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
             self._out.end(summary)  # type: ignore[union-attr]  # _out is opened before the suites run
         finally:
@@ -259,6 +261,8 @@ class Runner:
             scored.update(verdict="skipped", reasons=[case.skip])
         elif budget is not None and budget.stopped:  # the budget stopped the run before this case started
             scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: {budget.stopped}"])
+        elif self.client.stopped is not None:  # a refusal every case would meet stopped the run
+            scored.update(verdict="not_run", reasons=[f"not run: the run stopped: {self.client.stopped.message}"])
         else:
             repeats = self.options.repeat or case.repeats
             pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage, refused)

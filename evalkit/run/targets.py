@@ -189,8 +189,11 @@ def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: i
     system: str | tuple[dict[str, Any], ...] | None = target.system
     if target.prompt_cache and target.system:
         system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
+    # The user's own settings only: evalkit adds no sampling parameter and leaves thinking to the model
+    # unless the target sets it (evalkit.run.model_fit refused what the model would not take).
     settings: dict[str, Any] = {"model": model, "system": system, "max_tokens": target.max_tokens or max_tokens,
-                                "temperature": target.temperature if target.temperature is not None else temperature}
+                                "temperature": target.temperature if target.temperature is not None else temperature,
+                                "thinking": target.thinking, "effort": target.effort}
     if messages is not None:
         return ModelRequest(messages=tuple(dict(m) for m in messages), **settings)
     return ModelRequest.from_prompt(render_prompt(target.template or "", case_input), **settings)
@@ -208,7 +211,7 @@ def _prompt_target(target: Target) -> TargetFn:
             return TargetResult(output=reply.text, prompt=prompt)
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
         try:
-            return TargetResult(output=(await client.generate(request)).text, prompt=prompt)
+            return TargetResult(output=(await client.generate(request, evalkit_built=True)).text, prompt=prompt)
         finally:
             batch_eligible.reset(eligible)
 

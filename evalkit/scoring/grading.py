@@ -15,6 +15,7 @@ from evalkit.scoring.extract import coerce_fields, extract_fields, field_listing
 from evalkit.scoring.judge import (JUDGE_TOOL_SPEC, TRUNCATED_NOTE, ItemVerdict, JudgeOutcome, context_block, criteria_listing,
                            json_in_text, judge, judge_repeated, parse_judge_reply, tally_votes)
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
+from evalkit.suite.model import JudgeThinking
 from evalkit.suite.spec import FieldSpec
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
@@ -84,11 +85,11 @@ def parse_grade_reply(tool_input: dict[str, Any] | None, text: str, criteria: li
 async def grade(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
                 fields: dict[str, FieldSpec], *, case_input: Any = None, facts: dict[str, Any] | None = None,
                 truncated: bool = False, timeout: float | None = None, trace: list[Step] | None = None,
-                thinking: int | None = None) -> Graded:
+                thinking: JudgeThinking | None = None) -> Graded:
     """Verdicts and fields in one call; a malformed reply is retried once, then both are errors. The
     whole exchange gets `timeout` seconds (none while a Message Batch serves it). Asked through
-    structured outputs where the model supports them, else a forced tool; `thinking`: the judge's
-    thinking budget (structured only)."""
+    structured outputs where the model supports them, else a forced tool; `thinking`: the suite's
+    `judge_thinking`."""
     route = choose_route(client, model, thinking)
     try:
         async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
@@ -129,11 +130,11 @@ async def _grade(client: BoundClient, model: str, output_text: str, criteria: di
 
 async def score_output(client: BoundClient, output_text: str, criteria: dict[str, str], repeats: dict[str, int],
                        fields: dict[str, FieldSpec], *, judge_model: str, extract_model: str | None = None,
-                       timeout: float | None = None, thinking: int | None = None, **context: Any) -> Graded:
+                       timeout: float | None = None, thinking: JudgeThinking | None = None, **context: Any) -> Graded:
     """What a run asks about one output: the judge's verdicts (None without criteria) and the fields
     (None without fields, with the extraction's error). One combined call when both are asked of the
     same model; with judge repeats, the first sample is that call and the others judge alone. `thinking`:
-    the judge's budget of extended thinking (the suite's `judge_thinking`), on every call that judges."""
+    the suite's `judge_thinking`, on every call that judges."""
     extract_model = extract_model or judge_model
     if criteria and fields and extract_model == judge_model:
         n = max(repeats.values(), default=1)

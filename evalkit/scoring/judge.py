@@ -15,6 +15,7 @@ from evalkit.results.intervals import majority
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
 from evalkit.scoring.trajectory_text import render_trajectory
+from evalkit.suite.model import JudgeThinking
 from evalkit.trace.steps import Step
 
 JUDGE_TOOL = "record_verdicts"
@@ -193,11 +194,11 @@ def tally_votes(outcomes: list[JudgeOutcome], criteria: dict[str, str], repeats:
 async def judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,
                 case_input: Any = None, facts: dict[str, Any] | None = None, truncated: bool = False,
                 timeout: float | None = None, trace: list[Step] | None = None,
-                thinking: int | None = None) -> JudgeOutcome:
+                thinking: JudgeThinking | None = None) -> JudgeOutcome:
     """Score every criterion in one call; a malformed reply is retried once, then is an error. The
     whole exchange, retries included, gets `timeout` seconds (none while a Message Batch serves it).
     Asked through structured outputs where the model supports them, else a forced tool
-    (evalkit.scoring.structured); `thinking`: the budget of extended thinking (structured only)."""
+    (evalkit.scoring.structured); `thinking`: the suite's `judge_thinking`."""
     route = choose_route(client, model, thinking)
     try:
         async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):

@@ -1,16 +1,20 @@
-"""How the judge and the extraction ask for a reply of a given shape, and read it back.
+"""How the judge, the extraction and their combined call ask a model for a reply of a given shape, and
+read it back: the one place that decides it, from the model's capabilities (evalkit.llm.capabilities).
 
-Two routes, one schema (the tool's `input_schema`):
-- structured outputs, where the model supports them (evalkit.llm.capabilities): the schema made
-  strict, so the reply matches it by construction. Without thinking, as a forced tool marked
-  `strict: true` (strict tool use): the tool stays where the API's documented prompt-cache order
-  puts it (tools, then system, then messages), so the judge's long shared prefix is cached as with
-  a plain forced tool. With extended thinking, which does not combine with a forced tool, as the
-  request's `output_config.format`, and the reply's text is the JSON document;
-- a plain forced tool (`tool_choice` of type `tool`) elsewhere, or where support is not known: the
-  reply's tool input holds the answer.
-Either way the reply is still validated (ids, reasons, field types) and a malformed one is
-retried once, then is an error: never a pass."""
+Routes, best first, one schema (the tool's `input_schema`):
+- a forced tool with thinking turned off (`thinking: {type: disabled}` where the model takes it): marked
+  `strict: true` with the schema made strict where the model has structured outputs, so the reply
+  matches by construction; the tool stays where the API's prompt-cache order puts it (tools, system,
+  messages), so the judge's long shared prefix is cached;
+- `output_config.format` (a JSON schema; the reply's text is the JSON document) for a model that cannot
+  turn thinking off or takes no forced tool (Sonnet 5.5, Opus 5.5, Fable), and for a model evalkit does
+  not know: its thinking is left on, at the lowest effort it lists, and `max_tokens` has room for it;
+- with `judge_thinking`, always `output_config.format` (thinking and a forced tool do not combine):
+  adaptive thinking at the effort asked where the model takes it, else extended thinking with a budget.
+No sampling parameter is ever sent: current models refuse them, and the judge's noise is what
+`calibrate` and `judge_repeats` measure. A model with no route is refused before the first call.
+Either way the reply is still validated (ids, reasons, field types) and a malformed one is retried
+once, then is an error: never a pass."""
 
 from __future__ import annotations
 
@@ -20,9 +24,17 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from evalkit.errors import UsageError
+from evalkit.llm.capabilities import UNKNOWN, Capabilities
 from evalkit.llm.providers.interface import ModelRequest
+from evalkit.suite.model import JudgeThinking
 
 THINKING_MIN_BUDGET = 1024  # the API's least `budget_tokens`
+# Extended thinking's budget for an effort level, on a model that takes a budget and no effort level.
+EFFORT_BUDGET = {"low": 1024, "medium": 4096, "high": 8192, "xhigh": 16384, "max": 32000}
+# Room in `max_tokens` for the thinking of a model left to think by itself (its default, or adaptive
+# thinking at an effort level): thinking counts toward max_tokens, and a reply cut short is no verdict.
+THINKING_ROOM = {"low": 4096, "medium": 8192, "high": 16384, "xhigh": 32000, "max": 32000}
+DEFAULT_ROOM = 8192  # a model that thinks at an effort evalkit does not set
 # JSON Schema keywords structured outputs do not take (numbers' and strings' bounds, array sizes).
 _UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
                           "minLength", "maxLength", "pattern", "maxItems", "uniqueItems"})
@@ -30,23 +42,49 @@ _UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMa
 
 @dataclass(frozen=True)
 class Route:
-    """How one call asks for its reply: structured outputs or a forced tool, and the thinking budget."""
+    """How one call asks for its reply: a forced tool (strict or not) or `output_config.format`, and
+    the thinking, effort and room for thinking that go with it."""
 
-    structured: bool = False
-    thinking: int | None = None  # budget_tokens of extended thinking (structured route only)
+    format: bool = False  # the reply is the text of `output_config.format`, not a forced tool's input
+    strict: bool = False  # the forced tool is a strict tool (structured outputs)
+    thinking: dict[str, Any] | None = None  # the request's `thinking`; None leaves it to the model
+    effort: str | None = None  # `output_config.effort`
+    room: int = 0  # tokens added to `max_tokens` for thinking (0: the reply holds no thinking)
+
+    @property
+    def structured(self) -> bool:
+        """The reply matches its schema by construction (a strict tool or the format)."""
+        return self.format or self.strict
 
     @property
     def uses_format(self) -> bool:
-        """The reply comes as text in `output_config.format` (a thinking judge), not as a tool's input."""
-        return self.structured and self.thinking is not None
+        return self.format
+
+    @property
+    def thinks(self) -> bool:
+        return self.room > 0
+
+    def describe(self) -> str:
+        """One phrase for `evalkit models`: how a verdict is asked for."""
+        if not self.format:
+            how = "strict tool" if self.strict else "forced tool"
+            return how + (", thinking off" if self.thinking == {"type": "disabled"} else "")
+        think = self.thinking or {}
+        if think.get("type") == "enabled":
+            mode = f"thinking budget {think.get('budget_tokens')}"
+        elif think.get("type") == "adaptive":
+            mode = "adaptive thinking"
+        else:
+            mode = "its own thinking" if self.thinks else "no thinking"
+        return "output format, " + mode + (f", effort {self.effort}" if self.effort else "")
 
     def ask(self, tool: str) -> str:
         """The instruction's verb: call the tool, or answer in the response format."""
-        return "Answer with the JSON object" if self.uses_format else f"Call {tool}"
+        return "Answer with the JSON object" if self.format else f"Call {tool}"
 
     def how(self, tool: str) -> str:
         """How the system prompt says to answer: by the tool, or with the JSON format."""
-        return "with one JSON object in the required format" if self.uses_format else f"by calling the `{tool}` tool once"
+        return "with one JSON object in the required format" if self.format else f"by calling the `{tool}` tool once"
 
     def corrected(self, request: ModelRequest, tool: str, echo: str, problem: str, wanted: str = "") -> ModelRequest:
         """`request` again with a corrective turn: the invalid reply (`echo`), then what was wrong with
@@ -57,37 +95,63 @@ class Route:
             {"role": "user", "content": f"That reply was invalid: {problem}. {self.ask(tool)} again{wanted}."}))
 
 
-FORCED = Route()
+FORCED = Route()  # the plain forced tool, thinking left out: the shape of a request before a model is known
 
 
-def thinking_problem(model: str, capabilities: Any) -> str | None:
-    """Why a thinking judge cannot run on `model` (its `Capabilities`), or None."""
-    if capabilities.structured_outputs is not True:
-        known = "does not support" if capabilities.structured_outputs is False else "is not known to support"
-        return (f"judge_thinking needs structured outputs, and judge model {model} {known} them "
-                "(`evalkit models` lists which do): choose another judge_model or remove judge_thinking")
-    if capabilities.thinking is False:
-        return (f"judge model {model} does not support extended thinking: choose another judge_model "
-                "or remove judge_thinking")
-    return None
+class NoRoute(UsageError):
+    """A model evalkit cannot ask for a structured reply (or not with the thinking asked)."""
 
 
-def choose_route(client: Any, model: str, thinking: int | None = None) -> Route:
-    """Structured outputs where the client knows `model` supports them, else the forced tool.
-    A thinking judge on a model without them is refused (preflight refuses it before any call)."""
-    caps = client.capabilities(model) if callable(getattr(client, "capabilities", None)) else None
+def _lowest(levels: tuple[str, ...] | None) -> str | None:
+    return levels[0] if levels else None
+
+
+def route_for(capabilities: Capabilities | None, thinking: JudgeThinking | None = None) -> Route:
+    """The route for a model whose `Capabilities` are these (None: not known); raises NoRoute saying
+    why a model cannot be asked (the caller names the model and the suite)."""
+    caps = (capabilities or UNKNOWN).derived()
     if thinking is not None:
-        problem = thinking_problem(model, caps) if caps is not None else (
-            f"judge_thinking needs structured outputs, and judge model {model}'s support is not known")
-        if problem:
-            raise UsageError(problem)
-    return route_for(caps, thinking)
+        return _thinking_route(caps, thinking)
+    can_stop = caps.takes("disabled")
+    off = {"type": "disabled"} if can_stop else None
+    if caps.forced_tool is True and (can_stop or caps.thinking is False):
+        return Route(strict=caps.structured_outputs is True, thinking=off)
+    if caps.structured_outputs is False:
+        raise NoRoute("it takes no structured outputs, and no forced tool with thinking off")
+    effort = _lowest(caps.effort)
+    if caps.thinking is False or caps.thinks_by_default is False and can_stop:
+        return Route(format=True, thinking=off)
+    return Route(format=True, effort=effort, room=THINKING_ROOM[effort] if effort else DEFAULT_ROOM)
 
 
-def route_for(capabilities: Any, thinking: int | None = None) -> Route:
-    """The route for a model whose `Capabilities` are these (None: not known, the forced tool)."""
-    structured = capabilities is not None and capabilities.structured_outputs is True
-    return Route(structured=structured, thinking=thinking if structured else None)
+def _thinking_route(caps: Capabilities, thinking: JudgeThinking) -> Route:
+    if caps.structured_outputs is False:
+        raise NoRoute("judge_thinking needs structured outputs (thinking does not combine with a forced tool), "
+                      "and it takes none")
+    if caps.thinking_types is None:
+        raise NoRoute("its thinking types are not known (not in evalkit's table, and the API was not asked: "
+                      "set ANTHROPIC_API_KEY, or remove judge_thinking)")
+    if caps.takes("adaptive"):
+        effort = thinking.effort
+        if effort is not None and effort not in (caps.effort or ()):
+            listed = ", ".join(caps.effort or ()) or "none"
+            raise NoRoute(f"it takes no effort level {effort} (it lists: {listed})")
+        room = thinking.budget_tokens or THINKING_ROOM.get(effort or "", DEFAULT_ROOM)
+        return Route(format=True, thinking={"type": "adaptive"}, effort=effort, room=room)
+    if caps.takes("enabled"):
+        budget = thinking.budget_tokens or EFFORT_BUDGET[thinking.effort or "medium"]
+        return Route(format=True, thinking={"type": "enabled", "budget_tokens": budget}, room=budget)
+    raise NoRoute("it takes neither adaptive nor budgeted thinking")
+
+
+def choose_route(client: Any, model: str, thinking: JudgeThinking | None = None) -> Route:
+    """The route for `model` as the client knows its capabilities; NoRoute (a UsageError) when there is none."""
+    caps = client.capabilities(model) if callable(getattr(client, "capabilities", None)) else None
+    try:
+        return route_for(caps, thinking)
+    except NoRoute as exc:
+        raise NoRoute(f"judge model {model}: {exc}: choose another judge_model (`evalkit models` lists how each "
+                      "is asked)") from None
 
 
 def strict_schema(schema: dict[str, Any], title: str) -> dict[str, Any]:
@@ -113,27 +177,28 @@ def _strict(node: Any) -> Any:
 
 def structured_request(route: Route, *, model: str, system: Any, messages: tuple[dict[str, Any], ...],
                        max_tokens: int, tool: dict[str, Any]) -> ModelRequest:
-    """The request asking for a reply shaped by `tool`'s input schema, by `route`. With thinking, no
-    temperature (the API takes none) and `max_tokens` above the budget by the reply's own allowance."""
-    if route.structured and route.thinking is not None:  # route.uses_format, spelt out for the type checker
+    """The request asking for a reply shaped by `tool`'s input schema, by `route`; `max_tokens` is the
+    reply's own allowance, to which the route adds its room for thinking."""
+    settings: dict[str, Any] = {"model": model, "system": system, "messages": messages,
+                                "max_tokens": max_tokens + route.room, "thinking": route.thinking,
+                                "effort": route.effort}
+    if route.format:
         schema = strict_schema(tool["input_schema"], tool["name"])
-        return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens + route.thinking,
-                            output_format={"type": "json_schema", "schema": schema},
-                            thinking={"type": "enabled", "budget_tokens": route.thinking})
-    if route.structured:  # strict tool use: valid by construction, cached where a forced tool is
+        return ModelRequest(output_format={"type": "json_schema", "schema": schema}, **settings)
+    if route.strict:  # strict tool use: valid by construction, cached where a forced tool is
         tool = {**tool, "input_schema": strict_schema(tool["input_schema"], tool["name"]), "strict": True}
-    return ModelRequest(model=model, system=system, messages=messages, max_tokens=max_tokens, temperature=0.0,
-                        tools=(tool,), tool_choice={"type": "tool", "name": tool["name"]})
+    return ModelRequest(tools=(tool,), tool_choice={"type": "tool", "name": tool["name"]}, **settings)
 
 
-def refuse_unsupported_thinking(suites: Iterable[Any], judge_model: str | None,
-                                capabilities: Callable[[str], Any]) -> None:
-    """UsageError (one line, before any call) for the first suite whose `judge_thinking` its judge
-    model cannot take; `judge_model` is the command line's, `capabilities` a model's `Capabilities`."""
+def refuse_unroutable(suites: Iterable[Any], judge_model: str | None,
+                      capabilities: Callable[[str], Capabilities]) -> None:
+    """NoRoute (one line, before any call) for the first suite whose judge model evalkit cannot ask for
+    a verdict, with its `judge_thinking`; `judge_model` is the command line's."""
     for suite in suites:
-        if suite.judge_thinking is None:
-            continue
         model = suite.tier_models(None, judge_model)["low"]
-        problem = thinking_problem(model, capabilities(model))
-        if problem:
-            raise UsageError(f"{suite.path}: {problem}")
+        try:
+            route_for(capabilities(model), suite.judge_thinking)
+        except NoRoute as exc:
+            what = f" with judge_thinking ({suite.judge_thinking.describe()})" if suite.judge_thinking else ""
+            raise NoRoute(f"{suite.path}: judge model {model}{what} cannot be asked for a verdict: {exc}; "
+                          "choose another judge_model (`evalkit models` lists how each is asked)") from None

@@ -141,7 +141,7 @@ def fingerprints(suite: Suite) -> tuple[str, str]:
     gold = [[g.case_id, g.output, g.labels, g.fields, g.facts, g.extraction] for g in suite.gold]
     prompt: dict[str, Any] = {"criteria": criteria, "fields": fields}
     if suite.judge_thinking is not None:  # a thinking judge is another judge (a suite without it hashes as before)
-        prompt["judge_thinking"] = suite.judge_thinking
+        prompt["judge_thinking"] = suite.judge_thinking.as_dict()
     return _sha256(prompt), _sha256(gold)
 
 

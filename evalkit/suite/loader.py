@@ -33,7 +33,7 @@ from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.conditions import compile_condition
 from evalkit.suite.files import default_suite_name, resolve_suite_path
 from evalkit.suite.gold import GoldReader
-from evalkit.suite.model import Case, Item, Suite, Target, Tool, Turn
+from evalkit.suite.model import Case, Item, JudgeThinking, Suite, Target, Tool, Turn
 from evalkit.suite.tool_results import entry_problem
 from evalkit.suite.prompts import check_template
 from evalkit.suite.reading import read_suite_text
@@ -224,7 +224,8 @@ class _Loader:
             target=self._target(spec),
             model=spec.model,
             judge_model=spec.judge_model,
-            judge_thinking=spec.judge_thinking.budget_tokens if spec.judge_thinking else None,
+            judge_thinking=JudgeThinking(spec.judge_thinking.effort, spec.judge_thinking.budget_tokens)
+            if spec.judge_thinking else None,
             compare_models=list(spec.compare_models),
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
             max_tokens=spec.max_tokens,
@@ -397,6 +398,7 @@ class _Loader:
             self.problem(("target",), f"prompt template: {error}")
         return Target(template=template, template_name=name, system=t.system, model=t.model,
                       max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache,
+                      thinking=_thinking(t.thinking), effort=t.effort,
                       tools=tuple(Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
                                        function=tool.function) for tool in t.tools),
                       max_steps=t.max_steps)
@@ -412,3 +414,11 @@ def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = 
     return Item(id=item_id, text=text or check.describe(), check=check, required=True, line=line,
                 judge_repeats=judge_repeats)
 
+
+def _thinking(setting: Any) -> dict[str, Any] | None:
+    """A prompt target's `thinking:` as the API takes it."""
+    if setting is None:
+        return None
+    if isinstance(setting, str):
+        return {"type": setting}
+    return {"type": "enabled", "budget_tokens": setting.budget_tokens}

@@ -39,6 +39,8 @@ class Target:
     model: str | None = None
     max_tokens: int | None = None
     temperature: float | None = None
+    thinking: dict[str, Any] | None = None  # the target's `thinking` as the API takes it; None: the model's default
+    effort: str | None = None  # `output_config.effort` of the target's calls
     prompt_cache: bool = False  # the system prompt is marked as a prompt-cache prefix
     tools: tuple[Tool, ...] = ()  # a prompt target's tools: evalkit runs the tool loop
     max_steps: int = 10  # model turns the tool loop may take
@@ -149,6 +151,22 @@ class Case:
         return bool(self.fields)
 
 
+@dataclass(frozen=True)
+class JudgeThinking:
+    """A suite's `judge_thinking`: the judge thinks before its verdicts, at an effort level, or with a
+    budget of tokens where the model takes one (either may be given; evalkit.scoring.structured)."""
+
+    effort: str | None = None
+    budget_tokens: int | None = None
+
+    def describe(self) -> str:
+        return " and ".join(filter(None, [f"effort {self.effort}" if self.effort else "",
+                                          f"budget_tokens {self.budget_tokens}" if self.budget_tokens else ""]))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in (("effort", self.effort), ("budget_tokens", self.budget_tokens)) if v is not None}
+
+
 @dataclass
 class Suite:
     name: str
@@ -157,7 +175,7 @@ class Suite:
     target: Target | None = None
     model: str | None = None
     judge_model: str | None = None  # None: the `low` tier, else the default judge
-    judge_thinking: int | None = None  # the judge's budget of extended thinking (tokens), if it thinks
+    judge_thinking: JudgeThinking | None = None  # the judge thinks before its verdicts
     compare_models: list[str] = field(default_factory=list)  # run once per model, side by side
     tiers: dict[str, str] = field(default_factory=dict)
     max_tokens: int = 1024

@@ -123,7 +123,12 @@ class PromptTargetSpec(_Strict):
     system: str | None = None
     model: str | None = None
     max_tokens: int | None = Field(default=None, gt=0)
-    temperature: float | None = Field(default=None, ge=0, le=1)
+    temperature: float | None = Field(default=None, ge=0, le=1, description="Sent only to a model that takes "
+                                      "sampling parameters (current models do not): refused before the run otherwise.")
+    thinking: Literal["adaptive", "disabled", "between_tools"] | ThinkingBudget | None = Field(
+        default=None, description="The target model's thinking: adaptive, disabled, between_tools, or "
+        "{budget_tokens: N}; left out, the model's own default (generation-5 models think).")
+    effort: EffortLevel | None = Field(default=None, description="`output_config.effort` of the target's calls.")
     prompt_cache: bool = Field(default=False, description=(
         "Mark the `system` prompt, shared by every case, as a prompt-cache prefix: later calls read it "
         "at about a tenth of the input price (the API caches prefixes of about 1,024 tokens and more)."))
@@ -378,11 +383,13 @@ class Timeouts(_Strict):
                          "may take in all, retries included, before it is an error row.")
 
 
-class JudgeThinking(_Strict):
-    """Extended thinking for the judge: it thinks up to `budget_tokens` before its verdicts (asked
-    through structured outputs, which the judge model must support)."""
+EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
 
-    budget_tokens: int = Field(description="Tokens the judge may think with before it answers (at least 1024, "
+
+class ThinkingBudget(_Strict):
+    """Extended thinking with a budget of tokens (`thinking: {budget_tokens: N}`), for a model that takes it."""
+
+    budget_tokens: int = Field(description="Tokens the model may think with before it answers (at least 1024, "
                                "the API's least); billed as output tokens.")
 
     @field_validator("budget_tokens")
@@ -391,6 +398,28 @@ class JudgeThinking(_Strict):
         if v < 1024:
             raise ValueError(f"budget_tokens {v} is below 1024, the least the API takes")
         return v
+
+
+class JudgeThinking(_Strict):
+    """The judge thinks before its verdicts: adaptive thinking at an `effort` level where the judge model
+    takes it, else extended thinking with `budget_tokens` (or a budget for the effort level)."""
+
+    effort: EffortLevel | None = Field(default=None, description="How hard the judge thinks (low ... max).")
+    budget_tokens: int | None = Field(default=None, description="Tokens the judge may think with, on a model "
+                                      "that takes a budget (at least 1024); billed as output tokens.")
+
+    @field_validator("budget_tokens")
+    @classmethod
+    def _at_least_the_api_minimum(cls, v: int | None) -> int | None:
+        if v is not None and v < 1024:
+            raise ValueError(f"budget_tokens {v} is below 1024, the least the API takes")
+        return v
+
+    @model_validator(mode="after")
+    def _something(self) -> "JudgeThinking":
+        if self.effort is None and self.budget_tokens is None:
+            raise ValueError("judge_thinking needs `effort` (low, medium, high, xhigh, max) or `budget_tokens`")
+        return self
 
 
 class ModelTiers(_Strict):
@@ -420,9 +449,9 @@ class SuiteSpec(_Strict):
                                                       "passes on its own (pass^k), not only its pass rate.")
     judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
                                                                    "the majority of each item's verdicts.")
-    judge_thinking: JudgeThinking | None = Field(default=None, description="The judge thinks before its verdicts "
-                                                 "(extended thinking, `budget_tokens: N`); the judge model must "
-                                                 "support structured outputs.")
+    judge_thinking: JudgeThinking | None = Field(default=None, description="The judge thinks before its verdicts: "
+                                                 "`effort: low|medium|high|xhigh|max` (adaptive thinking), or "
+                                                 "`budget_tokens: N` where the judge model takes a budget.")
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
     tags: list[str] = Field(default_factory=list, description="Tags of every case, beside each case's own.")
     thresholds: Thresholds = Field(default_factory=Thresholds)

@@ -36,15 +36,17 @@ def test_a_thinking_judge_is_calibrated_with_thinking_on_the_structured_route(tm
 
 
 def test_a_judge_without_thinking_is_calibrated_on_the_route_its_model_takes(tmp_path, write):
-    result, requests = _calibrate(tmp_path, write, "judge_model: claude-unlisted-1\n" + SUITE)
+    result, requests = _calibrate(tmp_path, write, "judge_model: claude-sonnet-5-5\n" + SUITE)
     assert result.exit_code == 1, result.output
-    assert requests and all(b["tool_choice"]["type"] == "tool" and "thinking" not in b for b in requests)
+    # Sonnet 5.5 cannot turn thinking off, so takes no forced tool: the output format, at the lowest effort.
+    assert requests and all("tool_choice" not in b and "thinking" not in b and b["output_config"]["effort"] == "low"
+                            for b in requests)
 
 
 def test_a_thinking_judge_its_model_cannot_take_is_refused_before_any_call(tmp_path, write):
     result, requests = _calibrate(tmp_path, write, "judge_model: claude-unlisted-1\n" + THINKING + SUITE)
     assert result.exit_code == 2 and requests == []
-    assert "judge_thinking needs structured outputs, and judge model claude-unlisted-1" in result.output
+    assert "judge model claude-unlisted-1 with judge_thinking (budget_tokens 1500) cannot be asked" in result.output
     assert "Traceback" not in result.output
 
 

@@ -1,6 +1,7 @@
-"""The judge's two routes (evalkit/scoring/structured.py): structured outputs where the judge model
-supports them, a forced tool elsewhere; and `judge_thinking`. End to end through the real anthropic
-client against the loopback fake, the route read off the request bodies the fake saw."""
+"""The judge's routes (evalkit/scoring/structured.py): a strict tool with thinking off where the judge
+model takes both, `output_config.format` where it cannot turn thinking off or is not known, and
+`judge_thinking`. End to end through the real anthropic client against the loopback fake, the route
+read off the request bodies the fake saw; no route ever sends a sampling parameter."""
 
 from __future__ import annotations
 
@@ -18,14 +19,17 @@ from evalkit.run.runner import RunOptions
 from evalkit.scoring.extract import EXTRACT_TOOL, extract_request
 from evalkit.scoring.grading import GRADE_TOOL, grade_request
 from evalkit.scoring.judge import JUDGE_TOOL, judge, judge_request
-from evalkit.scoring.structured import FORCED, Route, choose_route, strict_schema
+from evalkit.llm.capabilities import Capabilities
+from evalkit.scoring.structured import (DEFAULT_ROOM, FORCED, THINKING_ROOM, Route, choose_route, route_for,
+                                        strict_schema)
+from evalkit.suite.model import JudgeThinking
 from evalkit.suite.spec import FieldSpec
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.conftest import verdicts
 
 SUPPORTED = "claude-haiku-4-5-20251001"  # structured outputs in evalkit's table and in the fake's /v1/models
-UNKNOWN = "claude-unlisted-1"  # in neither: the forced tool
+UNKNOWN = "claude-unlisted-1"  # in neither: the output format, thinking left to the model
 CRITERIA = {"a": "is polite", "b": "is short"}
 FIELDS = {"km": FieldSpec(type="number"), "days": FieldSpec(type="list", items={"day": FieldSpec(type="string")})}
 
@@ -75,8 +79,8 @@ def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(wr
         report = _run(write, tmp_path, fake)
         [body] = _judged(fake)
     assert report.verdict == "pass" and report.suites[0].cases[0].runs[0].items[0].status == "pass"
-    assert "output_config" not in body and body["temperature"] == 0.0
-    assert body["tool_choice"] == {"type": "tool", "name": JUDGE_TOOL}
+    assert "output_config" not in body and "temperature" not in body
+    assert body["tool_choice"] == {"type": "tool", "name": JUDGE_TOOL} and body["thinking"] == {"type": "disabled"}
     [tool] = body["tools"]
     assert tool["strict"] is True and tool["input_schema"]["title"] == JUDGE_TOOL
     objects = list(_objects(tool["input_schema"]))
@@ -85,14 +89,17 @@ def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(wr
     assert f"Call {JUDGE_TOOL} with exactly these ids: polite." in body["messages"][0]["content"]
 
 
-def test_a_judge_model_not_known_to_support_them_gets_the_forced_tool(write, tmp_path):
+def test_a_judge_model_evalkit_does_not_know_is_asked_the_way_current_models_take(write, tmp_path):
+    """No forced tool (a model that thinks by default refuses it), no thinking setting, and room in
+    max_tokens for whatever thinking the model does."""
     with FakeAnthropicServer(_script()) as fake:
         report = _run(write, tmp_path, fake, judge_model=UNKNOWN)
         [body] = _judged(fake)
     assert report.verdict == "pass"
-    assert body["tool_choice"] == {"type": "tool", "name": JUDGE_TOOL} and "output_config" not in body
-    assert "strict" not in body["tools"][0]
-    assert f"Call {JUDGE_TOOL} with exactly these ids: polite." in body["messages"][0]["content"]
+    assert "tool_choice" not in body and "tools" not in body and "thinking" not in body and "temperature" not in body
+    assert body["output_config"]["format"]["schema"]["title"] == JUDGE_TOOL
+    assert body["max_tokens"] == 512 + 256 + DEFAULT_ROOM
+    assert "Answer with the JSON object with exactly these ids: polite." in body["messages"][0]["content"]
 
 
 def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path):
@@ -100,7 +107,7 @@ def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path):
     for supported in (True, False):
         with FakeAnthropicServer(_script()) as fake:
             fake.models = [{"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None,
-                            "structured_outputs": supported, "thinking": True}]
+                            "structured_outputs": supported, "thinking": True}]  # `disabled` taken: a forced tool
             env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url}
             client = make_client(anthropic_provider(env=env), cache_dir=tmp_path / f"cache-{supported}")
             report = run(load_suites([suite]), client, RunOptions())
@@ -118,7 +125,10 @@ def test_a_malformed_reply_is_an_error_row_never_a_pass(write, tmp_path, judge_m
     [item] = report.suites[0].cases[0].runs[0].items
     assert item.status == "error" and "judge reply invalid after a retry" in item.reason
     assert report.verdict != "pass" and len(judged) == 2  # asked once more, by the same route
-    assert judged[1]["tools"][0].get("strict", False) is (judge_model == SUPPORTED)
+    if judge_model == SUPPORTED:
+        assert judged[1]["tools"][0]["strict"] is True
+    else:
+        assert judged[1]["output_config"]["format"]["schema"]["title"] == JUDGE_TOOL
     assert "That reply was invalid" in judged[1]["messages"][2]["content"]
 
 
@@ -133,7 +143,7 @@ def test_judge_thinking_asks_with_thinking_and_no_tool_choice_or_temperature(wri
     assert body["max_tokens"] == 2048 + 512 + 256 and "output_config" in body
 
 
-def test_judge_thinking_on_a_model_without_structured_outputs_is_refused_before_any_call(write, tmp_path):
+def test_judge_thinking_on_a_model_whose_thinking_is_not_known_is_refused_before_any_call(write, tmp_path):
     suite = write("s.yml", SUITE.format(judge=UNKNOWN, extra="judge_thinking: {budget_tokens: 2048}"))
     with FakeAnthropicServer(_script()) as fake:
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
@@ -141,7 +151,8 @@ def test_judge_thinking_on_a_model_without_structured_outputs_is_refused_before_
         assert fake.request_count == 0
     assert result.exit_code == 2, result.output
     [line] = [ln for ln in result.output.splitlines() if "judge_thinking" in ln]
-    assert f"judge model {UNKNOWN} is not known to support them" in line and "Traceback" not in result.output
+    assert f"judge model {UNKNOWN} with judge_thinking (budget_tokens 2048) cannot be asked" in line
+    assert "its thinking types are not known" in line and "Traceback" not in result.output
 
 
 def test_a_thinking_budget_below_the_apis_minimum_is_a_suite_error_with_its_line(write):
@@ -155,7 +166,6 @@ def test_the_fake_refuses_thinking_with_a_forced_tool_as_the_api_does():
     """The fallback can never carry thinking: the API (and the fake) refuse that combination."""
     request = judge_request(SUPPORTED, "out", CRITERIA)
     body = {**request.to_api_body(), "thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 4096}
-    body.pop("temperature")
     with FakeAnthropicServer(_script()) as fake:
         import anthropic
 
@@ -164,32 +174,81 @@ def test_the_fake_refuses_thinking_with_a_forced_tool_as_the_api_does():
             client.messages.create(**body)
 
 
+def _caps(model):
+    from evalkit.llm.capabilities import CapabilityTable
+
+    return CapabilityTable().of(model)
+
+
 class _Knows:
-    def __init__(self, structured):
-        self.structured = structured
+    def __init__(self, model):
+        self.model = model
 
     def capabilities(self, model):
-        from evalkit.llm.capabilities import Capabilities
-
-        return Capabilities(structured_outputs=self.structured, thinking=True)
+        return _caps(self.model)
 
 
-def test_choose_route_and_a_thinking_judge_needs_structured_outputs():
-    assert choose_route(_Knows(True), "m") == Route(structured=True)
-    assert choose_route(_Knows(None), "m") == FORCED and choose_route(object(), "m") == FORCED
-    assert choose_route(_Knows(True), "m", 1024) == Route(structured=True, thinking=1024)
-    for structured in (False, None):
-        with pytest.raises(UsageError, match="judge_thinking needs structured outputs"):
-            choose_route(_Knows(structured), "m", 1024)
+FORMAT_LOW = Route(format=True, effort="low", room=THINKING_ROOM["low"])
+
+
+@pytest.mark.parametrize("model, route", [
+    ("claude-haiku-4-5", Route(strict=True, thinking={"type": "disabled"})),
+    ("claude-sonnet-4-5-20250929", Route(strict=True, thinking={"type": "disabled"})),
+    ("claude-sonnet-4-6", Route(strict=True, thinking={"type": "disabled"})),
+    ("claude-opus-4-8", Route(strict=True, thinking={"type": "disabled"})),
+    ("claude-haiku-5-5", Route(strict=True, thinking={"type": "disabled"})),
+    ("claude-sonnet-5-5", FORMAT_LOW),  # cannot turn thinking off: no forced tool
+    ("claude-opus-5-5", FORMAT_LOW),
+    ("claude-fable-5-1", FORMAT_LOW),
+    (UNKNOWN, Route(format=True, room=DEFAULT_ROOM)),
+])
+def test_each_model_family_has_its_route(model, route):
+    assert choose_route(_Knows(model), model) == route
+    body = judge_request(model, "out", CRITERIA, route=route).to_api_body()
+    assert not {"temperature", "top_p", "top_k"} & set(body)
+    assert ("tool_choice" in body) is (not route.format) and ("output_config" in body) is (route.format or False)
+
+
+@pytest.mark.parametrize("model, thinking, effort", [
+    ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 1024}, None),  # no adaptive: a budget for `low`
+    ("claude-opus-4-8", {"type": "adaptive"}, "low"),
+    ("claude-haiku-5-5", {"type": "adaptive"}, "low"),
+    ("claude-sonnet-5-5", {"type": "adaptive"}, "low"),
+])
+def test_judge_thinking_is_adaptive_where_the_model_takes_it_else_a_budget(model, thinking, effort):
+    route = choose_route(_Knows(model), model, JudgeThinking(effort="low"))
+    assert route.format and route.thinking == thinking and route.effort == effort
+    body = judge_request(model, "out", CRITERIA, route=route).to_api_body()
+    assert "tool_choice" not in body and body["thinking"] == thinking
+    assert body["max_tokens"] == 512 + 256 * len(CRITERIA) + route.room and route.room >= 1024
+
+
+def test_a_thinking_judge_without_a_route_is_refused_naming_why():
+    with pytest.raises(UsageError, match="judge_thinking needs structured outputs"):
+        route_for(Capabilities(structured_outputs=False, thinking_types=frozenset({"enabled"})), JudgeThinking("low"))
+    with pytest.raises(UsageError, match="takes no effort level xhigh"):
+        choose_route(_Knows("claude-sonnet-4-6"), "claude-sonnet-4-6", JudgeThinking("xhigh"))
+    with pytest.raises(UsageError, match="its thinking types are not known"):
+        choose_route(_Knows(UNKNOWN), UNKNOWN, JudgeThinking(budget_tokens=2048))
+
+
+def test_a_model_without_structured_outputs_or_a_forced_tool_with_thinking_off_has_no_route():
+    with pytest.raises(UsageError, match="no structured outputs"):
+        route_for(Capabilities(structured_outputs=False, thinking_types=frozenset({"adaptive"})))
+    # Without structured outputs but with thinking off, the plain forced tool remains.
+    plain = route_for(Capabilities(structured_outputs=False, thinking_types=frozenset({"enabled", "disabled"}),
+                                   forced_tool=True))
+    assert plain == Route(thinking={"type": "disabled"})
 
 
 def test_the_routes_requests_differ_and_so_do_their_cache_keys():
-    structured, thinking = Route(structured=True), Route(structured=True, thinking=1024)
+    structured = Route(strict=True, thinking={"type": "disabled"})
+    thinking = Route(format=True, thinking={"type": "enabled", "budget_tokens": 1024}, room=1024)
     for build in (lambda r: judge_request("m", "out", CRITERIA, route=r),
                   lambda r: extract_request("m", "out", FIELDS, route=r),
                   lambda r: grade_request("m", "out", CRITERIA, FIELDS, route=r)):
-        keys = {build(r).cache_key() for r in (FORCED, structured, thinking)}
-        assert len(keys) == 3
+        keys = {build(r).cache_key() for r in (FORCED, structured, thinking, FORMAT_LOW)}
+        assert len(keys) == 4
     forced, asked = grade_request("m", "o", CRITERIA, FIELDS), grade_request("m", "o", CRITERIA, FIELDS, route=structured)
     assert strict_schema(forced.tools[0]["input_schema"], GRADE_TOOL) == asked.tools[0]["input_schema"]
     assert asked.tools[0]["strict"] is True and asked.output_format is None
@@ -215,7 +274,7 @@ def test_the_in_process_judge_reads_a_structured_reply_with_thinking():
 
     provider = ScriptedProvider(Script().tool_reply(JUDGE_TOOL, verdicts({"a": "pass", "b": "fail"})))
     client = make_client(provider, no_cache=True, deprecated=None).bind(model=SUPPORTED)
-    outcome = asyncio.run(judge(client, SUPPORTED, "out", CRITERIA, thinking=1024))
+    outcome = asyncio.run(judge(client, SUPPORTED, "out", CRITERIA, thinking=JudgeThinking(budget_tokens=1024)))
     assert outcome.error is None and {k: v.verdict for k, v in outcome.verdicts.items()} == {"a": "pass", "b": "fail"}
     [body] = provider.requests
     assert body["thinking"]["budget_tokens"] == 1024 and "tool_choice" not in body

@@ -141,8 +141,9 @@ def _result(line: dict[str, Any]) -> BatchResult:
 
 def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
                      timeout: float = 10.0) -> dict[str, dict[str, Any]]:
-    """Model id to its `lifecycle`, `retires_at` (ISO date or None) and whether it supports
-    `structured_outputs` and `thinking` (None when the API does not say), from `GET /v1/models`.
+    """Model id to its `lifecycle`, `retires_at` (ISO date or None), whether it supports
+    `structured_outputs`, which `thinking` types it accepts ({type: bool}) and its `effort` levels
+    (None wherever the API does not say), from `GET /v1/models`.
 
     The SDK's public `models.list()` pages through every model; key and base URL come from the
     environment unless given. One attempt, short timeout: the caller falls back to evalkit's table."""
@@ -157,7 +158,7 @@ def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
             out[info.id] = {"lifecycle": getattr(info, "lifecycle", None) or "active",
                             "retires_at": retires.date().isoformat() if retires is not None else None,
                             "structured_outputs": _supported(caps, "structured_outputs"),
-                            "thinking": _supported(caps, "thinking")}
+                            "thinking": _thinking_types(caps), "effort": _effort_levels(caps)}
         return out
     finally:
         client.close()
@@ -204,6 +205,30 @@ def _supported(capabilities: Any, name: str) -> bool | None:
     support = getattr(capabilities, name, None) if capabilities is not None else None
     value = getattr(support, "supported", None)
     return value if isinstance(value, bool) else None
+
+
+def _thinking_types(capabilities: Any) -> dict[str, bool] | None:
+    """`capabilities.thinking.types` of a `ModelInfo` as {type: accepted}, or None when the API does not say."""
+    types = getattr(getattr(capabilities, "thinking", None), "types", None)
+    if types is None:
+        return None
+    out = {}
+    for name in ("adaptive", "enabled", "disabled", "between_tools"):
+        value = getattr(getattr(types, name, None), "supported", None)
+        if isinstance(value, bool):
+            out[name] = value
+    return out or None
+
+
+def _effort_levels(capabilities: Any) -> list[str] | None:
+    """The `output_config.effort` levels a `ModelInfo` lists as supported, or None when the API does not say."""
+    effort = getattr(capabilities, "effort", None)
+    if effort is None or not isinstance(getattr(effort, "supported", None), bool):
+        return None
+    if not effort.supported:
+        return []
+    return [level for level in ("low", "medium", "high", "xhigh", "max")
+            if getattr(getattr(effort, level, None), "supported", None) is True]
 
 
 def _retry_after(headers: Any) -> float | None:

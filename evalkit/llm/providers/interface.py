@@ -23,14 +23,16 @@ class ModelRequest:
     messages: tuple[dict[str, Any], ...]
     system: str | tuple[dict[str, Any], ...] | None = None  # text, or blocks (which may carry cache_control)
     max_tokens: int = 1024
-    temperature: float | None = None
+    temperature: float | None = None  # only a user's own setting, on a model that takes it: evalkit sets none
     tools: tuple[dict[str, Any], ...] = ()
     tool_choice: dict[str, Any] | None = None
     # The reply's format (`output_config.format`, e.g. {"type": "json_schema", "schema": {...}}: the
-    # reply's text is JSON matching the schema) and extended thinking ({"type": "enabled",
-    # "budget_tokens": N}; the API then takes no temperature and no forced tool).
+    # reply's text is JSON matching the schema), thinking as the API takes it ({"type": "adaptive"},
+    # {"type": "disabled"}, {"type": "enabled", "budget_tokens": N}; None leaves it to the model's
+    # default) and `output_config.effort` (low ... max). What a model takes: evalkit.llm.capabilities.
     output_format: dict[str, Any] | None = None
     thinking: dict[str, Any] | None = None
+    effort: str | None = None
 
     @classmethod
     def from_prompt(cls, prompt: str, *, model: str, **kwargs: Any) -> "ModelRequest":
@@ -51,8 +53,13 @@ class ModelRequest:
             body["tools"] = [dict(t) for t in self.tools]
         if self.tool_choice is not None:
             body["tool_choice"] = dict(self.tool_choice)
+        output_config: dict[str, Any] = {}
         if self.output_format is not None:
-            body["output_config"] = {"format": dict(self.output_format)}
+            output_config["format"] = dict(self.output_format)
+        if self.effort is not None:
+            output_config["effort"] = self.effort
+        if output_config:
+            body["output_config"] = output_config
         if self.thinking is not None:
             body["thinking"] = dict(self.thinking)
         return body

@@ -278,13 +278,17 @@ def test_lifecycles_come_from_the_models_endpoint(fake, monkeypatch):
                    {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z",
                     "structured_outputs": False, "thinking": True},
                    {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
-    # Each model's capabilities as the API says them; none said (`capabilities: null`): unknown.
+    # Each model's capabilities as the API says them (thinking types, effort levels); none said
+    # (`capabilities: null`): unknown.
+    thinking = {"adaptive": False, "enabled": True, "disabled": True, "between_tools": False}
+    levels = ["low", "medium", "high", "max"]
     assert fetch_lifecycles() == {
-        "claude-new-1": {"lifecycle": "active", "retires_at": None, "structured_outputs": True, "thinking": True},
+        "claude-new-1": {"lifecycle": "active", "retires_at": None, "structured_outputs": True, "thinking": thinking,
+                         "effort": levels},
         "claude-old-1": {"lifecycle": "deprecated", "retires_at": "2027-03-01", "structured_outputs": False,
-                         "thinking": True},
+                         "thinking": thinking, "effort": levels},
         "claude-gone-1": {"lifecycle": "retired", "retires_at": "2026-01-01", "structured_outputs": None,
-                          "thinking": None}}
+                          "thinking": None, "effort": None}}
     assert fake.models_requests == 1 and fake.request_count == 0
 
 
