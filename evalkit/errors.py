@@ -118,3 +118,12 @@ class ProviderError(EvalkitError):
 
 class JudgeError(EvalkitError):
     """The judge's reply could not be turned into a verdict (after the allowed retry)."""
+
+
+class RefusedRequest(EvalkitError):
+    """The model API refused a request whose shape evalkit chose (not the user's prompt or settings):
+    the run stops at the first one, exit 3 — evalkit's fault, never a verdict."""
+
+
+class RefusedSetting(UsageError):
+    """The model API refused a setting of the user's suite (exit 2, naming the setting)."""

@@ -33,7 +33,7 @@ from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
 from evalkit.compare.model_vs_model import compare_models
-from evalkit.errors import EvalkitError, SuiteError, UsageError
+from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError
 from evalkit.results.gates import exit_code
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
@@ -73,6 +73,10 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
         outcome.unfinished(str(exc))
         return EXIT_INTERNAL if exc.internal else EXIT_USAGE
+    except RefusedRequest as exc:  # evalkit's own request shape (a run in this process): its fault
+        commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
+        outcome.unfinished(str(exc))
+        return EXIT_INTERNAL
     except EvalkitError as exc:
         commands.annotation("error", f"evalkit: {exc}", title="evalkit")
         outcome.setup_error(exc)

@@ -121,6 +121,8 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
     if proc.returncode == 0 and answer.get("done"):
         return answer
     # The job did not finish: say why, and whose fault it is.
+    if "refused" in answer:
+        raise Unfinished(str(answer["refused"]), internal=True)
     if "internal_error" in answer:
         raise Unfinished(f"an internal error of evalkit in its worker: {answer['internal_error'][:500]}",
                          internal=True)

@@ -26,7 +26,7 @@ from evalkit.action.discovery import load_repo_suites, select_named
 from evalkit.llm.batching import batch_run
 from evalkit.engine import anthropic_deprecations, make_client, run_and_save
 from evalkit._runtime import exit_guard
-from evalkit.errors import EvalkitError, SuiteError, UsageError
+from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError
 from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
 from evalkit.run.runner import RunOptions
 from evalkit.run.sharding import parse_shard
@@ -129,6 +129,8 @@ def main(argv: list[str]) -> int:
             raise ValueError(f"unknown worker job {job['kind']!r}")
     except UsageError as exc:
         answer, code = {"usage_error": str(exc)}, EXIT_USAGE_ERROR
+    except RefusedRequest as exc:  # evalkit's own request shape: its fault (the Action exits 3)
+        answer, code = {"refused": str(exc)}, EXIT_FAILED
     except SuiteError as exc:
         answer = {"path": exc.path, "text": str(exc),
                   "problems": [{"message": p.message, "file": p.file, "line": p.line, "case_id": p.case_id}

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import click
 
-from evalkit.errors import EvalkitError, SuiteError
+from evalkit.errors import EvalkitError, RefusedRequest, SuiteError
 from evalkit._runtime.redaction import redacted
 
 EXIT_USAGE = 2
@@ -62,6 +62,9 @@ def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         except SuiteError as exc:
             click.echo(f"evalkit: {exc}", err=True)
             sys.exit(EXIT_USAGE)
+        except RefusedRequest as exc:  # evalkit's own request shape: its fault, never a verdict
+            click.echo(f"evalkit: {exc}", err=True)
+            sys.exit(EXIT_INTERNAL)
         except EvalkitError as exc:
             fail(str(exc))
 

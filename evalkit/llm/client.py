@@ -21,6 +21,7 @@ from evalkit.llm.usage import Usage, call_cost, fault_kind
 from evalkit._runtime.queue_time import queued
 from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.llm.prompt_prefix import WarmUp, marks_a_prefix
+from evalkit.llm.refusals import RunStop, run_stop
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class ModelClient:
         self.budget = budget  # --max-cost: asked before every call sent (cache hits and shared replies are free)
         # What each model supports (structured outputs, thinking): the API's word with a key, else evalkit's table.
         self.capabilities = capabilities if capabilities is not None else CapabilityTable()
+        self.stopped: RunStop | None = None  # a refusal every case would meet: no further call is sent
 
     def deprecations(self) -> dict[str, str]:
         """Model id to end-of-life date, for the deprecated models known to the provider's SDK."""
@@ -116,11 +118,15 @@ class ModelClient:
 
     async def generate(self, request: ModelRequest, *, repeat: int | str = 0, role: str = "target",
                        scopes: Iterable[Usage] = (), validate: Validator | None = None,
-                       key: str | None = None) -> ModelResponse:
+                       key: str | None = None, evalkit_built: bool = False) -> ModelResponse:
         """One model call: served from the run's recent replies or the disk cache when it can be. With
         `validate` (raises ValueError on a reply the caller cannot use), only a valid reply is
         cached or shared, and an invalid cached one is a miss. `key` is `request.cache_key(repeat)`
-        when the caller has it already."""
+        when the caller has it already. `evalkit_built`: a target request whose shape evalkit chose
+        (a prompt target's; the judge's and the extraction's always are): a refusal of it stops the
+        run (evalkit.llm.refusals) instead of failing each case the same way."""
+        if self.stopped is not None:
+            raise ProviderError(f"not sent: the run stopped ({self.stopped.message[:300]})")
         self._note_model(request.model, role)
         key = key or request.cache_key(repeat)
         recent = self._recent.get(key)
@@ -135,6 +141,8 @@ class ModelClient:
             try:
                 response, cached, valid = await self._fetch(request, key, role, validate)
             except BaseException as exc:
+                if isinstance(exc, ProviderError) and self.stopped is None:
+                    self.stopped = run_stop(exc, request, role, evalkit_built or role != "target")
                 # Failures are not memoised: the next identical request tries again.
                 future.set_exception(exc)
                 future.exception()  # mark retrieved; waiters re-raise it themselves
@@ -310,7 +318,7 @@ class BoundClient:
         return self.tiers.get(model, model)
 
     async def generate(self, request: ModelRequest, *, role: str = "target",
-                       validate: Validator | None = None) -> ModelResponse:
+                       validate: Validator | None = None, evalkit_built: bool = False) -> ModelResponse:
         repeat = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
         key = request.cache_key(repeat)
         sent = time.perf_counter()
@@ -319,7 +327,7 @@ class BoundClient:
             self.recorder.request(request.messages, at=sent - self._born, offered_tools=bool(request.tools))
         try:
             response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
-                                                   validate=validate, key=key)
+                                                   validate=validate, key=key, evalkit_built=evalkit_built)
         except BudgetExceeded:
             self._origin.refused = True  # the runner reports the case "not run: budget", not as an error
             raise

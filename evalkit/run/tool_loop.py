@@ -71,7 +71,7 @@ async def run_tool_loop(client: BoundClient, first: ModelRequest, toolbox: ToolB
     messages = list(first.messages)
     tools = tuple(t.api_definition() for t in toolbox.tools)
     for _ in range(max_steps):
-        reply = await client.generate(replace(first, messages=tuple(messages), tools=tools))
+        reply = await client.generate(replace(first, messages=tuple(messages), tools=tools), evalkit_built=True)
         if reply.stop_reason != "tool_use" or not reply.tool_uses:
             return reply
         messages.append({"role": "assistant", "content": _assistant_blocks(reply)})
