@@ -46,6 +46,11 @@ Validator = Callable[[ModelResponse], Any]
 # the same output, a target's repeat): the most recent ones only, so memory stays flat however many
 # cases run; an older one comes from the disk cache (or, with --no-cache, is asked again).
 RECENT_REPLIES = 4096
+NOT_SENT = "not sent: the run stopped at a refusal every case would meet (its reason ends the run's output)"
+
+
+class NotSent(ProviderError):
+    """A call not sent because the run stopped (ModelClient.stopped): its case is not run, not an error."""
 
 
 def _valid(response: ModelResponse, validate: Validator | None) -> bool:
@@ -126,7 +131,7 @@ class ModelClient:
         (a prompt target's; the judge's and the extraction's always are): a refusal of it stops the
         run (evalkit.llm.refusals) instead of failing each case the same way."""
         if self.stopped is not None:
-            raise ProviderError(f"not sent: the run stopped ({self.stopped.message[:300]})")
+            raise NotSent(NOT_SENT)
         self._note_model(request.model, role)
         key = key or request.cache_key(repeat)
         recent = self._recent.get(key)
@@ -226,6 +231,8 @@ class ModelClient:
                         # Asked once the call has a slot: a call still queued when the budget stops
                         # the run is never sent. A refusal is not a fault and is never retried.
                         held.append(self.budget.reserve(request))  # type: ignore[union-attr]  # held is given only with a budget
+                    if self.stopped is not None:  # stopped while this call waited for its slot
+                        raise NotSent(NOT_SENT)
                     try:
                         response = await self.provider.generate(request)
                     except ProviderError as exc:
@@ -288,7 +295,7 @@ class BoundClient:
         self.target_requests: list[str] = []  # cache keys of the target's model requests in this run
         self.sample = 0  # >0: another sample of the same request (judge repeats), cached apart
         self.batching = client.batcher is not None  # a prompt target's call may wait for a Message Batch
-        self.refused = False  # the run's budget refused a call of this run (or of one of its samples)
+        self.refused = False  # a call of this run (or of a sample) was not sent: the budget, or the run stopped
         self._origin = self  # the client whose run this is: a sample's refusal is its run's
         self.recorder = TraceRecorder()  # the target's calls as a trajectory (evalkit.trace.recorder)
         self._born = time.perf_counter()  # a step's `start` is counted from the run's beginning
@@ -328,8 +335,8 @@ class BoundClient:
         try:
             response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
                                                    validate=validate, key=key, evalkit_built=evalkit_built)
-        except BudgetExceeded:
-            self._origin.refused = True  # the runner reports the case "not run: budget", not as an error
+        except (BudgetExceeded, NotSent):
+            self._origin.refused = True  # the runner reports the case "not run", not as an error
             raise
         if role == "target":
             self.recorder.reply(response.text, response.tool_uses, at=sent - self._born,

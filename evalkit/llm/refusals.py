@@ -32,7 +32,7 @@ class RunStop:
 
 def _user_settings(request: ModelRequest) -> dict[str, str]:
     """The keys of a prompt target's request that come from the user's suite, with how to name them."""
-    found = {"max_tokens": "max_tokens", "model": "model"}
+    found = {"max_tokens": "max_tokens"}
     if request.temperature is not None:
         found["temperature"] = "temperature"
     if request.thinking is not None:

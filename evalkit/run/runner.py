@@ -262,7 +262,7 @@ class Runner:
         elif budget is not None and budget.stopped:  # the budget stopped the run before this case started
             scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: {budget.stopped}"])
         elif self.client.stopped is not None:  # a refusal every case would meet stopped the run
-            scored.update(verdict="not_run", reasons=[f"not run: the run stopped: {self.client.stopped.message}"])
+            scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal before this case"])
         else:
             repeats = self.options.repeat or case.repeats
             pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage, refused)
@@ -271,7 +271,9 @@ class Runner:
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
                 run.passed = run_passes(run, thresholds)
             scored.update(case_scores(runs), runs=runs)
-            if refused:  # started, but a call it needed was not sent: not a verdict on the target
+            if refused and self.client.stopped is not None:  # a refusal every case would meet stopped the run
+                scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal during this case"])
+            elif refused:  # started, but a call it needed was not sent: not a verdict on the target
                 scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: the budget stopped the run during "
                                                           f"this case ({budget.stopped if budget else ''})"])
             fields = case.field_specs(suite.fields)  # a conversation's turns' too, as `turn N.<field>`
