@@ -93,7 +93,9 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
                            truncation: Callable[[], bool]) -> ConversationRun:
     """Every turn of `case` in order (see the module's docstring). `call` runs the target on the
     messages so far; `truncation()` says, and forgets, whether the call just made stopped at max_tokens."""
-    messages: Messages = []
+    messages: Messages = []  # the conversation as text: what the scorer, the judge and the report see
+    # What the target is sent: the same turns, a model's reply with the thinking blocks it came with.
+    history: Messages = []
     outputs: list[str] = []
     steps: list[Step] = []
     facts: dict[str, Any] = {}
@@ -104,6 +106,7 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
         for turn in case.turns:
             if turn.role == "assistant":  # a known earlier reply: no call
                 messages.append({"role": "assistant", "content": turn.text})
+                history.append({"role": "assistant", "content": turn.text})
                 outputs.append(turn.text)
                 steps.append(Step.message("assistant", turn.text))
                 continue
@@ -112,10 +115,11 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
             except TargetError as exc:
                 return ConversationRun(final=TargetCall(error=str(exc), trace=steps))
             messages.append({"role": "user", "content": text})
+            history.append({"role": "user", "content": text})
             steps.append(Step.message("user", text))
             if turn.scripted:  # the next turn, scripted, answers it
                 continue
-            called = await call([dict(m) for m in messages])
+            called = await call([dict(m) for m in history])
             truncated = truncation()
             if called.error is not None:
                 return ConversationRun(final=TargetCall(error=f"turn {turn.number}: {called.error}",
@@ -127,6 +131,7 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
             if turn.items or turn.fields or (truncated and turn is not case.turns[-1]):
                 scoring.append((turn, asyncio.ensure_future(score(turn, called, reply, truncated, list(messages)))))
             messages.append({"role": "assistant", "content": reply})
+            history.append({"role": "assistant", "content": called.content or reply})
             outputs.append(reply)
             last = called
         assert last is not None, "the loader requires a conversation to end with a user turn"

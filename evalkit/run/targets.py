@@ -17,7 +17,7 @@ from evalkit.llm.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError, one_line
 from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
                                          takes_messages, user_traceback)
-from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
+from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest, ModelResponse
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
 from evalkit.run.tool_loop import StepsExhausted, ToolBox, run_tool_loop
@@ -41,12 +41,16 @@ class TargetResult:
     # The steps the target took: a list of steps (evalkit.trace.steps.Step, or dicts of that shape),
     # which trajectory checks and the judge read.
     trace: Any = None
+    # The reply as an assistant turn's content when it is more than its text: evalkit's prompt target
+    # gives the model's thinking blocks and text, which a conversation's next request sends back.
+    content: list[dict[str, Any]] | None = None
 
 
 # `(input, client) -> output`; a prompt target also takes `toolbox=` (its tools' answers for the case),
 # and every target `messages=` (the conversation so far) for a turn of a conversation case.
 TargetFn = Callable[..., Any]
-Messages = list[dict[str, Any]]  # Messages-API shaped: {"role": "user" | "assistant", "content": str}
+Messages = list[dict[str, Any]]  # Messages-API shaped: {"role": "user" | "assistant", "content": str}; a
+# model reply sent back in a conversation may be its content blocks (thinking, then text)
 
 
 def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
@@ -110,6 +114,7 @@ class TargetCall:
     traceback: str | None = None
     prompt: str | None = None
     trace: list[Step] | None = None
+    content: list[dict[str, Any]] | None = None  # as TargetResult.content
 
     @classmethod
     def returned(cls, output: Any, facts: dict[str, Any], prompt: str | None, trace: Any) -> "TargetCall":
@@ -164,13 +169,16 @@ async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeou
             return _raised(produced.exc)
         return TargetCall(error=describe_exit(produced.exc), traceback=user_traceback(produced.exc))
     facts: dict[str, Any] = {}
-    prompt = trace = None
+    prompt = trace = content = None
     if isinstance(produced, TargetResult):
-        produced, facts, prompt, trace = produced.output, dict(produced.facts), produced.prompt, produced.trace
+        produced, facts, prompt, trace, content = (produced.output, dict(produced.facts), produced.prompt,
+                                                   produced.trace, produced.content)
     problem = output_problem(produced)
     if problem:
         return TargetCall(error=problem, prompt=prompt)
-    return TargetCall.returned(produced, facts, prompt, trace)
+    called = TargetCall.returned(produced, facts, prompt, trace)
+    called.content = content
+    return called
 
 
 @dataclass
@@ -208,10 +216,11 @@ def _prompt_target(target: Target) -> TargetFn:
         if target.tools:  # several calls, each waiting for the last: never a Message Batch
             toolbox = toolbox or ToolBox(target.tools, {})
             reply = await run_tool_loop(client, request, toolbox, target.max_steps)
-            return TargetResult(output=reply.text, prompt=prompt)
+            return TargetResult(output=reply.text, prompt=prompt, content=_with_thinking(reply))
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
         try:
-            return TargetResult(output=(await client.generate(request, evalkit_built=True)).text, prompt=prompt)
+            reply = await client.generate(request, evalkit_built=True)
+            return TargetResult(output=reply.text, prompt=prompt, content=_with_thinking(reply))
         finally:
             batch_eligible.reset(eligible)
 
@@ -220,3 +229,9 @@ def _prompt_target(target: Target) -> TargetFn:
     call.tools = target.tools  # type: ignore[attr-defined]  # as above: its runs keep the recorded trace
     call.takes_messages = True  # type: ignore[attr-defined]  # as above
     return call
+
+
+def _with_thinking(reply: ModelResponse) -> list[dict[str, Any]] | None:
+    """A final reply's content for a conversation's history: its thinking blocks and text (None: no thinking,
+    the text alone does)."""
+    return reply.assistant_content() if reply.thinking else None

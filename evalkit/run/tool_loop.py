@@ -74,7 +74,8 @@ async def run_tool_loop(client: BoundClient, first: ModelRequest, toolbox: ToolB
         reply = await client.generate(replace(first, messages=tuple(messages), tools=tools), evalkit_built=True)
         if reply.stop_reason != "tool_use" or not reply.tool_uses:
             return reply
-        messages.append({"role": "assistant", "content": _assistant_blocks(reply)})
+        # Thinking blocks first, unmodified: the API refuses a thinking turn's tool use without them.
+        messages.append({"role": "assistant", "content": reply.assistant_content()})
         results = await asyncio.gather(*(_answer(client, toolbox, use) for use in reply.tool_uses))
         messages.append({"role": "user", "content": list(results)})
     client.recorder.close(f"not run: the loop stopped at max_steps ({max_steps})")
@@ -91,13 +92,6 @@ async def _answer(client: BoundClient, toolbox: ToolBox, use: dict[str, Any]) ->
     if outcome.error is not None:
         return {**block, "content": outcome.error, "is_error": True}
     return {**block, "content": _as_text(outcome.result)}
-
-
-def _assistant_blocks(reply: ModelResponse) -> list[dict[str, Any]]:
-    """The reply as the next request repeats it: its text, then the tool calls it asked for."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
-    return blocks + [{"type": "tool_use", "id": u["id"], "name": u["name"], "input": u["input"]}
-                     for u in reply.tool_uses]
 
 
 def _as_text(result: Any) -> str:

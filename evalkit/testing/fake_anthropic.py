@@ -35,63 +35,65 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from evalkit.testing.api_rules import (MODEL_RULES, UNKNOWN_MODELS_CHOICES, ModelRules, UnknownModels, capabilities,
+                                      refusal)
 from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
 from evalkit.testing.offline_server import offline_script
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
-from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, message_payload, request_text
+from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, request_text
 
 MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
 
-# What `GET /v1/models` answers by default: a few current models and the lifecycle of two
-# deprecated ones, each supporting structured outputs and extended thinking, shaped as the API's
-# `ModelInfo` (tests set `fake.models` to change it; an entry's `structured_outputs` / `thinking`
-# false says the model lacks it, both left out answer `capabilities: null`).
-_BOTH = {"structured_outputs": True, "thinking": True}
-DEFAULT_MODELS: list[dict[str, Any]] = [
-    {"id": "claude-haiku-4-5-20251001", "lifecycle": "active", "retires_at": None, **_BOTH},
-    {"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None, **_BOTH},
-    {"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None, **_BOTH},
-    {"id": "claude-sonnet-4-5-20250929", "lifecycle": "deprecated", "retires_at": "2026-11-30T00:00:00Z", **_BOTH},
-    {"id": "claude-opus-4-5-20251101", "lifecycle": "deprecated", "retires_at": "2027-01-22T00:00:00Z", **_BOTH},
-]
+# What `GET /v1/models` lists by default: every model of the published rules (evalkit.testing.api_rules),
+# its capabilities and lifecycle as stated there. Tests set `fake.models` to list others; an entry
+# there may give `lifecycle`, `retires_at`, and `structured_outputs` / `thinking` flags (false: the model
+# lacks it; both left out: the table's capabilities for a model it knows, else `capabilities: null`).
+# What requests a model is answered with follows the rules table, whatever the listing says.
+DEFAULT_MODELS: list[dict[str, Any]] = [{"id": model} for model in MODEL_RULES]
+_LINES = ("haiku", "sonnet", "opus", "fable", "mythos")
 
 
 def model_info(entry: dict[str, Any]) -> dict[str, Any]:
-    """A full `ModelInfo` payload from an id, `lifecycle`, `retires_at`, `structured_outputs` and `thinking`."""
-    return {"type": "model", "id": entry["id"], "display_name": entry["id"], "created_at": "2025-01-01T00:00:00Z",
-            "lifecycle": entry.get("lifecycle", "active"),
-            "deprecated_at": "2025-10-01T00:00:00Z" if entry.get("lifecycle", "active") != "active" else None,
-            "retires_at": entry.get("retires_at"), "max_input_tokens": 200000, "max_tokens": 64000,
-            "capabilities": _capabilities(entry), "line": None}
+    """A full `ModelInfo` payload for a listing entry (see DEFAULT_MODELS)."""
+    model = str(entry["id"])
+    rules = MODEL_RULES.get(model)
+    lifecycle = entry.get("lifecycle", rules.lifecycle if rules else "active")
+    retires_at = entry["retires_at"] if "retires_at" in entry else (rules.retires_at if rules else None)
+    line = next((name for name in _LINES if model.startswith(f"claude-{name}")), None)
+    return {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z",
+            "lifecycle": lifecycle, "deprecated_at": "2025-10-01T00:00:00Z" if lifecycle != "active" else None,
+            "retires_at": retires_at, "max_input_tokens": 200000, "max_tokens": 64000,
+            "capabilities": _capabilities(entry, rules), "line": line}
 
 
-def _capabilities(entry: dict[str, Any]) -> dict[str, Any] | None:
-    """`ModelCapabilities` saying what the entry does (structured outputs, thinking); the rest as current models."""
+def _capabilities(entry: dict[str, Any], rules: ModelRules | None) -> dict[str, Any] | None:
+    """The entry's `ModelCapabilities`: from its flags when it has any, else the rules table's."""
     if "structured_outputs" not in entry and "thinking" not in entry:
-        return None
-
-    def yes(flag: bool = True) -> dict[str, bool]:
-        return {"supported": flag}
-
+        return capabilities(rules) if rules is not None else None
     thinking = bool(entry.get("thinking"))
-    return {"batch": yes(), "citations": yes(), "code_execution": yes(), "image_input": yes(), "pdf_input": yes(),
-            "context_management": yes(), "structured_outputs": yes(bool(entry.get("structured_outputs"))),
-            "effort": {**yes(), "low": yes(), "medium": yes(), "high": yes(), "max": yes()},
-            "server_tools": {**yes(), "code_execution": yes(), "web_search": yes()},
-            "thinking": {**yes(thinking), "types": {"adaptive": yes(False), "between_tools": yes(False),
-                                                    "disabled": yes(), "enabled": yes(thinking)}}}
+    return capabilities(ModelRules(frozenset({"enabled", "disabled"} if thinking else {"disabled"}),
+                                   ("low", "medium", "high", "max"),
+                                   structured_outputs=bool(entry.get("structured_outputs"))))
 
 
 class FakeAnthropicServer:
-    """A Messages-API server on 127.0.0.1 (a free port), answering from `script`."""
+    """A Messages-API server on 127.0.0.1 (a free port), answering from `script`.
+
+    Requests are held to the API's published rules (evalkit.testing.api_rules); a model id the rules do
+    not know is answered as an older, permissive model would be, or with the API's 404
+    (`unknown_models="404"`)."""
 
     def __init__(self, script: Script | None = None, *, latency: float = 0.0, rate_limit: RateLimit | None = None,
-                 batch_delay: float = 0.0, port: int = 0):
+                 batch_delay: float = 0.0, port: int = 0, unknown_models: UnknownModels = "permissive"):
+        if unknown_models not in UNKNOWN_MODELS_CHOICES:
+            raise ValueError(f"unknown_models={unknown_models!r}; choose one of {', '.join(UNKNOWN_MODELS_CHOICES)}")
         self.script = script if script is not None else Script()
+        self.unknown_models: UnknownModels = unknown_models
         self.prompt_cache = PromptCache()
-        self.batches = FakeBatches(self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply)
+        self.batches = FakeBatches(self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply,
+                                   unknown_models=unknown_models)
         self.latency = latency
         self.port = port  # 0: a free port, chosen when the server starts
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
@@ -288,7 +290,7 @@ class _Handler(BaseHTTPRequestHandler):
                 with fake._lock:
                     fake._in_flight -= 1
         try:
-            action = fake.script.action_for(body)
+            action = fake.script.action_for(body, unknown_models=fake.unknown_models)
         except Exception as exc:  # a responder raised: report it rather than hang the client
             fake.errors.append(traceback.format_exc())
             self._send_error(500, "api_error", f"scripted responder raised {exc!r}")
@@ -296,7 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(action, Fault):
             self._send_fault(action)
         else:
-            payload = message_payload(body, action)
+            payload = fake.script.message(body, action)
             fake.prompt_cache.apply(body, payload["usage"], arrived)
             self._send_json(200, payload, limit_headers)
 
@@ -360,15 +362,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(status, {"type": "error", "error": {"type": etype, "message": message}})
 
     def _count_tokens(self, raw: bytes) -> None:
-        """`POST /v1/messages/count_tokens`: the input tokens the fake reports for the same request."""
+        """`POST /v1/messages/count_tokens`: the input tokens the fake reports for the same request, which
+        is held to the same rules as a message's (with the token counting request type's keys)."""
+        fake = self.server.fake
         try:
             body = json.loads(raw or b"null")
-            if not isinstance(body, dict) or "messages" not in body:
-                raise ValueError("the request needs messages")
+            if not isinstance(body, dict):
+                raise ValueError("the request body must be a JSON object")
         except ValueError as exc:
             self._send_error(400, "invalid_request_error", f"bad count_tokens request: {exc}")
             return
-        self.server.fake.counted.append(body)
+        refused = refusal(body, endpoint="count_tokens", unknown_models=fake.unknown_models, signer=fake.script.signer)
+        if refused is not None:
+            self._send_error(refused.status, refused.type, refused.message)
+            return
+        fake.counted.append(body)
         self._send_json(200, {"input_tokens": estimate_tokens(request_text(body))})
 
     def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:

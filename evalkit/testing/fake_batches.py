@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, message_payload, request_text
+from evalkit.testing.api_rules import UnknownModels
+from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, request_text
 
 BATCHES_PATH = "/v1/messages/batches"
 FAIL_KINDS = ("errored", "expired", "canceled")
@@ -55,6 +56,7 @@ class FakeBatches:
     script: Script
     processing_delay: float = 0.0
     usage: Callable[[dict[str, Any], dict[str, Any]], None] = lambda body, usage: None
+    unknown_models: UnknownModels = "permissive"  # as the server's: a 404 model errors its request
     creates: int = 0
     batched_requests: int = 0
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, key of each call
@@ -140,14 +142,15 @@ class FakeBatches:
                 return {"custom_id": custom_id, "result": {"type": "errored", "error": _error(
                     "api_error", "Internal server error (scripted batch failure)")}}
             return {"custom_id": custom_id, "result": {"type": rule.kind}}
-        action = self.script.action_for(params)
+        # A request the API would refuse (evalkit.testing.api_rules) ends `errored` with that error.
+        action = self.script.action_for(params, unknown_models=self.unknown_models)
         if isinstance(action, Fault) and action.kind == "bad_shape":
             return {"custom_id": custom_id, "result": {"type": "succeeded", "message": BAD_SHAPE}}
         if isinstance(action, Fault):
             status, payload = error_payload(action) if action.kind not in ("drop", "bad_json") else (
                 500, _error("api_error", "Internal server error (scripted)"))
             return {"custom_id": custom_id, "result": {"type": "errored", "error": payload}}
-        message = message_payload(params, action)
+        message = self.script.message(params, action)
         self.usage(params, message["usage"])
         return {"custom_id": custom_id, "result": {"type": "succeeded", "message": message}}
 

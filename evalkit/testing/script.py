@@ -4,9 +4,9 @@ and the loopback fake of the Messages API, so both answer a request the same way
 A request for structured outputs (`output_config.format` of type `json_schema`) counts as asking
 for the tool its schema's `title` names (evalkit titles its judge's, extraction's and combined
 schemas with their tools' names): the rules that answer the forced tool answer it, and a tool
-reply becomes the reply's text, as JSON. With `thinking` in the request, a `thinking` block (with
-a signature) comes before the answer; a request with `thinking` and a forced tool is refused (400),
-as the API does."""
+reply becomes the reply's text, as JSON. A request the API would refuse (evalkit.testing.api_rules) is
+refused alike; when the model thinks for a request (asked to, or by default on generation 5), the reply
+starts with a signed `thinking` block (evalkit.testing.thinking_blocks), which a follow-up must send back."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
+
+from evalkit.testing.api_rules import PERMISSIVE, UnknownModels, refusal, rules_for, thinking_display, thinking_on
+from evalkit.testing.thinking_blocks import ThinkingSigner, reply_thinking
 
 # The tools of evalkit's judge, extraction, and both in one call (evalkit.scoring.grading): a request for the
 # combined tool that no rule of its own answers is answered from the judge's and the extraction's rules.
@@ -32,12 +35,14 @@ BAD_SHAPE = {"type": "message", "role": "assistant", "model": "m", "content": [{
 class TextReply:
     text: str
     stop_reason: str = "end_turn"  # "max_tokens": a reply cut off at the length limit
+    redacted_thinking: bool = False  # a thinking reply's thinking comes as a `redacted_thinking` block
 
 
 @dataclass(frozen=True)
 class ToolReply:
     name: str
     input: dict[str, Any]
+    redacted_thinking: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class ToolUseReply:
 
     calls: tuple[tuple[str, dict[str, Any]], ...]
     text: str = ""
+    redacted_thinking: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,23 +134,6 @@ def _forces_tool(body: dict[str, Any]) -> bool:
     return (body.get("tool_choice") or {}).get("type") in ("tool", "any") or output_schema(body) is not None
 
 
-def request_problem(body: dict[str, Any]) -> str | None:
-    """Why the API would refuse the request's combination of thinking, tools and temperature (a 400), or None."""
-    thinking = body.get("thinking") or {}
-    if thinking.get("type") != "enabled":
-        return None
-    budget = thinking.get("budget_tokens")
-    if (body.get("tool_choice") or {}).get("type") in ("tool", "any"):
-        return "Thinking may not be enabled when tool_choice forces tool use."
-    if not isinstance(budget, int) or budget < 1024:
-        return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
-    if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] <= budget:
-        return "`max_tokens` must be greater than `thinking.budget_tokens`"
-    if body.get("temperature", 1) != 1:
-        return "`temperature` may only be set to 1 when thinking is enabled"
-    return None
-
-
 @dataclass
 class Rule:
     action: Action | Responder
@@ -186,18 +175,26 @@ class Script:
     def __init__(self) -> None:
         self._rules: list[Rule] = []
         self._lock = threading.Lock()
+        # Signs the thinking blocks of this script's replies and verifies those sent back: the in-process
+        # provider and the HTTP fake answering from one script accept each other's blocks.
+        self.signer = ThinkingSigner()
 
-    def reply(self, text: str, *, stop_reason: str = "end_turn", **match: Any) -> "Script":
-        return self._add(TextReply(text, stop_reason), **match)
+    # `redacted_thinking=True`: if the model thinks for the request, its thinking comes redacted.
+    def reply(self, text: str, *, stop_reason: str = "end_turn", redacted_thinking: bool = False,
+              **match: Any) -> "Script":
+        return self._add(TextReply(text, stop_reason, redacted_thinking), **match)
 
-    def tool_reply(self, tool: str, tool_input: dict[str, Any], **match: Any) -> "Script":
+    def tool_reply(self, tool: str, tool_input: dict[str, Any], *, redacted_thinking: bool = False,
+                   **match: Any) -> "Script":
         match.setdefault("tool", tool)
-        return self._add(ToolReply(tool, tool_input), **match)
+        return self._add(ToolReply(tool, tool_input, redacted_thinking), **match)
 
-    def tool_use(self, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", **match: Any) -> "Script":
+    def tool_use(self, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", redacted_thinking: bool = False,
+                 **match: Any) -> "Script":
         """Answer a target's request by asking for tools, e.g. `turn=1` of a tool loop; the rule for
         the next turn (`turn=2`) sees their results in the request."""
-        return self._add(ToolUseReply(tuple((name, dict(arguments)) for name, arguments in calls), text), **match)
+        calls_ = tuple((name, dict(arguments)) for name, arguments in calls)
+        return self._add(ToolUseReply(calls_, text, redacted_thinking), **match)
 
     def respond(self, responder: Responder, **match: Any) -> "Script":
         return self._add(responder, **match)
@@ -217,12 +214,12 @@ class Script:
         self._rules.append(Rule(action, prompt, tool, model, times, turn))
         return self
 
-    def action_for(self, body: dict[str, Any]) -> Action:
-        """The action answering `body`; a request no rule matches gets a 400 naming it, and so does
-        one the API would refuse (`request_problem`)."""
-        problem = request_problem(body)
-        if problem:
-            return _Refused(problem)
+    def action_for(self, body: dict[str, Any], *, unknown_models: UnknownModels = "permissive") -> Action:
+        """The action answering `body`; a request the API would refuse gets its error (evalkit.testing.api_rules:
+        a 400, or a 404 for an unknown model when `unknown_models="404"`), one no rule matches a 400 naming it."""
+        refused = refusal(body, unknown_models=unknown_models, signer=self.signer)
+        if refused is not None:
+            return _Refused(refused.message, status=refused.status, error_type=refused.type)
         text = request_text(body)
         with self._lock:
             rule = next((r for r in self._rules if r.matches(body, text)), None)
@@ -230,7 +227,7 @@ class Script:
                 rule.used += 1
         if rule is None:
             if requested_tool(body) == GRADE_TOOL:
-                return self._composed(body)
+                return self._composed(body, unknown_models)
             return _Refused(f"no scripted reply matches this request (prompt starts: {text[:200]!r})")
         action = rule.action
         if callable(action) and not isinstance(action, (TextReply, ToolReply, ToolUseReply, Fault)):
@@ -243,16 +240,21 @@ class Script:
         return action
 
 
-    def _composed(self, body: dict[str, Any]) -> Action:
+    def message(self, body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply) -> dict[str, Any]:
+        """The reply body for `action`, its thinking signed by this script (see `message_payload`)."""
+        return message_payload(body, action, self.signer)
+
+    def _composed(self, body: dict[str, Any], unknown_models: UnknownModels) -> Action:
         """A combined judge-and-extraction request answered by the rules for the judge's tool and the
         extraction's tool, each shown the request as if it asked for its own tool alone: their tool
         inputs joined, or the first fault or prose reply either gives."""
         parts = requested_schema(body).get("properties") or {}
         judged = self.action_for(_asking(body, JUDGE_TOOL, {"type": "object", "properties": {"items": parts.get("items")},
-                                                             "required": ["items"]}))
+                                                             "required": ["items"]}), unknown_models=unknown_models)
         if not isinstance(judged, ToolReply):
             return judged
-        extracted = self.action_for(_asking(body, EXTRACT_TOOL, parts.get("fields") or {}))
+        extracted = self.action_for(_asking(body, EXTRACT_TOOL, parts.get("fields") or {}),
+                                    unknown_models=unknown_models)
         if not isinstance(extracted, ToolReply):
             return extracted
         return ToolReply(GRADE_TOOL, {"items": judged.input.get("items"), "fields": extracted.input})
@@ -268,14 +270,18 @@ def _asking(body: dict[str, Any], tool: str, schema: dict[str, Any]) -> dict[str
 
 @dataclass(frozen=True)
 class _Refused(Fault):
-    """A request the API would refuse, or one no rule matches: answered as a 400 saying why."""
+    """A request the API would refuse, or one no rule matches: answered with its error (a 400 unless said)."""
 
     message: str = ""
+    status: int = 400
+    error_type: str = "invalid_request_error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, status: int = 400, error_type: str = "invalid_request_error") -> None:
         object.__setattr__(self, "kind", "400")
         object.__setattr__(self, "retry_after", None)
         object.__setattr__(self, "message", message)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "error_type", error_type)
 
 
 def estimate_tokens(text: str) -> int:
@@ -287,9 +293,11 @@ def _tool_use(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": name, "input": arguments}
 
 
-def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply) -> dict[str, Any]:
+def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply,
+                    signer: ThinkingSigner) -> dict[str, Any]:
     """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`. A tool reply to
-    a structured-output request is its text, as JSON; a thinking request's reply starts with a thinking block."""
+    a structured-output request is its text, as JSON; when the model thinks for the request, the reply
+    starts with a thinking block `signer` signs, its tokens counted in the output tokens."""
     content: list[dict[str, Any]]
     if isinstance(action, ToolReply) and output_schema(body) is not None:
         out_text = json.dumps(action.input)
@@ -304,10 +312,17 @@ def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUs
     else:
         content = [{"type": "text", "text": action.text}]
         stop_reason, out_text = action.stop_reason, action.text
-    if (body.get("thinking") or {}).get("type") == "enabled":
-        thought = "Weighing the output against each criterion (scripted thinking)."
-        content.insert(0, {"type": "thinking", "thinking": thought, "signature": "sig_" + uuid.uuid4().hex})
-        out_text += thought
+    rules = rules_for(body.get("model")) or PERMISSIVE
+    thinking_tokens = 0
+    if thinking_on(body, rules):
+        blocks, thought = reply_thinking(signer, display=thinking_display(body, rules),
+                                         redacted=action.redacted_thinking)
+        content[:0] = blocks
+        thinking_tokens = estimate_tokens(thought)
+    usage: dict[str, Any] = {"input_tokens": estimate_tokens(request_text(body)),
+                             "output_tokens": estimate_tokens(out_text) + thinking_tokens}
+    if thinking_tokens:
+        usage["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
     return {
         "id": "msg_" + uuid.uuid4().hex[:24],
         "type": "message",
@@ -316,8 +331,7 @@ def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUs
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": {"input_tokens": estimate_tokens(request_text(body)),
-                  "output_tokens": estimate_tokens(out_text)},
+        "usage": usage,
     }
 
 
@@ -329,5 +343,5 @@ def error_payload(fault: Fault) -> tuple[int, dict[str, Any]]:
              "400": (400, "invalid_request_error", "Bad request (scripted)")}
     status, etype, msg = kinds[fault.kind]
     if isinstance(fault, _Refused):
-        msg = fault.message
+        status, etype, msg = fault.status, fault.error_type, fault.message
     return status, {"type": "error", "error": {"type": etype, "message": msg}}

@@ -7,7 +7,7 @@ from typing import Any
 
 from evalkit.errors import ProviderError
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
-from evalkit.testing.script import Fault, Script, error_payload, message_payload
+from evalkit.testing.script import Fault, Script, error_payload
 
 
 class ScriptedProvider:
@@ -28,7 +28,7 @@ class ScriptedProvider:
         action = self.script.action_for(body)
         if isinstance(action, Fault):
             raise _fault_error(action)
-        return ModelResponse.from_api_message(message_payload(body, action))
+        return ModelResponse.from_api_message(self.script.message(body, action))
 
     async def aclose(self) -> None:
         return None
@@ -43,4 +43,4 @@ def _fault_error(fault: Fault) -> ProviderError:
         return ProviderError("reply was not a message (scripted)", retryable=True, status=200)
     status, payload = error_payload(fault)
     return ProviderError(f"HTTP {status}: {payload['error']['message']}",
-                         retryable=status != 400, retry_after=fault.retry_after, status=status)
+                         retryable=status == 429 or status >= 500, retry_after=fault.retry_after, status=status)

@@ -43,7 +43,9 @@ class SyncClient(_Client):
 
     def generate(self, request: Any, *, role: str = "target", validate: Any = None) -> Any:
         """One model call with a ModelRequest. `validate` is applied here, after the call: a reply it
-        refuses raises its ValueError (the parent's cache has no way to ask this process about it)."""
+        refuses raises its ValueError (the parent's cache has no way to ask this process about it).
+        The reply keeps its thinking blocks (`thinking`); an agent's own tool loop sends the assistant
+        turn back as `reply.assistant_content()`, which the API requires of a thinking model."""
         response = self._ask("generate", (request,), {"role": role}).result()
         if validate is not None:
             validate(response)

@@ -89,6 +89,18 @@ class ModelResponse:
     batch: bool = False  # answered through the Message Batches API (priced at batch rates)
     rate_limit: Any = field(default=None, compare=False)  # providers.ratelimit.RateLimitInfo; never cached
     faults: dict[str, int] = field(default_factory=dict, compare=False)  # retried before this reply; never cached
+    # The reply's `thinking` and `redacted_thinking` blocks, raw and in order (signatures and all): a
+    # follow-up that continues a thinking reply's tool use must send them back unmodified.
+    thinking: list[dict[str, Any]] = field(default_factory=list)
+
+    def assistant_content(self) -> list[dict[str, Any]]:
+        """The reply as the next request repeats it in an assistant turn: its thinking blocks (unmodified,
+        in order), then its text, then the tool calls it asked for."""
+        blocks = [dict(b) for b in self.thinking]
+        if self.text:
+            blocks.append({"type": "text", "text": self.text})
+        return blocks + [{"type": "tool_use", "id": u["id"], "name": u["name"], "input": u["input"]}
+                         for u in self.tool_uses]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +115,7 @@ class ModelResponse:
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "batch": self.batch,
+            "thinking": self.thinking,
         }
 
     @classmethod
@@ -110,6 +123,7 @@ class ModelResponse:
         return cls(text=data.get("text") or "", model=data.get("model") or "", tool_name=data.get("tool_name"),
                    tool_input=data.get("tool_input"), stop_reason=data.get("stop_reason"),
                    tool_uses=list(data.get("tool_uses") or []),
+                   thinking=list(data.get("thinking") or []),  # (absent from entries cached before it was kept)
                    input_tokens=int(data.get("input_tokens") or 0),
                    output_tokens=int(data.get("output_tokens") or 0),
                    cache_read_tokens=int(data.get("cache_read_tokens") or 0),
@@ -129,11 +143,19 @@ class ModelResponse:
         texts: list[str] = []
         tool_name = tool_input = None
         tool_uses: list[dict[str, Any]] = []
+        thinking: list[dict[str, Any]] = []
         for block in content:
             if not isinstance(block, dict):
                 raise ValueError("a block of the reply's `content` is not an object")
-            # Only text blocks make `text`: a `thinking` (or `redacted_thinking`) block before them is skipped.
-            if block.get("type") == "text":
+            # Only text blocks make `text`; thinking blocks are kept apart, as they came, to be sent back.
+            if block.get("type") == "thinking":
+                _text(block.get("thinking"), "a thinking block's `thinking`")
+                _text(block.get("signature"), "a thinking block's `signature`")
+                thinking.append(dict(block))
+            elif block.get("type") == "redacted_thinking":
+                _text(block.get("data"), "a redacted_thinking block's `data`")
+                thinking.append(dict(block))
+            elif block.get("type") == "text":
                 texts.append(_text(block.get("text", ""), "a text block's `text`"))
             elif block.get("type") == "tool_use":
                 name, arguments = _text(block.get("name"), "a tool_use block's `name`"), block.get("input")
@@ -157,6 +179,7 @@ class ModelResponse:
             tool_input=tool_input if isinstance(tool_input, dict) else None,
             tool_uses=tool_uses,
             stop_reason=stop_reason if isinstance(stop_reason, str) else None,
+            thinking=thinking,
         )
 
 

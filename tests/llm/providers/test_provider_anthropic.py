@@ -176,7 +176,8 @@ def test_hostile_message_shapes_are_named(body, problem):
 def test_a_well_formed_message_is_read_whole():
     response = ModelResponse.from_api_message({
         "model": "m", "stop_reason": "tool_use",
-        "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "x"}, {"type": "text", "text": "b"},
+        "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "x", "signature": "s"},
+                    {"type": "text", "text": "b"},
                     {"type": "tool_use", "name": "grade", "input": {"score": 3}}],
         "usage": {"input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": None,
                   "cache_creation_input_tokens": 7}})
@@ -184,6 +185,7 @@ def test_a_well_formed_message_is_read_whole():
                                                                                                "tool_use")
     assert (response.input_tokens, response.output_tokens, response.cache_read_tokens,
             response.cache_write_tokens) == (5, 2, 0, 7)
+    assert response.thinking == [{"type": "thinking", "thinking": "x", "signature": "s"}]
     relayed = ModelResponse.from_api_message({"content": [], "usage": {"input_tokens": 12.0, "output_tokens": " 3"}})
     assert (relayed.input_tokens, relayed.output_tokens) == (12, 3)  # whole numbers, however a proxy writes them
 
