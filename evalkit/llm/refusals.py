@@ -2,7 +2,7 @@
 extraction's, a prompt target's request as evalkit builds it) would be refused again for every case:
 the run stops at the first one, saying it is evalkit's fault (exit 3). A 400 that names a setting of
 the user's suite stops it too, naming the setting (exit 2). What one case's own content caused (a
-prompt too long) or what agent code asked for itself stays that case's error row."""
+prompt too long, an empty message) or what agent code asked for itself stays that case's error row."""
 
 from __future__ import annotations
 
@@ -17,6 +17,12 @@ _CONTENT = re.compile(r"prompt is too long|too many (input )?tokens|context (win
                       re.IGNORECASE)
 # A message about thinking blocks sent back is about how evalkit repeats a reply, whoever set thinking.
 _REPLAYED = re.compile(r"Expected `?(redacted_)?thinking|signature", re.IGNORECASE)
+# What the API says of a request's shape rather than its content: a prompt target's request that meets
+# one of these would be refused for every case. Any other 400 of a prompt target (an empty message, a
+# bad image) is about that case's content: its error row.
+_SHAPE = re.compile(r"Extra inputs are not permitted|Field required|not supported for this model|deprecated for "
+                    r"this model|tool_choice|tool use|prefill|thinking|output_config|effort|temperature|top_[pk]|"
+                    r"max_tokens|strict", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -53,8 +59,8 @@ def run_stop(exc: ProviderError, request: ModelRequest, role: str, evalkit_built
                        evalkit_fault=False)
     if exc.status != 400 or _CONTENT.search(message):
         return None
-    if role == "target" and not evalkit_built:
-        return None  # agent code built this request itself: its case's error row
+    if role == "target" and (not evalkit_built or not _SHAPE.search(message)):
+        return None  # agent code built this request itself, or the case's content is refused: its error row
     if role == "target" and not _REPLAYED.search(message):
         for key, name in _user_settings(request).items():
             if re.search(rf"\b{re.escape(key)}\b", message):
