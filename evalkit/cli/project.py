@@ -2,8 +2,8 @@
 `pyproject.toml`) sets — the suites a command runs when none are named, and defaults for options.
 
     suites: [evals]                      # as the Action reads them: paths, globs, {path, target, watch}
-    model: claude-haiku-4-5-20251001     # default --model of run and plan
-    judge_model: claude-sonnet-4-6       # default --judge-model of run, plan and calibrate
+    model: claude-haiku-5-5              # default --model of run and plan
+    judge_model: claude-sonnet-5-5       # default --judge-model of run, plan and calibrate
     concurrency: 16                      # default --concurrency of run
     target: my_agent:answer              # default --target of run and validate (fixture lists)
     thresholds: {rubric: 0.9, agreement: 0.8}   # default --rubric-threshold / --agreement-threshold

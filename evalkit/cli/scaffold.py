@@ -17,7 +17,7 @@ from pathlib import Path
 
 from evalkit.errors import UsageError
 
-DEFAULT_MODEL = "claude-haiku-4-5-20251001"
+DEFAULT_MODEL = "claude-haiku-5-5"
 _TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 TARGET_PY = '''"""The system under test for evals/suite.yml: replace the body with a call to your own code.

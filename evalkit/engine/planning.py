@@ -265,6 +265,10 @@ class _Planner:
         self.thinking: JudgeThinking | None = None  # the judge_thinking of the suite whose case is being walked
         self.thinking_room = 0  # the most output tokens a judge call may think with
 
+    def caps(self, model: str) -> Any:
+        """`model`'s Capabilities as the run knows them (None: the plan was given no table)."""
+        return self.capabilities(model) if self.capabilities is not None else None
+
     def route(self, model: str, thinking: JudgeThinking | None = None) -> Route:
         """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
         return route_for(self.capabilities(model) if self.capabilities is not None else None, thinking)
@@ -322,8 +326,9 @@ class _Planner:
             elif target is not None and target.template is not None:
                 facts = {}
                 try:
-                    req = prompt_request(target, case.input, model=tiers.get(target.model or "", target.model or tmodel),
-                                         max_tokens=suite.max_tokens, temperature=suite.temperature)
+                    pmodel = tiers.get(target.model or "", target.model or tmodel)
+                    req = prompt_request(target, case.input, model=pmodel, max_tokens=suite.max_tokens,
+                                         temperature=suite.temperature, capabilities=self.caps(pmodel))
                 except Exception:  # a template that does not render: `validate` names it; count the call
                     line.target_calls += 1
                     line.add(tmodel, guess, out_tokens)
@@ -449,7 +454,7 @@ class _Planner:
             if turn.scripted:
                 continue
             req = prompt_request(target, case.input, model=model, max_tokens=suite.max_tokens,
-                                 temperature=suite.temperature, messages=messages)
+                                 temperature=suite.temperature, messages=messages, capabilities=self.caps(model))
             hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens) if known else None
             if not known:
                 self.new(line, "target_calls", req.model, self.tokens.guess(req), out_tokens, request=req)

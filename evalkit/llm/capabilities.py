@@ -76,6 +76,13 @@ class Capabilities:
 UNKNOWN = Capabilities()
 
 
+def effort_for(effort: str | None, capabilities: Capabilities | None) -> str | None:
+    """A user's `effort` as sent to a model: left out where the model is known not to list it."""
+    if effort is None or capabilities is None or capabilities.effort is None:
+        return effort
+    return effort if effort in capabilities.effort else None
+
+
 def table_info() -> dict[str, Any]:
     """evalkit's own table as written: `as_of`, `sources`, `models`."""
     return dict(json.loads(resources.files("evalkit.llm").joinpath("capabilities.json").read_text(encoding="utf-8")))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-DEFAULT_TARGET_MODEL = "claude-sonnet-4-6"
-DEFAULT_JUDGE_MODEL = "claude-haiku-4-5-20251001"
+DEFAULT_TARGET_MODEL = "claude-sonnet-5-5"
+DEFAULT_JUDGE_MODEL = "claude-haiku-5-5"
 DEFAULT_TIERS: Mapping[str, str] = {"high": DEFAULT_TARGET_MODEL, "low": DEFAULT_JUDGE_MODEL}
 # The environment's tier settings (seed 003's SYSTEM_AGENT_MODELS_HIGH / _LOW).
 TIER_ENV: Mapping[str, str] = {"high": "SYSTEM_AGENT_MODELS_HIGH", "low": "SYSTEM_AGENT_MODELS_LOW"}

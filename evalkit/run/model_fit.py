@@ -1,6 +1,7 @@
 """Whether each model of a run takes what the run would send it, decided before the first call from
 the models' capabilities (evalkit.llm.capabilities): a user's sampling parameter, a prompt target's
-`thinking:` and `effort:`, and the judge's route (evalkit.scoring.structured). A refusal here costs
+`thinking:`, and the judge's route (evalkit.scoring.structured). A target's `effort:` is a hint: a
+model that lists no such level is sent none, and `validate` and `plan` say so. A refusal here costs
 nothing; the same refusal from the API would cost every target call before it and end as a 400 per
 case. `run`, `plan`, `validate` and `calibrate` ask the same questions."""
 
@@ -9,11 +10,13 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from evalkit.errors import UsageError
-from evalkit.llm.capabilities import Capabilities
+from evalkit.llm.capabilities import Capabilities, effort_for
 from evalkit.scoring.structured import refuse_unroutable
 from evalkit.suite.model import Suite
 
 CapabilitiesOf = Callable[[str], Capabilities]
+# Below this `max_tokens`, a target model that thinks may spend the reply's room on its thinking.
+THINKING_MIN_MAX_TOKENS = 2048
 
 
 def target_models(suite: Suite, model: str | None = None, judge_model: str | None = None) -> list[str]:
@@ -41,10 +44,6 @@ def setting_problems(suite: Suite, target_model: str, caps: Capabilities) -> lis
             shown = "{budget_tokens: ...}" if kind == "enabled" else kind
             problems.append(f"`thinking: {shown}`: model {target_model} does not take thinking type {kind} "
                             f"(it takes: {takes})")
-    if target is not None and target.effort is not None and caps.effort is not None and target.effort not in caps.effort:
-        listed = ", ".join(caps.effort) or "none"
-        problems.append(f"`effort: {target.effort}`: model {target_model} takes no effort level {target.effort} "
-                        f"(it lists: {listed})")
     return problems
 
 
@@ -74,11 +73,15 @@ def fit_warnings(suites: Iterable[Suite], model: str | None, judge_model: str | 
                 warnings.append(f"model {name} is Legacy at Anthropic: move to {caps.legacy}")
         for target_model in target_models(suite, model, judge_model):
             target: Any = suite.target
+            caps = capabilities(target_model)
+            if target is not None and target.effort is not None and effort_for(target.effort, caps) is None:
+                warnings.append(f"{suite.path}: `effort: {target.effort}` is not sent to model {target_model}, which "
+                                f"lists no such effort level (it lists: {', '.join(caps.effort or ()) or 'none'})")
             limit = (target.max_tokens if target is not None and target.max_tokens else None) or suite.max_tokens
             thinking = target.thinking if target is not None else None
             thinks = (thinking is None and capabilities(target_model).thinks_by_default is True) or (
                 thinking is not None and thinking.get("type") != "disabled")
-            if thinks and limit < 4096:
+            if thinks and limit < THINKING_MIN_MAX_TOKENS:
                 warnings.append(f"{suite.path}: model {target_model} thinks, and its thinking counts toward "
                                 f"max_tokens ({limit}): raise max_tokens, or set the target's `effort:` or "
                                 "`thinking:`")

@@ -13,6 +13,7 @@ from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit._runtime import queue_time as waits
 from evalkit.llm.batching import batch_eligible
+from evalkit.llm.capabilities import Capabilities, effort_for
 from evalkit.llm.client import BoundClient, SyncClient
 from evalkit.errors import ProviderError, TargetError, one_line
 from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
@@ -191,9 +192,12 @@ def _raised(exc: BaseException) -> TargetCall:
 
 
 def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: int,
-                   temperature: float | None, messages: Messages | None = None) -> ModelRequest:
+                   temperature: float | None, messages: Messages | None = None,
+                   capabilities: Capabilities | None = None) -> ModelRequest:
     """The one request a prompt target makes for `case_input` (`evalkit plan` builds the same); with
-    `messages` (a conversation's turn), those are sent instead of the rendered template."""
+    `messages` (a conversation's turn), those are sent instead of the rendered template. The target's
+    `effort` goes only to a model that lists it (`capabilities`; unknown: sent), so a suite whose
+    model is swapped with --model still runs (`validate` and `plan` say it was left out)."""
     system: str | tuple[dict[str, Any], ...] | None = target.system
     if target.prompt_cache and target.system:
         system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
@@ -201,7 +205,7 @@ def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: i
     # unless the target sets it (evalkit.run.model_fit refused what the model would not take).
     settings: dict[str, Any] = {"model": model, "system": system, "max_tokens": target.max_tokens or max_tokens,
                                 "temperature": target.temperature if target.temperature is not None else temperature,
-                                "thinking": target.thinking, "effort": target.effort}
+                                "thinking": target.thinking, "effort": effort_for(target.effort, capabilities)}
     if messages is not None:
         return ModelRequest(messages=tuple(dict(m) for m in messages), **settings)
     return ModelRequest.from_prompt(render_prompt(target.template or "", case_input), **settings)
@@ -210,8 +214,10 @@ def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: i
 def _prompt_target(target: Target) -> TargetFn:
     async def call(case_input: Any, client: BoundClient, toolbox: ToolBox | None = None,
                    messages: Messages | None = None) -> Any:
-        request = prompt_request(target, case_input, model=client.resolve_model(target.model),
-                                 max_tokens=client.max_tokens, temperature=client.temperature, messages=messages)
+        model = client.resolve_model(target.model)
+        request = prompt_request(target, case_input, model=model, max_tokens=client.max_tokens,
+                                 temperature=client.temperature, messages=messages,
+                                 capabilities=client.capabilities(model))
         prompt = request.messages[-1]["content"]
         if target.tools:  # several calls, each waiting for the last: never a Message Batch
             toolbox = toolbox or ToolBox(target.tools, {})
