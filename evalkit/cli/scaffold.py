@@ -70,7 +70,7 @@ jobs:
       contents: read
       pull-requests: write          # the one sticky comment
     steps:
-      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683  # v4.2.2
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1
         with: {{persist-credentials: false}}
       - uses: org/eval-action@v1     # pin the commit SHA of the release you use
         with:
