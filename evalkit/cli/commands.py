@@ -418,7 +418,9 @@ def init(folder: str, target: str | None) -> None:
     for path in made.kept:
         click.echo(f"kept  {path} (it exists; evalkit init never overwrites)")
     for suite in preflight(load_suites([made.suite]), need_target=True):
-        click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+        click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases; watch: {', '.join(suite.watch)})")
+    if made.note:
+        click.echo(made.note)
     click.echo("next: `evalkit plan` (cost, no calls), then `evalkit run` with ANTHROPIC_API_KEY set — or offline, "
                "against `python -m evalkit.testing.fake_anthropic`")
 
