@@ -27,9 +27,9 @@ from typing import Any
 
 from evalkit.errors import SuiteError, UsageError
 from evalkit.github.globs import glob_match
-from evalkit.suite.loader import load_suite
+from evalkit.suite.loader import load_suite, refuse_duplicate_names
 from evalkit.suite.yaml_reader import read_yaml
-from evalkit.suite.files import SUITE_FILENAMES, SUITE_SUFFIXES, resolve_suite_paths
+from evalkit.suite.files import is_suite_file, resolve_suite_paths
 from evalkit.suite.model import Suite, Target
 
 CONFIG_NAMES = ("evalkit.yml", "evalkit.yaml")
@@ -145,6 +145,7 @@ def load_repo_suites(root: str | Path, project: str | Path | None = None) -> Rep
         loaded.append(suite)
     if errors:
         raise SuiteError.merge(errors, f"{len(errors)} suite file(s) in {source}")
+    refuse_duplicate_names(loaded)
     return RepoSuites(root, source, refs, loaded, Path(project).resolve() if project is not None else None)
 
 
@@ -260,6 +261,7 @@ def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
         if rel not in {r.rel for r in repo.refs}:
             repo.refs.append(SuiteRef(file, rel))
             repo.suites.append(load_suite(file))
+            refuse_duplicate_names(repo.suites)
         out.append(rel)
     return out
 
@@ -317,12 +319,8 @@ def _config_entry(root: Path, entry: Any, base: Path) -> list[SuiteRef]:
     return [SuiteRef(f, relative(f, root), target, watch) for f in sorted(files)]
 
 
-def _is_suite_file(name: str) -> bool:
-    return name in SUITE_FILENAMES or name.endswith(SUITE_SUFFIXES)
-
-
 def _walk_suite_files(root: Path) -> list[Path]:
-    return sorted(p for p in _walk_files(root) if _is_suite_file(p.name))
+    return sorted(p for p in _walk_files(root) if is_suite_file(p))
 
 
 def _walk_files(root: Path) -> list[Path]:

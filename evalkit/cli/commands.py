@@ -95,11 +95,23 @@ def validate(paths: tuple[str, ...], target: str | None) -> None:
 @main.command("list")
 @paths_argument
 @tag_option
+@click.option("--changed-since", "changed_since", metavar="REF",
+              help="Instead: each suite the Action would consider, and whether it would run for the diff "
+                   "between REF and the working tree (git diff --name-only REF), and why.")
 @_guard
-def list_cases(paths: tuple[str, ...], tags: tuple[str, ...]) -> None:
+def list_cases(paths: tuple[str, ...], tags: tuple[str, ...], changed_since: str | None) -> None:
     """List suites, their cases and repeats."""
     from evalkit.suite.model import selectors  # imported per command: --help and light commands stay fast
 
+    if changed_since is not None:
+        from evalkit.cli.changed import changed_since_lines
+
+        if paths or tags:
+            raise UsageError("--changed-since lists the suites the Action would consider: name no paths or tags")
+        project = click.get_current_context().find_root().obj
+        for line in changed_since_lines(project.root if project is not None else Path.cwd(), changed_since):
+            click.echo(line)
+        return
     for suite in _load(paths):
         target = suite.target.describe() if suite.target else "(no target: pass --target)"
         click.echo(f"{suite.name}  {suite.path}  target={target}  watch={','.join(suite.watch) or '-'}")
@@ -408,7 +420,9 @@ def init(folder: str, target: str | None) -> None:
     for path in made.kept:
         click.echo(f"kept  {path} (it exists; evalkit init never overwrites)")
     for suite in preflight(load_suites([made.suite]), need_target=True):
-        click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases)")
+        click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases; watch: {', '.join(suite.watch)})")
+    if made.note:
+        click.echo(made.note)
     click.echo("next: `evalkit plan` (cost, no calls), then `evalkit run` with ANTHROPIC_API_KEY set — or offline, "
                "against `python -m evalkit.testing.fake_anthropic`")
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.cli.init_watch import watch_for_target, workflow_paths
 from evalkit.errors import UsageError
 
 DEFAULT_MODEL = "claude-haiku-5-5"
@@ -39,8 +40,10 @@ name: {name}
 target: {target}
 model: {model}                  # the model `client.complete` uses by default
 judge_model: {model}
-watch: ["evals/**"]             # the Action runs this suite when these files change: add your code's
-checks:                         # every check must pass
+# The Action runs this suite when a pull request changes a file these globs match (paths from the
+# repository root): your code, the prompt files it reads, and this folder. Add any it cannot see.
+watch:
+{watch}checks:                         # every check must pass
   - {{type: length, min: 1, max: 2000}}
 rubrics:
   answers:
@@ -57,10 +60,11 @@ suites:
   - evals
 """
 
-WORKFLOW_YML = """# Runs the suites a pull request touches and posts one comment, updated in place.
+WORKFLOW_YML = """# Runs the suites a pull request touches and posts one comment, updated in place. `paths:` is every
+# suite's `watch` globs and evalkit's own files: a pull request that changes none of them starts no run.
 name: evals
 on:
-  pull_request:
+  pull_request:{paths}
   workflow_dispatch:
 permissions: {{}}
 jobs:
@@ -70,7 +74,7 @@ jobs:
       contents: read
       pull-requests: write          # the one sticky comment
     steps:
-      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683  # v4.2.2
+      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1
         with: {{persist-credentials: false}}
       - uses: org/eval-action@v1     # pin the commit SHA of the release you use
         with:
@@ -83,6 +87,7 @@ class Scaffold:
     written: list[Path]
     kept: list[Path]  # existing files left as they were
     suite: Path
+    note: str | None = None  # one line: the watch globs init could not work out
 
 
 def init_project(folder: Path, target: str | None = None, name: str | None = None) -> Scaffold:
@@ -93,16 +98,28 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder")
     suite_name = name or re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.name).strip("-.") or "evals"
-    files = {
-        folder / "evals" / "suite.yml": SUITE_YML.format(name=suite_name, target=target or "evals_target:answer",
-                                                         model=DEFAULT_MODEL),
-        folder / "evalkit.yml": CONFIG_YML,
-        folder / ".github" / "workflows" / "evals.yml": WORKFLOW_YML.format(
-            install="          install: .                # your project, so the suite can import it\n"
-            if (folder / "pyproject.toml").exists() or (folder / "setup.py").exists() else ""),
-    }
+    guess = watch_for_target(folder, target)
+    suite = SUITE_YML.format(name=suite_name, target=target or "evals_target:answer", model=DEFAULT_MODEL,
+                             watch="".join(f"  - {_quoted(glob)}\n" for glob in guess.globs))
+    files = {folder / "evals" / "suite.yml": suite, folder / "evalkit.yml": CONFIG_YML}
     if target is None:
         files[folder / "evals" / "evals_target.py"] = TARGET_PY
+    written, kept = _write(files)
+    # The workflow's paths come from the suites as written (and any evalkit.yml already there).
+    workflow = folder / ".github" / "workflows" / "evals.yml"
+    paths = workflow_paths(folder, workflow.relative_to(folder).as_posix())
+    more, also_kept = _write({workflow: WORKFLOW_YML.format(
+        paths="\n    paths:" + "".join(f"\n      - {_quoted(glob)}" for glob in paths) if paths else "",
+        install="          install: .                # your project, so the suite can import it\n"
+        if (folder / "pyproject.toml").exists() or (folder / "setup.py").exists() else "")})
+    written, kept = written + more, kept + also_kept
+    if _ignore_runs(folder / ".gitignore"):
+        written.append(folder / ".gitignore")
+    return Scaffold(written, kept, folder / "evals" / "suite.yml", guess.note)
+
+
+def _write(files: dict[Path, str]) -> tuple[list[Path], list[Path]]:
+    """Write each file that does not exist; (written, kept)."""
     written, kept = [], []
     for path, text in files.items():
         if path.exists():
@@ -114,9 +131,12 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         written.append(path)
-    if _ignore_runs(folder / ".gitignore"):
-        written.append(folder / ".gitignore")
-    return Scaffold(written, kept, folder / "evals" / "suite.yml")
+    return written, kept
+
+
+def _quoted(glob: str) -> str:
+    """A glob as a YAML double-quoted string (`*` and `!` would otherwise mean something)."""
+    return '"' + glob.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _ignore_runs(gitignore: Path) -> bool:

@@ -29,7 +29,7 @@ from evalkit.results.report import Report
 from evalkit.results.reader import load_report, write_report
 from evalkit.run.runner import Runner, RunOptions
 from evalkit._runtime.signals import run_stoppable
-from evalkit.suite.loader import load_suite
+from evalkit.suite.loader import load_suite, refuse_duplicate_names
 from evalkit.suite.files import resolve_suite_paths
 from evalkit.suite.model import Suite
 
@@ -65,8 +65,10 @@ NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), 
 
 
 def load_suites(paths: list[str | Path]) -> list[Suite]:
-    """Load every path; problems of all files are reported together in one SuiteError."""
+    """Load every path (a file, or every suite file of a folder), each file once; problems of all
+    files are reported together in one SuiteError; two suites of one name are a UsageError."""
     suites, errors = [], []
+    seen: set[Path] = set()
     with collector.paused():
         for path in paths:
             try:
@@ -75,12 +77,16 @@ def load_suites(paths: list[str | Path]) -> list[Suite]:
                 errors.append(exc)
                 continue
             for file in files:
+                if file.resolve() in seen:  # a folder and a file in it, both named
+                    continue
+                seen.add(file.resolve())
                 try:
                     suites.append(load_suite(file))
                 except SuiteError as exc:
                     errors.append(exc)
     if errors:
         raise SuiteError.merge(errors, f"{len(errors)} suite files")
+    refuse_duplicate_names(suites)
     return suites
 
 

@@ -42,7 +42,8 @@ def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[
     clients = [make_client() for _ in models]
     deprecated = clients[0].deprecations()
     for model in models:
-        lifecycle.refuse_retired(lifecycle.suite_models(suites, model, options.judge_model), deprecated)
+        lifecycle.refuse_retired(lifecycle.suite_models(suites, model, options.judge_model), deprecated,
+                                 judge_only=lifecycle.judge_only_models(suites, model, options.judge_model))
     return run_blocking(_run_all(suites, models, clients, options))
 
 

@@ -6,6 +6,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from evalkit.errors import UsageError
 from evalkit.github.api import GitHubAPI, GitHubAPIError
 from evalkit.github.event import PULL_REQUEST_EVENTS, ZERO_SHA, Event
 from evalkit.github.globs import first_match
@@ -56,6 +57,24 @@ def _why_selected(globs: list[str], changed: ChangedFiles) -> str | None:
     except ValueError as exc:
         return f"runs because a watch glob is invalid: {exc}"
     return f"{hit[0]} matches {hit[1]}" if hit else None
+
+
+def changed_since(workspace: str, ref: str) -> ChangedFiles:
+    """The files changed between `ref` and the working tree (`git diff --name-only REF`), as a push
+    lists them (both paths of a rename). A `ref` that is not a commit here is a one-line UsageError."""
+    if ref.startswith("-") or _git(workspace, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}") is None:
+        raise UsageError(f"--changed-since: {ref!r} is not a commit of the git repository at {workspace}")
+    out = _git(workspace, "diff", "--name-only", "--no-renames", "-z", ref, "--")
+    if out is None:
+        raise UsageError(f"--changed-since: `git diff --name-only {ref}` failed in {workspace}")
+    paths = [p for p in out.split("\0") if p]
+    return ChangedFiles(paths, f"{len(paths)} file(s) changed since {ref}")
+
+
+def git_toplevel(folder: str) -> str | None:
+    """The top folder of the git work tree holding `folder`, or None outside one."""
+    out = _git(folder, "rev-parse", "--show-toplevel")
+    return out.strip() if out and out.strip() else None
 
 
 def _pull_request_files(event: Event, api: GitHubAPI | None) -> ChangedFiles:

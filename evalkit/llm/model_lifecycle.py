@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Collection, Iterable, Mapping
 
 from evalkit.errors import UsageError
 from evalkit.llm.pricing import cost_usd
@@ -160,20 +160,23 @@ class LifecycleTable:
                 for m, e in self.known().items() if e.state != "active" or e.retires_at is not None}
 
 
-def refuse_retired(models: Iterable[str], deprecated: Mapping[str, str], on: date | None = None) -> None:
-    """RetiredModelError naming the first of `models` past its end of life. (A model retiring later
-    is warned about by the client when it is called, with its date.)"""
+def refuse_retired(models: Iterable[str], deprecated: Mapping[str, str], on: date | None = None,
+                   judge_only: Collection[str] = ()) -> None:
+    """RetiredModelError naming the first of `models` past its end of life, and the option that
+    chooses it: `judge_only` models are the judge's, set by --judge-model or `judge_model:`. (A model
+    retiring later is warned about by the client when it is called, with its date.)"""
     on = on or today()
     for model in dict.fromkeys(models):
         if model not in deprecated:
             continue
+        option = "--judge-model or `judge_model:`" if model in judge_only else "--model or `model:`"
         eol = parse_end_of_life(deprecated[model])
         if eol is None and deprecated[model] == "retired":
             raise RetiredModelError(f"model {model} is retired: choose a current one (`evalkit models` lists "
-                                    "them) and pass it with --model or `model:`")
+                                    f"them) and pass it with {option}")
         if eol is not None and eol <= on:
             raise RetiredModelError(f"model {model} reached end of life on {eol.isoformat()}: choose a current "
-                                    "one (`evalkit models` lists them) and pass it with --model or `model:`")
+                                    f"one (`evalkit models` lists them) and pass it with {option}")
 
 
 def suite_models(suites: Iterable[Any], model: str | None = None, judge_model: str | None = None,
@@ -185,6 +188,19 @@ def suite_models(suites: Iterable[Any], model: str | None = None, judge_model: s
         if suite.target is not None and suite.target.model and not model:
             found[suite.target.model] = None
     return list(found)
+
+
+def judge_only_models(suites: Iterable[Any], model: str | None = None, judge_model: str | None = None) -> set[str]:
+    """The models a run of `suites` names only for the judge (the `low` tier), for no target."""
+    judge: set[str] = set()
+    others: set[str] = set()
+    for suite in suites:
+        tiers = suite.tier_models(model, judge_model)
+        judge.add(tiers["low"])
+        others.update(m for tier, m in tiers.items() if tier != "low")
+        if suite.target is not None and suite.target.model and not model:
+            others.add(suite.target.model)
+    return judge - others
 
 
 def price_per_mtok(model: str) -> tuple[float, float] | None:

@@ -115,10 +115,11 @@ class Runner:
     async def _stream(self, suites: list[Suite]) -> Report:
         assert self.options.jsonl_path is not None, "run_summary streams to options.jsonl_path"
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
-        lifecycle.refuse_retired(lifecycle.suite_models(suites, self.options.model, self.options.judge_model),
-                                 self.client.deprecations())
+        model, judge_model = self.options.model, self.options.judge_model
+        lifecycle.refuse_retired(lifecycle.suite_models(suites, model, judge_model), self.client.deprecations(),
+                                 judge_only=lifecycle.judge_only_models(suites, model, judge_model))
         # So does a setting a model refuses, or a judge model evalkit cannot ask (evalkit/run/model_fit.py).
-        refuse_unfit(suites, self.options.model, self.options.judge_model, self.client.capabilities.of)
+        refuse_unfit(suites, model, judge_model, self.client.capabilities.of)
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
         if self.options.shard:
             self._shard_members = shard_members(suites, self.options.shard, self.options.cases, self.options.repeat)

@@ -21,19 +21,24 @@ def default_suite_name(path: Path) -> str:
 
 
 def resolve_suite_paths(path: str | Path) -> list[Path]:
-    """The suite files a path names: a file; or in a folder, `suite.yml`, else every `*.suite.yml`."""
+    """The suite files a path names: a file; or in a folder, every suite file in it (`suite.yml`
+    first, then each `*.suite.yml`). Every front door (the CLI, the engine, the Action's discovery)
+    asks this one function, so none of them can see fewer suites than the others."""
     p = Path(path)
     if p.is_dir():
-        for name in SUITE_FILENAMES:
-            if (p / name).is_file():
-                return [p / name]
-        found = sorted(f for f in p.iterdir() if f.name.endswith(SUITE_SUFFIXES) and f.is_file())
+        found = suite_files_in(p)
         if found:
             return found
         raise SuiteError(str(p), [f"no {' or '.join(SUITE_FILENAMES)} or *.suite.yml in this folder"])
     if not p.exists():
         raise SuiteError(str(p), ["no such file or folder"])
     return [p]
+
+
+def suite_files_in(folder: Path) -> list[Path]:
+    """The suite files directly in `folder`: `suite.yml` / `suite.yaml` first, then the others by name."""
+    files = [f for f in folder.iterdir() if is_suite_file(f) and f.is_file()]
+    return sorted(files, key=lambda f: (f.name not in SUITE_FILENAMES, f.name))
 
 
 def resolve_suite_path(path: str | Path) -> Path:

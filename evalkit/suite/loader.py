@@ -7,7 +7,7 @@ import re
 import sys
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,7 +16,7 @@ from evalkit._runtime.import_names import import_module
 from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.checks.base import Check
 from evalkit.checks.registry import CheckRegistry, JudgeCriterion
-from evalkit.errors import Problem, SuiteError
+from evalkit.errors import Problem, SuiteError, UsageError
 from evalkit._runtime.user_calls import USER_EXITS, describe_exit
 from evalkit.suite.spec import (
     AssistantTurnSpec,
@@ -47,6 +47,17 @@ def load_suite(path: str | Path) -> Suite:
     except (OSError, ValueError) as exc:
         raise SuiteError(str(file), [Problem(str(exc).removeprefix(f"{file}: "), file=str(file))]) from None
     return _Loader(doc).load()
+
+
+def refuse_duplicate_names(suites: Sequence[Suite]) -> None:
+    """A one-line UsageError naming both files when two suites share a name: results, comparisons
+    with the base and the PR comment are keyed by a suite's name, so one would hide the other."""
+    first: dict[str, Suite] = {}
+    for suite in suites:
+        seen = first.setdefault(suite.name, suite)
+        if seen is not suite and seen.path != suite.path:
+            raise UsageError(f"two suites are named {suite.name!r}: {seen.path} and {suite.path}; "
+                             f"give one of them another `name:`")
 
 
 class _Loader:

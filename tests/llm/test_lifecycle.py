@@ -55,7 +55,29 @@ def test_a_retired_model_on_the_command_line_is_refused_too(write, tmp_path, mon
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
         result = CliRunner().invoke(main, ["run", str(suite), "--judge-model", "claude-sonnet-4-20250514"], env=env)
         assert result.exit_code == 2 and "claude-sonnet-4-20250514 reached end of life on 2026-06-15" in result.output
+        assert result.output.strip().endswith("pass it with --judge-model or `judge_model:`"), result.output
         assert fake.request_count == 0
+
+
+def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, tmp_path, monkeypatch):
+    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 23))
+    text = SUITE.format(model="claude-sonnet-4-6").replace("judge_model: claude-haiku-4-5-20251001",
+                                                           "judge_model: claude-sonnet-4-20250514")
+    suite = write("s.yml", text)
+    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
+        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+        result = CliRunner().invoke(main, ["run", str(suite)], env=env)
+        assert result.exit_code == 2 and fake.request_count == 0, result.output
+        assert result.output.strip().splitlines() == [
+            "evalkit: model claude-sonnet-4-20250514 reached end of life on 2026-06-15: choose a current one "
+            "(`evalkit models` lists them) and pass it with --judge-model or `judge_model:`"]
+
+
+def test_a_retired_model_that_is_both_target_and_judge_names_model():
+    with pytest.raises(lifecycle.RetiredModelError, match=r"with --model or `model:`$"):
+        lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"}, judge_only=())
+    with pytest.raises(lifecycle.RetiredModelError, match=r"with --judge-model or `judge_model:`$"):
+        lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"}, judge_only={"claude-x"})
 
 
 def test_models_lists_the_sdk_models_with_dates_and_prices(monkeypatch, tmp_path):

@@ -39,7 +39,7 @@ def run_suite(script, *, cache_dir=None, options=None, fake=None, deprecated="sd
         provider = AnthropicProvider(api_key="test", base_url=fake.url)
         kwargs = {} if deprecated == "sdk" else {"deprecated": deprecated}
         client = make_client(provider, cache_dir=cache_dir, no_cache=cache_dir is None, **kwargs)
-        report = run(load_suites([SUITE_DIR]), client, options or RunOptions())
+        report = run(load_suites([SUITE_DIR / "suite.yml"]), client, options or RunOptions())
         assert not fake.errors, fake.errors[0]
         return report, fake.requests[before:]
     finally:

@@ -59,7 +59,7 @@ def test_beginner_and_competitive_prompts_differ_where_they_should():
 
 
 def _items(case_id):
-    suite = load_suite(SUITE_DIR)
+    suite = load_suite(SUITE_DIR / "suite.yml")
     return {it.id: it for it in suite.case(case_id).items}
 
 
