@@ -279,3 +279,15 @@ def test_the_in_process_judge_reads_a_structured_reply_with_thinking():
     [body] = provider.requests
     assert body["thinking"]["budget_tokens"] == 1024 and "tool_choice" not in body
     assert json.loads(json.dumps(body["output_config"]))["format"]["schema"]["title"] == JUDGE_TOOL
+
+
+@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-opus-4-8", "claude-haiku-5-5"])
+def test_a_judge_thinking_suite_runs_on_a_model_of_each_thinking_kind(write, tmp_path, model):
+    """A budget on Haiku 4.5 (no adaptive thinking), adaptive at an effort on Opus 4.8 and Haiku 5.5,
+    through the fake that refuses what the API refuses."""
+    with FakeAnthropicServer(_script(), unknown_models="404") as fake:
+        report = _run(write, tmp_path, fake, judge_model=model, extra="judge_thinking: {effort: medium}")
+        [body] = _judged(fake)
+    assert report.verdict == "pass" and report.suites[0].cases[0].runs[0].items[0].status == "pass"
+    expected = {"type": "enabled", "budget_tokens": 4096} if model == "claude-haiku-4-5" else {"type": "adaptive"}
+    assert body["thinking"] == expected and "tool_choice" not in body and "temperature" not in body

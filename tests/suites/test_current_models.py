@@ -54,3 +54,18 @@ def test_the_bundled_suites_end_with_a_verdict_on_each_family(tmp_path, family):
     assert any(m.get("role") == "user" and isinstance(m.get("content"), list)
                and any(b.get("type") == "tool_result" for b in m["content"])
                for b in requests for m in b["messages"])
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_plan_of_the_bundled_suites_takes_each_familys_route(family):
+    """`evalkit plan` builds the judge's requests by the run's route for the model, and prices the room
+    a thinking judge may think in."""
+    from evalkit.engine import plan_calls
+    from evalkit.llm.capabilities import CapabilityTable
+    from evalkit.scoring.structured import route_for
+
+    plan = demo_plan(bundled_suites_dir(), DEMO_BASE)
+    estimate = plan_calls(load_suites([path for path, _ in plan]), model=family, judge_model=family, no_cache=True,
+                          count_tokens=False)
+    assert estimate.calls() > 0 and not estimate.cost()[1]  # every model priced
+    assert estimate.thinking_room == route_for(CapabilityTable().of(family)).room

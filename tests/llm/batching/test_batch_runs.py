@@ -188,3 +188,18 @@ def test_the_cli_runs_with_batch(write, tmp_path, monkeypatch):
     assert result.exit_code == 1, result.output  # bob fails its rubric item
     assert "Message Batch msgbatch_" in result.output and "3 requests submitted" in result.output
     assert (tmp_path / "out.json").exists() and not (tmp_path / "out.batches.json").exists()
+
+
+@pytest.mark.parametrize("family", ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8", "claude-haiku-5-5",
+                                    "claude-sonnet-5-5", "claude-fable-5-1"])
+def test_a_batch_run_on_each_model_family_is_refused_nothing(write, tmp_path, family):
+    """Batch params are held to the same published rules as a call (no sampling parameter, no forced
+    tool while thinking): every batched request succeeds, on a model of each family."""
+    suite = write("coach.yml", SUITE.replace(MODEL, family))
+    with FakeAnthropicServer(coach_script(), unknown_models="404") as fake:
+        batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
+                      RunOptions())
+        waves = [fake.batches.requests_of(b) for b in fake.batches.batch_ids]
+    assert [c.verdict for c in batched.suites[0].cases] == ["pass", "fail", "pass"]
+    assert [len(w) for w in waves] == [3, 3] and all(r["params"]["model"] == family for w in waves for r in w)
+    assert not any({"temperature", "top_p", "top_k"} & set(r["params"]) for w in waves for r in w)
