@@ -303,12 +303,13 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
                                 (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None)
     # The judge's route as the run picks it (evalkit.scoring.structured): its requests' cache keys. A
     # setting a model would refuse is refused here as a run refuses it, before anything is counted.
-    capabilities = CapabilityTable(lifecycle_table(cache_dir)).of
+    table = lifecycle_table(cache_dir)
+    capabilities = CapabilityTable(table).of
     model, judge_model = options.get("model"), options.get("judge_model")
     refuse_unfit(suites, model, judge_model, capabilities)
     planned = estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
                        capabilities=capabilities, **options)
-    planned.warnings = fit_warnings(suites, model, judge_model, capabilities)
+    planned.warnings = fit_warnings(suites, model, judge_model, capabilities, table.end_of_life())
     return planned
 
 
@@ -316,9 +317,10 @@ def check_models(suites: list[Suite], *, model: str | None = None, judge_model: 
                  cache_dir: str | Path | None = None) -> list[str]:
     """What `validate` says of the models before any call: raises as a run would for a setting a model
     refuses or a judge model evalkit cannot ask; returns the warnings (Legacy models, thinking)."""
-    capabilities = CapabilityTable(lifecycle_table(cache_dir)).of
+    table = lifecycle_table(cache_dir)
+    capabilities = CapabilityTable(table).of
     refuse_unfit(suites, model, judge_model, capabilities)
-    return fit_warnings(suites, model, judge_model, capabilities)
+    return fit_warnings(suites, model, judge_model, capabilities, table.end_of_life())
 
 
 def merge_and_save(result_paths: list[str], out: Path, *, markdown_path: str | Path | None = None) -> Report:

@@ -7,7 +7,7 @@ case. `run`, `plan`, `validate` and `calibrate` ask the same questions."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from evalkit.errors import UsageError
 from evalkit.llm.capabilities import Capabilities, effort_for
@@ -61,14 +61,17 @@ def refuse_unfit(suites: Iterable[Suite], model: str | None, judge_model: str | 
 
 
 def fit_warnings(suites: Iterable[Suite], model: str | None, judge_model: str | None,
-                 capabilities: CapabilitiesOf) -> list[str]:
-    """What is worth saying before money is spent: Legacy models, and a target model that thinks by
-    default under a small `max_tokens` (thinking counts toward it)."""
+                 capabilities: CapabilitiesOf, end_of_life: Mapping[str, str] | None = None) -> list[str]:
+    """What is worth saying before money is spent: deprecated models (`end_of_life`: model id to its
+    date), Legacy models, and a target model that thinks under a small `max_tokens` (thinking counts
+    toward it)."""
     warnings: list[str] = []
     for suite in suites:
         judge = suite.tier_models(model, judge_model)["low"]
         for name in dict.fromkeys([*target_models(suite, model, judge_model), judge]):
             caps = capabilities(name)
+            if (end_of_life or {}).get(name):
+                warnings.append(f"model {name} is deprecated: its end of life is {(end_of_life or {})[name]}")
             if caps.legacy:
                 warnings.append(f"model {name} is Legacy at Anthropic: move to {caps.legacy}")
         for target_model in target_models(suite, model, judge_model):

@@ -150,12 +150,24 @@ def test_the_refresh_script_writes_what_the_api_says(tmp_path, monkeypatch):
     table.write_text(json.dumps({"as_of": "2026-01-01", "source": "x", "models": {
         "claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
         "claude-back": {"lifecycle": "deprecated", "retires_at": "2027-01-01"}}}), encoding="utf-8")
+    caps = tmp_path / "capabilities.json"
+    caps.write_text(json.dumps({"as_of": "2026-01-01", "sources": ["a page"], "models": {
+        "claude-back": {"structured_outputs": True, "thinking": {"enabled": True}, "sampling": True}}}),
+        encoding="utf-8")
     monkeypatch.setattr(module, "TABLE", table)
+    monkeypatch.setattr(module, "CAPABILITIES", caps)
     monkeypatch.setattr(module, "fetch_lifecycles", lambda timeout: {
-        "claude-back": {"lifecycle": "active", "retires_at": None},
+        "claude-back": {"lifecycle": "active", "retires_at": None, "structured_outputs": True,
+                        "thinking": {"adaptive": True, "disabled": True}, "effort": ["low"]},
         "claude-going": {"lifecycle": "deprecated", "retires_at": "2027-05-01"}})
     assert module.main() == 0
     written = json.loads(table.read_text(encoding="utf-8"))
     assert written["models"] == {"claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
                                  "claude-going": {"lifecycle": "deprecated", "retires_at": "2027-05-01"}}
     assert written["as_of"] == date.today().isoformat()
+    # The capabilities: the API's fields rewritten, what it does not list (sampling) kept, sources dated.
+    refreshed = json.loads(caps.read_text(encoding="utf-8"))
+    assert refreshed["models"] == {"claude-back": {"structured_outputs": True, "sampling": True, "effort": ["low"],
+                                                   "thinking": {"adaptive": True, "disabled": True}}}
+    assert refreshed["as_of"] == date.today().isoformat() and refreshed["sources"][0] == "a page"
+    assert refreshed["sources"][-1].startswith("GET /v1/models, read")
