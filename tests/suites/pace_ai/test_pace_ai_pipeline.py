@@ -75,14 +75,14 @@ def test_sound_coaching_passes_every_gate(sound):
     assert all(c.rubric_pass_rate == 1.0 for c in suite.cases if not c.id.startswith("consistency/"))
     assert all(c.agreement == 1.0 for c in suite.cases if c.id.startswith("consistency/"))
     assert len(suite.comparisons) == 37 and all(c.status == "pass" for c in suite.comparisons)
-    assert suite.models == {"target": "claude-sonnet-4-6", "judge": "claude-haiku-4-5-20251001"}
+    assert suite.models == {"target": "claude-sonnet-5-5", "judge": "claude-haiku-5-5"}
 
 
 def test_the_coaching_model_is_one_anthropic_does_not_deprecate(sound):
     from evalkit.llm.model_lifecycle import LifecycleTable
 
     report, _ = sound
-    assert "claude-sonnet-4-6" not in LifecycleTable().end_of_life()
+    assert "claude-sonnet-5-5" not in LifecycleTable().end_of_life()
     assert not any("deprecated" in w for w in report.warnings)
 
 
@@ -125,7 +125,7 @@ def test_calls_by_role_and_consistency_run_one_shares_the_scenario_reply(sound):
                 and ", sex " + ("M" if "female" in profile else "F") not in request_text(b)]
         assert len(same) == 3, profile  # not 4: the shared request was made once
         assert all(b == same[0] for b in same)  # byte-identical input, model and parameters
-        assert same[0]["model"] == "claude-sonnet-4-6" and "pace-ai" in same[0]["system"]
+        assert same[0]["model"] == "claude-sonnet-5-5" and "pace-ai" in same[0]["system"]
     suite = report.suites[0]
     cases = {c.id: c for c in suite.cases}
     for profile in PROFILES:
@@ -195,9 +195,9 @@ def test_rerun_with_the_same_cache_dir_makes_no_new_requests(tmp_path):
 
 
 def test_model_override_is_one_setting_away():
-    report, requests = run_suite(demo.script("pass"), options=RunOptions(model="claude-sonnet-4-6",
+    report, requests = run_suite(demo.script("pass"), options=RunOptions(model="claude-opus-4-8",
                                                                          cases=["weekly_plan/*"]))
-    assert {b["model"] for b in requests if role(b) == "target"} == {"claude-sonnet-4-6"}
+    assert {b["model"] for b in requests if role(b) == "target"} == {"claude-opus-4-8"}
     assert report.verdict == "pass"
     assert not any("deprecated" in w for w in report.warnings)
 

@@ -166,7 +166,7 @@ def test_templates_use_strict_undefined(tmp_path, monkeypatch):
 
 def test_suite_shape():
     suite = load_suites([SUITE_DIR])[0]
-    assert suite.model == "claude-sonnet-4-6"
+    assert suite.model == "claude-sonnet-5-5"
     assert len(suite.cases) == 34
     assert sum(c.repeats == 3 for c in suite.cases) == 15
     assert all(g.startswith("suites/pace_ai/") for g in suite.watch)
