@@ -304,20 +304,19 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
     # The judge's route as the run picks it (evalkit.scoring.structured): its requests' cache keys. A
     # setting a model would refuse is refused here as a run refuses it, before anything is counted.
     table = lifecycle_table(cache_dir)
-    capabilities = CapabilityTable(table).of
-    model, judge_model = options.get("model"), options.get("judge_model")
-    refuse_unfit(suites, model, judge_model, capabilities)
+    warnings = check_models(suites, model=options.get("model"), judge_model=options.get("judge_model"), table=table)
     planned = estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
-                       capabilities=capabilities, **options)
-    planned.warnings = fit_warnings(suites, model, judge_model, capabilities, table.end_of_life())
+                       capabilities=CapabilityTable(table).of, **options)
+    planned.warnings = warnings
     return planned
 
 
 def check_models(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
-                 cache_dir: str | Path | None = None) -> list[str]:
-    """What `validate` says of the models before any call: raises as a run would for a setting a model
-    refuses or a judge model evalkit cannot ask; returns the warnings (Legacy models, thinking)."""
-    table = lifecycle_table(cache_dir)
+                 cache_dir: str | Path | None = None, table: LifecycleTable | None = None) -> list[str]:
+    """What `validate` and `plan` say of the models before any call: raises as a run would for a setting
+    a model refuses or a judge model evalkit cannot ask; returns the warnings (deprecated and Legacy
+    models, a thinking target's small max_tokens)."""
+    table = table or lifecycle_table(cache_dir)
     capabilities = CapabilityTable(table).of
     refuse_unfit(suites, model, judge_model, capabilities)
     return fit_warnings(suites, model, judge_model, capabilities, table.end_of_life())

@@ -28,7 +28,6 @@ from evalkit.llm.capabilities import UNKNOWN, Capabilities
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.suite.model import JudgeThinking
 
-THINKING_MIN_BUDGET = 1024  # the API's least `budget_tokens`
 # Extended thinking's budget for an effort level, on a model that takes a budget and no effort level.
 EFFORT_BUDGET = {"low": 1024, "medium": 4096, "high": 8192, "xhigh": 16384, "max": 32000}
 # Room in `max_tokens` for the thinking of a model left to think by itself (its default, or adaptive
@@ -51,19 +50,6 @@ class Route:
     effort: str | None = None  # `output_config.effort`
     room: int = 0  # tokens added to `max_tokens` for thinking (0: the reply holds no thinking)
 
-    @property
-    def structured(self) -> bool:
-        """The reply matches its schema by construction (a strict tool or the format)."""
-        return self.format or self.strict
-
-    @property
-    def uses_format(self) -> bool:
-        return self.format
-
-    @property
-    def thinks(self) -> bool:
-        return self.room > 0
-
     def describe(self) -> str:
         """One phrase for `evalkit models`: how a verdict is asked for."""
         if not self.format:
@@ -75,7 +61,7 @@ class Route:
         elif think.get("type") == "adaptive":
             mode = "adaptive thinking"
         else:
-            mode = "its own thinking" if self.thinks else "no thinking"
+            mode = "its own thinking" if self.room else "no thinking"
         return "output format, " + mode + (f", effort {self.effort}" if self.effort else "")
 
     def ask(self, tool: str) -> str:
