@@ -36,7 +36,8 @@ def within_10_percent(planned: int, made: int) -> bool:
 def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     [(folder, script)] = demo_plan(bundled_suites_dir(), ((name, "pass"),))
     # pace_ai's folder also holds the agent's suite, which its demo replies do not answer: suite.yml alone.
-    suites = load_suites([folder / "suite.yml" if (folder / "suite.yml").is_file() else folder])
+    path = folder / "suite.yml" if (folder / "suite.yml").is_file() else folder
+    suites = load_suites([path])
     tools = name.endswith(".suite.yml")  # the agent: a prompt target with tools
 
     # Before any run: callable targets are run up to their model calls with a stand-in for the model,
@@ -80,7 +81,7 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
         assert (exact.calls(), sum(third.values())) == (0, 0) and "tool loops: all" in exact.render()
         assert sum(ln.cached for ln in exact.lines) == sum(kinds.values()), (exact.render(), kinds)
 
-    out = CliRunner().invoke(main, ["plan", str(folder), "--results", str(results), "--cache-dir",
+    out = CliRunner().invoke(main, ["plan", str(path), "--results", str(results), "--cache-dir",
                                     str(tmp_path / "empty2")])
     assert out.exit_code == 0 and f"total: {planned} model calls" in out.output, out.output
 
