@@ -12,7 +12,7 @@ from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.engine.test_calibrate import SUITE, extract, wrong_on_two
 
-THINKING = "judge_thinking: {budget_tokens: 1500}\n"
+THINKING = "judge_model: claude-haiku-4-5\njudge_thinking: {budget_tokens: 1500}\n"  # a model that takes a budget
 
 
 def _calibrate(tmp_path, write, suite):
@@ -44,7 +44,7 @@ def test_a_judge_without_thinking_is_calibrated_on_the_route_its_model_takes(tmp
 
 
 def test_a_thinking_judge_its_model_cannot_take_is_refused_before_any_call(tmp_path, write):
-    result, requests = _calibrate(tmp_path, write, "judge_model: claude-unlisted-1\n" + THINKING + SUITE)
+    result, requests = _calibrate(tmp_path, write, THINKING.replace("claude-haiku-4-5", "claude-unlisted-1") + SUITE)
     assert result.exit_code == 2 and requests == []
     assert "judge model claude-unlisted-1 with judge_thinking (budget_tokens 1500) cannot be asked" in result.output
     assert "Traceback" not in result.output

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites, plan_calls
 
-PACE_AI = Path(__file__).resolve().parents[2] / "suites" / "pace_ai"
+PACE_AI = Path(__file__).resolve().parents[2] / "suites" / "pace_ai" / "suite.yml"  # the coach (its folder also holds the agent suite)
 
 TARGET = '''
 PROMPT = "Coach me. " + "Context line for the runner. " * 400

@@ -176,6 +176,7 @@ def test_a_callable_targets_refused_call_is_not_run_not_an_error(write, tmp_path
 
 def test_a_case_whose_judge_call_is_refused_is_not_run_not_a_verdict(write):
     suite = write("s.yml", "target: {prompt: 'Say {{ w }}'}\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
+                           "judge_model: claude-haiku-4-5-20251001\n"
                            "cases: [{id: a, input: {w: hi}, rubric: [{judge: 'The answer is polite.'}]}]\n")
     provider = ScriptedProvider(Script().reply(REPLY))
     # Room for the target's call (about $0.0003 at max_tokens 50), not for the judge's (larger max_tokens).

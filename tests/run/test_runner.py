@@ -396,7 +396,7 @@ def test_models_follow_cli_then_suite_then_tiers_then_environment(write, monkeyp
     tiered = load_suite(write("b.yml", "models: {high: hi-model, low: lo-model}\ncases: [{id: a}]\n"))
     explicit = load_suite(write("c.yml", "judge_model: j-model\nmodels: {low: lo-model}\ncases: [{id: a}]\n"))
     none = RunOptions()
-    assert (target_model(bare, none), judge_model(bare, none)) == ("claude-sonnet-4-6", "claude-haiku-4-5-20251001")
+    assert (target_model(bare, none), judge_model(bare, none)) == ("claude-sonnet-5-5", "claude-haiku-5-5")
     monkeypatch.setenv("SYSTEM_AGENT_MODELS_HIGH", "env-high")
     monkeypatch.setenv("SYSTEM_AGENT_MODELS_LOW", "env-low")
     assert (target_model(bare, none), judge_model(bare, none)) == ("env-high", "env-low")

@@ -16,6 +16,7 @@ from evalkit.testing.scripted import ScriptedProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 PACE_AI = ROOT / "suites" / "pace_ai"
+COACH = PACE_AI / "suite.yml"  # the folder also holds the agent suite, whose replies demo.py does not script
 HELP_AGENTS = ROOT / "suites" / "help_agents"
 
 
@@ -32,7 +33,7 @@ def _run(shard: Shard | None):
     # a fresh provider per job, as on separate machines: nothing is shared between shards
     script = _script(PACE_AI, "fail").extend(_script(HELP_AGENTS, "pass"))
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
-    return run(load_suites([PACE_AI, HELP_AGENTS]), client, RunOptions(shard=shard))
+    return run(load_suites([COACH, HELP_AGENTS]), client, RunOptions(shard=shard))
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_parse_shard():
 
 
 def test_shards_partition_the_cases_deterministically_and_balanced():
-    suites = load_suites([PACE_AI, HELP_AGENTS])
+    suites = load_suites([COACH, HELP_AGENTS])
     shares = [shard_members(suites, Shard(i, 3), []) for i in (1, 2, 3)]
     everything = {(str(s.path), c.id) for s in suites for c in s.cases}
     assert set().union(*shares) == everything and sum(map(len, shares)) == len(everything)

@@ -160,7 +160,7 @@ def test_agent_code_calls_the_model_through_the_runs_own_client(write, run_scrip
     # The worker's client (and get_client() in it) asks the parent: the calls are counted, cached
     # and priced with the case, as the judge's are.
     script = (Script().reply("Hello Ada", prompt="GREET Ada").reply("Hi again", prompt="AGAIN Ada",
-                                                                     model="claude-haiku-4-5-20251001"))
+                                                                     model="claude-haiku-5-5"))
     path = _suite(write, """
           - {id: ada, input: {who: Ada}, checks: [{type: contains, value: "Hello Ada / Hi again"}]}
           - {id: twin, input: {who: Ada}, checks: [{type: contains, value: "Hello Ada / Hi again"}]}
