@@ -14,6 +14,7 @@ from evalkit.errors import Problem
 from evalkit.suite.spec import FieldSpec, GoldSpec
 from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.model import Case, GoldOutput
+from evalkit.trace.steps import read_trace
 
 _KIND_CHECK = {
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -109,11 +110,17 @@ class GoldReader:
         if readers and fields is None:
             self._problem(doc, loc + ("labels",), f"gold: {', '.join(readers)} read(s) extracted fields; "
                                                   f"record the values under `fields:`", case.id)
+        trace = None
+        if spec.trace is not None:
+            try:
+                trace = read_trace(spec.trace)
+            except ValueError as exc:
+                self._problem(doc, loc + ("trace",), f"gold: {exc}", case.id)
         if len(self.problems) > before:
             return None
         return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
                           misread=tuple(spec.misread), note=spec.note, file=doc.path, line=doc.line(loc),
-                          extraction=spec.extraction)
+                          extraction=spec.extraction, trace=trace)
 
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:
