@@ -4,6 +4,7 @@ suite's cases, items and fields, every problem with its file and line."""
 from __future__ import annotations
 
 import glob
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from evalkit.suite.spec import FieldSpec, GoldSpec
 from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.model import Case, GoldOutput
 from evalkit.trace.steps import read_trace
+
+_TURN_FIELD = re.compile(r"^turn \d+\.")
 
 _KIND_CHECK = {
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -134,7 +137,8 @@ class GoldReader:
         if spec.fields is None:
             return None
         for name, value in spec.fields.items():
-            fspec = self.fields.get(name)
+            # a conversation's earlier turn's field, as a run stores it: "turn N.<field>"
+            fspec = self.fields.get(_TURN_FIELD.sub("", name))
             where = loc + ("fields", name)
             if fspec is None:
                 self._problem(doc, where, f"gold: unknown field {name!r}; declared: "
@@ -145,4 +149,5 @@ class GoldReader:
                 self._problem(doc, where, f"gold: {name} = {value!r}; values: {', '.join(fspec.values or [])}",
                               case.id)
         # A declared field the reader left out is one the output does not state.
-        return {name: spec.fields.get(name) for name in self.fields}
+        turns = {name: value for name, value in spec.fields.items() if _TURN_FIELD.match(name)}
+        return {**turns, **{name: spec.fields.get(name) for name in self.fields}}
