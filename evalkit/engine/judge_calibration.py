@@ -25,6 +25,7 @@ from evalkit.scoring.grading import grade
 from evalkit.scoring.structured import refuse_unroutable
 from evalkit.errors import UsageError
 from evalkit.suite.model import GoldOutput, Suite
+from evalkit.trace.steps import judged_trace
 
 
 def _judged_labels(suite: Suite, gold: GoldOutput) -> dict[str, str]:
@@ -49,7 +50,8 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
         sample = bound.sampled(k)
         if criteria and fields:  # as a run asks: one call for both (evalkit.scoring.grading)
             outcome, values, error = await grade(sample, judge_model, text, criteria, fields, case_input=case.input,
-                                                 facts=gold.facts, thinking=suite.judge_thinking)
+                                                 facts=gold.facts, thinking=suite.judge_thinking,
+                                                 trace=judged_trace(gold.trace))
             for cid in criteria:
                 votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)  # type: ignore[union-attr]  # verdicts is set when there is no error
             for name in fields:
@@ -57,7 +59,7 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
             return
         if criteria:
             outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts,
-                                  thinking=suite.judge_thinking)
+                                  thinking=suite.judge_thinking, trace=judged_trace(gold.trace))
             for cid in criteria:
                 votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)
         if fields:

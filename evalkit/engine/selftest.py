@@ -126,7 +126,7 @@ def code_verdicts(suite: Suite, gold: GoldOutput, replayed: Replayed | None = No
     applicable, recorded = applicable_items(case, facts)
     verdicts = {r.id: r for r in recorded}
     ctx = CheckContext(output=gold.output, input=case.input, fields=fields, facts=facts,
-                       case_id=case.id, suite_dir=suite.dir)
+                       case_id=case.id, suite_dir=suite.dir, trace=gold.trace)
     for it in applicable:
         if it.check is None:
             continue

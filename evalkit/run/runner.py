@@ -342,7 +342,7 @@ class Runner:
         truncated = run["truncated"] = client.truncated
         items, fields, run["extraction_error"] = await self._decide(
             suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
-            conversation=turns.messages if turns else None)
+            conversation=turns.messages if turns else None, earlier_fields=turns.fields if turns else None)
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
@@ -388,9 +388,12 @@ class Runner:
     async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, facts: dict[str, Any],
                       trace: Any, client: BoundClient, judge_model: str, truncated: bool,
                       conversation: list[dict[str, Any]] | None = None,
+                      earlier_fields: dict[str, Any] | None = None,
                       ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
         """A run's items decided on `text` (judged, extracted, checked), its fields, its extraction error.
-        A conversation's judge sees the messages the reply answered beside the case's input."""
+        A conversation's judge sees the messages the reply answered beside the case's input; its case-level
+        checks also see the fields of the earlier turns (`earlier_fields`, as "turn N.<field>"), so code can
+        compare one turn's plan with another's."""
         applicable, recorded = applicable_items(case, facts)
         judged = [it for it in applicable if it.judge is not None]
         fields_spec = {n: suite.fields[n] for n in case.fields}
@@ -400,7 +403,8 @@ class Runner:
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
             case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
             facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
-        ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
+        seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
+        ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
         items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
                              await self._plugin_checks(applicable, ctx))

@@ -4,6 +4,7 @@ suite's cases, items and fields, every problem with its file and line."""
 from __future__ import annotations
 
 import glob
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,9 @@ from evalkit.errors import Problem
 from evalkit.suite.spec import FieldSpec, GoldSpec
 from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.suite.model import Case, GoldOutput
+from evalkit.trace.steps import read_trace
+
+_TURN_FIELD = re.compile(r"^turn \d+\.")
 
 _KIND_CHECK = {
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -109,11 +113,17 @@ class GoldReader:
         if readers and fields is None:
             self._problem(doc, loc + ("labels",), f"gold: {', '.join(readers)} read(s) extracted fields; "
                                                   f"record the values under `fields:`", case.id)
+        trace = None
+        if spec.trace is not None:
+            try:
+                trace = read_trace(spec.trace)
+            except ValueError as exc:
+                self._problem(doc, loc + ("trace",), f"gold: {exc}", case.id)
         if len(self.problems) > before:
             return None
         return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
                           misread=tuple(spec.misread), note=spec.note, file=doc.path, line=doc.line(loc),
-                          extraction=spec.extraction)
+                          extraction=spec.extraction, trace=trace)
 
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:
@@ -127,7 +137,8 @@ class GoldReader:
         if spec.fields is None:
             return None
         for name, value in spec.fields.items():
-            fspec = self.fields.get(name)
+            # a conversation's earlier turn's field, as a run stores it: "turn N.<field>"
+            fspec = self.fields.get(_TURN_FIELD.sub("", name))
             where = loc + ("fields", name)
             if fspec is None:
                 self._problem(doc, where, f"gold: unknown field {name!r}; declared: "
@@ -138,4 +149,5 @@ class GoldReader:
                 self._problem(doc, where, f"gold: {name} = {value!r}; values: {', '.join(fspec.values or [])}",
                               case.id)
         # A declared field the reader left out is one the output does not state.
-        return {name: spec.fields.get(name) for name in self.fields}
+        turns = {name: value for name, value in spec.fields.items() if _TURN_FIELD.match(name)}
+        return {**turns, **{name: spec.fields.get(name) for name in self.fields}}

@@ -10,6 +10,7 @@ from typing import Any
 
 from evalkit.checks.base import Check
 from evalkit.llm.tiers import resolve_tiers
+from evalkit.trace.steps import Step
 from evalkit.suite.spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds, Timeouts
 
 
@@ -90,6 +91,7 @@ class GoldOutput:
     file: Path | None = None
     line: int | None = None
     extraction: dict[str, Any] | None = None  # a recorded extraction reply (raw, as the model gave it)
+    trace: list[Step] | None = None  # the run's trajectory, for checks that read the agent's tool calls
 
     @property
     def where(self) -> str:

@@ -343,6 +343,9 @@ class GoldSpec(_Strict):
                                                                         "selftest` parses it like a run and "
                                                                         "compares it with `fields:` (default: "
                                                                         "`fields:` itself).")
+    trace: list[dict[str, Any]] | None = Field(default=None, description=(
+        "The run's trajectory (evalkit.trace.steps: messages and tool calls with their arguments and results), "
+        "for a suite whose checks read the agent's tool calls; a conversation's whole trace, turns included."))
     labels: dict[str, GoldLabel] = Field(min_length=1, description="Item or check id -> pass, fail or n/a.")
     note: str = Field(default="", description="One line: why these labels.")
 

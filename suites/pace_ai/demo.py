@@ -338,7 +338,9 @@ def build_script(table: dict[tuple[str, str], Reply | list[Reply]]) -> Script:
         return {name: reply.fields.get(name) for name in wanted}
 
     s.respond(judge, tool="record_verdicts", prompt=_JUDGE_REQUEST)
-    s.respond(extract, tool="record_fields", prompt="Fields to extract:")
+    # The coaching suite's extractions all ask for the injury-risk level (the agent suite's never do), so
+    # merged with the agent demo's script (`evalkit demo`) this rule answers the coaching replies only.
+    s.respond(extract, tool="record_fields", prompt=re.compile(r"Fields to extract:[\s\S]*- injury_risk_level \("))
     return s
 
 

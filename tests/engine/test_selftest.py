@@ -173,3 +173,32 @@ def test_gold_outputs_are_ordinary_pytest_items_that_fail_on_a_disagreement(pyte
     result.assert_outcomes(passed=2, failed=1, deselected=2)  # the eval cases are not asked for
     # naming the file asks for its evals (skipped without a key) and keeps its gold checks
     pytester.runpytest("coach.suite.yml", "-p", "no:xdist").assert_outcomes(passed=2, failed=1, skipped=2)
+
+
+def test_a_gold_entry_s_trace_reaches_the_trajectory_checks(write):
+    path = write("agent.yml", """
+        name: agent
+        cases:
+          - id: c
+            input: {q: weather}
+            checks: [{type: tool_called, name: get_weather}]
+        gold:
+          - case: c
+            output: Sunny.
+            trace:
+              - {type: tool_call, name: get_weather, arguments: {city: Oslo}, result: {sky: sunny}}
+            labels: {tool_called: pass}
+          - case: c
+            output: Sunny, I guess.
+            labels: {tool_called: fail}
+          - case: c
+            output: Sunny.
+            trace: [{type: tool_call, arguments: {}}]
+            labels: {tool_called: pass}
+        """)
+    out = CliRunner().invoke(main, ["selftest", str(path)])
+    assert out.exit_code == 2 and "gold: step 1 of the trace" in out.output
+    path.write_text(path.read_text().replace("trace: [{type: tool_call, arguments: {}}]", "trace: []"))
+    result = selftest(load_suite(path))
+    # an empty trace records no call: the third entry's label (pass) is contradicted
+    assert [(d.gold.line, d.verdict) for d in result.disagreements] == [(15, "fail")] and result.compared == 3

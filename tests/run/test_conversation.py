@@ -335,3 +335,48 @@ def test_a_final_reply_cut_off_fails_the_case_s_complete_check_once(write):
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
     run_ = run(load_suites([suite]), client, RunOptions()).suites[0].cases[0].runs[0]
     assert [(i.id, i.status) for i in run_.items] == [("complete", "fail")] and run_.truncated is True
+
+
+EARLIER = '''
+from typing import ClassVar
+from evalkit import Check, Outcome, register_check
+
+
+@register_check
+class KmDropped(Check):
+    type: ClassVar[str] = "km_dropped"
+    needs_fields: ClassVar[bool] = True
+
+    def referenced_fields(self):
+        return {"km"}
+
+    def evaluate(self, ctx):
+        first, last = ctx.fields.get("turn 1.km"), ctx.fields.get("km")
+        return Outcome(first is not None and last < first, f"turn 1: {first}, final: {last}")
+'''
+
+
+def test_a_conversation_s_case_level_checks_see_the_earlier_turns_fields(write, tmp_path):
+    write("agent.py", AGENT)
+    write("earlier_checks.py", EARLIER)
+    suite = write("s.yml", """
+        target: agent:agent
+        plugins: [earlier_checks]
+        fields: {km: {type: number}}
+        cases:
+          - id: c
+            input: {km: 10}
+            checks: [{type: km_dropped}]
+            conversation:
+              - user: "one"
+                fields: [km]
+              - user: "two {{ outputs[0] }}"
+        """)
+    script = Script().respond(km_from_output, tool="record_fields")
+    client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
+    run_ = report.suites[0].cases[0].runs[0]
+    item = next(i for i in run_.items if i.id.endswith("km_dropped"))
+    # turn 1 said km 11, the final reply km 20: the check saw both (and the stored fields are unchanged)
+    assert (item.status, item.reason) == ("fail", "turn 1: 11.0, final: 20.0")
+    assert run_.fields == {"turn 1.km": 11, "km": 20}

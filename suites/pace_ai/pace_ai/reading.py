@@ -306,7 +306,8 @@ def _segments(text: str) -> dict[str, str]:
         for i, (start, end, day) in enumerate(hits):
             nxt = hits[i + 1][0] if i + 1 < len(hits) else len(line)
             words = line[end:nxt]
-            sentence_end = re.search(r"(?<!\d)[.;!?](?!\d)\s", words + " ")
+            sentence_end = re.search(r"(?<!\d)(?<!\bincl)(?<!\bapprox)(?<!\bca)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)"
+                                     r"[.;!?](?!\d)\s", words + " ")  # "incl. 3 km" ends no sentence
             own = words[:sentence_end.start()] if sentence_end else words
             rank = 0 if _LINE_START.match(line[:start]) else 1
             if re.fullmatch(r"[\s,*_&|()\[\]]*(and|or|&|,|/|-)?[\s,*_|()\[\]]*", own) and i + 1 < len(hits):

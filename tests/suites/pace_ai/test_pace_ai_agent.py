@@ -68,7 +68,10 @@ def test_an_agent_that_skips_a_tool_and_invents_its_numbers_fails_on_its_traject
     items = {it.id.split(":", 1)[-1]: it for it in cases["agent/injury_risk_female"].runs[0].items
              if it.status == "fail"}
     assert set(items) == {"tool_sequence", "pace_paces_from_tools", "tool_called", "pace_acwr_from_tool",
-                          "pace_easy_pace_used", "load_explained", "flags_injury_risk"}
+                          "pace_easy_pace_used", "load_explained", "flags_injury_risk", "pace_figures_from_tools",
+                          "pace_paces_in_session_zones", "pace_spike_week"}
+    assert "ACWR 1.2 is not the tool's 1.9" in items["pace_figures_from_tools"].reason
+    assert "hard sessions at ACWR 1.9" in items["pace_spike_week"].reason
     assert "the tool computed 1.9" in items["pace_acwr_from_tool"].reason
     assert "critical item failed: flags_injury_risk" in cases["agent/injury_risk_female"].reasons
 
@@ -85,7 +88,8 @@ def _zones_trace(easy=(327.6, 370.4)) -> list[Step]:
     ("Easy at 5:30/km, tempo at 4:43/km, race at 4:51/km.", True, "all 3 paces"),
     ("Easy at 9:20/mi.", True, "all 1 paces"),  # 9:20/mi = 348 s/km: in the easy zone
     ("Easy at 5:30/km and strides at 3:40/km.", False, "1 of 2 paces came from no tool: 3:40/km"),
-    ("No paces here.", False, "no pace at all"),
+    ("- Mon: 8 km easy\n- Tue: rest\n- Wed: 6 km easy\n- Thu: rest\n- Sun: 12 km long", False, "no pace at all"),
+    ("No running until the Achilles settles; see a physio.", None, "prescribes no run"),
 ])
 def test_paces_from_tools(text, passed, reason):
     outcome = PacesFromTools().evaluate(CheckContext(output=text, trace=_zones_trace()))
