@@ -17,7 +17,7 @@ from evalkit.checks.base import CheckContext, output_text
 from evalkit.llm.budget import Budget
 from evalkit.llm.client import BoundClient, ModelClient
 from evalkit.results.agreement import agreement
-from evalkit.errors import EvalkitError, one_line
+from evalkit.errors import EvalkitError, IncompleteRun, one_line
 from evalkit.scoring.extract import extract_fields
 from evalkit.results.consistency import run_passes
 from evalkit.results.gates import case_scores, case_verdict, suite_verdict, worst
@@ -43,6 +43,7 @@ from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
+from evalkit._runtime.user_calls import cancelled_words, is_cancellation, user_traceback
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
 MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
@@ -91,6 +92,7 @@ class Runner:
         self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
         self._shard_members: set[tuple[str, str]] | None = None
         self._user: UserCode = UserCode(threads=1)  # replaced by each run's (see _stream)
+        self._planned: dict[int, tuple[str, int]] = {}  # id(SuiteResult) -> (suite, cases it must have)
 
     async def run(self, suites: list[Suite]) -> Report:
         """The whole Report, every case read back from the JSONL (a spool file when none is asked for)."""
@@ -136,6 +138,7 @@ class Runner:
             results = await asyncio.gather(*(self.run_suite(s) for s in suites))
             if self.client.stopped is not None:  # not a verdict: the front door says why, in one line
                 raise self.client.stopped.error()
+            self._check_count(list(results))
             summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
             self._out.end(summary)  # type: ignore[union-attr]  # _out is opened before the suites run
         finally:
@@ -238,14 +241,43 @@ class Runner:
         if self._prior is not None:
             carry_over(self._prior, str(suite.path), tally)
         await run_windowed([c for c in cases if c.id not in tally.finished],
-                           lambda case: self._run_case(suite, case, fn, model, judge, tiers, thresholds, result),
+                           lambda case: self._guarded_case(suite, case, fn, model, judge, tiers, thresholds, result),
                            self._window)
+        self._planned[id(result)] = (result.name, len(cases))
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
         result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
         tally.close(result)
         result.verdict = suite_verdict(result)
         result.wall_seconds = round(time.perf_counter() - t0, 3)
         return result
+
+    async def _guarded_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str,
+                            judge_model: str, tiers: dict[str, str], thresholds: Thresholds,
+                            suite_result: SuiteResult) -> None:
+        """`_run_case`, whose task never ends without the case's row: a cancellation raised inside it
+        (not the run's stop) or another BaseException is an error row naming it."""
+        t0 = time.perf_counter()
+        try:
+            await self._run_case(suite, case, fn, model, judge_model, tiers, thresholds, suite_result)
+        except BaseException as exc:
+            if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
+                raise
+            if case.id in self._tallies[id(suite_result)].finished:
+                return  # its row is written: what ended the task came after
+            self._emit(suite_result, CaseResult(
+                id=case.id, line=case.line, description=case.description, file=str(case.file) if case.file else None,
+                input=jsonable(case.input), verdict="error", wall_seconds=round(time.perf_counter() - t0, 3),
+                reasons=[ended_words(f"case {case.id}", exc)]))
+
+    def _check_count(self, results: list[SuiteResult]) -> None:
+        """Every planned case has its row, or the run is evalkit's fault (exit 3), never a verdict."""
+        for result in results:
+            name, planned = self._planned.get(id(result), (result.name, 0))
+            tally = self._tallies.get(id(result))
+            done = len(tally.finished) if tally is not None else 0
+            if done < planned:
+                raise IncompleteRun(f"suite {name}: {done} of its {planned} planned cases have a result; the run "
+                                    "is not a verdict")
 
     async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
@@ -307,17 +339,29 @@ class Runner:
         t0 = time.perf_counter()
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
+        stage = ["the target"]  # what the run was doing, for a cancellation's error row
         try:
-            return await self._scored_run(suite, case, fn, repeat, judge_model, client, t0)
+            return await self._scored_run(suite, case, fn, repeat, judge_model, client, t0, stage)
+        except BaseException as exc:
+            if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
+                raise  # evalkit's own bug (exit 3), or Ctrl-C / SIGTERM: `--resume` runs the case again
+            # A cancellation (or another BaseException) raised inside the run, by agent code's own task
+            # or a validator: an error row naming it, never a case that silently vanishes.
+            return RunResult(repeat=repeat, target_requests=client.target_requests,
+                             wall_seconds=round(time.perf_counter() - t0, 3),
+                             error=ended_words(f"case {case.id}'s run, in {stage[0]},", exc),
+                             traceback=(user_traceback(exc) or "")[-MAX_STORED_TRACEBACK:] or None)
         finally:
             if client.refused and refused is not None:
                 refused.append(repeat)
 
     async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
-                          judge_model: str, client: BoundClient, t0: float) -> RunResult:
-        """One run of a case: its target called (once per user turn of a conversation), its output scored."""
+                          judge_model: str, client: BoundClient, t0: float, stage: list[str]) -> RunResult:
+        """One run of a case: its target called (once per user turn of a conversation), its output scored.
+        `stage[0]` is set to what the run is doing."""
         turns = None
         if case.turns:
+            stage[0] = "its conversation"
             turns = await self._conversation(suite, case, fn, judge_model, client)
             called, client.truncated = turns.final, turns.truncated
         else:
@@ -340,6 +384,7 @@ class Runner:
         run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
         truncated = run["truncated"] = client.truncated
+        stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(
             suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
             conversation=turns.messages if turns else None)
@@ -429,6 +474,20 @@ class Runner:
             return {items[0].id: await self._user.decide_check(items[0], ctx)}
         return {it.id: r for it, r in zip(items, await asyncio.gather(*(self._user.decide_check(it, ctx)
                                                                           for it in items)))}
+
+
+def stopping() -> bool:
+    """Whether the current task is being cancelled from outside (Ctrl-C, SIGTERM, a timeout): a
+    CancelledError raised inside it by user code finds no request to cancel."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def ended_words(who: str, exc: BaseException) -> str:
+    """An error row's words for a run ended by a cancellation or another BaseException raised in it."""
+    if is_cancellation(exc):
+        return cancelled_words(who, exc)
+    return f"{who} ended by {type(exc).__name__} raised inside it: {one_line(exc)}"
 
 
 UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered

@@ -27,8 +27,9 @@ from typing import Any, Callable, NoReturn
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit.errors import ProviderError
-from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
-                                         takes_messages, tool_answer, user_traceback)
+from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, cancelled_words, describe_exit,
+                                         is_cancellation, output_problem, takes_messages, tool_answer,
+                                         user_traceback)
 from evalkit.workers.client_proxy import AsyncClient, SyncClient
 from evalkit.errors import safe_str
 from evalkit._runtime.redaction import protect
@@ -133,8 +134,11 @@ class Worker:
             current_client.set(client)
             try:
                 produced = await (fn(case_input, client, **extra) if takes_client else fn(case_input, **extra))
-            except asyncio.CancelledError:
-                raise
+            except asyncio.CancelledError as exc:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():  # given up by the parent (a timeout, the run's end)
+                    raise
+                return target_failure(exc)  # the target's own: an error row, never a silence
             except BaseException as exc:  # SystemExit and the like too: they must not reach the loop
                 return target_failure(exc)
             return target_output(produced)
@@ -225,6 +229,8 @@ def target_failure(exc: BaseException) -> tuple[Any, ...]:
     """What a target that raised gives: ("error", message, traceback or None, prompt or None)."""
     if isinstance(exc, ProviderError):
         return "error", f"target's model call failed: {safe_str(exc)}", None, None
+    if is_cancellation(exc):
+        return "error", cancelled_words("target", exc), traceback_of(exc), None
     if isinstance(exc, USER_EXITS):
         try:
             message = describe_exit(exc)
