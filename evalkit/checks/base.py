@@ -37,6 +37,8 @@ class CheckContext:
     suite_dir: Path | None = None
     timeout: float | None = None  # seconds a check from a plugin may take (built-ins are bounded)
     trace: list[Step] | None = None  # the run's trajectory (evalkit.trace.steps), when the target had one
+    # `module:Class` of the pydantic model a target in a worker returned (the output is its JSON dump)
+    output_model: str | None = None
 
     @property
     def text(self) -> str:

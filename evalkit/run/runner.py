@@ -387,7 +387,7 @@ class Runner:
         stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(
             suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
-            conversation=turns.messages if turns else None)
+            conversation=turns.messages if turns else None, output_model=called.output_model)
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
@@ -412,7 +412,8 @@ class Runner:
                         messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
             view = replace(case, items=list(turn.items), fields=list(turn.fields))
             items, fields, _ = await self._decide(suite, view, called.output, reply, called.facts, called.trace,
-                                                  client, judge_model, truncated, conversation=messages)
+                                                  client, judge_model, truncated, conversation=messages,
+                                                  output_model=called.output_model)
             return items, fields
 
         def truncation() -> bool:
@@ -432,7 +433,7 @@ class Runner:
 
     async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, facts: dict[str, Any],
                       trace: Any, client: BoundClient, judge_model: str, truncated: bool,
-                      conversation: list[dict[str, Any]] | None = None,
+                      conversation: list[dict[str, Any]] | None = None, output_model: str | None = None,
                       ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
         """A run's items decided on `text` (judged, extracted, checked), its fields, its extraction error.
         A conversation's judge sees the messages the reply answered beside the case's input."""
@@ -446,7 +447,7 @@ class Runner:
             case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
             facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
         ctx = CheckContext(output=produced, input=case.input, fields=fields, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
+                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)
         items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
                              await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:

@@ -137,3 +137,68 @@ def test_a_base_exception_ending_a_case_task_outside_its_runs_is_its_error_row(w
     cases = {c.id: c for c in report.suites[0].cases}
     assert {k: c.verdict for k, c in cases.items()} == {"a": "pass", "b": "error"}
     assert "Odd raised inside it: not an Exception" in cases["b"].reasons[0]
+
+
+HOSTILE = '''
+import os, sys
+
+MARK = os.environ["EVALKIT_TEST_MARK"]
+
+class Evil:
+    def __reduce__(self):  # what unpickling would call: it must never run in the run's process
+        return (exec, (f"open({MARK!r}, 'w').write(str(__import__('os').getpid())); "
+                       "import sys; sys.exit(0)",))
+
+def nested(i):
+    return {"answer": "hello", "evil": Evil()}
+
+def bare(i):
+    return Evil()
+
+def in_facts(i):
+    from evalkit import TargetResult
+    return TargetResult("hello", facts={"evil": Evil()})
+
+def asks_with_evil(i, client):
+    return client.generate(Evil())
+'''
+
+
+def test_a_returned_object_whose_reduce_would_run_code_never_runs_in_the_run(write, tmp_path, monkeypatch):
+    mark = tmp_path / "ran-in-parent"
+    monkeypatch.setenv("EVALKIT_TEST_MARK", str(mark))
+    write("hostile.py", HOSTILE)
+    path = write("s.yml", """
+        target: hostile:nested
+        timeout: {target: 60, check: 5}
+        cases:
+          - {id: a, input: {}, checks: [{type: contains, value: nope}]}
+        """)
+    proc = _cli(tmp_path, str(path), "-o", "out/results.json")
+    assert not mark.exists(), "unpickled in the run's process"
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # its check fails: never a silent exit 0
+    run = _cases(tmp_path)["a"]["runs"][0]
+    assert '"answer": "hello"' in run["output"] and "Evil object" in run["output"]
+
+
+def test_hostile_objects_anywhere_in_a_result_get_a_verdict_and_never_run(write, run_scripted, tmp_path, monkeypatch):
+    mark = tmp_path / "ran-in-parent"
+    monkeypatch.setenv("EVALKIT_TEST_MARK", str(mark))
+    write("hostile.py", HOSTILE)
+    cases = []
+    for name in ("bare", "in_facts", "asks_with_evil"):
+        cases.append(write(f"{name}.yml", f"""
+            target: hostile:{name}
+            timeout: {{target: 60, check: 5}}
+            cases:
+              - {{id: {name}, input: {{}}, checks: [{{type: contains, value: hello}}]}}
+            """))
+    results = {}
+    for path in cases:
+        report = run_scripted(path, Script())
+        case = report.suites[0].cases[0]
+        results[case.id] = (case.verdict, case.runs[0].error)
+    assert not mark.exists(), "unpickled in the run's process"
+    assert results["bare"][0] == "error" and "target returned Evil" in results["bare"][1]
+    assert results["in_facts"] == ("pass", None)
+    assert results["asks_with_evil"][0] == "error" and "model request" in results["asks_with_evil"][1]
