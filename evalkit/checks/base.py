@@ -69,6 +69,9 @@ class Check(BaseModel):
     type: ClassVar[str]
     # Checks that read extracted fields make the runner extract them for the case.
     needs_fields: ClassVar[bool] = False
+    # A built-in that calls the user's code (code_node: the team's pydantic validators): decided in a
+    # worker process under the check timeout, as a plugin's check is, never in evalkit's own process.
+    calls_user_code: ClassVar[bool] = False
 
     @abstractmethod
     def evaluate(self, ctx: CheckContext) -> Outcome | bool | tuple[bool, str]:

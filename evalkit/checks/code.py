@@ -86,6 +86,7 @@ class CodeNode(Check):
     """
 
     type = "code_node"
+    calls_user_code = True  # the model's validators are the team's code
     model: str | None = None
 
     def evaluate(self, ctx: CheckContext) -> Outcome:

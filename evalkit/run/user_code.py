@@ -56,8 +56,8 @@ class WorkerTarget:
 
 
 def is_plugin_check(check: Check) -> bool:
-    """A check that is not evalkit's own: user code, run in a worker."""
-    return not type(check).__module__.startswith("evalkit.")
+    """A check that is user code, or calls it (code_node's validators): run in a worker."""
+    return not type(check).__module__.startswith("evalkit.") or check.calls_user_code
 
 
 class UserCode:

@@ -202,3 +202,47 @@ def test_hostile_objects_anywhere_in_a_result_get_a_verdict_and_never_run(write,
     assert results["bare"][0] == "error" and "target returned Evil" in results["bare"][1]
     assert results["in_facts"] == ("pass", None)
     assert results["asks_with_evil"][0] == "error" and "model request" in results["asks_with_evil"][1]
+
+
+VALIDATORS = '''
+import os, time
+from pydantic import BaseModel, field_validator
+
+def plain(i):
+    return {"code": i["how"]}
+
+class Node(BaseModel):
+    code: str
+
+    @field_validator("code")
+    @classmethod
+    def hostile(cls, value):
+        if value == "block":
+            time.sleep(120)
+        if value == "exit":
+            os._exit(0)
+        if value == "pid":
+            raise ValueError(f"pid {os.getpid()}")
+        return value
+'''
+
+
+def test_code_node_validators_run_in_a_worker_under_the_check_timeout(write, run_scripted):
+    write("vals.py", VALIDATORS)
+    path = write("s.yml", """
+        target: vals:plain
+        timeout: {target: 60, check: 2}
+        cases:
+          - {id: fine, input: {how: fine}, checks: [{type: code_node, model: "vals:Node"}]}
+          - {id: block, input: {how: block}, checks: [{type: code_node, model: "vals:Node"}]}
+          - {id: exit, input: {how: exit}, checks: [{type: code_node, model: "vals:Node"}]}
+          - {id: pid, input: {how: pid}, checks: [{type: code_node, model: "vals:Node"}]}
+        """)
+    started = time.monotonic()
+    report = run_scripted(path, Script())
+    assert time.monotonic() - started < 60, "a blocking validator is given up at the check timeout"
+    items = {c.id: c.runs[0].items[0] for c in report.suites[0].cases}
+    assert items["fine"].status == "pass"
+    assert items["block"].status == "error" and "timed out" in items["block"].reason, items["block"].reason
+    assert items["exit"].status == "error" and "os._exit(0)" in items["exit"].reason, items["exit"].reason
+    assert items["pid"].status == "fail" and f"pid {os.getpid()}" not in items["pid"].reason
