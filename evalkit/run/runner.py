@@ -29,7 +29,7 @@ from evalkit.scoring.judge import judge_repeated
 from evalkit.results.report import (NOT_RUN_BUDGET, BudgetUse, CaseResult, ItemResult, ModelUse, RateLimitUse,
                                     Report, RunResult, SuiteResult)
 from evalkit.results.reader import Scan, carry_over, load_report, prior_totals, scan_results
-from evalkit.results.stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
+from evalkit.results.stream import ResultsWriter, RunLock, SessionTotals, SuiteTally, new_run_id, tally_for
 from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
 from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
@@ -92,6 +92,7 @@ class Runner:
         self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
         self._shard_members: set[tuple[str, str]] | None = None
         self._user: UserCode = UserCode(threads=1)  # replaced by each run's (see _stream)
+        self._lock: RunLock | None = None
         self._planned: dict[int, tuple[str, int]] = {}  # id(SuiteResult) -> (suite, cases it must have)
 
     async def run(self, suites: list[Suite]) -> Report:
@@ -147,11 +148,14 @@ class Runner:
                 self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]  # _out is opened before the suites run
                                                                    suites)).to_json())
             self._out.close()  # type: ignore[union-attr]  # _out is opened before the suites run
+            if self._lock is not None:
+                self._lock.release()
         return summary
 
     def _open_stream(self, suites: list[Suite], started: datetime) -> None:
         path = self.options.jsonl_path
         assert path is not None
+        self._lock = RunLock.take(path)  # a second run on the same output is refused (exit 2), never mixed in
         if self.options.resume:
             self._prior = scan_results(path)
             self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)

@@ -246,3 +246,29 @@ def test_code_node_validators_run_in_a_worker_under_the_check_timeout(write, run
     assert items["block"].status == "error" and "timed out" in items["block"].reason, items["block"].reason
     assert items["exit"].status == "error" and "os._exit(0)" in items["exit"].reason, items["exit"].reason
     assert items["pid"].status == "fail" and f"pid {os.getpid()}" not in items["pid"].reason
+
+
+def test_a_second_run_on_the_same_output_is_refused_naming_the_other_and_a_dead_ones_lock_is_taken_over(
+        write, tmp_path):
+    write("agents.py", AGENTS)
+    path = write("s.yml", """
+        target: agents:plain
+        cases:
+          - {id: a, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
+        """)
+    lock = tmp_path / "out" / "results.jsonl.lock"
+    lock.parent.mkdir()
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(f"{other.pid}\n")
+        proc = _cli(tmp_path, str(path), "-o", "out/results.json")
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f"being written by another evalkit run (pid {other.pid}" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    finally:
+        other.kill()
+        other.wait()
+    os.utime(lock, (time.time() - 60, time.time() - 60))
+    proc = _cli(tmp_path, str(path), "-o", "out/results.json")  # its pid is gone: taken over
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    assert (tmp_path / "out" / "results.json").is_file() and not lock.exists()
