@@ -43,7 +43,8 @@ from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
-from evalkit._runtime.user_calls import cancelled_words, is_cancellation, user_traceback
+from evalkit._runtime.user_calls import user_traceback
+from evalkit.run.case_ends import ended_words, jsonable, stopping
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
 MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
@@ -481,20 +482,6 @@ class Runner:
                                                                           for it in items)))}
 
 
-def stopping() -> bool:
-    """Whether the current task is being cancelled from outside (Ctrl-C, SIGTERM, a timeout): a
-    CancelledError raised inside it by user code finds no request to cancel."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def ended_words(who: str, exc: BaseException) -> str:
-    """An error row's words for a run ended by a cancellation or another BaseException raised in it."""
-    if is_cancellation(exc):
-        return cancelled_words(who, exc)
-    return f"{who} ended by {type(exc).__name__} raised inside it: {one_line(exc)}"
-
-
 UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered
 
 
@@ -505,36 +492,3 @@ def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTar
     if called.trace is not None:
         return called.trace
     return client.recorder.trajectory(UNANSWERED, tools=bool(getattr(fn, "tools", ())))
-
-
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def jsonable(value: Any) -> Any:
-    """A copy of the value as JSON gives it back (dates and other objects as text)."""
-    try:
-        # Most inputs and facts are already JSON's own types: copied as they are, without the
-        # round trip through text (three times slower for a case's usual small dict).
-        return _plain_copy(value)
-    except (_NotPlain, RecursionError):  # (a circular value: JSON's own error names it as such)
-        return json.loads(json.dumps(value, default=str))
-
-
-class _NotPlain(Exception):
-    pass
-
-
-def _plain_copy(value: Any) -> Any:
-    kind = type(value)
-    if kind in _PLAIN:  # exact types: a str subclass (an enum member) still goes through JSON
-        return value
-    if kind is dict:
-        copy = {}
-        for key, item in value.items():
-            if type(key) is not str:  # JSON turns other keys into text
-                raise _NotPlain
-            copy[key] = _plain_copy(item)
-        return copy
-    if kind is list:
-        return [_plain_copy(item) for item in value]
-    raise _NotPlain
