@@ -125,5 +125,10 @@ class RefusedRequest(EvalkitError):
     the run stops at the first one, exit 3 — evalkit's fault, never a verdict."""
 
 
+class IncompleteRun(Exception):
+    """A run that ended with fewer case rows than it planned: evalkit's own fault (exit 3), never a
+    verdict. Not an EvalkitError: the front doors treat it as the internal error it is."""
+
+
 class RefusedSetting(UsageError):
     """The model API refused a setting of the user's suite (exit 2, naming the setting)."""

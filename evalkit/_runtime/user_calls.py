@@ -11,6 +11,7 @@ import queue
 import sys
 import threading
 import traceback
+from concurrent import futures
 from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any, Callable
@@ -142,6 +143,22 @@ def tool_answer(produced: Any) -> tuple[Any, str | None]:
         return json.loads(json.dumps(produced, default=str)), None
     except Exception as exc:  # noqa: BLE001 - whatever the value does while it is encoded
         return None, f"the tool returned what cannot be sent as JSON: {type(exc).__name__}: {one_line(exc)}"
+
+
+def is_cancellation(exc: BaseException) -> bool:
+    """Whether `exc` is a cancellation (asyncio's, or concurrent.futures'), raised by user code itself."""
+    asyncio = sys.modules.get("asyncio")  # not imported: no asyncio cancellation can have been raised
+    kinds: tuple[type[BaseException], ...] = (futures.CancelledError,)
+    if asyncio is not None:
+        kinds += (asyncio.CancelledError,)
+    return isinstance(exc, kinds)
+
+
+def cancelled_words(who: str, exc: BaseException) -> str:
+    """An error row's words for a cancellation user code raised (not a stop of the run)."""
+    text = safe_str(exc)
+    return (f"{who} was cancelled: {type(exc).__name__} raised inside it{': ' + text if text else ''} "
+            f"(the run was not stopped; a cancelled task is an error, never a silence)")
 
 
 def describe_exit(exc: BaseException) -> str:

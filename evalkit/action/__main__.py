@@ -33,7 +33,7 @@ from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
 from evalkit.compare.model_vs_model import compare_models
-from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError
+from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
 from evalkit.results.gates import exit_code
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
@@ -87,9 +87,14 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         outcome.unfinished(f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) "
                            "before the run finished")
         return EXIT_SIGTERM if cancelled else EXIT_SIGINT
-    except Exception as exc:  # evalkit's own bug: the log has the traceback, the comment the fact
-        traceback.print_exc()
-        reason = f"an internal error of evalkit: {type(exc).__name__}: {redact_text(str(exc), secrets)}"
+    except SystemExit:
+        raise
+    except BaseException as exc:  # evalkit's own bug: the log has the traceback, the comment the fact
+        try:
+            traceback.print_exc()
+        except Exception:  # noqa: BLE001 - an exception whose str() raises
+            pass
+        reason = f"an internal error of evalkit: {type(exc).__name__}: {redact_text(safe_str(exc), secrets)}"
         commands.annotation("error", f"evalkit: the run did not finish: {reason}", title="evalkit")
         outcome.unfinished(reason)
         return EXIT_INTERNAL

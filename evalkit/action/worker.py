@@ -26,7 +26,7 @@ from evalkit.action.discovery import load_repo_suites, select_named
 from evalkit.llm.batching import batch_run
 from evalkit.engine import anthropic_deprecations, make_client, run_and_save
 from evalkit._runtime import exit_guard
-from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError
+from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
 from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
 from evalkit.run.runner import RunOptions
 from evalkit.run.sharding import parse_shard
@@ -138,9 +138,14 @@ def main(argv: list[str]) -> int:
         code = EXIT_SUITE_ERROR
     except EvalkitError as exc:  # a full disk, an unreadable cache...: the run did not finish
         answer, code = {"error": str(exc)}, EXIT_FAILED
-    except Exception as exc:  # evalkit's own bug: the traceback goes to the log, the answer says so
-        traceback.print_exc()
-        answer, code = {"internal_error": f"{type(exc).__name__}: {exc}"}, EXIT_FAILED
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # evalkit's own bug: the traceback goes to the log, the answer says so
+        try:
+            traceback.print_exc()
+        except Exception:  # noqa: BLE001 - an exception whose str() raises
+            pass
+        answer, code = {"internal_error": f"{type(exc).__name__}: {safe_str(exc)}"}, EXIT_FAILED
     Path(job["answer"]).write_text(json.dumps({**answer, "done": True}), encoding="utf-8")
     return code
 

@@ -37,6 +37,8 @@ class CheckContext:
     suite_dir: Path | None = None
     timeout: float | None = None  # seconds a check from a plugin may take (built-ins are bounded)
     trace: list[Step] | None = None  # the run's trajectory (evalkit.trace.steps), when the target had one
+    # `module:Class` of the pydantic model a target in a worker returned (the output is its JSON dump)
+    output_model: str | None = None
 
     @property
     def text(self) -> str:
@@ -67,6 +69,9 @@ class Check(BaseModel):
     type: ClassVar[str]
     # Checks that read extracted fields make the runner extract them for the case.
     needs_fields: ClassVar[bool] = False
+    # A built-in that calls the user's code (code_node: the team's pydantic validators): decided in a
+    # worker process under the check timeout, as a plugin's check is, never in evalkit's own process.
+    calls_user_code: ClassVar[bool] = False
 
     @abstractmethod
     def evaluate(self, ctx: CheckContext) -> Outcome | bool | tuple[bool, str]:

@@ -86,18 +86,22 @@ class CodeNode(Check):
     """
 
     type = "code_node"
+    calls_user_code = True  # the model's validators are the team's code
     model: str | None = None
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
         output = ctx.output
-        if self.model is None:
-            if not isinstance(output, BaseModel):
-                return Outcome(False, "code_node needs `model: module:Class` for a non-pydantic output")
+        if self.model is None and isinstance(output, BaseModel):
             cls, data = type(output), output.model_dump()
+        elif self.model is None and ctx.output_model is None:
+            return Outcome(False, "code_node needs `model: module:Class` for a non-pydantic output")
         else:
-            cls = import_object(self.model, ctx.suite_dir)
+            # The named model, or the class of the pydantic object a target returned from its worker
+            # (its output crossed as the object's JSON dump).
+            spec = self.model or ctx.output_model
+            cls = import_object(spec, ctx.suite_dir)  # type: ignore[arg-type]  # one of the two is set (above)
             if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
-                raise ValueError(f"{self.model} is not a pydantic model class")
+                raise ValueError(f"{spec} is not a pydantic model class")
             data = output.model_dump() if isinstance(output, BaseModel) else output
             if isinstance(data, str):
                 data = {"code": data}

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import click
 
-from evalkit.errors import EvalkitError, RefusedRequest, SuiteError
+from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, safe_str
 from evalkit._runtime.redaction import redacted
 
 EXIT_USAGE = 2
@@ -22,7 +22,10 @@ def internal_error(exc: BaseException) -> None:
     import tempfile
     import traceback
 
-    text = "".join(traceback.format_exception(exc))
+    try:
+        text = "".join(traceback.format_exception(exc))
+    except Exception:  # noqa: BLE001 - an exception that even the traceback module cannot format
+        text = f"{type(exc).__name__}: {safe_str(exc)}\n"
     try:
         fd, log = tempfile.mkstemp(prefix="evalkit-internal-error-", suffix=".log")
         with open(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
@@ -31,7 +34,7 @@ def internal_error(exc: BaseException) -> None:
     except OSError:
         where = "the traceback could not be saved; it follows\n" + text
     click.echo(f"evalkit: internal error, evalkit's fault and not yours ({type(exc).__name__}: "
-               f"{' '.join(str(exc).split())[:200]}); the run did not finish and is not a verdict; "
+               f"{' '.join(safe_str(exc).split())[:200]}); the run did not finish and is not a verdict; "
                f"finished cases are kept in the results stream; {where}", err=True)
     sys.exit(EXIT_INTERNAL)
 
@@ -44,7 +47,7 @@ class ExitCodes(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit, KeyboardInterrupt):
             raise
-        except Exception as exc:  # noqa: BLE001 - anything else is evalkit's bug
+        except BaseException as exc:  # noqa: BLE001 - anything else (a CancelledError, a GeneratorExit too) is evalkit's bug
             internal_error(exc)
 
 

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from evalkit._runtime.end_of_turn import before_next_wait
-from evalkit.errors import OutputError, one_line
+from evalkit.errors import OutputError, UsageError, one_line
 from evalkit._runtime.redaction import redacted
 from evalkit.results.storable import storable, storable_text
 from evalkit.results.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
@@ -289,3 +289,76 @@ class ResultsWriter:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+
+
+class RunLock:
+    """`RESULTS.jsonl.lock`, holding the pid of the run writing RESULTS.jsonl: a second run on the same
+    output is refused (UsageError, exit 2) naming the first, so no run's results replace or mix with
+    another's. The lock of a run that died (its pid is gone) is taken over."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def take(cls, results: Path) -> "RunLock":
+        lock = results.with_name(results.name + ".lock")
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot write {results}: {exc.strerror or exc}") from None
+        for _ in range(3):
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                holder = _lock_holder(lock)
+                if holder is None and _young(lock):  # another run made it a moment ago and is writing its pid
+                    holder = -1
+                if holder == -1 or (holder is not None and holder != os.getpid() and _alive(holder)):
+                    who = f"pid {holder}, " if holder > 0 else ""
+                    raise UsageError(f"{results} is being written by another evalkit run ({who}see {lock}): "
+                                     "wait for it to finish, or pass another --output") from None
+                try:  # a run that died left it: taken over
+                    lock.unlink()
+                except FileNotFoundError:
+                    pass
+                continue
+            except OSError as exc:
+                raise OutputError(f"cannot write {lock}: {exc.strerror or exc}") from None
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{os.getpid()}\n")
+            return cls(lock)
+        raise UsageError(f"{results} is being written by another evalkit run (see {lock}): pass another --output")
+
+    def release(self) -> None:
+        try:
+            if _lock_holder(self.path) == os.getpid():
+                self.path.unlink()
+        except OSError:
+            pass
+
+
+def _lock_holder(lock: Path) -> int | None:
+    try:
+        text = lock.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _young(lock: Path) -> bool:
+    import time
+
+    try:
+        return time.time() - lock.stat().st_mtime < 5
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True

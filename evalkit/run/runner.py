@@ -17,7 +17,7 @@ from evalkit.checks.base import CheckContext, output_text
 from evalkit.llm.budget import Budget
 from evalkit.llm.client import BoundClient, ModelClient
 from evalkit.results.agreement import agreement
-from evalkit.errors import EvalkitError, one_line
+from evalkit.errors import EvalkitError, IncompleteRun, one_line
 from evalkit.scoring.extract import extract_fields
 from evalkit.results.consistency import run_passes
 from evalkit.results.gates import case_scores, case_verdict, suite_verdict, worst
@@ -29,7 +29,7 @@ from evalkit.scoring.judge import judge_repeated
 from evalkit.results.report import (NOT_RUN_BUDGET, BudgetUse, CaseResult, ItemResult, ModelUse, RateLimitUse,
                                     Report, RunResult, SuiteResult)
 from evalkit.results.reader import Scan, carry_over, load_report, prior_totals, scan_results
-from evalkit.results.stream import ResultsWriter, SessionTotals, SuiteTally, new_run_id, tally_for
+from evalkit.results.stream import ResultsWriter, RunLock, SessionTotals, SuiteTally, new_run_id, tally_for
 from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
 from evalkit.run.sharding import Shard, shard_members
 from evalkit.suite.spec import Thresholds
@@ -43,6 +43,8 @@ from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
+from evalkit._runtime.user_calls import user_traceback
+from evalkit.run.case_ends import ended_words, jsonable, stopping
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
 MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
@@ -91,6 +93,8 @@ class Runner:
         self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
         self._shard_members: set[tuple[str, str]] | None = None
         self._user: UserCode = UserCode(threads=1)  # replaced by each run's (see _stream)
+        self._lock: RunLock | None = None
+        self._planned: dict[int, tuple[str, int]] = {}  # id(SuiteResult) -> (suite, cases it must have)
 
     async def run(self, suites: list[Suite]) -> Report:
         """The whole Report, every case read back from the JSONL (a spool file when none is asked for)."""
@@ -136,6 +140,7 @@ class Runner:
             results = await asyncio.gather(*(self.run_suite(s) for s in suites))
             if self.client.stopped is not None:  # not a verdict: the front door says why, in one line
                 raise self.client.stopped.error()
+            self._check_count(list(results))
             summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
             self._out.end(summary)  # type: ignore[union-attr]  # _out is opened before the suites run
         finally:
@@ -144,11 +149,14 @@ class Runner:
                 self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]  # _out is opened before the suites run
                                                                    suites)).to_json())
             self._out.close()  # type: ignore[union-attr]  # _out is opened before the suites run
+            if self._lock is not None:
+                self._lock.release()
         return summary
 
     def _open_stream(self, suites: list[Suite], started: datetime) -> None:
         path = self.options.jsonl_path
         assert path is not None
+        self._lock = RunLock.take(path)  # a second run on the same output is refused (exit 2), never mixed in
         if self.options.resume:
             self._prior = scan_results(path)
             self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)
@@ -238,14 +246,43 @@ class Runner:
         if self._prior is not None:
             carry_over(self._prior, str(suite.path), tally)
         await run_windowed([c for c in cases if c.id not in tally.finished],
-                           lambda case: self._run_case(suite, case, fn, model, judge, tiers, thresholds, result),
+                           lambda case: self._guarded_case(suite, case, fn, model, judge, tiers, thresholds, result),
                            self._window)
+        self._planned[id(result)] = (result.name, len(cases))
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
         result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
         tally.close(result)
         result.verdict = suite_verdict(result)
         result.wall_seconds = round(time.perf_counter() - t0, 3)
         return result
+
+    async def _guarded_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str,
+                            judge_model: str, tiers: dict[str, str], thresholds: Thresholds,
+                            suite_result: SuiteResult) -> None:
+        """`_run_case`, whose task never ends without the case's row: a cancellation raised inside it
+        (not the run's stop) or another BaseException is an error row naming it."""
+        t0 = time.perf_counter()
+        try:
+            await self._run_case(suite, case, fn, model, judge_model, tiers, thresholds, suite_result)
+        except BaseException as exc:
+            if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
+                raise
+            if case.id in self._tallies[id(suite_result)].finished:
+                return  # its row is written: what ended the task came after
+            self._emit(suite_result, CaseResult(
+                id=case.id, line=case.line, description=case.description, file=str(case.file) if case.file else None,
+                input=jsonable(case.input), verdict="error", wall_seconds=round(time.perf_counter() - t0, 3),
+                reasons=[ended_words(f"case {case.id}", exc)]))
+
+    def _check_count(self, results: list[SuiteResult]) -> None:
+        """Every planned case has its row, or the run is evalkit's fault (exit 3), never a verdict."""
+        for result in results:
+            name, planned = self._planned.get(id(result), (result.name, 0))
+            tally = self._tallies.get(id(result))
+            done = len(tally.finished) if tally is not None else 0
+            if done < planned:
+                raise IncompleteRun(f"suite {name}: {done} of its {planned} planned cases have a result; the run "
+                                    "is not a verdict")
 
     async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
@@ -307,17 +344,29 @@ class Runner:
         t0 = time.perf_counter()
         client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
                                   temperature=suite.temperature, tiers=tiers)
+        stage = ["the target"]  # what the run was doing, for a cancellation's error row
         try:
-            return await self._scored_run(suite, case, fn, repeat, judge_model, client, t0)
+            return await self._scored_run(suite, case, fn, repeat, judge_model, client, t0, stage)
+        except BaseException as exc:
+            if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
+                raise  # evalkit's own bug (exit 3), or Ctrl-C / SIGTERM: `--resume` runs the case again
+            # A cancellation (or another BaseException) raised inside the run, by agent code's own task
+            # or a validator: an error row naming it, never a case that silently vanishes.
+            return RunResult(repeat=repeat, target_requests=client.target_requests,
+                             wall_seconds=round(time.perf_counter() - t0, 3),
+                             error=ended_words(f"case {case.id}'s run, in {stage[0]},", exc),
+                             traceback=(user_traceback(exc) or "")[-MAX_STORED_TRACEBACK:] or None)
         finally:
             if client.refused and refused is not None:
                 refused.append(repeat)
 
     async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
-                          judge_model: str, client: BoundClient, t0: float) -> RunResult:
-        """One run of a case: its target called (once per user turn of a conversation), its output scored."""
+                          judge_model: str, client: BoundClient, t0: float, stage: list[str]) -> RunResult:
+        """One run of a case: its target called (once per user turn of a conversation), its output scored.
+        `stage[0]` is set to what the run is doing."""
         turns = None
         if case.turns:
+            stage[0] = "its conversation"
             turns = await self._conversation(suite, case, fn, judge_model, client)
             called, client.truncated = turns.final, turns.truncated
         else:
@@ -340,9 +389,11 @@ class Runner:
         run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
             text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
         truncated = run["truncated"] = client.truncated
+        stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(
             suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
-            conversation=turns.messages if turns else None, earlier_fields=turns.fields if turns else None)
+            conversation=turns.messages if turns else None, earlier_fields=turns.fields if turns else None,
+            output_model=called.output_model)
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
@@ -367,7 +418,8 @@ class Runner:
                         messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
             view = replace(case, items=list(turn.items), fields=list(turn.fields))
             items, fields, _ = await self._decide(suite, view, called.output, reply, called.facts, called.trace,
-                                                  client, judge_model, truncated, conversation=messages)
+                                                  client, judge_model, truncated, conversation=messages,
+                                                  output_model=called.output_model)
             return items, fields
 
         def truncation() -> bool:
@@ -388,7 +440,7 @@ class Runner:
     async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, facts: dict[str, Any],
                       trace: Any, client: BoundClient, judge_model: str, truncated: bool,
                       conversation: list[dict[str, Any]] | None = None,
-                      earlier_fields: dict[str, Any] | None = None,
+                      earlier_fields: dict[str, Any] | None = None, output_model: str | None = None,
                       ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
         """A run's items decided on `text` (judged, extracted, checked), its fields, its extraction error.
         A conversation's judge sees the messages the reply answered beside the case's input; its case-level
@@ -405,7 +457,7 @@ class Runner:
             facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
         seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
         ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace)
+                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)
         items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
                              await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:
@@ -445,36 +497,3 @@ def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTar
     if called.trace is not None:
         return called.trace
     return client.recorder.trajectory(UNANSWERED, tools=bool(getattr(fn, "tools", ())))
-
-
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def jsonable(value: Any) -> Any:
-    """A copy of the value as JSON gives it back (dates and other objects as text)."""
-    try:
-        # Most inputs and facts are already JSON's own types: copied as they are, without the
-        # round trip through text (three times slower for a case's usual small dict).
-        return _plain_copy(value)
-    except (_NotPlain, RecursionError):  # (a circular value: JSON's own error names it as such)
-        return json.loads(json.dumps(value, default=str))
-
-
-class _NotPlain(Exception):
-    pass
-
-
-def _plain_copy(value: Any) -> Any:
-    kind = type(value)
-    if kind in _PLAIN:  # exact types: a str subclass (an enum member) still goes through JSON
-        return value
-    if kind is dict:
-        copy = {}
-        for key, item in value.items():
-            if type(key) is not str:  # JSON turns other keys into text
-                raise _NotPlain
-            copy[key] = _plain_copy(item)
-        return copy
-    if kind is list:
-        return [_plain_copy(item) for item in value]
-    raise _NotPlain

@@ -116,6 +116,9 @@ class TargetCall:
     prompt: str | None = None
     trace: list[Step] | None = None
     content: list[dict[str, Any]] | None = None  # as TargetResult.content
+    # `module:Class` of a pydantic model a target in a worker returned (its output is the model's JSON
+    # dump): `code_node` without `model:` validates against it.
+    output_model: str | None = None
 
     @classmethod
     def returned(cls, output: Any, facts: dict[str, Any], prompt: str | None, trace: Any) -> "TargetCall":

@@ -56,8 +56,8 @@ class WorkerTarget:
 
 
 def is_plugin_check(check: Check) -> bool:
-    """A check that is not evalkit's own: user code, run in a worker."""
-    return not type(check).__module__.startswith("evalkit.")
+    """A check that is user code, or calls it (code_node's validators): run in a worker."""
+    return not type(check).__module__.startswith("evalkit.") or check.calls_user_code
 
 
 class UserCode:
@@ -89,13 +89,17 @@ class UserCode:
         if result is TIMED_OUT:
             return TargetCall(error=f"target timed out after {timeout:g} s (the suite's `timeout: {{target: ...}}`)")
         tag = result[0]
-        if tag == "output":
-            return TargetCall.returned(result[1], result[2] or {}, result[3], result[4])
-        if tag == "error":
-            return TargetCall(error=result[1], traceback=result[2], prompt=result[3] if len(result) > 3 else None)
         if tag == "died":
             return TargetCall(error=_died_message("target", result[1]), traceback=result[2])
-        return TargetCall(error=f"target's result could not be read back from its worker process: {result[1]}")
+        # The worker's answer is plain data it sent as JSON (evalkit/workers/link.py): read, never unpickled.
+        if tag == "output" and len(result) == 6 and isinstance(result[2], dict) and _text_or_none(result[3], result[5]):
+            called = TargetCall.returned(result[1], result[2], result[3], result[4])
+            called.output_model = result[5]
+            return called
+        if tag == "error" and len(result) == 4 and _text_or_none(*result[1:]):
+            return TargetCall(error=result[1], traceback=result[2], prompt=result[3])
+        return TargetCall(error=f"target's result could not be read back from its worker process: "
+                                f"{str(result[1])[:300] if len(result) > 1 else 'not a result'}")
 
     async def call_tool(self, function: str, suite_dir: Path | None, arguments: dict[str, Any],
                         timeout: float | None) -> ToolOutcome:
@@ -108,9 +112,9 @@ class UserCode:
         result, _ = await self.pool.run("tool", payload, None, timeout)
         if result is TIMED_OUT:
             return ToolOutcome(error=f"tool {function} timed out after {timeout:g} s")
-        if result[0] == "output":
+        if result[0] == "output" and len(result) == 2:
             return ToolOutcome(result=result[1])
-        if result[0] == "error":
+        if result[0] == "error" and len(result) > 1 and isinstance(result[1], str):
             return ToolOutcome(error=result[1])
         if result[0] == "died":
             return ToolOutcome(error=_died_message(f"tool {function}", result[1]))
@@ -129,12 +133,12 @@ class UserCode:
         if result is TIMED_OUT:
             return item_result(it, "error", f"check timed out: {check.type} took over {ctx.timeout:g} s")
         tag = result[0]
-        if tag == "ok":
+        if tag == "ok" and len(result) == 3 and isinstance(result[1], (bool, type(None))) and isinstance(result[2], str):
             passed, reason = result[1], result[2]
             return item_result(it, "n/a" if passed is None else ("pass" if passed else "fail"), reason)
-        if tag == "timeout":
+        if tag == "timeout" and len(result) == 2:
             return item_result(it, "error", f"check timed out: {result[1]}")
-        if tag == "raised":
+        if tag == "raised" and len(result) == 3:
             return item_result(it, "error", f"check raised {result[1]}: {result[2]}")
         if tag == "unavailable":
             return await self._in_process(it, ctx)
@@ -145,6 +149,10 @@ class UserCode:
     @staticmethod
     async def _in_process(it: Item, ctx: CheckContext) -> ItemResult:
         return await asyncio.to_thread(decide_item, it, ctx)
+
+
+def _text_or_none(*values: Any) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
 
 
 def _died_message(who: str, how: tuple[str, Any]) -> str:

@@ -102,7 +102,7 @@ def decide_item(it: Item, ctx: CheckContext) -> ItemResult:
 def evaluate_check(check: Check, ctx: CheckContext) -> Any:
     """`check.evaluate(ctx)`; a plugin's check runs on a worker thread within `ctx.timeout` seconds
     (the built-ins are bounded by construction, and skip the thread's cost)."""
-    if ctx.timeout is None or type(check).__module__.startswith("evalkit."):
+    if ctx.timeout is None or (type(check).__module__.startswith("evalkit.") and not check.calls_user_code):
         return check.evaluate(ctx)
     future = _CHECK_WORKERS.submit(check.evaluate, ctx)
     try:

@@ -1,9 +1,12 @@
 """The link between a run and the worker processes its user code runs in (evalkit/workers/pool.py
 on the run's side, evalkit/workers/worker_main.py on the worker's).
 
-Messages are length-prefixed pickles (`!Q` length, then the bytes) of plain tuples; what user
-code gives or gets travels pickled again inside them, so a value that cannot be read back fails
-its own call, never the link.
+Messages are length-prefixed (`!Q` length, then the bytes). The run's messages to a worker are
+pickles of plain tuples (what a worker unpickles comes from the run). A worker's messages to the
+run are JSON, never pickles: user code runs in the worker, and nothing it makes may run in the run's
+process, which holds the key. Unpickling a value runs code its class chooses (`__reduce__`), so the
+worker turns every result into plain data (str, numbers, lists, dicts; see `plain`) before it
+crosses, and the run only parses it.
 
     parent -> worker
       ("init", sys_path, threads, secrets)              once, first; secrets: value -> label (evalkit/_runtime/redaction.py)
@@ -12,17 +15,19 @@ its own call, never the link.
                                                         (time.monotonic(), one clock for every process)
       ("reply", rpc_id, payload)                        the answer to a model call: (ok, value)
       ("cancel", call_id)                               the call timed out: give it up
-    worker -> parent
-      ("ready", pid)
-      ("done", call_id, payload, waited)                what the call gave (see `_target` / `_check`), and the
-                                                        seconds it waited to start (a thread, this process)
-      ("rpc", call_id, rpc_id, payload)                 the call asks its client: (method, args, kwargs)
-      ("exit", call_id, code)                           user code called os._exit(code): this process ends
+    worker -> parent (JSON arrays)
+      ["ready", pid]
+      ["done", call_id, result, waited]                 what the call gave, as plain data (see `_target` /
+                                                        `_check`), and the seconds it waited to start
+      ["rpc", call_id, rpc_id, method, args, kwargs]    the call asks its client; a request as `request_data`
+      ["exit", call_id, code]                           user code called os._exit(code): this process ends
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import pickle
 import socket
 import struct
@@ -49,7 +54,8 @@ class Link:
         self._ids = itertools.count(1)
 
     def send(self, message: tuple[Any, ...]) -> None:
-        data = pickle.dumps(message, PICKLE)
+        """Send a message to the run, as JSON (ValueError when it is not plain data)."""
+        data = json.dumps(message, allow_nan=False).encode("utf-8")
         head = HEADER.pack(len(data))
         try:
             with self._lock:
@@ -74,7 +80,11 @@ class Link:
         future: Future[Any] = Future()
         rpc_id = next(self._ids)
         self._replies[rpc_id] = future
-        self.send(("rpc", call_id, rpc_id, pickle.dumps((method, args, kwargs), PICKLE)))
+        try:
+            self.send(("rpc", call_id, rpc_id, method, plain(list(args)), plain(kwargs)))
+        except ValueError as exc:  # what plain data cannot hold (a circular list, say)
+            self._replies.pop(rpc_id, None)
+            future.set_exception(ValueError(f"the model call's arguments are not plain data: {one_line(exc)}"))
         return future
 
     def answer(self, rpc_id: int, payload: bytes) -> None:
@@ -118,3 +128,44 @@ def rebuild_error(error: tuple[str, str, int | None]) -> BaseException:
 def safe_one_line(exc: BaseException) -> str:
     """`one_line(exc)`, which holds even for an exception whose `__str__` raises."""
     return one_line(exc)
+
+MAX_DEPTH = 200  # nesting of the data a worker sends: deeper is refused in the worker, not parsed here
+
+
+def plain(value: Any, depth: int = 0, path: frozenset[int] = frozenset()) -> Any:
+    """`value` as plain JSON data: str, int, float, bool, None, lists and dicts with text keys. A
+    pydantic model is its JSON dump, a dataclass its fields, a tuple a list; anything else its text
+    (`str()`, run here, in the worker). ValueError when it is circular or nested past MAX_DEPTH."""
+    if value is None or isinstance(value, bool):
+        return value if value is None else bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if depth >= MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    if id(value) in path:
+        raise ValueError("Circular reference detected")
+    inner = path | {id(value)}
+    if isinstance(value, dict):
+        return {(str(k) if isinstance(k, str) else safe_str(k)): plain(v, depth + 1, inner) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v, depth + 1, inner) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):  # a pydantic model
+        return plain(dump(mode="json"), depth + 1, inner)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name), depth + 1, inner) for f in dataclasses.fields(value)}
+    return safe_str(value)
+
+
+def read_message(data: bytes) -> list[Any]:
+    """A worker's message as the run reads it: JSON, a list starting with its kind (ValueError if not)."""
+    message = json.loads(data)
+    if not isinstance(message, list) or not message or not isinstance(message[0], str):
+        raise ValueError("not a message")
+    return message

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from evalkit.errors import one_line
-from evalkit.workers.link import HEADER, PICKLE, portable_error
+from evalkit.llm.providers.interface import ModelRequest
+from evalkit.workers.link import HEADER, PICKLE, portable_error, read_message
 from evalkit.workers.process import CLOSE_GRACE, WorkerProcess, exit_words
 
 if TYPE_CHECKING:
     from evalkit.llm.client import BoundClient
 
+MAX_MESSAGE = 256 * 2**20  # bytes of one message from a worker (an output is stored up to 20,000 characters)
 PER_WORKER = 4  # calls in each worker before another worker is started (up to the pool's size)
 MAX_WORKERS = 4
 _AGAIN = object()  # a call's worker died for another call's sake: run it again
@@ -210,8 +212,11 @@ class WorkerPool:
             reader = await worker.connect()
             while True:
                 head = await reader.readexactly(HEADER.size)
-                message = pickle.loads(await reader.readexactly(HEADER.unpack(head)[0]))
-                self._handle(worker, message)
+                size = HEADER.unpack(head)[0]
+                if size > MAX_MESSAGE:
+                    raise ValueError(f"a message of {size} bytes (over {MAX_MESSAGE})")
+                # JSON, never a pickle: nothing user code made runs here (evalkit/workers/link.py).
+                self._handle(worker, read_message(await reader.readexactly(size)))
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
             pass
         except asyncio.CancelledError:
@@ -221,31 +226,30 @@ class WorkerPool:
                        "it was stopped")
         await self._died(worker)
 
-    def _handle(self, worker: WorkerProcess, message: tuple[Any, ...]) -> None:
+    def _handle(self, worker: WorkerProcess, message: list[Any]) -> None:
         kind = message[0]
         if kind == "done":
             call = worker.calls.pop(message[1], None)
             if call is None:
                 worker.abandoned.discard(message[1])
                 return
-            call.waited += message[3]
-            try:
-                result = pickle.loads(message[2])
-            except Exception as exc:  # a class of user code this process cannot import, say
-                result = ("unreadable", f"{type(exc).__name__}: {one_line(exc)}")
+            call.waited += float(message[3])
+            data = message[2]
+            result = (tuple(data) if isinstance(data, list) and data and isinstance(data[0], str)
+                      else ("unreadable", "not a result"))
             if call.future is not None and not call.future.done():
                 call.future.set_result(result)
             if worker.retiring and not worker.calls:
                 self._close_worker(worker)
             self._signal()
         elif kind == "rpc":
-            _, call_id, rpc_id, payload = message
+            _, call_id, rpc_id, method, args, kwargs = message
             call = worker.calls.get(call_id)
             if call is None or call.client is None:
                 worker.send(("reply", rpc_id, pickle.dumps((False, ("ProviderError", "the call was given up", None)),
                                                            PICKLE)))
                 return
-            task = asyncio.get_running_loop().create_task(self._answer(worker, call, rpc_id, payload),
+            task = asyncio.get_running_loop().create_task(self._answer(worker, call, rpc_id, method, args, kwargs),
                                                           context=call.context)
             call.rpcs.add(task)
             task.add_done_callback(call.rpcs.discard)
@@ -255,16 +259,19 @@ class WorkerPool:
             worker.ready = True
             worker.up.set()
 
-    async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, payload: bytes) -> None:
-        """Make a model call user code asked for, with its case's client, and send the answer."""
+    async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, method: Any, args: Any,
+                      kwargs: Any) -> None:
+        """Make a model call user code asked for (as plain data), with its case's client, and send the answer."""
         client = call.client
         assert client is not None
         try:
-            method, args, kwargs = pickle.loads(payload)
+            if not isinstance(args, list) or not isinstance(kwargs, dict) or not args:
+                raise ValueError("the model call's arguments are not what the client takes")
             if method == "complete":
-                value: Any = await client.complete(*args, **kwargs)
+                prompt, options = complete_args(args, kwargs)
+                value: Any = await client.complete(prompt, **options)
             elif method == "generate":
-                value = await client.generate(args[0], role=str(kwargs.get("role", "target")))
+                value = await client.generate(ModelRequest.from_data(args[0]), role=str(kwargs.get("role", "target")))
             else:
                 raise ValueError(f"the client has no method {method!r}")
             reply: tuple[Any, ...] = (True, value)
@@ -332,3 +339,23 @@ class WorkerPool:
             await asyncio.gather(*tasks, return_exceptions=True)
         for worker in workers:
             worker.release()
+
+
+_COMPLETE_OPTIONS = {"system": (str,), "model": (str,), "max_tokens": (int,), "temperature": (int, float)}
+
+
+def complete_args(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """`client.complete(prompt, **options)`'s arguments read from a worker's plain data (ValueError if not)."""
+    prompt = args[0]
+    if not isinstance(prompt, str) and not (isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt)):
+        raise ValueError("complete() takes text or a list of messages")
+    options: dict[str, Any] = {}
+    for name, value in kwargs.items():
+        kinds = _COMPLETE_OPTIONS.get(name)
+        if kinds is None:
+            raise TypeError(f"complete() got an unexpected keyword argument {name!r}")
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise TypeError(f"complete(): {name} must be {' or '.join(k.__name__ for k in kinds)}")
+        options[name] = value
+    return prompt, options
+

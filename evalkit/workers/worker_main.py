@@ -27,12 +27,13 @@ from typing import Any, Callable, NoReturn
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit.errors import ProviderError
-from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
-                                         takes_messages, tool_answer, user_traceback)
+from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, cancelled_words, describe_exit,
+                                         is_cancellation, output_problem, takes_messages, tool_answer,
+                                         user_traceback)
 from evalkit.workers.client_proxy import AsyncClient, SyncClient
 from evalkit.errors import safe_str
 from evalkit._runtime.redaction import protect
-from evalkit.workers.link import PICKLE, Link, safe_one_line
+from evalkit.workers.link import Link, plain, safe_one_line
 
 # The call whose user code runs in this thread or task, for `os._exit` to name.
 _call: contextvars.ContextVar[int | None] = contextvars.ContextVar("evalkit_worker_call", default=None)
@@ -67,11 +68,12 @@ class Worker:
                 self.pool.abandon()  # a thread may stay in the call: the pool starts another
 
     def _done(self, call_id: int, result: tuple[Any, ...]) -> None:
+        """Send a call's result to the run as plain data: nothing of user code is unpickled there."""
         try:
-            payload = pickle.dumps(result, PICKLE)
-        except Exception:  # an object of user code pickle cannot take
-            payload = pickle.dumps(unpicklable(result), PICKLE)
-        self.link.send(("done", call_id, payload, self._waited.pop(call_id, 0.0)))
+            data = plain(result)
+        except Exception as exc:  # circular, or nested too deep: said as such, never a lost call
+            data = not_plain(result, exc)
+        self.link.send(("done", call_id, data, self._waited.pop(call_id, 0.0)))
 
     # -- targets ---------------------------------------------------------------------------
 
@@ -133,8 +135,11 @@ class Worker:
             current_client.set(client)
             try:
                 produced = await (fn(case_input, client, **extra) if takes_client else fn(case_input, **extra))
-            except asyncio.CancelledError:
-                raise
+            except asyncio.CancelledError as exc:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():  # given up by the parent (a timeout, the run's end)
+                    raise
+                return target_failure(exc)  # the target's own: an error row, never a silence
             except BaseException as exc:  # SystemExit and the like too: they must not reach the loop
                 return target_failure(exc)
             return target_output(produced)
@@ -212,19 +217,23 @@ class Worker:
             from evalkit.checks.base import normalize
 
             outcome = normalize(check.evaluate(ctx))
+            passed = None if outcome.passed is None else bool(outcome.passed)
+            reason = safe_str(outcome.reason)
         except TimeoutError as exc:
             self._done(call_id, ("timeout", safe_one_line(exc)))
             return
         except BaseException as exc:
             self._done(call_id, ("raised", type(exc).__name__, safe_one_line(exc)))
             return
-        self._done(call_id, ("ok", outcome.passed, outcome.reason))
+        self._done(call_id, ("ok", passed, reason))
 
 
 def target_failure(exc: BaseException) -> tuple[Any, ...]:
     """What a target that raised gives: ("error", message, traceback or None, prompt or None)."""
     if isinstance(exc, ProviderError):
         return "error", f"target's model call failed: {safe_str(exc)}", None, None
+    if is_cancellation(exc):
+        return "error", cancelled_words("target", exc), traceback_of(exc), None
     if isinstance(exc, USER_EXITS):
         try:
             message = describe_exit(exc)
@@ -235,8 +244,9 @@ def target_failure(exc: BaseException) -> tuple[Any, ...]:
 
 
 def target_output(produced: Any) -> tuple[Any, ...]:
-    """What a target that returned gives: ("output", output, facts, prompt, trace), or ("error", ...);
-    the trace as the target gave it (the parent reads it: evalkit.trace.steps.read_trace)."""
+    """What a target that returned gives: ("output", output, facts, prompt, trace, model), or ("error", ...);
+    the trace as the target gave it (the parent reads it: evalkit.trace.steps.read_trace). `_done` sends it
+    as plain data."""
     facts: dict[str, Any] = {}
     prompt = trace = None
     # Imported if user code made a TargetResult (maybe still being imported by another thread:
@@ -249,29 +259,31 @@ def target_output(produced: Any) -> tuple[Any, ...]:
     problem = output_problem(produced)
     if problem:
         return "error", problem, None, prompt
-    return "output", produced, facts, prompt, trace
+    # A pydantic model crosses as its JSON dump, with where its class is (code_node validates against it).
+    model = model_spec(produced)
+    return "output", produced, facts, prompt if prompt is None else str(prompt), trace, model
 
 
-def unpicklable(result: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A result that cannot be pickled: its output and facts as JSON gives them back (what evalkit
-    stores of them anyway: anything else as text), else an error row saying why."""
-    if result[0] == "output":
-        _, output, facts, prompt, trace = result
-        try:
-            import json
+def model_spec(output: Any) -> str | None:
+    """`module:Class` of a pydantic model output (None for any other output)."""
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is None or not isinstance(output, pydantic.BaseModel):
+        return None
+    cls = type(output)
+    return f"{cls.__module__}:{cls.__qualname__}"
 
-            if hasattr(output, "model_dump") and not isinstance(output, type):  # a pydantic model
-                output = output.model_dump(mode="json")
-            output = output if isinstance(output, str) else json.loads(json.dumps(output, default=str))
-            facts = json.loads(json.dumps(facts, default=str))
-            if trace is not None:  # steps as dicts (a Step is a pydantic model)
-                trace = json.loads(json.dumps([t.model_dump() if hasattr(t, "model_dump") else t for t in trace]
-                                              if isinstance(trace, (list, tuple)) else trace, default=str))
-            return "output", output, facts, prompt, trace
-        except Exception as json_exc:  # circular, or nested past Python's limit
-            return ("error", f"target returned what cannot be stored as JSON: {type(json_exc).__name__}: "
-                             f"{safe_one_line(json_exc)}", None, prompt)
-    return tuple(x if isinstance(x, (str, bool, int, float, type(None))) else str(x) for x in result)
+
+def not_plain(result: tuple[Any, ...], exc: BaseException) -> tuple[Any, ...]:
+    """What is sent for a result that is not plain data (circular, or nested too deep): an error
+    row saying so, or for a check, its error."""
+    words = f"{type(exc).__name__}: {safe_one_line(exc)}"
+    if result[0] in ("output", "error") and len(result) == 2:  # a tool's
+        return "error", f"the tool returned what is not plain data: {words}", None
+    if result[0] in ("output", "error"):
+        prompt = result[3] if len(result) > 3 and isinstance(result[3], str) else None
+        return ("error", f"target returned what cannot be stored as JSON (plain data: text, numbers, lists, dicts): "
+                         f"{words}", None, prompt)
+    return "raised", type(exc).__name__, f"the check's result is not plain data: {words}"
 
 
 def payload_spec(payload: bytes) -> str:

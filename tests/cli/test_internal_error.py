@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
@@ -58,9 +60,47 @@ def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tm
 
 def _env(tmp_path: Path, url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(EVALKIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path), ANTHROPIC_API_KEY="k",
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
+    env.update(EVALKIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=path, ANTHROPIC_API_KEY="k",
                ANTHROPIC_BASE_URL=url)
     return env
+
+
+# evalkit's runner made to raise, once its cases are written, what the exit-3 contract must still hold for.
+INJECT_ODD = textwrap.dedent("""
+    import sys
+    from evalkit.run import runner
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text for you")
+
+    class NotAnException(BaseException):
+        pass
+
+    def broken(self, *args, **kwargs):
+        raise {fault}
+    runner.Runner._report = broken
+    from evalkit.cli.console import entry
+    sys.argv[0] = "evalkit"
+    entry()
+""")
+
+
+@pytest.mark.parametrize("fault, named", [("Unprintable()", "Unprintable: <Unprintable whose str() raised RuntimeError>"),
+                                          ("NotAnException('odd')", "NotAnException: odd")])
+def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(tmp_path: Path, fault: str, named: str):
+    (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "agent.py").write_text("def answer(text, client):\n    return text\n", encoding="utf-8")
+    with FakeAnthropicServer(Script()) as fake:
+        done = subprocess.run([sys.executable, "-c", INJECT_ODD.format(fault=fault), "run", "suite.yml", "-o",
+                               "out/results.json"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                              env=_env(tmp_path, fake.url))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    line = [l for l in done.stderr.splitlines() if l.startswith("evalkit: internal error")]
+    assert len(line) == 1 and named in line[0], done.stderr
+    Path(re.search(r"the traceback is in (\S+\.log)", line[0]).group(1)).unlink()
 
 
 def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path):

@@ -38,6 +38,37 @@ class ModelRequest:
     def from_prompt(cls, prompt: str, *, model: str, **kwargs: Any) -> "ModelRequest":
         return cls(model=model, messages=({"role": "user", "content": prompt},), **kwargs)
 
+    @classmethod
+    def from_data(cls, data: Any) -> "ModelRequest":
+        """A request from plain data (a worker's, which sends its fields as JSON); ValueError naming
+        the field that is not what a request holds."""
+        if not isinstance(data, dict):
+            raise ValueError("a model request must be a ModelRequest (or its fields)")
+        unknown = sorted(set(data) - _REQUEST_FIELDS)
+        if unknown:
+            raise ValueError(f"a model request has no field {unknown[0]!r}")
+
+        def blocks(name: str) -> tuple[dict[str, Any], ...]:
+            value = data.get(name) or []
+            if not isinstance(value, list) or not all(isinstance(b, dict) for b in value):
+                raise ValueError(f"a model request's {name} must be a list of objects")
+            return tuple(value)
+
+        def typed(name: str, kinds: tuple[type, ...]) -> Any:
+            value = data.get(name)
+            if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+                raise ValueError(f"a model request's {name} must be {' or '.join(k.__name__ for k in kinds)}")
+            return value
+
+        system = data.get("system")
+        if not isinstance(system, (str, type(None))):
+            system = blocks("system")
+        return cls(model=typed("model", (str,)) or "", messages=blocks("messages"), system=system,
+                   max_tokens=typed("max_tokens", (int,)) or 1024, temperature=typed("temperature", (int, float)),
+                   tools=blocks("tools"), tool_choice=typed("tool_choice", (dict,)),
+                   output_format=typed("output_format", (dict,)), thinking=typed("thinking", (dict,)),
+                   effort=typed("effort", (str,)))
+
     def to_api_body(self) -> dict[str, Any]:
         """The JSON body the Messages API receives (and the fakes match on)."""
         body: dict[str, Any] = {
@@ -68,6 +99,9 @@ class ModelRequest:
         """Stable hash of every request parameter plus the repeat index."""
         payload = _KEY_JSON.encode({"body": self.to_api_body(), "repeat": repeat})
         return hashlib.sha256(payload.encode()).hexdigest()
+
+
+_REQUEST_FIELDS = frozenset(ModelRequest.__dataclass_fields__)
 
 
 @dataclass
