@@ -202,10 +202,11 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
         report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
     else:
-        html = render_html(report, comparison=base.comparison)
-        lead = base.lead(exit_code(report.verdict))
+        html = render_html(report, comparison=base.comparison, base=base.report)
+        lead = base.lead(exit_code(report.verdict), head=report)
         bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                                 mark=outcome.mark, html_report=html_path.name, lead=lead, **room)
+                                 mark=outcome.mark, html_report=html_path.name, lead=lead, detailed=base.detailed(),
+                                 **room)
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
     html_path.write_text(redact_text(html, outcome.secrets), encoding="utf-8")
     body, summary = bodies

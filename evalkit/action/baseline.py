@@ -18,7 +18,7 @@ from evalkit.compare import Comparison, compare_reports
 from evalkit.errors import EvalkitError, UsageError
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
-from evalkit.render.compare import render_comparison
+from evalkit.render.compare import detailed_cases, render_comparison
 from evalkit.results.report import Report
 
 GATES = ("thresholds", "regressions", "both")
@@ -44,13 +44,16 @@ class BaseResult:
     comparison: Comparison | None = None
     why_none: str | None = None
     gate: str = "both"
+    report: Report | None = None  # the base's own Report: the HTML page shows its outputs beside head's
 
-    def lead(self, threshold_code: int) -> str:
+    def lead(self, threshold_code: int, head: Report | None = None) -> str:
         """Markdown put before the report in the comment: the comparison, or why there is none. Its
-        headline is ❌ whenever the step fails (`threshold_code`: the thresholds' exit code)."""
+        headline is ❌ whenever the step fails (`threshold_code`: the thresholds' exit code); with
+        `head` it quotes each failing case's answer where it explains the case."""
         if self.comparison is not None:
             gate_failed = self.exit_code(threshold_code) != 0
-            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed) + "\n---\n\n"
+            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed,
+                                     head=head) + "\n---\n\n"
         if self.why_none:
             return (f"> ℹ️ **No comparison with the base branch:** {clean(self.why_none)}. "
                     "The thresholds below decide.\n\n")
@@ -62,6 +65,10 @@ class BaseResult:
             return threshold_code  # nothing to compare with: today's threshold gate
         regressed = 1 if self.comparison.regressed else 0
         return {"thresholds": threshold_code, "regressions": regressed}.get(self.gate, max(threshold_code, regressed))
+
+    def detailed(self) -> list[str]:
+        """The cases (`suite/case`) the lead explains: the report after it leaves their details out."""
+        return detailed_cases(self.comparison) if self.comparison is not None else []
 
     def outputs(self) -> dict[str, str]:
         cmp = self.comparison
@@ -138,7 +145,7 @@ def compared(base_report: Report, head: Report, event: Event, ref: str, commit: 
     (out_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     print(f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "
           f"{base_report.usage.cache_hits} from the cache)")
-    return BaseResult(comparison=cmp, gate=settings.gate)
+    return BaseResult(comparison=cmp, gate=settings.gate, report=base_report)
 
 
 def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, out: Path,

@@ -201,6 +201,7 @@ def side_stats(suites: list[SuiteResult], report: Report | None = None) -> SideS
         stats.input_tokens += u.input_tokens
         stats.output_tokens += u.output_tokens
         stats.cost_usd += u.cost_usd
+        stats.cached_cost_usd += u.cached_cost_usd
     stats.wall_seconds = report.wall_seconds if report else max((s.wall_seconds for s in suites), default=0.0)
     stats.latency_median, stats.latency_p95 = latency(live_run_seconds(cases))
     return stats

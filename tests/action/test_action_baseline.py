@@ -170,11 +170,14 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
     assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better" \
-                    "; pass rate 100% → 0%, below the 95% band of base's (21%–100%)"
+                    "; pass rate 100% → 0%, a bigger drop than chance explains (by chance alone base's rate could " \
+                    "read 21%–100%)"
     # the failing answer is quoted once, with the item that failed, though the item failed on 3 runs
     quote = "> **says_hello** (critical) failed on this answer (run 1): “Go away.”"
     assert body.count(quote) == 1 and body.count("“Go away.”") == 1
-    assert "failed on 3 of 3 runs" in body
+    # the collapse rule decided the row: no p-value beside it; the case is explained in one details block
+    assert "says_hello 3/3→0/3 |" in body and "p=" not in body
+    assert body.count("<details>") == 1 and "3/3 → 0/3 · critical item: passed on every base run" in body
 
 
 def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github):
