@@ -219,7 +219,8 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     changed = bool(base.comparison and (base.comparison.regressed or base.comparison.fixed))
     outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels,
                     changed=changed, counts=case_counts(report))
-    outcome.outputs.set(html_path=outcome.outputs.show(html_path), **base.outputs())
+    outcome.outputs.set(html_path=outcome.outputs.show(html_path),
+                        jsonl_path=outcome.outputs.show(out_dir / "results.jsonl"), **base.outputs())
     give_to_workspace_owner(out_dir, workspace)
     code = base.exit_code(exit_code(report.verdict))
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")

@@ -178,6 +178,8 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
     # the collapse rule decided the row: no p-value beside it; the case is explained in one details block
     assert "says_hello 3/3→0/3 |" in body and "p=" not in body
     assert body.count("<details>") == 1 and "3/3 → 0/3 · critical item: passed on every base run" in body
+    page = run.file("html_path").read_text()  # the HTML report shows base's answer beside head's
+    assert "<h4>Output on the base branch" in page and "Go away." in page and "Hello Ada!" in page
 
 
 def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github):

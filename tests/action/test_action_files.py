@@ -44,7 +44,7 @@ def test_inputs_are_snake_case_with_string_defaults():
 def test_outputs():
     assert set(_action()["outputs"]) == {"verdict", "results_path", "html_path", "comment_path", "selected_suites",
                                          "comment_id", "comment_url", "regressed", "fixed", "passed", "failed",
-                                         "errors"}
+                                         "errors", "jsonl_path"}
 
 
 def _documented(header: str) -> dict[str, str]:
