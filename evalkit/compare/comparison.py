@@ -11,9 +11,9 @@ from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.results.intervals import wilson
 
 Change = Literal["regressed", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
-                 "new", "removed"]
+                 "new", "removed", "not comparable"]
 CHANGES: tuple[Change, ...] = ("regressed", "fixed", "too few runs to tell", "within noise", "still failing",
-                               "still passing", "new", "removed")
+                               "still passing", "new", "removed", "not comparable")
 _FAILING = ("fail", "error")
 
 
@@ -197,5 +197,9 @@ class Comparison(BaseModel):
             parts.append(f"{self.count('new')} new")
         if self.count("removed"):
             parts.append(f"{self.count('removed')} removed")
+        if self.count("not comparable"):
+            whats = sorted({c.note.removeprefix("not comparable: ") for c in self.cases("not comparable")})
+            parts.append(f"{self.count('not comparable')} not comparable ({'; '.join(whats[:3])}"
+                         + (f"; and {len(whats) - 3} more" if len(whats) > 3 else "") + ")")
         drop = self.pass_rate_drop()
         return f"{lead}: " + ", ".join(parts) + (f"; {drop}" if drop else "")

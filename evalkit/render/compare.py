@@ -23,7 +23,7 @@ MAX_TRAJECTORY_LINES = 20  # change lines of the "Trajectory changes" section; t
 DETAILED_CHANGES = ("regressed", "fixed", "too few runs to tell", "within noise")
 MAX_CASE_TRAJECTORY_LINES = 8  # tool-call changes inside one case's details block
 CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
-                "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖"}
+                "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖", "not comparable": "🚫"}
 
 
 def _fmt(stats: SideStats | None, what: str) -> str:
