@@ -28,6 +28,7 @@ from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
 from evalkit.action.redact import passthrough_note, redact_text, secret_names, secret_values
 from evalkit.action.sandbox import Unfinished, harden_process
+from evalkit.action.saved_base import artifact_name, is_default_branch_push, run_options, save, suite_keys
 from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
@@ -178,8 +179,30 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                         python=python)
         return _publish(report, inputs, event, outcome, template, rels)
     base = compare_with_base(settings, event, workspace, rels, report, inputs, out_dir=out_dir,
-                             secrets=outcome.secrets, env=env, python=python)
+                             secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map())
+    if inputs.reuse_base and is_default_branch_push(event):
+        _save_for_pull_requests(repo, rels, inputs, outcome)
     return _publish(report, inputs, event, outcome, template, rels, base)
+
+
+def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, outcome: Outcome) -> None:
+    """A default-branch run leaves its results for pull requests based on this commit: the folder
+    and the artifact name as outputs, for the workflow's upload-artifact step."""
+    from evalkit.engine.base_ref import Git
+
+    try:
+        git = Git.of(outcome.workspace, safe=True)
+    except UsageError:
+        print("evalkit: not a git checkout: no results saved for pull requests")
+        return
+    commit = git.commit("HEAD")
+    if commit is None:
+        return
+    keys = suite_keys(git, commit, {r: repo.watch_map().get(r, []) for r in rels}, run_options(inputs))
+    folder = save(outcome.out_dir, outcome.out_dir / "results.json", outcome.workspace, keys, commit)
+    outcome.outputs.set(base_artifact=artifact_name(commit), base_artifact_path=outcome.outputs.show(folder))
+    print(f"evalkit: results saved for pull requests based on {commit[:12]}: upload {outcome.outputs.show(folder)} "
+          f"as artifact {artifact_name(commit)}")
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,

@@ -12,10 +12,12 @@ from pathlib import Path
 from evalkit.action.inputs import Inputs, read_input, selectors
 from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
+from evalkit.action.saved_base import reuse, run_options
 from evalkit.engine.base_ref import Git, worktree
 from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
 from evalkit.errors import EvalkitError, UsageError
+from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
 from evalkit.render.compare import detailed_cases, render_comparison
@@ -111,9 +113,12 @@ def ensure_commit(git: Git, ref: str, token: str) -> str | None:
 
 def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
                       inputs: Inputs, *, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
-                      python: str | None = None) -> BaseResult:
-    """Run `rels` on the base with the head's options and cache, and compare `head` with it;
-    a base that cannot be had or run gives the reason instead (never an exception)."""
+                      python: str | None = None, api: GitHubAPI | None = None,
+                      watch: Mapping[str, Sequence[str]] | None = None) -> BaseResult:
+    """Run `rels` on the base with the head's options and cache (or reuse the results a default-branch
+    run saved for the base commit, when `reuse_base` is on and they hash the same: `api`, `watch`),
+    and compare `head` with it; a base that cannot be had or run gives the reason instead (never an
+    exception)."""
     ref, why = base_ref(settings, event)
     if ref is None:
         return BaseResult(why_none=why, gate=settings.gate)
@@ -124,6 +129,19 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
     missing = ensure_commit(git, ref, inputs.github_token)
     if missing:
         return BaseResult(why_none=missing)
+    commit = git.commit(ref)
+    if inputs.reuse_base and commit and watch is not None:
+        saved, note = reuse(api, event, git, commit, rels, watch, run_options(inputs))
+        print(f"evalkit: {note}")
+        if saved is not None:
+            saved = redact(saved, secrets)
+            saved.save(out_dir / "base.json")
+            missing_here = [r for r in rels if r not in {s.path for s in saved.suites}]
+            result = compared(saved, head, event, ref, commit, missing_here, settings, out_dir)
+            if result.comparison is not None:
+                result.comparison.notes.append(f"the base's results were saved by the default branch's run of "
+                                               f"{commit[:12]}: no model was called for the base")
+            return result
     print(f"evalkit: running the same suites on the base {ref[:12]} to compare")
     out = out_dir / "base.json"
     try:
