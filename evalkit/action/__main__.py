@@ -28,6 +28,7 @@ from evalkit.action.outcome import Outcome
 from evalkit.action.publish import annotate_suite_error, log_report
 from evalkit.action.redact import passthrough_note, redact_text, secret_names, secret_values
 from evalkit.action.sandbox import Unfinished, harden_process
+from evalkit.action.saved_base import artifact_name, is_default_branch_push, run_options, save, suite_keys
 from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
@@ -183,8 +184,30 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                         python=python)
         return _publish(report, inputs, event, outcome, template, rels)
     base = compare_with_base(settings, event, workspace, rels, report, inputs, out_dir=out_dir,
-                             secrets=outcome.secrets, env=env, python=python)
+                             secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map())
+    if inputs.reuse_base and is_default_branch_push(event):
+        _save_for_pull_requests(repo, rels, inputs, outcome)
     return _publish(report, inputs, event, outcome, template, rels, base)
+
+
+def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, outcome: Outcome) -> None:
+    """A default-branch run leaves its results for pull requests based on this commit: the folder
+    and the artifact name as outputs, for the workflow's upload-artifact step."""
+    from evalkit.engine.base_ref import Git
+
+    try:
+        git = Git.of(outcome.workspace, safe=True)
+    except UsageError:
+        print("evalkit: not a git checkout: no results saved for pull requests")
+        return
+    commit = git.commit("HEAD")
+    if commit is None:
+        return
+    keys = suite_keys(git, commit, {r: repo.watch_map().get(r, []) for r in rels}, run_options(inputs))
+    folder = save(outcome.out_dir, outcome.out_dir / "results.json", outcome.workspace, keys, commit)
+    outcome.outputs.set(base_artifact=artifact_name(commit), base_artifact_path=outcome.outputs.show(folder))
+    print(f"evalkit: results saved for pull requests based on {commit[:12]}: upload {outcome.outputs.show(folder)} "
+          f"as artifact {artifact_name(commit)}")
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
@@ -207,10 +230,11 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
         report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
     else:
-        html = render_html(report, comparison=base.comparison)
-        lead = base.lead(exit_code(report.verdict))
+        html = render_html(report, comparison=base.comparison, base=base.report)
+        lead = base.lead(exit_code(report.verdict), head=report)
         bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                                 mark=outcome.mark, html_report=html_path.name, lead=lead, **room)
+                                 mark=outcome.mark, html_report=html_path.name, lead=lead, detailed=base.detailed(),
+                                 **room)
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
     html_path.write_text(redact_text(html, outcome.secrets), encoding="utf-8")
     body, summary = bodies
@@ -223,7 +247,8 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     changed = bool(base.comparison and (base.comparison.regressed or base.comparison.fixed))
     outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels,
                     changed=changed, counts=case_counts(report))
-    outcome.outputs.set(html_path=outcome.outputs.show(html_path), **base.outputs())
+    outcome.outputs.set(html_path=outcome.outputs.show(html_path),
+                        jsonl_path=outcome.outputs.show(out_dir / "results.jsonl"), **base.outputs())
     give_to_workspace_owner(out_dir, workspace)
     code = base.exit_code(exit_code(report.verdict))
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")

@@ -12,13 +12,15 @@ from pathlib import Path
 from evalkit.action.inputs import Inputs, read_input, selectors
 from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
+from evalkit.action.saved_base import reuse, run_options
 from evalkit.engine.base_ref import Git, worktree
 from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
 from evalkit.errors import EvalkitError, UsageError
+from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
-from evalkit.render.compare import render_comparison
+from evalkit.render.compare import detailed_cases, render_comparison
 from evalkit.results.report import Report
 
 GATES = ("thresholds", "regressions", "both")
@@ -44,13 +46,16 @@ class BaseResult:
     comparison: Comparison | None = None
     why_none: str | None = None
     gate: str = "both"
+    report: Report | None = None  # the base's own Report: the HTML page shows its outputs beside head's
 
-    def lead(self, threshold_code: int) -> str:
+    def lead(self, threshold_code: int, head: Report | None = None) -> str:
         """Markdown put before the report in the comment: the comparison, or why there is none. Its
-        headline is ❌ whenever the step fails (`threshold_code`: the thresholds' exit code)."""
+        headline is ❌ whenever the step fails (`threshold_code`: the thresholds' exit code); with
+        `head` it quotes each failing case's answer where it explains the case."""
         if self.comparison is not None:
             gate_failed = self.exit_code(threshold_code) != 0
-            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed) + "\n---\n\n"
+            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed,
+                                     head=head) + "\n---\n\n"
         if self.why_none:
             return (f"> ℹ️ **No comparison with the base branch:** {clean(self.why_none)}. "
                     "The thresholds below decide.\n\n")
@@ -62,6 +67,10 @@ class BaseResult:
             return threshold_code  # nothing to compare with: today's threshold gate
         regressed = 1 if self.comparison.regressed else 0
         return {"thresholds": threshold_code, "regressions": regressed}.get(self.gate, max(threshold_code, regressed))
+
+    def detailed(self) -> list[str]:
+        """The cases (`suite/case`) the lead explains: the report after it leaves their details out."""
+        return detailed_cases(self.comparison) if self.comparison is not None else []
 
     def outputs(self) -> dict[str, str]:
         cmp = self.comparison
@@ -104,9 +113,12 @@ def ensure_commit(git: Git, ref: str, token: str) -> str | None:
 
 def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
                       inputs: Inputs, *, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
-                      python: str | None = None) -> BaseResult:
-    """Run `rels` on the base with the head's options and cache, and compare `head` with it;
-    a base that cannot be had or run gives the reason instead (never an exception)."""
+                      python: str | None = None, api: GitHubAPI | None = None,
+                      watch: Mapping[str, Sequence[str]] | None = None) -> BaseResult:
+    """Run `rels` on the base with the head's options and cache (or reuse the results a default-branch
+    run saved for the base commit, when `reuse_base` is on and they hash the same: `api`, `watch`),
+    and compare `head` with it; a base that cannot be had or run gives the reason instead (never an
+    exception)."""
     ref, why = base_ref(settings, event)
     if ref is None:
         return BaseResult(why_none=why, gate=settings.gate)
@@ -117,6 +129,19 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
     missing = ensure_commit(git, ref, inputs.github_token)
     if missing:
         return BaseResult(why_none=missing)
+    commit = git.commit(ref)
+    if inputs.reuse_base and commit and watch is not None:
+        saved, note = reuse(api, event, git, commit, rels, watch, run_options(inputs))
+        print(f"evalkit: {note}")
+        if saved is not None:
+            saved = redact(saved, secrets)
+            saved.save(out_dir / "base.json")
+            missing_here = [r for r in rels if r not in {s.path for s in saved.suites}]
+            result = compared(saved, head, event, ref, commit, missing_here, settings, out_dir)
+            if result.comparison is not None:
+                result.comparison.notes.append(f"the base's results were saved by the default branch's run of "
+                                               f"{commit[:12]}: no model was called for the base")
+            return result
     print(f"evalkit: running the same suites on the base {ref[:12]} to compare")
     out = out_dir / "base.json"
     try:
@@ -138,7 +163,7 @@ def compared(base_report: Report, head: Report, event: Event, ref: str, commit: 
     (out_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     print(f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "
           f"{base_report.usage.cache_hits} from the cache)")
-    return BaseResult(comparison=cmp, gate=settings.gate)
+    return BaseResult(comparison=cmp, gate=settings.gate, report=base_report)
 
 
 def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, out: Path,

@@ -48,6 +48,7 @@ class Inputs:
     summary: bool = True  # write the job summary
     working_directory: str = ""  # the project's folder, relative to the repository root ("": the root)
     env: tuple[str, ...] = ()  # variables (names, or PREFIX* patterns) user code gets beside the allow-list
+    reuse_base: bool = True  # a default-branch push saves its results; a PR reuses its base commit's
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -125,6 +126,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         summary=boolean("summary", "true"),
         working_directory=_working_directory(read_input(env, "working_directory"), problems),
         env=tuple(names),
+        reuse_base=boolean("reuse_base", "true"),
     )
     if inputs.compare_models and inputs.model:
         problems.append("model and compare_models: name the models to compare in compare_models only")

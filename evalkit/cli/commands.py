@@ -252,7 +252,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
     elif fmt == "json":
         click.echo(cmp.model_dump_json(indent=2))
     elif fmt == "markdown":
-        click.echo(render_comparison(cmp, template=template), nl=False)
+        click.echo(render_comparison(cmp, template=template, head=head_report), nl=False)
     else:
         click.echo(comparison_table(cmp), nl=False)
     sys.exit(1 if cmp.regressed else 0)

@@ -16,7 +16,7 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.errors import UsageError
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.render.comment import clean, render_comment
-from evalkit.render.compare import comparison_table, render_comparison
+from evalkit.render.compare import comparison_table, detailed_cases, render_comparison
 from evalkit.render.html import write_html
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
@@ -79,14 +79,15 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
         options = RunOptions(demo=True, jsonl_path=jsonl)
         code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"),
                        str(output_dir / "report.html"))
-    lead = write_demo_comparison(output_dir, suites)
-    write_demo_comment(output_dir, lead)
+    lead, detailed = write_demo_comparison(output_dir, suites)
+    write_demo_comment(output_dir, lead, detailed)
     return code
 
 
-def write_demo_comparison(output_dir: Path, suites: list[Any]) -> str:
+def write_demo_comparison(output_dir: Path, suites: list[Any]) -> tuple[str, list[str]]:
     """Run the scripted base (sound replies everywhere), compare the demo's head with it, and
-    write `comparison.md` / `comparison.json` and the HTML report base vs head; returns the markdown the comment leads with."""
+    write `comparison.md` / `comparison.json` and the HTML report base vs head; returns the markdown
+    the comment leads with and the cases (`suite/case`) it explains."""
     base_plan = demo_plan(bundled_suites_dir(), DEMO_BASE)
     merged = Script()
     for _, script in base_plan:
@@ -100,18 +101,18 @@ def write_demo_comparison(output_dir: Path, suites: list[Any]) -> str:
                           head_label="head (scripted: reckless coaching, an agent skipping a tool)")
     (output_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     write_html(head, output_dir / "report.html", comparison=cmp, base=base)
-    (output_dir / "comparison.md").write_text(render_comparison(cmp), encoding="utf-8")
+    (output_dir / "comparison.md").write_text(render_comparison(cmp, head=head), encoding="utf-8")
     click.echo(f"\n--- compared with a scripted base branch ({output_dir / 'comparison.md'}) ---\n", err=True)
     click.echo(comparison_table(cmp), nl=False)
-    return render_comparison(cmp, clean=clean) + "\n---\n\n"
+    return render_comparison(cmp, clean=clean, head=head) + "\n---\n\n", detailed_cases(cmp)
 
 
-def write_demo_comment(output_dir: Path, lead: str = "") -> Path:
+def write_demo_comment(output_dir: Path, lead: str = "", detailed: list[str] | None = None) -> Path:
     """The PR comment exactly as the Action would post it (marker, neutralised text), to
     `comment.md` and the terminal; the report's `demo` flag keeps it marked as a demo."""
 
     report = Report.load(output_dir / "results.json")
-    body = render_comment(report, artifact_hint=str(output_dir), lead=lead)
+    body = render_comment(report, artifact_hint=str(output_dir), lead=lead, detailed=detailed or ())
     path = output_dir / "comment.md"
     path.write_text(body, encoding="utf-8")
     click.echo(f"\n--- the PR comment the Action would post ({path}) ---\n", err=True)

@@ -76,10 +76,21 @@ jobs:
     steps:
       - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1
         with: {{persist-credentials: false}}
-      - uses: org/eval-action@v1     # pin the commit SHA of the release you use
+      - id: evals
+        uses: org/eval-action@v1     # pin the commit SHA of the release you use
         with:
           anthropic_api_key: ${{{{ secrets.ANTHROPIC_API_KEY }}}}
-{install}"""
+{install}      # The comment links to this artifact: every case's answer (results.jsonl) and the HTML report.
+      - if: always() && steps.evals.outputs.html_path != ''
+        uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f  # v7.0.0
+        with:
+          name: evalkit-results
+          path: |
+            ${{{{ steps.evals.outputs.jsonl_path }}}}
+            ${{{{ steps.evals.outputs.html_path }}}}
+          if-no-files-found: ignore
+          retention-days: 14
+"""
 
 
 @dataclass(frozen=True)

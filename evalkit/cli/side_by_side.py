@@ -27,7 +27,7 @@ def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, thr
     cmp_path.write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     if markdown_path:
         md = Path(markdown_path)
-        md.write_text(render_comparison(cmp) + "\n" + md.read_text(encoding="utf-8"), encoding="utf-8")
+        md.write_text(render_comparison(cmp, head=head) + "\n" + md.read_text(encoding="utf-8"), encoding="utf-8")
     if html_path:
         write_html(head, html_path, comparison=cmp, base=base.report)
     click.echo("\n" + comparison_table(cmp), nl=False)

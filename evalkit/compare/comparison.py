@@ -11,9 +11,9 @@ from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.results.intervals import wilson
 
 Change = Literal["regressed", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
-                 "new", "removed"]
+                 "new", "removed", "not comparable"]
 CHANGES: tuple[Change, ...] = ("regressed", "fixed", "too few runs to tell", "within noise", "still failing",
-                               "still passing", "new", "removed")
+                               "still passing", "new", "removed", "not comparable")
 _FAILING = ("fail", "error")
 
 
@@ -40,6 +40,14 @@ class ItemFlip(BaseModel):
     why: str = Field(description="Why the flip counts, or why it does not.")
 
     @property
+    def by_collapse(self) -> bool:
+        """Counted by the collapse rule (every run one way on base, the other on head, of a critical or
+        code-decided item), not by the test: its p-value decided nothing and is not shown."""
+        every_way = ((self.base_passed == self.base_runs and self.head_passed == 0)
+                     or (self.base_passed == 0 and self.head_passed == self.head_runs))
+        return self.significant and every_way and (self.critical or self.decided_by == "code")
+
+    @property
     def label(self) -> str:
         """"worse" or "better" when the flip counts, else "too few runs to tell" or "within noise"."""
         if self.significant:
@@ -50,7 +58,7 @@ class ItemFlip(BaseModel):
     def short(self) -> str:
         """The flip in a table cell: `tone 1/1→0/1 (too few runs: 4 a side needed)`."""
         text = f"{self.id} {self.base_passed}/{self.base_runs}→{self.head_passed}/{self.head_runs}"
-        if self.p_value is not None:
+        if self.p_value is not None and not self.by_collapse:
             text += f" (p={self.p_value:.3g})"
         if not self.significant:
             needed = f"{self.repeats_needed} a side needed" if self.repeats_needed else "over 100 a side needed"
@@ -94,6 +102,7 @@ class SideStats(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cached_cost_usd: float = Field(default=0.0, description="The cache hits' replies at list price (not paid by this run).")
     wall_seconds: float = 0.0
     latency_median: float | None = None
     latency_p95: float | None = None
@@ -139,15 +148,16 @@ class Comparison(BaseModel):
 
     def pass_rate_drop(self) -> str | None:
         """The run's pass rate before → after, when head's falls below the 95 % Wilson interval of
-        base's (the noise band of base's own rate); None when it stays within it."""
+        base's (the range base's own rate could read by chance alone); None when it stays within it.
+        Said in plain words: the headline uses no term it does not define."""
         b, h = self.base, self.head
         if not b.cases or not h.cases or h.pass_rate is None or b.pass_rate is None:
             return None
         low, high = wilson(b.passed, b.cases)
         if h.pass_rate >= low:
             return None
-        return (f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, below the 95% band of base's "
-                f"({low:.0%}–{high:.0%})")
+        return (f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, a bigger drop than chance explains "
+                f"(by chance alone base's rate could read {low:.0%}–{high:.0%})")
 
     def icon(self, gate_failed: bool | None = None) -> str:
         """❌ when a gate fails (`gate_failed`; unknown: when a case regressed), ⚠️ when cases fail
@@ -182,10 +192,14 @@ class Comparison(BaseModel):
             n = self.count("still failing")
             parts.append(f"{n} {'was' if n == 1 else 'were'} already failing on the base branch")
         if self.count("within noise"):
-            parts.append(f"{self.count('within noise')} changed within noise")
+            parts.append(f"{self.count('within noise')} changed no more than chance explains")
         if self.count("new"):
             parts.append(f"{self.count('new')} new")
         if self.count("removed"):
             parts.append(f"{self.count('removed')} removed")
+        if self.count("not comparable"):
+            whats = sorted({c.note.removeprefix("not comparable: ") for c in self.cases("not comparable")})
+            parts.append(f"{self.count('not comparable')} not comparable ({'; '.join(whats[:3])}"
+                         + (f"; and {len(whats) - 3} more" if len(whats) > 3 else "") + ")")
         drop = self.pass_rate_drop()
         return f"{lead}: " + ", ".join(parts) + (f"; {drop}" if drop else "")

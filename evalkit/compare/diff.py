@@ -10,6 +10,10 @@ The noise rule, per item whose pass rate differs between the sides:
   p-value is kept. When even the most extreme outcome of these run counts could not reach
   `alpha` (1 run a side, 3 runs a side), a flip that does not count is "too few runs to tell",
   never "within noise", and says how many runs a side the observed change would need.
+A case is `not comparable` when what produced or scored it changed between the sides, so a flip
+would be a verdict on that change, not on the code: a model of a role (target, judge, extraction)
+differs (for the judge and extraction, only cases scored by the judge), the suite's thresholds
+differ, or the case's input or its rubric items (ids, texts) differ. Its note says what changed.
 A case is `regressed` when its verdict got worse and a counting flip (or a new error, or a gate
 with no item behind it) explains it, or when it still passes but an item got significantly worse;
 a verdict change explained only by flips that do not count is `too few runs to tell` when one of
@@ -54,7 +58,15 @@ def compare_reports(base: Report, head: Report, *, alpha: float = DEFAULT_ALPHA,
 def _suite_cases(name: str, base: SuiteResult | None, head: SuiteResult | None, alpha: float) -> list[CaseDiff]:
     b = {c.id: c for c in (base.cases if base else []) if c.verdict not in ("skipped", "not_run")}
     h = {c.id: c for c in (head.cases if head else []) if c.verdict not in ("skipped", "not_run")}
-    diffs = [compare_case(name, b[i], h[i], alpha) for i in b if i in h]
+    diffs = []
+    for i in (i for i in b if i in h):
+        changed = (not_comparable(base, head, b[i], h[i]) if base is not None and head is not None else [])
+        if changed:
+            diffs.append(CaseDiff(suite=name, id=i, change="not comparable", base_verdict=b[i].verdict,
+                                  head_verdict=h[i].verdict, base_reasons=b[i].reasons, head_reasons=h[i].reasons,
+                                  note="not comparable: " + "; ".join(changed)))
+        else:
+            diffs.append(compare_case(name, b[i], h[i], alpha))
     gone, added = [i for i in b if i not in h], [i for i in h if i not in b]
     # Cases are matched by id: a renamed case shows as one removed and one new, and says so.
     hint = " (a renamed case shows as removed + new)" if gone and added else ""
@@ -63,6 +75,36 @@ def _suite_cases(name: str, base: SuiteResult | None, head: SuiteResult | None, 
     diffs += [CaseDiff(suite=name, id=i, change="new", head_verdict=h[i].verdict, head_reasons=h[i].reasons,
                        note="not run on base (absent or skipped)" + hint) for i in added]
     return diffs
+
+
+_JUDGING_ROLES = ("judge", "extraction")
+
+
+def not_comparable(base_suite: SuiteResult, head_suite: SuiteResult, base: CaseResult, head: CaseResult) -> list[str]:
+    """What changed between the sides in what produces or scores this case (empty: comparable)."""
+    judged = any(i.decided_by == "judge" for case in (base, head) for run in case.runs for i in run.items)
+    changed = []
+    for role in sorted(set(base_suite.models) | set(head_suite.models)):
+        before, after = base_suite.models.get(role), head_suite.models.get(role)
+        if before != after and (role not in _JUDGING_ROLES or judged):
+            changed.append(f"{role} model {before or '-'} → {after or '-'}")
+    if base_suite.thresholds != head_suite.thresholds:
+        changed.append("the suite's thresholds changed")
+    if base.input != head.input:
+        changed.append("the case's input changed")
+
+    def rubric(case: CaseResult) -> dict[str, str]:
+        return {i.id: i.text for run in case.runs for i in run.items}
+
+    b_items, h_items = rubric(base), rubric(head)
+    # An item missing on a side whose run errored was not scored there: that is no change of rubric.
+    whole = not any(run.error for case in (base, head) for run in case.runs)
+    ids = sorted(k for k in set(b_items) | set(h_items) if b_items.get(k) != h_items.get(k)
+                 and (whole or (k in b_items and k in h_items)))
+    if ids:
+        changed.append("rubric item" + ("s " if len(ids) > 1 else " ") + ", ".join(ids[:5])
+                       + (f" and {len(ids) - 5} more" if len(ids) > 5 else "") + " changed")
+    return changed
 
 
 def compare_case(suite: str, base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA) -> CaseDiff:
@@ -201,6 +243,7 @@ def side_stats(suites: list[SuiteResult], report: Report | None = None) -> SideS
         stats.input_tokens += u.input_tokens
         stats.output_tokens += u.output_tokens
         stats.cost_usd += u.cost_usd
+        stats.cached_cost_usd += u.cached_cost_usd
     stats.wall_seconds = report.wall_seconds if report else max((s.wall_seconds for s in suites), default=0.0)
     stats.latency_median, stats.latency_p95 = latency(live_run_seconds(cases))
     return stats

@@ -116,6 +116,40 @@ class GitHubAPI:
         """PATCH a JSON body and return the decoded JSON."""
         return self.request("PATCH", path, body=body).data
 
+    def download(self, path: str, *, max_bytes: int = 64 * 1024 * 1024) -> bytes:
+        """GET a redirecting download (an artifact's archive): the API answers 302 with a signed URL
+        on a storage host, fetched without the token (it must not leave GitHub's API origin)."""
+        url = self.api_url + path
+        self._check_same_origin(url)
+        opener = urllib.request.build_opener(_NoRedirect)
+        location: str | None = None
+        body: bytes = b""
+        req = urllib.request.Request(url, method="GET", headers=self._headers(False))
+        try:
+            with opener.open(req, timeout=self.timeout) as resp:
+                body = resp.read(max_bytes + 1)
+        except urllib.error.HTTPError as exc:
+            if exc.code not in (301, 302, 303, 307, 308):
+                detail = _error_message(exc.read()) or exc.reason
+                raise GitHubAPIError(exc.code, self._scrub(f"GET {_strip_query(url)}: {detail}")) from None
+            location = exc.headers.get("Location")
+        except (urllib.error.URLError, OSError) as exc:
+            raise GitHubAPIError(0, self._scrub(f"GET {_strip_query(url)}: cannot reach GitHub "
+                                                f"({getattr(exc, 'reason', exc)})")) from None
+        if location:
+            if urllib.parse.urlsplit(location).scheme not in ("http", "https"):
+                raise GitHubAPIError(0, f"GET {_strip_query(url)}: redirected to a non-http(s) URL")
+            try:
+                with urllib.request.urlopen(urllib.request.Request(location, headers={"User-Agent": "evalkit"}),
+                                            timeout=self.timeout) as resp:
+                    body = resp.read(max_bytes + 1)
+            except (urllib.error.URLError, OSError) as exc:
+                raise GitHubAPIError(getattr(exc, "code", 0) or 0,
+                                     f"GET {_strip_query(location)}: {getattr(exc, 'reason', exc)}") from None
+        if len(body) > max_bytes:
+            raise GitHubAPIError(0, f"GET {_strip_query(url)}: larger than {max_bytes} bytes")
+        return body
+
     def paginate(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[Any]:
         """Yield the items of a list endpoint, following `Link: rel="next"` to the last page."""
         resp = self.request("GET", path, params=params)
@@ -148,6 +182,13 @@ class GitHubAPI:
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._token, "***") if self._token else text
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Hand a redirect back to the caller: urllib would resend the Authorization header to it."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        return None
 
 
 class _Retryable(Exception):

@@ -267,7 +267,7 @@ class ModelClient:
         per_model = self.per_model.get(model)
         if per_model is None:
             per_model = self.per_model[model] = Usage()
-        cost = None if cached else call_cost(response)  # priced once, counted in every scope
+        cost = call_cost(response)  # priced once, counted in every scope (a cache hit's apart)
         self.usage.record(response, cached, cost)
         per_model.record(response, cached, cost)
         for usage in scopes:

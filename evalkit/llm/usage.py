@@ -26,6 +26,8 @@ class Usage(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
+    cached_cost_usd: float = Field(default=0.0, description="What the cache hits' replies cost at list price when they "
+                                   "were made live: not paid by this run, kept apart so runs compare like with like.")
     unpriced_calls: int = 0
     retried: dict[str, int] = Field(default_factory=dict, description="Faults absorbed by retries, by kind "
                                     "(rate_limited, overloaded, server_error, bad_reply, connection): each "
@@ -34,8 +36,12 @@ class Usage(BaseModel):
     def record(self, response: ModelResponse, cached: bool, cost: float | None | _Price = _Price.HERE) -> None:
         """Count one call. `cost` is its dollars when the caller has priced it already (a call is
         counted in several scopes: run, model, case), else it is priced here."""
+        if cost is _Price.HERE:
+            cost = call_cost(response)
         if cached:
             self.cache_hits += 1
+            if cost is not None:
+                self.cached_cost_usd += cost
             return
         self.calls += 1
         if response.faults:
@@ -46,12 +52,15 @@ class Usage(BaseModel):
         self.output_tokens += response.output_tokens
         self.cache_read_tokens += response.cache_read_tokens
         self.cache_write_tokens += response.cache_write_tokens
-        if cost is _Price.HERE:
-            cost = call_cost(response)
         if cost is None:
             self.unpriced_calls += 1
         else:
             self.cost_usd += cost
+
+    @property
+    def list_cost_usd(self) -> float:
+        """Every call at list price, live or from the cache: what the same run costs with no cache."""
+        return self.cost_usd + self.cached_cost_usd
 
     @property
     def faults_absorbed(self) -> int:

@@ -71,15 +71,16 @@ def code_span(text: str) -> str:
 def render_comment(report: Report, *, template: str | Path | None = None, run_url: str | None = None,
                    artifact_hint: str = "", mark: str = MARKER, limit: int = MAX_COMMENT_CHARS,
                    cap: int = MAX_QUOTED_CHARS, html_report: str = "", comparison: Any = None,
-                   lead: str = "") -> str:
+                   lead: str = "", detailed: Sequence[str] = ()) -> str:
     """The whole comment body, marker first, at most `limit` characters, each untrusted string
     at most `cap` (the job summary passes `SUMMARY_CHARS` and a larger cap). `html_report` names
     the HTML page among the run's artifacts; `comparison` adds the base-vs-head chart; `lead`
-    (markdown already made safe: the Action's comparison with the base) goes first."""
+    (markdown already made safe: the Action's comparison with the base) goes first; `detailed` names
+    the cases (`suite/case`) the lead explains, whose details the report leaves out."""
     if run_url:
         report = report.model_copy(update={"run_url": run_url})
     extra = {"block": lambda kind: f"{_OPEN}{kind}{_KIND_END}", "end_block": lambda: _CLOSE,
-             "html_report": html_report, "comparison": comparison}
+             "html_report": html_report, "comparison": comparison, "detailed": list(detailed)}
     body = lead + render_markdown(report, template=template, clean=lambda v: clean(v, cap), extra=extra)
     return finish(body, mark=mark, limit=limit, artifact_hint=artifact_hint)
 

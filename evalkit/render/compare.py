@@ -3,6 +3,7 @@ report's template) or a terminal table."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,16 @@ from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.errors import UsageError
 from evalkit.render.markdown import _environment
 from evalkit.render.sanitize import strip_invisible
+from evalkit.results.report import CaseResult, Report
 
 DEFAULT_TEMPLATE = "compare.md.j2"
 MAX_TRAJECTORY_LINES = 20  # change lines of the "Trajectory changes" section; the JSON keeps them all
+# A case of these changes whose items or fields changed gets its own details block in the comparison
+# (the report that follows leaves its own block out: a failing case is explained once).
+DETAILED_CHANGES = ("regressed", "fixed", "too few runs to tell", "within noise")
+MAX_CASE_TRAJECTORY_LINES = 8  # tool-call changes inside one case's details block
 CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
-                "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖"}
+                "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖", "not comparable": "🚫"}
 
 
 def _fmt(stats: SideStats | None, what: str) -> str:
@@ -28,8 +34,8 @@ def _fmt(stats: SideStats | None, what: str) -> str:
         return "—" if value is None else f"{value:.0%}"
     if what == "tokens":
         return f"{stats.input_tokens + stats.output_tokens:,}"
-    if what == "cost_usd":
-        return f"${stats.cost_usd:.4f}"
+    if what == "cost_usd":  # like with like: every call at list price, a cache hit's too (counted apart)
+        return f"${stats.cost_usd + stats.cached_cost_usd:.4f}"
     if what == "latency":
         if stats.latency_median is None:
             return "—"
@@ -65,12 +71,26 @@ def _capped(found: list[tuple[TrajectoryCase, TrajectoryDiff]], limit: int) -> T
     return section
 
 
-def trajectory_section(cmp: Comparison, limit: int = MAX_TRAJECTORY_LINES) -> TrajectorySection:
-    """The cases whose tool calls changed between base and head, at most `limit` change lines
-    (changed cases first, in the order of CHANGES) and how many more there are."""
+def detailed_cases(cmp: Comparison) -> list[str]:
+    """`suite/case` of each case the comparison explains in a details block of its own."""
+    return [f"{c.suite}/{c.id}" for c in cmp.cases() if c.change in DETAILED_CHANGES and (c.flips or c.fields)]
+
+
+def trajectory_section(cmp: Comparison, limit: int = MAX_TRAJECTORY_LINES,
+                       skip: Collection[str] = ()) -> TrajectorySection:
+    """The cases whose tool calls changed between base and head (but those in `skip`, whose
+    details block lists them), at most `limit` change lines (changed cases first, in the order of
+    CHANGES) and how many more there are."""
     found = [(TrajectoryCase(f"{c.suite}/{c.id}", [], change=c.change), c.trajectory)
-             for change in CHANGES for c in cmp.cases(change) if c.trajectory is not None]
+             for change in CHANGES for c in cmp.cases(change)
+             if c.trajectory is not None and f"{c.suite}/{c.id}" not in skip]
     return _capped(found, limit)
+
+
+def _case_lookup(report: Report | None) -> Callable[[Any], CaseResult | None]:
+    """`suite/case` of a CaseDiff to the Report's CaseResult (None: not in it, or no Report)."""
+    cases = {f"{s.name}/{c.id}": c for s in report.suites for c in s.cases} if report is not None else {}
+    return lambda diff: cases.get(f"{diff.suite}/{diff.id}")
 
 
 def model_trajectory_section(mc: ModelComparison, limit: int = MAX_TRAJECTORY_LINES) -> TrajectorySection:
@@ -87,9 +107,11 @@ def side(holder: Any, what: str) -> str:
 
 
 def render_comparison(cmp: Comparison, *, template: str | Path | None = None, clean: Any = None,
-                      extra: dict[str, Any] | None = None, gate_failed: bool | None = None) -> str:
+                      extra: dict[str, Any] | None = None, gate_failed: bool | None = None,
+                      head: Report | None = None) -> str:
     """Markdown for `cmp`; `template` is a user's file, `clean` neutralises untrusted text;
-    `gate_failed` (the Action's gate, when known) makes the headline ❌."""
+    `gate_failed` (the Action's gate, when known) makes the headline ❌; `head` (the head's Report)
+    quotes each failing case's answer in its details block."""
     from jinja2 import TemplateError  # jinja2 loads only when a template is used
 
     path = Path(template) if template else None
@@ -98,8 +120,11 @@ def render_comparison(cmp: Comparison, *, template: str | Path | None = None, cl
         env.filters["clean"] = clean
     try:
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
+        detailed = detailed_cases(cmp)
         return str(tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, icon=cmp.icon(gate_failed),
-                               trajectories=trajectory_section(cmp), **(extra or {})))
+                               detailed=detailed, head_case=_case_lookup(head),
+                               case_trajectory_lines=MAX_CASE_TRAJECTORY_LINES,
+                               trajectories=trajectory_section(cmp, skip=detailed), **(extra or {})))
     except TemplateError as exc:
         where = f" ({path})" if path else ""
         raise UsageError(f"comparison template{where}: {exc}") from None
@@ -123,7 +148,8 @@ def comparison_table(cmp: Comparison) -> str:
     lines.append("")
     lines.append(f"{'':14}{cmp.base_label:>24} → {cmp.head_label}")
     for label, what in (("pass rate", "pass_rate"), ("critical", "critical_failures"), ("agreement", "agreement"),
-                        ("tokens", "tokens"), ("dollars", "cost_usd"), ("latency", "latency")):
+                        ("tokens", "tokens"), ("list cost", "cost_usd"), ("cache hits", "cache_hits"),
+                        ("latency", "latency")):
         lines.append(f"{label:14}{_fmt(cmp.base, what):>24} → {_fmt(cmp.head, what)}")
     lines += [f"note: {n}" for n in cmp.notes]
     return "\n".join(lines) + "\n"

@@ -1,5 +1,7 @@
-"""A loopback fake of GitHub's REST API (issue comments, PR files, the token's user) on a real
-HTTP server. Its answers follow GitHub's OpenAPI description (tests validate them)."""
+"""A loopback fake of GitHub's REST API (issue comments, PR files, the token's user, workflow
+artifacts) on a real HTTP server. Its answers follow GitHub's OpenAPI description (tests validate
+them). An artifact's archive is served as GitHub serves it: the API answers 302 with a signed URL on
+a storage host, which refuses a request that carries an Authorization header."""
 
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from typing import Any
 _COMMENTS = re.compile(r"/repos/([^/]+)/([^/]+)/issues/(\d+)/comments\Z")
 _COMMENT = re.compile(r"/repos/([^/]+)/([^/]+)/issues/comments/(\d+)\Z")
 _FILES = re.compile(r"/repos/([^/]+)/([^/]+)/pulls/(\d+)/files\Z")
+_ARTIFACTS = re.compile(r"/repos/([^/]+)/([^/]+)/actions/artifacts\Z")
+_ARTIFACT_ZIP = re.compile(r"/repos/([^/]+)/([^/]+)/actions/artifacts/(\d+)/zip\Z")
+_BLOB = re.compile(r"/_storage/artifacts/(\d+)\Z")
 _USER = "/user"
 _FILES_LIMIT = 3000  # GitHub never lists more files of a pull request
 _EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -39,7 +44,7 @@ class FakeGitHub:
 
     def __init__(self, *, bot_login: str = "github-actions[bot]", token: str | None = None,
                  read_only: bool = False, fail_files: bool = False, user_login: str | None = None,
-                 create_barrier: int = 0):
+                 create_barrier: int = 0, actions_read: bool = True):
         # A personal token (`user_login`) writes as that user and answers GET /user; an
         # installation token writes as `bot_login` and gets 403 there, as on GitHub.
         self.bot_login = user_login or bot_login
@@ -47,6 +52,9 @@ class FakeGitHub:
         self.token = token  # when set, other tokens get 401
         self.read_only = read_only
         self.fail_files = fail_files
+        self.actions_read = actions_read  # the job's token has `actions: read` (artifacts)
+        self._artifacts: list[dict[str, Any]] = []
+        self._archives: dict[int, tuple[bytes, str]] = {}  # id to (zip bytes, signature)
         self.requests: list[Recorded] = []
         self.faults: list[_Answer] = []  # answered, one per request, before anything else
         # Hold each comment POST until this many have arrived: overlapping runs, made certain.
@@ -102,6 +110,36 @@ class FakeGitHub:
         """Seed PR `number`'s files from `{filename, status, previous_filename?}` dicts."""
         self._files[number] = [_diff_entry(f) for f in files]
 
+    def add_artifact(self, name: str, files: dict[str, bytes], *, head_sha: str = "0" * 40,
+                     head_branch: str = "main", expired: bool = False) -> dict[str, Any]:
+        """Seed a workflow artifact `name` holding `files` (as actions/upload-artifact would)."""
+        import io
+        import secrets
+        import zipfile
+
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for filename, data in files.items():
+                archive.writestr(filename, data)
+        with self._lock:
+            self._next_id += 1
+            aid = self._next_id
+            stamp = (_EPOCH + timedelta(minutes=aid)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            api = self.url or "https://api.github.com"
+            artifact = {
+                "id": aid, "node_id": f"MDg6QXJ0aWZhY3Q{aid}", "name": name, "size_in_bytes": len(buffer.getvalue()),
+                "url": f"{api}/repos/octo-org/hello/actions/artifacts/{aid}",
+                "archive_download_url": f"{api}/repos/octo-org/hello/actions/artifacts/{aid}/zip",
+                "expired": expired, "created_at": stamp, "updated_at": stamp,
+                "expires_at": (_EPOCH + timedelta(days=90, minutes=aid)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "digest": None,
+                "workflow_run": {"id": 4000 + aid, "repository_id": 1, "head_repository_id": 1,
+                                 "head_branch": head_branch, "head_sha": head_sha},
+            }
+            self._artifacts.append(artifact)
+            self._archives[aid] = (buffer.getvalue(), secrets.token_hex(8))
+            return dict(artifact)
+
     # -- request handling (called from the server threads) --
 
     def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> _Answer:
@@ -143,6 +181,29 @@ class FakeGitHub:
                 return _error(403, "Resource not accessible by integration")
             with self._lock:
                 return self._delete(int(m.group(3)))
+        if _ARTIFACTS.match(path) and method == "GET":
+            if not self.actions_read:
+                return _error(403, "Resource not accessible by integration")
+            if not set(query) <= {"name", "per_page", "page"}:
+                return _error(422, f"Invalid query parameters: {sorted(set(query) - {'name', 'per_page', 'page'})}")
+            per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+            if not 1 <= per_page <= 100 or page < 1:
+                return _error(422, "per_page must lie between 1 and 100")
+            with self._lock:
+                found = [a for a in reversed(self._artifacts) if query.get("name") in (None, a["name"])]
+            return 200, {"total_count": len(found), "artifacts": found[(page - 1) * per_page: page * per_page]}, {}
+        if (m := _ARTIFACT_ZIP.match(path)) and method == "GET":
+            if not self.actions_read:
+                return _error(403, "Resource not accessible by integration")
+            aid = int(m.group(3))
+            with self._lock:
+                artifact = next((a for a in self._artifacts if a["id"] == aid), None)
+                archive = self._archives.get(aid)
+            if artifact is None or archive is None:
+                return _error(404, "Not Found")
+            if artifact["expired"]:
+                return _error(410, "Artifact has expired")
+            return 302, None, {"Location": f"{self.url}/_storage/artifacts/{aid}?sig={archive[1]}"}
         if (m := _FILES.match(path)) and method == "GET":
             if self.fail_files:
                 return _error(500, "Internal Server Error")
@@ -235,18 +296,39 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         fake = self.fake
         fake.requests.append(Recorded(method, split.path, query, body, dict(self.headers.items()), raw))
+        if (m := _BLOB.match(split.path)) and method == "GET":
+            self._storage(int(m.group(1)), query)
+            return
         if fake.token is not None and self.headers.get("Authorization") != f"Bearer {fake.token}":
             status, data, headers = _error(401, "Bad credentials")
         elif raw and body is None:
             status, data, headers = _error(400, "Problems parsing JSON")
         else:
             status, data, headers = fake.handle(method, split.path, query, body)
-        payload = b"" if status == 204 else json.dumps(data).encode("utf-8")
+        payload = b"" if status in (204, 302) else json.dumps(data).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(payload)))
         for key, value in headers.items():
             self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+    def _storage(self, aid: int, query: dict[str, str]) -> None:
+        """The signed storage URL of an archive: a request carrying an Authorization header (a
+        client that forwarded the GitHub token across the redirect) is refused, as the storage host does."""
+        with self.fake._lock:
+            archive = self.fake._archives.get(aid)
+        if self.headers.get("Authorization") is not None:
+            status, payload, kind = 400, b"<Error><Code>InvalidAuthenticationInfo</Code></Error>", "application/xml"
+        elif archive is None or query.get("sig") != archive[1]:
+            status, payload, kind = 403, b"<Error><Code>AuthenticationFailed</Code></Error>", "application/xml"
+        else:
+            status, payload, kind = 200, archive[0], "application/zip"
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
 

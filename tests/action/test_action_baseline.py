@@ -170,11 +170,16 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
     assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better" \
-                    "; pass rate 100% → 0%, below the 95% band of base's (21%–100%)"
+                    "; pass rate 100% → 0%, a bigger drop than chance explains (by chance alone base's rate could " \
+                    "read 21%–100%)"
     # the failing answer is quoted once, with the item that failed, though the item failed on 3 runs
     quote = "> **says_hello** (critical) failed on this answer (run 1): “Go away.”"
     assert body.count(quote) == 1 and body.count("“Go away.”") == 1
-    assert "failed on 3 of 3 runs" in body
+    # the collapse rule decided the row: no p-value beside it; the case is explained in one details block
+    assert "says_hello 3/3→0/3 |" in body and "p=" not in body
+    assert body.count("<details>") == 1 and "3/3 → 0/3 · critical item: passed on every base run" in body
+    page = run.file("html_path").read_text()  # the HTML report shows base's answer beside head's
+    assert "<h4>Output on the base branch" in page and "Go away." in page and "Hello Ada!" in page
 
 
 def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github):
@@ -196,3 +201,51 @@ def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, 
     assert first.startswith("## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, "
                             "1 too few runs to tell")
     assert "too few runs: 4 a side needed" in body and "within noise" not in body
+
+
+def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_head(action, tmp_path, github):
+    repo = tmp_path / "repo"
+    make_repo(repo)
+    (repo / "evals/greet.suite.yml").write_text(POLITE)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    push = json.loads((EVENTS / "push.json").read_text())
+    push["after"] = base
+    with FakeAnthropicServer(script()) as fake_llm:
+        saved = action(repo, push, "push", github=github, anthropic=fake_llm)
+    assert saved.outputs["base_artifact"] == f"evalkit-base-{base}"
+    folder = repo / saved.outputs["base_artifact_path"]
+    files = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert set(files) == {"results.json", "keys.json"}
+    github.add_artifact(saved.outputs["base_artifact"], files, head_sha=base)
+    (repo / "evals/greet.suite.yml").write_text(TERSE)
+    git(repo, "commit", "-qam", "the change")
+
+    def no_cache() -> None:  # each run below asks the model afresh: what it asks is what it pays for
+        shutil.rmtree(tmp_path / "home" / ".cache", ignore_errors=True)  # the fixture's HOME
+
+    no_cache()
+    with FakeAnthropicServer(script()) as head_only:  # what the head alone asks of the model
+        alone = action(repo, pr_event(base), "pull_request", github=github, anthropic=head_only,
+                       inputs={"baseline": "none"})
+    no_cache()
+    with FakeAnthropicServer(script()) as fake_llm:
+        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    assert alone.code == 1 and run.code == 1, run.log
+    assert fake_llm.request_count == head_only.request_count > 0, run.log  # zero base calls
+    assert f"reused the results the default branch saved for {base[:12]}" in run.log
+    assert run.outputs["regressed"] == "1"
+    body = marked(github, 12)[0]["body"]
+    assert "no model was called for the base" in body and "1 case got worse" in body
+    listed = [r for r in github.requests if r.path == "/repos/octo-org/hello/actions/artifacts"]
+    assert listed and listed[-1].query["name"] == f"evalkit-base-{base}"
+
+    # another judge model: the saved results hash differently, and the base runs again
+    no_cache()
+    with FakeAnthropicServer(script()) as fake_llm:
+        other = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                       inputs={"judge_model": "claude-opus-5-5"})
+    assert "hash differently for evals/greet.suite.yml" in other.log
+    assert fake_llm.request_count > head_only.request_count

@@ -239,6 +239,8 @@ def action(tmp_path: Path):
             "GITHUB_API_URL": github.url if github else "http://127.0.0.1:9",
             "ANTHROPIC_BASE_URL": anthropic.url if anthropic else "http://127.0.0.1:9",
             **{f"INPUT_{k.upper()}": v for k, v in values.items()},
+            # The code under test is the caller's (a checkout other than the installed one, too).
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
             **(extra_env or {}),
         }
         for name in ("output", "summary", "env"):

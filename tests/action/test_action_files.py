@@ -29,6 +29,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "on_missing_key", "comment_key", "allow_pull_request_target_fork", "shard", "merge",
         "gate", "baseline", "install",
         "inconclusive", "compare_models", "batch", "tags", "comment_mode", "summary", "env", "working_directory", "max_cost",
+        "reuse_base",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
@@ -44,7 +45,7 @@ def test_inputs_are_snake_case_with_string_defaults():
 def test_outputs():
     assert set(_action()["outputs"]) == {"verdict", "results_path", "html_path", "comment_path", "selected_suites",
                                          "comment_id", "comment_url", "regressed", "fixed", "passed", "failed",
-                                         "errors"}
+                                         "errors", "jsonl_path", "base_artifact", "base_artifact_path"}
 
 
 def _documented(header: str) -> dict[str, str]:

@@ -32,3 +32,29 @@ def test_demo_compares_the_scripted_head_with_a_scripted_base(tmp_path):
     assert comment.index(f"{len(regressed)} cases got worse") < comment.index("A gate failed")
     page = (out / "report.html").read_text()  # the HTML report shows the same comparison
     assert f"regressed ({len(regressed)})" in page and "Output on base (scripted: sound replies)" in page
+    _each_failing_case_once_in_plain_words(comment, cmp)
+
+
+def _each_failing_case_once_in_plain_words(comment: str, cmp: dict) -> None:
+    """The blocked PR's comment: each failing case explained in one details block with its answer,
+    a headline without jargon, no p-value beside a row the collapse rule decided, costs like with like."""
+    import re
+
+    failing = [(c["suite"], c["id"]) for s in cmp["suites"] for c in s["cases"] if c["head_verdict"] in ("fail", "error")]
+    assert failing
+    summaries = [line for line in comment.splitlines() if line.startswith("<details><summary>")]
+    for suite, case in failing:
+        mine = [line for line in summaries if f"<code>{suite}/{case}</code>" in line or f"<code>{case}</code>" in line]
+        assert len(mine) == 1, (suite, case, mine)
+    assert comment.count("failed on this answer") == len(failing)
+    headline = next(line for line in comment.splitlines() if line.startswith("## "))
+    for jargon in ("band", "Wilson", "p=", "p =", "α", "interval", "noise", "significan"):
+        assert jargon not in headline, (jargon, headline)
+    collapsed = {f["id"] for s in cmp["suites"] for c in s["cases"] for f in c["flips"]
+                 if f["significant"] and (f["critical"] or f["decided_by"] == "code")
+                 and f["head_passed"] in (0, f["head_runs"]) and f["base_passed"] in (0, f["base_runs"])}
+    assert collapsed
+    for row in (line for line in comment.splitlines() if line.startswith("| `")):
+        for flip in re.findall(r"([\w:.-]+) \d+/\d+→\d+/\d+( \(p=[^)]*\))?", row):
+            assert not (flip[0] in collapsed and flip[1]), row
+    assert "| Cost at list price | Cache hits |" in comment and "*Cost at list price* prices every model call" in comment

@@ -129,3 +129,17 @@ def test_a_suite_that_watches_nothing_leaves_the_workflow_without_a_paths_filter
     (tmp_path / "evalkit.yml").write_text("suites: [a.suite.yml]\n", encoding="utf-8")
     (tmp_path / "a.suite.yml").write_text("target: m:f\ncases: [{id: c}]\n", encoding="utf-8")
     assert workflow_paths(tmp_path, ".github/workflows/evals.yml") is None
+
+
+def test_the_workflow_uploads_what_the_comment_links_to(team):
+    """The comment points at `report.html` in the run's artifacts: init's workflow uploads it, and the answers."""
+    init(team, "support.reply:answer")
+    workflow = yaml.safe_load((team / ".github/workflows/evals.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["evals"]["steps"]
+    action = next(s for s in steps if s.get("uses", "").startswith("org/eval-action"))
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert action["id"] == "evals" and "always()" in upload["if"]
+    paths = upload["with"]["path"].splitlines()
+    assert paths == ["${{ steps.evals.outputs.jsonl_path }}", "${{ steps.evals.outputs.html_path }}"]
+    action_yml = yaml.safe_load((Path(__file__).resolve().parents[2] / "action.yml").read_text(encoding="utf-8"))
+    assert {"jsonl_path", "html_path"} <= set(action_yml["outputs"])

@@ -128,3 +128,17 @@ def test_usage_counts_a_call_priced_once_in_every_scope_and_adds_without_sharing
         2, 2, 20, 0.5, {"overloaded": 4})
     assert case.retried == {"overloaded": 2}  # the scope added from is left as it was
     assert Usage.model_validate(run.model_dump()) == run  # the JSON round trip the results use
+
+
+def test_a_cache_hit_costs_nothing_and_its_list_price_is_counted_apart() -> None:
+    """A run served from the cache compares like with like with a live one: same list cost, nothing paid."""
+    model = "claude-sonnet-5-5"
+    reply = ModelResponse(text="x", model=model, input_tokens=2000, output_tokens=500)
+    live, cached = Usage(), Usage()
+    live.record(reply, cached=False)
+    cached.record(reply, cached=True)
+    assert cached.cost_usd == 0 and cached.cache_hits == 1 and cached.calls == 0
+    assert cached.cached_cost_usd == pytest.approx(live.cost_usd) and live.cached_cost_usd == 0
+    assert cached.list_cost_usd == pytest.approx(live.list_cost_usd)
+    live.add(cached)
+    assert live.list_cost_usd == pytest.approx(2 * cost_usd(model, 2000, 500))

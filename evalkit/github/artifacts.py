@@ -1,0 +1,31 @@
+"""Workflow artifacts through GitHub's REST API (`actions: read`): find the newest unexpired
+artifact of a name, and read the files of its zip archive. Uploading is the workflow's own step
+(actions/upload-artifact): the REST API has no upload endpoint."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+from evalkit.github.api import GitHubAPI
+
+MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
+
+
+def find_artifact(api: GitHubAPI, owner: str, repo: str, name: str) -> dict[str, Any] | None:
+    """The newest unexpired artifact called `name` (GET /repos/{owner}/{repo}/actions/artifacts?name=…)."""
+    data = api.get(f"/repos/{owner}/{repo}/actions/artifacts", {"name": name, "per_page": 100})
+    found = [a for a in (data or {}).get("artifacts") or [] if a.get("name") == name and not a.get("expired")]
+    return max(found, key=lambda a: (str(a.get("created_at") or ""), int(a.get("id") or 0)), default=None)
+
+
+def artifact_files(api: GitHubAPI, owner: str, repo: str, artifact: dict[str, Any]) -> dict[str, bytes]:
+    """The files of `artifact`'s zip archive (GET …/actions/artifacts/{id}/zip), by name."""
+    raw = api.download(f"/repos/{owner}/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
+                       max_bytes=MAX_ARTIFACT_BYTES)
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        total = sum(info.file_size for info in archive.infolist())
+        if total > MAX_ARTIFACT_BYTES:
+            raise ValueError(f"artifact {artifact.get('name')} unpacks to {total} bytes")
+        return {info.filename: archive.read(info) for info in archive.infolist() if not info.is_dir()}

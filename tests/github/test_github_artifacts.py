@@ -1,0 +1,44 @@
+"""Workflow artifacts through the REST API against the loopback fake: the newest unexpired one of a
+name, its archive fetched across GitHub's redirect without the token."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.github.api import GitHubAPI, GitHubAPIError
+from evalkit.github.artifacts import artifact_files, find_artifact
+from evalkit.testing.fake_github import FakeGitHub
+
+
+def test_the_newest_unexpired_artifact_of_a_name_is_read_without_sending_the_token_to_storage():
+    with FakeGitHub(token="t0ken") as gh:
+        gh.add_artifact("evalkit-base-abc", {"keys.json": b"old"})
+        gh.add_artifact("evalkit-base-abc", {"keys.json": b"new", "results.json": b"{}"})
+        gh.add_artifact("evalkit-base-abc", {"keys.json": b"gone"}, expired=True)
+        gh.add_artifact("evalkit-base-def", {"keys.json": b"other"})
+        api = GitHubAPI("t0ken", gh.url)
+        found = find_artifact(api, "octo-org", "hello", "evalkit-base-abc")
+        assert found is not None
+        assert artifact_files(api, "octo-org", "hello", found) == {"keys.json": b"new", "results.json": b"{}"}
+        assert find_artifact(api, "octo-org", "hello", "evalkit-base-none") is None
+        storage = [r for r in gh.requests if r.path.startswith("/_storage/")]
+        assert len(storage) == 1 and "Authorization" not in storage[0].headers
+
+
+def test_the_fake_refuses_what_github_refuses():
+    with FakeGitHub(token="t0ken", actions_read=False) as gh:
+        gh.add_artifact("a", {"x": b"1"})
+        with pytest.raises(GitHubAPIError) as err:
+            find_artifact(GitHubAPI("t0ken", gh.url), "octo-org", "hello", "a")
+        assert err.value.status == 403  # the job lacks `actions: read`
+    with FakeGitHub(token="t0ken") as gh:
+        art = gh.add_artifact("a", {"x": b"1"})
+        import urllib.error
+        import urllib.request
+
+        # a client that follows the redirect with the token (urllib's default) is refused by the storage
+        req = urllib.request.Request(f"{gh.url}/repos/octo-org/hello/actions/artifacts/{art['id']}/zip",
+                                     headers={"Authorization": "Bearer t0ken"})
+        with pytest.raises(urllib.error.HTTPError) as http:
+            urllib.request.urlopen(req, timeout=10)
+        assert http.value.code == 400
