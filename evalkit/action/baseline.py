@@ -12,7 +12,7 @@ from pathlib import Path
 from evalkit.action.inputs import Inputs, read_input, selectors
 from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
-from evalkit.action.saved_base import reuse, run_options
+from evalkit.action.saved_base import relative_suite_paths, reuse, run_options
 from evalkit.engine.base_ref import Git, worktree
 from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
@@ -201,15 +201,3 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
                    cwd=where if where.is_dir() else tree)
         relative_suite_paths(out, tree)
     return commit, missing
-
-
-def relative_suite_paths(out: Path, root: Path) -> None:
-    """Name the suite files of the Report at `out` relative to `root`, as every checkout of the
-    repository names them (the shards' base parts, run in worktrees of their own, must join)."""
-    if not out.is_file():
-        return
-    report = Report.load(out)
-    for suite in report.suites:
-        for prefix in {str(root).rstrip("/") + "/", str(root.resolve()).rstrip("/") + "/"}:
-            suite.path = suite.path.removeprefix(prefix)
-    report.save(out)

@@ -75,7 +75,6 @@ def is_default_branch_push(event: Event) -> bool:
 
 def save(out_dir: Path, results: Path, workspace: Path, keys: Mapping[str, str], commit: str) -> Path:
     """Write the folder a default-branch run leaves for pull requests; returns it."""
-    from evalkit.action.baseline import relative_suite_paths  # the Action's own helper: one way to name suites
 
     folder = out_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
@@ -116,3 +115,15 @@ def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequ
         usage.add(suite.usage)
     return saved.model_copy(update={"suites": suites, "usage": usage}), \
         f"reused the results the default branch saved for {commit[:12]}: no base run, no base model call"
+
+
+def relative_suite_paths(out: Path, root: Path) -> None:
+    """Name the suite files of the Report at `out` relative to `root`, as every checkout of the
+    repository names them (the shards' base parts, run in worktrees of their own, must join)."""
+    if not out.is_file():
+        return
+    report = Report.load(out)
+    for suite in report.suites:
+        for prefix in {str(root).rstrip("/") + "/", str(root.resolve()).rstrip("/") + "/"}:
+            suite.path = suite.path.removeprefix(prefix)
+    report.save(out)
