@@ -10,4 +10,5 @@ __all__ = [
     "rate_limit",
     "script",
     "scripted",
+    "token_exchange",
 ]
