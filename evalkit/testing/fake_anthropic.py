@@ -1,7 +1,8 @@
 """A loopback fake of the Anthropic Messages API: a real HTTP server in a thread that answers
 `POST /v1/messages` from a `Script`, so the real `anthropic` client can be tested offline.
 As a command (a team's own CI, no key): `python -m evalkit.testing.fake_anthropic --port 8765`
-(what it answers: `evalkit.testing.offline_server`).
+(what it answers: `evalkit.testing.offline_server`), or `--script FILE` to play a script file
+(`evalkit.testing.script_file`: replies by turn, tool_use steps, verdicts).
 
     with FakeAnthropicServer(Script().reply("hello")) as fake:
         client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
@@ -46,6 +47,7 @@ from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
 from evalkit.testing.offline_server import offline_script
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
+from evalkit.testing.script_file import ScriptFileError, load_script
 from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, OAUTH_BETA, TOKEN_PATH, TokenExchange
 from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, request_text
 
@@ -440,17 +442,29 @@ def main(argv: list[str] | None = None) -> None:
     text = parser.add_mutually_exclusive_group()
     text.add_argument("--reply", default="ok", help="the text every target request gets (default: ok)")
     text.add_argument("--reply-file", type=Path, help="a file whose text every target request gets")
-    parser.add_argument("--verdict", choices=["pass", "fail"], default="pass",
-                        help="the verdict every judged criterion gets (default: pass)")
+    text.add_argument("--script", type=Path, help="a script file (YAML or JSON) to play: replies by turn and "
+                                                  "prompt, tool_use steps, verdicts (evalkit.testing.script_file)")
+    parser.add_argument("--verdict", choices=["pass", "fail"], default=None,
+                        help="the verdict every judged criterion gets (default: pass; with --script, its `verdict:`)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds each reply waits (default 0)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port}: not a port number")
-    try:
-        reply = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
-    except (OSError, UnicodeDecodeError) as exc:
-        parser.error(f"--reply-file: {exc}")
-    fake = FakeAnthropicServer(offline_script(reply, args.verdict), latency=args.latency, port=args.port)
+    if args.script is not None:
+        if args.verdict is not None:
+            parser.error("--verdict with --script: give the verdicts in the script file (verdict:, verdicts:)")
+        try:
+            script = load_script(args.script)
+        except ScriptFileError as exc:  # one line, no usage text: the file is what to fix
+            print(f"fake_anthropic: --script {exc}", file=sys.stderr)
+            sys.exit(2)
+    else:
+        try:
+            reply = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
+        except (OSError, UnicodeDecodeError) as exc:
+            parser.error(f"--reply-file: {exc}")
+        script = offline_script(reply, args.verdict or "pass")
+    fake = FakeAnthropicServer(script, latency=args.latency, port=args.port)
     try:
         fake.start()
     except OSError as exc:
