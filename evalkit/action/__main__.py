@@ -16,15 +16,18 @@ import os
 import sys
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from evalkit.action.baseline import BaseResult, Settings, compare_with_base
+from evalkit.action.credential import NO_OIDC, ApiKey, Credential, federated
 from evalkit.action.discovery import parse_list, read_watch_map
 from evalkit.action.evaluate import ModelRuns, RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
 from evalkit.action.outcome import Outcome
+from evalkit.action.proxy import DEFAULT_UPSTREAM
 from evalkit.action.publish import annotate_suite_error, log_report
 from evalkit.action.redact import passthrough_note, redact_text, secret_names, secret_values
 from evalkit.action.sandbox import Unfinished, harden_process
@@ -137,17 +140,20 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
                         [s.path for s in report.suites], base)
 
-    if not inputs.anthropic_api_key:
+    no_oidc = inputs.federation is not None and not env.get("ACTIONS_ID_TOKEN_REQUEST_URL")
+    if (not inputs.anthropic_api_key and inputs.federation is None) or no_oidc:
         action = missing_key_action(inputs.on_missing_key, event, env)
         level = "error" if action == "fail" else "notice"
-        commands.annotation(level, "evalkit: anthropic_api_key is empty (fork and Dependabot pull requests "
-                            f"get no secrets): evaluations {'could not run' if action == 'fail' else 'skipped'}",
+        what = (NO_OIDC if no_oidc else "anthropic_api_key is empty (fork and Dependabot pull requests get no "
+                "secrets)")
+        commands.annotation(level, f"evalkit: {what}: evaluations {'could not run' if action == 'fail' else 'skipped'}",
                             title="evalkit")
         body = no_key_body(event.name, is_fork=event.is_fork, run_url=event.run_url, mark=outcome.mark,
-                           failed=action == "fail")
+                           failed=action == "fail", federation=no_oidc)
         # A skip only brings an existing comment up to date: fork PRs cannot comment anyway.
         outcome.publish(body, verdict="error" if action == "fail" else "skipped", create=action == "fail")
         return EXIT_USAGE if action == "fail" else 0
+    inputs = replace(inputs, credential=_credential(inputs, env))
 
     project = _project(workspace, inputs.working_directory)
     template = template_path(inputs.template, project)
@@ -188,6 +194,16 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
     return _publish(report, inputs, event, outcome, template, rels, base)
+
+
+def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:
+    """The key, or a federated access token (exchanged now, so a setup mistake stops the run here)."""
+    if inputs.federation is None:
+        return ApiKey(inputs.anthropic_api_key)
+    credential = federated(inputs.federation, env, env.get("ANTHROPIC_BASE_URL") or DEFAULT_UPSTREAM)
+    print(f"evalkit: the API is reached with a short-lived token from workload identity federation "
+          f"(rule {inputs.federation.rule_id}); no stored key")
+    return credential
 
 
 def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, outcome: Outcome) -> None:

@@ -197,7 +197,7 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
             "cache_dir": str(workspace / inputs.working_directory / inputs.cache_dir) if inputs.cache_dir else None,
         }
         where = tree / inputs.working_directory  # the team's code runs where it runs on head
-        run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python,
+        run_worker(job, env=env, secrets=secrets, credential=inputs.credential, python=python,
                    cwd=where if where.is_dir() else tree)
         relative_suite_paths(out, tree)
     return commit, missing

@@ -37,7 +37,7 @@ def index_suites(root: Path, entries: Sequence[str], *, env: Mapping[str, str], 
     is read); raises SuiteError / UsageError as loading does."""
     where = project or root
     answer = run_worker({"kind": "index", "root": str(root), "project": str(where), "entries": list(entries)},
-                        env=env, secrets=secrets, api_key=None, python=python, cwd=where)
+                        env=env, secrets=secrets, credential=None, python=python, cwd=where)
     refs = [SuiteRef(Path(r["path"]), r["rel"], r.get("target"), tuple(r.get("watch") or ())) for r in answer["refs"]]
     return RepoIndex(root, answer["source"], refs, {r["rel"]: list(r.get("watch") or []) for r in answer["refs"]},
                      answer.get("selected"), where)
@@ -68,7 +68,7 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
         "concurrency": inputs.concurrency,
         "cache_dir": str((repo.project or repo.root) / inputs.cache_dir) if inputs.cache_dir else None,
     }
-    answer = run_worker(job, env=env, secrets=secrets, api_key=inputs.anthropic_api_key, python=python,
+    answer = run_worker(job, env=env, secrets=secrets, credential=inputs.credential, python=python,
                         cwd=repo.project or repo.root)
     for path in [results, *(model_path(results, model) for model in answer.get("models") or [])]:
         if not path.is_file():  # the worker said it finished: this is evalkit's own fault

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from evalkit.action.credential import DEFAULT_AUDIENCE, Credential, Federation
 from evalkit.action.discovery import parse_list
 from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
@@ -49,6 +50,9 @@ class Inputs:
     working_directory: str = ""  # the project's folder, relative to the repository root ("": the root)
     env: tuple[str, ...] = ()  # variables (names, or PREFIX* patterns) user code gets beside the allow-list
     reuse_base: bool = True  # a default-branch push saves its results; a PR reuses its base commit's
+    federation: Federation | None = None  # workload identity federation instead of anthropic_api_key
+    # What the parent holds for the API once resolved (the key, or a federated token); set by the entrypoint.
+    credential: Credential | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # never show the secrets
         return f"Inputs(suites={self.suites!r}, model={self.model!r}, judge_model={self.judge_model!r})"
@@ -127,7 +131,10 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         working_directory=_working_directory(read_input(env, "working_directory"), problems),
         env=tuple(names),
         reuse_base=boolean("reuse_base", "true"),
+        federation=_federation(env, problems),
     )
+    if inputs.federation and inputs.anthropic_api_key:
+        problems.append("anthropic_api_key and anthropic_federation_rule_id: set one way to reach the API, not both")
     if inputs.compare_models and inputs.model:
         problems.append("model and compare_models: name the models to compare in compare_models only")
     if inputs.compare_models and (inputs.shard or inputs.merge.strip()):
@@ -135,6 +142,25 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
     if problems:
         raise UsageError("invalid input: " + "; ".join(problems))
     return inputs
+
+
+def _federation(env: Mapping[str, str], problems: list[str]) -> Federation | None:
+    """The federation inputs: the rule and the organisation together, or neither."""
+    rule, org = read_input(env, "anthropic_federation_rule_id"), read_input(env, "anthropic_organization_id")
+    extra = [n for n in ("anthropic_service_account_id", "anthropic_workspace_id") if read_input(env, n)]
+    if not rule and not org:
+        if extra:
+            problems.append(f"{extra[0]} is a federation setting: set anthropic_federation_rule_id and "
+                            "anthropic_organization_id too")
+        return None
+    if not rule or not org:
+        missing = "anthropic_organization_id" if rule else "anthropic_federation_rule_id"
+        problems.append(f"workload identity federation needs anthropic_federation_rule_id and "
+                        f"anthropic_organization_id: {missing} is empty")
+        return None
+    audience = read_input(env, "oidc_audience") or DEFAULT_AUDIENCE
+    return Federation(rule, org, read_input(env, "anthropic_service_account_id") or None,
+                      read_input(env, "anthropic_workspace_id") or None, audience)
 
 
 def _max_cost(raw: str, problems: list[str]) -> float | None:

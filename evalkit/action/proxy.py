@@ -1,6 +1,7 @@
-"""A loopback proxy to the Messages API that adds the API key: the worker running user code
-reaches the model through it with a worthless placeholder key and never holds the real one, and
-can use it only on the endpoints a run needs (see `refusal`)."""
+"""A loopback proxy to the Messages API that adds the credential (an API key, or a federated
+access token: evalkit/action/credential.py): the worker running user code reaches the model through
+it with a worthless placeholder key and never holds the real one, and can use it only on the
+endpoints a run needs (see `refusal`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from evalkit.action.credential import ApiKey, Credential
 
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 # Request headers that carry credentials or belong to one hop only; never forwarded as sent.
@@ -49,10 +52,12 @@ def refusal(method: str, target: str, *, batch: bool) -> str | None:
 
 class KeyProxy:
     """Serve on 127.0.0.1 (a free port); forward requests under `/v1/` to `upstream` with the
-    real key, for callers that present `placeholder`. Use as a context manager."""
+    real credential (an API key string, or a `Credential`), for callers that present `placeholder`.
+    Use as a context manager."""
 
-    def __init__(self, api_key: str, upstream: str | None = None, *, batch: bool = False):
-        self._api_key = api_key  # never in repr, never in a log
+    def __init__(self, credential: Credential | str, upstream: str | None = None, *, batch: bool = False):
+        # never in repr, never in a log
+        self._credential = ApiKey(credential) if isinstance(credential, str) else credential
         self.batch = batch
         self.upstream = urllib.parse.urlsplit((upstream or DEFAULT_UPSTREAM).rstrip("/"))
         if self.upstream.scheme not in ("http", "https") or not self.upstream.hostname:
@@ -94,17 +99,27 @@ class KeyProxy:
         return json.dumps(batch).encode()
 
     def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
-        """Send one request upstream with the key; (status, headers, body)."""
+        """Send one request upstream with the credential; (status, headers, body). A federated token
+        upstream refuses (401: revoked, or expired early) is minted again once."""
+        status, kept, data = self._send(method, path, headers, body)
+        if status == 401 and self._credential.invalidate():
+            status, kept, data = self._send(method, path, headers, body)
+        return status, kept, data
+
+    def _send(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
         up = self.upstream
         conn_cls = http.client.HTTPSConnection if up.scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(up.hostname or "", up.port, timeout=_TIMEOUT)
         try:
             out = {k: v for k, v in headers.items() if k.lower() not in _DROP_REQUEST}
-            # The key travels the way the client sent the placeholder (SDKs differ).
-            if any(k.lower() == "authorization" for k in headers):
-                out["Authorization"] = f"Bearer {self._api_key}"
-            else:
-                out["x-api-key"] = self._api_key
+            auth = self._credential.headers(any(k.lower() == "authorization" for k in headers))
+            beta = auth.pop("anthropic-beta", None)
+            if beta:  # a federated token needs its beta beside whatever betas the worker's request asked for
+                sent = [v for k, v in out.items() if k.lower() == "anthropic-beta"]
+                out = {k: v for k, v in out.items() if k.lower() != "anthropic-beta"}
+                names = [n.strip() for v in sent for n in v.split(",") if n.strip()]
+                out["anthropic-beta"] = ",".join(dict.fromkeys([*names, beta]))
+            out.update(auth)
             out["Host"] = up.netloc
             conn.request(method, up.path + path, body=body or None, headers=out)
             resp = conn.getresponse()
@@ -157,6 +172,11 @@ class _Handler(BaseHTTPRequestHandler):
             # The SDK sees the same failure as a dropped connection would give: retryable.
             message = f'{{"type":"error","error":{{"type":"api_error","message":"upstream: {type(exc).__name__}"}}}}'
             return self._reply(502, [("Content-Type", "application/json")], message.encode())
+        except Exception as exc:  # noqa: BLE001 - the credential could not be refreshed (an exchange refused)
+            print(f"evalkit key proxy: no credential for the request: {type(exc).__name__}", file=sys.stderr, flush=True)
+            message = json.dumps({"type": "error", "error": {"type": "authentication_error", "message":
+                                  f"evalkit key proxy: the access token could not be refreshed ({type(exc).__name__})"}})
+            return self._reply(401, [("Content-Type", "application/json")], message.encode())
         if status == 200 and self.path.startswith("/v1/messages/batches") and not self.path.endswith("/results"):
             data = self.proxy.local_results_url(data)
         self._reply(status, headers, data)

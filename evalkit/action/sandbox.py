@@ -1,6 +1,7 @@
 """User code (targets, checks, plugins) runs in a worker process that holds no secret.
 
-The entrypoint (the parent) keeps the API key and the GitHub token. It starts the worker
+The entrypoint (the parent) keeps the API key (or the federated access token and the runner's
+OIDC request token, see evalkit/action/credential.py) and the GitHub token. It starts the worker
 (`python -m evalkit.action.worker`, the same engine: `run_and_save`) with an allow-listed
 environment, and a loopback proxy (evalkit/action/proxy.py) adds the key to the worker's
 model requests. So the key, the token and the runner's `ACTIONS_*` tokens are in neither the
@@ -22,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalkit.action.credential import ApiKey, Credential
 from evalkit.action.proxy import KeyProxy
 from evalkit.action.redact import allowed_environment
 from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError
@@ -93,16 +95,19 @@ def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url
     return out
 
 
-def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence[str], api_key: str | None,
-               python: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
+def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence[str],
+               credential: Credential | str | None, python: str | None = None,
+               cwd: Path | None = None) -> dict[str, Any]:
     """Run one job in a fresh worker and return its answer; its output goes to the log (commands
-    disabled, capped). Raises SuiteError for suite problems, EvalkitError if the worker fails."""
+    disabled, capped). `credential` (an API key, or a federated token) stays here: the worker reaches
+    the API through the proxy. Raises SuiteError for suite problems, EvalkitError if the worker fails."""
     upstream = env.get("ANTHROPIC_BASE_URL") or None
-    if api_key:  # the worker's key works on the Messages API only: the lifecycle is asked here
-        job = {**job, "lifecycle": model_lifecycle(api_key, upstream, job.get("cache_dir"))}
+    held = ApiKey(credential) if isinstance(credential, str) and credential else credential or None
+    if held is not None:  # the worker's key works on the Messages API only: the lifecycle is asked here
+        job = {**job, "lifecycle": model_lifecycle(held, upstream, job.get("cache_dir"))}
     with tempfile.TemporaryDirectory(prefix="evalkit-worker-") as tmp, \
-            (KeyProxy(api_key, upstream, batch=bool(job.get("options", {}).get("batch")))
-             if api_key else _NoProxy()) as proxy:
+            (KeyProxy(held, upstream, batch=bool(job.get("options", {}).get("batch")))
+             if held is not None else _NoProxy()) as proxy:
         job_file, answer_file = Path(tmp) / "job.json", Path(tmp) / "answer.json"
         job_file.write_text(json.dumps({**job, "answer": str(answer_file)}), encoding="utf-8")
         os.chmod(tmp, 0o755)  # the worker may run as the same user only; keep it readable
@@ -146,15 +151,15 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def model_lifecycle(api_key: str, upstream: str | None, cache_dir: str | None) -> dict[str, str]:
-    """Model id to end-of-life date, from the API with the real key (kept a day), else evalkit's table."""
+def model_lifecycle(credential: Credential, upstream: str | None, cache_dir: str | None) -> dict[str, str]:
+    """Model id to end-of-life date, from the API with the real credential (kept a day), else evalkit's table."""
     from evalkit.llm.cache import default_cache_dir
     from evalkit.llm.model_lifecycle import LifecycleTable
 
     def fetch() -> dict[str, dict[str, Any]]:
         from evalkit.llm.providers.anthropic import fetch_lifecycles  # anthropic loads only here
 
-        return fetch_lifecycles(api_key=api_key, base_url=upstream)
+        return fetch_lifecycles(base_url=upstream, **credential.sdk_options())
 
     return LifecycleTable(Path(cache_dir) if cache_dir else default_cache_dir(), fetch).end_of_life()
 

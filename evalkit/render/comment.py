@@ -224,10 +224,14 @@ def nothing_affected_body(changed: Sequence[str], reason: str, suites: Sequence[
 
 
 def no_key_body(event_name: str, *, is_fork: bool, run_url: str | None = None, mark: str | None = None,
-                failed: bool = False) -> str:
-    """Why nothing ran when `anthropic_api_key` is empty, and how to fix it; `failed` when the
-    missing key is a misconfiguration (`on_missing_key: fail`), else a neutral skip."""
-    if is_fork:
+                failed: bool = False, federation: bool = False) -> str:
+    """Why nothing ran when `anthropic_api_key` is empty (`federation`: the federation inputs are set
+    but the job has no OIDC token), and how to fix it; `failed` when the missing credential is a
+    misconfiguration (`on_missing_key: fail`), else a neutral skip."""
+    if federation and not is_fork:
+        why = (f"The federation inputs are set, but this {event_name or 'workflow'} run has no OIDC token "
+               "(the job lacks `permissions: id-token: write`, or GitHub gives this run none)")
+    elif is_fork:
         why = ("This pull request comes from a fork. GitHub gives workflows of fork pull requests "
                "no secrets, so there is no Anthropic API key here")
     else:
@@ -245,10 +249,13 @@ def no_key_body(event_name: str, *, is_fork: bool, run_url: str | None = None, m
         "",
         f"{why}. {verdict}",
         "",
-        "To run them: set the `ANTHROPIC_API_KEY` repository secret and pass it as "
-        "`anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}`; for Dependabot add it as a "
-        "Dependabot secret; for a fork, a maintainer can re-run the evals from a branch of this "
-        "repository, or run `evalkit run` locally.",
+        ("To run them: give the job `permissions: id-token: write` (see the Action's docs, workload identity "
+         "federation); for a fork, a maintainer can re-run the evals from a branch of this repository, or run "
+         "`evalkit run` locally." if federation and not is_fork else
+         "To run them: set the `ANTHROPIC_API_KEY` repository secret and pass it as "
+         "`anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}`; for Dependabot add it as a "
+         "Dependabot secret; for a fork, a maintainer can re-run the evals from a branch of this "
+         "repository, or run `evalkit run` locally."),
         "",
         _footer(run_url),
     ]

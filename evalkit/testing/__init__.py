@@ -9,5 +9,7 @@ __all__ = [
     "prompt_cache",
     "rate_limit",
     "script",
+    "script_file",
     "scripted",
+    "token_exchange",
 ]

@@ -1,7 +1,8 @@
 """A loopback fake of the Anthropic Messages API: a real HTTP server in a thread that answers
 `POST /v1/messages` from a `Script`, so the real `anthropic` client can be tested offline.
 As a command (a team's own CI, no key): `python -m evalkit.testing.fake_anthropic --port 8765`
-(what it answers: `evalkit.testing.offline_server`).
+(what it answers: `evalkit.testing.offline_server`), or `--script FILE` to play a script file
+(`evalkit.testing.script_file`: replies by turn, tool_use steps, verdicts).
 
     with FakeAnthropicServer(Script().reply("hello")) as fake:
         client = anthropic.Anthropic(api_key="test", base_url=fake.url, max_retries=0)
@@ -19,6 +20,11 @@ report prompt-cache writes and reads (see `evalkit.testing.prompt_cache`).
 `POST /v1/messages/count_tokens` answers the input tokens the fake would report for the request
 (`fake.counted` keeps the bodies). Structured-output requests (`output_config.format`) and thinking
 are answered as `evalkit.testing.script` says; `GET /v1/models` lists each model's capabilities.
+
+Workload identity federation: with `fake.token_exchange = TokenExchange(...)` (the rule, the
+organisation and the identity tokens it trusts; evalkit.testing.token_exchange), `POST /v1/oauth/token`
+answers the `jwt-bearer` exchange the SDK sends and mints short-lived `sk-ant-oat01-` tokens; a request
+presenting one must send the `oauth-2025-04-20` beta, and an unknown or revoked one gets a 401.
 """
 
 from __future__ import annotations
@@ -41,11 +47,12 @@ from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
 from evalkit.testing.offline_server import offline_script
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
+from evalkit.testing.script_file import ScriptFileError, load_script
+from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, OAUTH_BETA, TOKEN_PATH, TokenExchange
 from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, request_text
 
 MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
-
 # What `GET /v1/models` lists by default: every model of the published rules (evalkit.testing.api_rules),
 # its capabilities and lifecycle as stated there. Tests set `fake.models` to list others; an entry
 # there may give `lifecycle`, `retires_at`, and `structured_outputs` / `thinking` flags (false: the model
@@ -99,6 +106,7 @@ class FakeAnthropicServer:
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
         self.models: list[dict[str, Any]] | None = list(DEFAULT_MODELS)  # None: /v1/models answers 404
         self.models_requests = 0
+        self.token_exchange: TokenExchange | None = None  # set: POST /v1/oauth/token mints access tokens
         self.errors: list[str] = []  # tracebacks of responders that raised (answered as 500)
         self.peak_in_flight = 0  # most requests waiting out `latency` at once: overlap, without timing
         self._in_flight = 0
@@ -229,6 +237,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         self._read_body()
         path = self.path.split("?", 1)[0].rstrip("/")
+        if not self._authorised():
+            return
         if self.command == "GET" and path.startswith(BATCHES_PATH + "/"):
             self._batch_call(path[len(BATCHES_PATH) + 1:].split("/"), None)
             return
@@ -247,6 +257,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         raw = self._read_body()
         path = self.path.split("?", 1)[0].rstrip("/")
+        if path == TOKEN_PATH and self.server.fake.token_exchange is not None:
+            try:
+                exchange: Any = json.loads(raw or b"null")
+            except ValueError:
+                exchange = None
+            self._send_json(*self.server.fake.token_exchange.exchange(exchange))
+            return
+        if not self._authorised():
+            return
         if path == BATCHES_PATH or path.startswith(BATCHES_PATH + "/"):
             try:
                 body = json.loads(raw or b"null")
@@ -326,6 +345,28 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- helpers -----------------------------------------------------------------------
 
+    def _authorised(self) -> bool:
+        """A federated access token is held to the API's rules (the OAuth beta, a live token); a key is
+        not checked (tests pass any)."""
+        bearer = self.headers.get("authorization", "")
+        token = bearer[len("Bearer "):] if bearer.startswith("Bearer ") else ""
+        federation = self.server.fake.token_exchange
+        if not token.startswith(ACCESS_TOKEN_PREFIX) and federation is None:
+            return True
+        if not token.startswith(ACCESS_TOKEN_PREFIX):
+            if self.headers.get("x-api-key") or token:
+                return True  # a key: the fake takes any
+            self._send_error(401, "authentication_error", "no credential: send x-api-key or a bearer token")
+            return False
+        betas = {b.strip() for b in (self.headers.get("anthropic-beta") or "").split(",")}
+        if OAUTH_BETA not in betas:
+            self._send_error(401, "authentication_error", f"an OAuth access token needs the {OAUTH_BETA} beta")
+            return False
+        if federation is not None and not federation.accepts(token):
+            self._send_error(401, "authentication_error", "invalid or expired access token")
+            return False
+        return True
+
     def _read_body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
@@ -401,17 +442,29 @@ def main(argv: list[str] | None = None) -> None:
     text = parser.add_mutually_exclusive_group()
     text.add_argument("--reply", default="ok", help="the text every target request gets (default: ok)")
     text.add_argument("--reply-file", type=Path, help="a file whose text every target request gets")
-    parser.add_argument("--verdict", choices=["pass", "fail"], default="pass",
-                        help="the verdict every judged criterion gets (default: pass)")
+    text.add_argument("--script", type=Path, help="a script file (YAML or JSON) to play: replies by turn and "
+                                                  "prompt, tool_use steps, verdicts (evalkit.testing.script_file)")
+    parser.add_argument("--verdict", choices=["pass", "fail"], default=None,
+                        help="the verdict every judged criterion gets (default: pass; with --script, its `verdict:`)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds each reply waits (default 0)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port}: not a port number")
-    try:
-        reply = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
-    except (OSError, UnicodeDecodeError) as exc:
-        parser.error(f"--reply-file: {exc}")
-    fake = FakeAnthropicServer(offline_script(reply, args.verdict), latency=args.latency, port=args.port)
+    if args.script is not None:
+        if args.verdict is not None:
+            parser.error("--verdict with --script: give the verdicts in the script file (verdict:, verdicts:)")
+        try:
+            script = load_script(args.script)
+        except ScriptFileError as exc:  # one line, no usage text: the file is what to fix
+            print(f"fake_anthropic: --script {exc}", file=sys.stderr)
+            sys.exit(2)
+    else:
+        try:
+            reply = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
+        except (OSError, UnicodeDecodeError) as exc:
+            parser.error(f"--reply-file: {exc}")
+        script = offline_script(reply, args.verdict or "pass")
+    fake = FakeAnthropicServer(script, latency=args.latency, port=args.port)
     try:
         fake.start()
     except OSError as exc:

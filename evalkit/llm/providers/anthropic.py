@@ -139,17 +139,19 @@ def _result(line: dict[str, Any]) -> BatchResult:
     return BatchResult(custom_id, kind, error=f"the batch ended with this request {kind}")
 
 
-def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
-                     timeout: float = 10.0) -> dict[str, dict[str, Any]]:
+def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None, timeout: float = 10.0,
+                     credentials: Any = None) -> dict[str, dict[str, Any]]:
     """Model id to its `lifecycle`, `retires_at` (ISO date or None), whether it supports
     `structured_outputs`, which `thinking` types it accepts ({type: bool}) and its `effort` levels
     (None wherever the API does not say), from `GET /v1/models`.
 
     The SDK's public `models.list()` pages through every model; key and base URL come from the
-    environment unless given. One attempt, short timeout: the caller falls back to evalkit's table."""
+    environment unless given (`credentials`: an SDK `AccessTokenProvider`, e.g. a federated token's).
+    One attempt, short timeout: the caller falls back to evalkit's table."""
     import anthropic  # likewise, on use
 
-    client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+    client = anthropic.Anthropic(api_key=api_key, credentials=credentials, base_url=base_url, max_retries=0,
+                                 timeout=timeout)
     try:
         out: dict[str, dict[str, Any]] = {}
         for info in client.models.list(limit=1000):
