@@ -43,11 +43,26 @@ from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
+from evalkit._runtime.redaction import redacted
 from evalkit._runtime.user_calls import user_traceback
 from evalkit.run.case_ends import ended_words, jsonable, stopping
 
 MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
 MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
+
+
+def stored_output(text: str) -> str:
+    """What the report keeps of an output: redacted first, then cut (a secret the cut would split
+    is replaced whole, never left as a prefix no redaction recognises)."""
+    text = redacted(text)
+    if len(text) <= MAX_STORED_OUTPUT:
+        return text
+    return text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]"
+
+
+def stored_traceback(text: str | None) -> str | None:
+    """What the report keeps of a traceback: redacted, then its innermost frames."""
+    return redacted(text or "")[-MAX_STORED_TRACEBACK:] or None
 
 
 @dataclass
@@ -355,7 +370,7 @@ class Runner:
             return RunResult(repeat=repeat, target_requests=client.target_requests,
                              wall_seconds=round(time.perf_counter() - t0, 3),
                              error=ended_words(f"case {case.id}'s run, in {stage[0]},", exc),
-                             traceback=(user_traceback(exc) or "")[-MAX_STORED_TRACEBACK:] or None)
+                             traceback=stored_traceback(user_traceback(exc)))
         finally:
             if client.refused and refused is not None:
                 refused.append(repeat)
@@ -376,7 +391,7 @@ class Runner:
                                "trace": turns.final.trace if turns else trajectory(called, client, fn)}
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
-                             traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
+                             traceback=stored_traceback(called.traceback))
         produced, facts, run["prompt"] = called.output, called.facts, called.prompt
         try:
             text = output_text(produced)
@@ -386,8 +401,7 @@ class Runner:
                              error=f"target returned what cannot be stored as JSON: {type(exc).__name__}: "
                                    f"{one_line(exc)}")
         run["output_chars"] = len(text)
-        run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
-            text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
+        run["output"] = stored_output(text)
         truncated = run["truncated"] = client.truncated
         stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(
