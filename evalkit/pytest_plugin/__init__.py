@@ -98,7 +98,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     secrets = item.config.stash.get(secrets_key, {})
     if secrets and (is_eval(item) or isinstance(item.parent, EvalSuiteFile)):
         redact_report(report, secrets)
-    return report  # type: ignore[no-any-return]
+    return report  # type: ignore[no-any-return]  # pytest's wrapper hands the TestReport back untyped
 
 
 def redact_report(report: pytest.TestReport, secrets: dict[str, str]) -> None:

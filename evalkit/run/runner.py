@@ -43,27 +43,10 @@ from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
-from evalkit._runtime.redaction import redacted
+from evalkit.run.stored import stored_output, stored_traceback
+from evalkit.llm.paid import PaidLedger
 from evalkit._runtime.user_calls import user_traceback
 from evalkit.run.case_ends import ended_words, jsonable, stopping
-
-MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
-MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
-
-
-def stored_output(text: str) -> str:
-    """What the report keeps of an output: redacted first, then cut (a secret the cut would split
-    is replaced whole, never left as a prefix no redaction recognises)."""
-    text = redacted(text)
-    if len(text) <= MAX_STORED_OUTPUT:
-        return text
-    return text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]"
-
-
-def stored_traceback(text: str | None) -> str | None:
-    """What the report keeps of a traceback: redacted, then its innermost frames."""
-    return redacted(text or "")[-MAX_STORED_TRACEBACK:] or None
-
 
 @dataclass
 class RunOptions:
@@ -164,6 +147,7 @@ class Runner:
                 self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]  # _out is opened before the suites run
                                                                    suites)).to_json())
             self._out.close()  # type: ignore[union-attr]  # _out is opened before the suites run
+            self.client.track_paid(None)  # this session's totals are in the JSONL now
             if self._lock is not None:
                 self._lock.release()
         return summary
@@ -172,6 +156,7 @@ class Runner:
         path = self.options.jsonl_path
         assert path is not None
         self._lock = RunLock.take(path)  # a second run on the same output is refused (exit 2), never mixed in
+        self.client.track_paid(PaidLedger(path), resume=self.options.resume)
         if self.options.resume:
             self._prior = scan_results(path)
             self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)
