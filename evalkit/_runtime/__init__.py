@@ -10,8 +10,10 @@ __all__ = [
     "gc_pause",
     "import_names",
     "lazy_exports",
+    "out_of_reach",
     "queue_time",
     "redaction",
     "signals",
+    "unprivileged",
     "user_calls",
 ]

@@ -32,8 +32,12 @@ def write_atomic(path: str | Path, content: str | Callable[[IO[str]], None], *, 
         with os.fdopen(fd, "w", encoding=encoding) as f:
             if isinstance(content, str):
                 f.write(redacted(content))
-            else:  # the secrets evalkit knows are replaced in whatever is written (evalkit/_runtime/redaction.py)
-                content(cast(IO[str], RedactingStream(f)) if redacting() else f)
+            elif redacting():  # the secrets evalkit knows are replaced in whatever is written, across
+                stream = RedactingStream(f)  # the writer's pieces (evalkit/_runtime/redaction.py)
+                content(cast(IO[str], stream))
+                stream.drain()
+            else:
+                content(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, _MODE)

@@ -13,10 +13,12 @@ replaces with `***`, as GitHub's own mask does.
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import re
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
@@ -91,21 +93,84 @@ def protect(secrets: Mapping[str, str]) -> None:
         stream = getattr(sys, name)
         if stream is not None and not isinstance(stream, RedactingStream):
             setattr(sys, name, RedactingStream(stream))
+    global _draining
+    if not _draining:
+        _draining = True
+        atexit.register(_drain_streams)
+
+
+_draining = False
+
+
+def _drain_streams() -> None:
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name, None)
+        if isinstance(stream, RedactingStream):
+            try:
+                stream.drain()
+            except (OSError, ValueError):
+                pass
+
+
+def held_back(text: str, secrets: Iterable[str]) -> int:
+    """How many characters at the end of `text` could be the start of a secret (raw or
+    JSON-escaped) that the next write completes: the longest such tail."""
+    longest = 0
+    for secret in secrets:
+        for form in {secret, json.dumps(secret)[1:-1]}:
+            first = form[0]
+            # Only tails shorter than the secret, starting with its first character, can be its start.
+            start = max(len(text) - len(form) + 1, 0)
+            pos = text.find(first, start)
+            while pos != -1:
+                tail = len(text) - pos
+                if tail > longest and form.startswith(text[pos:]):
+                    longest = tail
+                    break  # the first match from the left is the longest for this form
+                pos = text.find(first, pos + 1)
+    return longest
 
 
 class RedactingStream(io.TextIOBase):
     """A text stream that writes to another with the remembered secrets replaced. It offers no
-    binary `buffer`: bytes written through it are decoded and redacted too."""
+    binary `buffer`: bytes written through it are decoded and redacted too.
+
+    Redaction is on the whole text written, not on each `write`: a secret written in two pieces
+    (`write(key[:10]); write(key[10:])`) is replaced too. A tail that could be the start of a secret
+    is held back until the next write shows whether it is one, or until `drain()` (at the end of
+    the process, or `close()`)."""
 
     def __init__(self, stream: TextIO):
         super().__init__()
         self._stream = stream
+        self._held = ""
+        self._lock = threading.Lock()  # the run's own writes and its workers' relayed output
 
     def write(self, text: Any) -> int:
         if isinstance(text, (bytes, bytearray)):
             text = bytes(text).decode(self.encoding or "utf-8", "replace")
-        self._stream.write(redacted(text))
+        with self._lock:
+            return self._write(text)
+
+    def _write(self, text: str) -> int:
+        if not _known:
+            self._stream.write(self._held + text)
+            self._held = ""
+            return len(text)
+        whole = redacted(self._held + text)
+        keep = held_back(whole, _known)
+        self._held = whole[len(whole) - keep:] if keep else ""
+        if len(whole) > keep:
+            self._stream.write(whole[:len(whole) - keep])
         return len(text)
+
+    def drain(self) -> None:
+        """Write what was held back (it did not become a secret) and flush."""
+        with self._lock:
+            if self._held:
+                held, self._held = self._held, ""
+                self._stream.write(held)
+        self._stream.flush()
 
     def writelines(self, lines: Iterable[str]) -> None:  # type: ignore[override]  # text only, as the stream it wraps
         for line in lines:
@@ -132,4 +197,4 @@ class RedactingStream(io.TextIOBase):
         return getattr(self._stream, "errors", None)
 
     def close(self) -> None:  # user code that closes sys.stdout cannot close evalkit's own output
-        self.flush()
+        self.drain()

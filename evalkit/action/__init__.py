@@ -14,7 +14,6 @@ __all__ = [
     "sandbox",
     "shard_base",
     "sharded",
-    "unprivileged",
     "worker",
     "workspace",
 ]

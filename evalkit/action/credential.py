@@ -11,13 +11,17 @@ exchanges it through the SDK's public `WorkloadIdentityCredentials`, cached by i
 from __future__ import annotations
 
 import json
+import os
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
+
+from evalkit.llm.cache import derive_seal
 
 from evalkit.errors import UsageError
 from evalkit.github import commands
@@ -53,21 +57,26 @@ def mask_once(value: str) -> None:
             commands.mask(value)
 
 
-class Credential:
+class Credential(ABC):
     """What the proxy adds to a forwarded request; never shown in a repr."""
 
     kind = "credential"
 
+    @abstractmethod
     def headers(self, client_sent_bearer: bool) -> dict[str, str]:
-        raise NotImplementedError
+        """The headers that authenticate a forwarded request."""
 
     def invalidate(self) -> bool:
         """Forget a credential upstream refused (401); True when asking again may help."""
         return False
 
+    @abstractmethod
     def sdk_options(self) -> dict[str, Any]:
         """Keyword arguments for `anthropic.Anthropic` in the parent (the model lifecycle listing)."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def seal(self) -> bytes:
+        """The response cache's seal key for runs with this credential (the worker never sees it)."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
@@ -87,6 +96,9 @@ class ApiKey(Credential):
     def sdk_options(self) -> dict[str, Any]:
         return {"api_key": self._key}
 
+    def seal(self) -> bytes:
+        return derive_seal(self._key)  # the same key, the same seal: its cache outlives the run
+
 
 class FederatedToken(Credential):
     """A short-lived access token from the federation exchange, as a bearer with the OAuth beta."""
@@ -96,6 +108,11 @@ class FederatedToken(Credential):
     def __init__(self, token: Callable[[], str], invalidate: Callable[[], None]):
         self._token = token
         self._invalidate = invalidate
+        # Access tokens change from run to run: a seal of the run's own, so entries of another are misses.
+        self._seal = os.urandom(32)
+
+    def seal(self) -> bytes:
+        return self._seal
 
     def access_token(self) -> str:
         token = self._token()

@@ -14,7 +14,7 @@ from evalkit._runtime.redaction import MIN_SECRET_CHARS, redact_text, secret_nam
 from evalkit.results.report import Report
 
 __all__ = ["MIN_SECRET_CHARS", "allowed_environment", "passthrough", "passthrough_note", "redact", "redact_file", "redact_text",
-           "scrub_environment", "secret_names", "secret_values"]
+           "holding_secret", "scrub_environment", "secret_names", "secret_values"]
 
 # What code under evaluation (in the worker) may see of the runner's environment.
 _KEEP = frozenset({
@@ -51,6 +51,7 @@ def passthrough(env: Mapping[str, str]) -> tuple[list[str], list[str]]:
     names: list[str] = []
     problems: list[str] = []
     secret_like = set(secret_names(env))
+    holding = holding_secret(env)
     for entry in dict.fromkeys(re.split(r"[\s,]+", env.get("INPUT_ENV", "").strip())):
         if not entry:
             continue
@@ -63,9 +64,20 @@ def passthrough(env: Mapping[str, str]) -> tuple[list[str], list[str]]:
             problems.append(f"env: {entry} holds a secret (by its name or its value), and the worker that runs your "
                             "code holds none: pass a test value under a name that is not *_TOKEN, *_KEY, *_SECRET "
                             "or a password")
+        elif embedded := sorted(n for n in holding if _passed(n, [entry]) and n not in secret_like):
+            problems.append(f"env: {', '.join(embedded)} holds a secret inside its value (the API key, a token "
+                            "or another *_KEY / *_SECRET value of this step), and the worker that runs your "
+                            "code holds none: pass a value without it")
         else:
             names.append(entry)
     return names, problems
+
+
+def holding_secret(env: Mapping[str, str]) -> list[str]:
+    """The names of the variables of `env` whose value holds a secret-like value of `env` (as
+    itself or inside a longer value: a URL with the key in it)."""
+    values = secret_values(env)
+    return [k for k, v in env.items() if any(secret in v for secret in values)]
 
 
 def _passed(name: str, names: list[str]) -> bool:
@@ -81,8 +93,8 @@ def allowed_environment(env: Mapping[str, str]) -> dict[str, str]:
 
 def passthrough_note(names: tuple[str, ...] | list[str], env: Mapping[str, str]) -> str:
     """One log line: what the `env` input passes to user code, and the names it lists that are not set."""
-    secrets = set(secret_values(env))
-    passed = sorted(k for k, v in env.items() if _passed(k, list(names)) and v.strip() not in secrets)
+    secrets = secret_values(env)
+    passed = sorted(k for k, v in env.items() if _passed(k, list(names)) and not any(s in v for s in secrets))
     missing = [n for n in names if not n.endswith("*") and n not in env]
     return (f"evalkit: env: user code gets {', '.join(passed) or 'nothing more'} beside the default allow-list"
             + (f"; not set in this step: {', '.join(missing)}" if missing else ""))

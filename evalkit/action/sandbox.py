@@ -13,7 +13,6 @@ neither they nor anything they start can read its memory (/proc/<pid>/mem), even
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import subprocess
@@ -24,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.action.credential import ApiKey, Credential
+from evalkit._runtime.out_of_reach import mark_non_dumpable, wipe_initial_environ, without_ptrace
 from evalkit.action.proxy import KeyProxy
-from evalkit.action.redact import allowed_environment
+from evalkit.action.redact import MIN_SECRET_CHARS, allowed_environment
 from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError
 from evalkit.github import commands
 from evalkit.render.sanitize import cap_text
@@ -33,7 +33,7 @@ from evalkit.render.sanitize import cap_text
 MAX_LOGGED_WORKER_OUTPUT = 20_000  # characters of what user code printed, shown in the log
 EXIT_SUITE_ERROR = 3  # the worker's exit codes: suite files it could not load,
 EXIT_USAGE_ERROR = 4  # an entry of the `suites` input that names no suite
-_PR_SET_DUMPABLE = 4
+SEAL_FD_VARIABLE = "EVALKIT_SEAL_FD"  # the descriptor the worker reads the cache's seal key from
 
 
 class Unfinished(EvalkitError):
@@ -50,45 +50,23 @@ def harden_process(secrets: Sequence[str], secret_names: Sequence[str]) -> None:
     its readable memory (best effort; Linux only)."""
     for name in secret_names:
         os.environ.pop(name, None)
-    _wipe_initial_environ(secrets)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-def _wipe_initial_environ(secrets: Sequence[str]) -> bool:
-    """Overwrite each secret in the block the kernel shows as /proc/<pid>/environ."""
-    try:
-        stat = Path("/proc/self/stat").read_text()
-        fields = stat[stat.rindex(")") + 2:].split()
-        start, end = int(fields[47]), int(fields[48])  # env_start, env_end (proc(5) fields 50, 51)
-        block = ctypes.string_at(start, end - start)
-    except (OSError, ValueError, IndexError):
-        return False
-    for secret in secrets:
-        raw = secret.encode()
-        pos = block.find(raw)
-        while pos != -1:
-            ctypes.memset(start + pos, ord("*"), len(raw))
-            pos = block.find(raw, pos + len(raw))
-    return True
+    wipe_initial_environ(secrets)
+    mark_non_dumpable()
 
 
 def unprivileged(argv: list[str]) -> list[str]:
     """`argv` (an absolute program path first) started without CAP_SYS_PTRACE, which nothing it
-    starts can get back (evalkit/action/unprivileged.py): with the entrypoint non-dumpable, none of
+    starts can get back (evalkit/_runtime/unprivileged.py): with the entrypoint non-dumpable, none of
     them can read its memory, even as root."""
-    if sys.platform != "linux":
-        return argv
-    return [sys.executable, "-I", "-S", str(Path(__file__).with_name("unprivileged.py")), *argv]
+    return without_ptrace(argv)
 
 
 def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url: str = "",
                        placeholder: str = "") -> dict[str, str]:
-    """The worker's whole environment: the allow-list, no value that is a secret, and the proxy
-    standing in for the API (base URL and a placeholder key) when there is one."""
-    out = {k: v for k, v in allowed_environment(env).items() if v.strip() not in secrets}
+    """The worker's whole environment: the allow-list, no value that is or holds a secret, and the
+    proxy standing in for the API (base URL and a placeholder key) when there is one."""
+    kept = [s for s in secrets if len(s) >= MIN_SECRET_CHARS]
+    out = {k: v for k, v in allowed_environment(env).items() if not any(s in v for s in kept)}
     if proxy_url:
         out["ANTHROPIC_BASE_URL"] = proxy_url
         out["ANTHROPIC_API_KEY"] = placeholder
@@ -111,9 +89,17 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
         job_file, answer_file = Path(tmp) / "job.json", Path(tmp) / "answer.json"
         job_file.write_text(json.dumps({**job, "answer": str(answer_file)}), encoding="utf-8")
         os.chmod(tmp, 0o755)  # the worker may run as the same user only; keep it readable
-        proc = subprocess.run(unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]),
-                              env=worker_environment(env, secrets, proxy.url, proxy.placeholder),
-                              cwd=cwd, capture_output=True, text=True, errors="replace", check=False)
+        worker_env = worker_environment(env, secrets, proxy.url, proxy.placeholder)
+        seal_read, seal_write = os.pipe()  # the cache's seal key, read once by the worker (never a file)
+        try:
+            os.write(seal_write, held.seal().hex().encode("ascii") if held is not None else b"")
+            os.close(seal_write)
+            worker_env[SEAL_FD_VARIABLE] = str(seal_read)
+            proc = subprocess.run(unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]),
+                                  env=worker_env, cwd=cwd, capture_output=True, text=True, errors="replace",
+                                  check=False, pass_fds=(seal_read,))
+        finally:
+            os.close(seal_read)
         printed = (proc.stdout + proc.stderr).strip()
         if printed:
             with commands.group(f"evalkit: output of the {job['kind']} worker"):

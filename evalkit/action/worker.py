@@ -16,6 +16,7 @@ for an entry that names no suite.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from dataclasses import replace
@@ -23,9 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.action.discovery import load_repo_suites, select_named
+from evalkit.action.sandbox import SEAL_FD_VARIABLE
 from evalkit.llm.batching import batch_run
 from evalkit.engine import anthropic_deprecations, make_client, run_and_save
 from evalkit._runtime import exit_guard
+from evalkit._runtime.out_of_reach import mark_non_dumpable
+from evalkit.llm.cache import use_seal
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
 from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
 from evalkit.run.runner import RunOptions
@@ -113,7 +117,23 @@ def _load(entries: list[dict[str, Any]]) -> list[Suite]:
     return suites
 
 
+def take_seal() -> None:
+    """Read the cache's seal key from the descriptor the entrypoint passed (then closed), and make
+    this process, which holds it, unreadable by the user code it starts (evalkit/llm/cache.py)."""
+    fd = os.environ.pop(SEAL_FD_VARIABLE, "")
+    mark_non_dumpable()
+    if not fd.isdigit():
+        return
+    try:
+        with os.fdopen(int(fd), "rb") as pipe:
+            data = pipe.read(200).strip()
+        use_seal(bytes.fromhex(data.decode("ascii")) if data else None)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str]) -> int:
+    take_seal()
     job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     # User code imported here (plugins, targets) that calls os._exit ends this worker with 2 and a
     # message, never with a silent 0; its calls run in processes of their own (evalkit/run/user_code.py).

@@ -28,6 +28,13 @@ def main(ctx: click.Context) -> None:
     if ctx.invoked_subcommand != "action":  # the Action masks and redacts with GitHub's `***` itself
         from evalkit._runtime.redaction import labelled, protect  # the key, *_TOKEN, *_KEY...: out of every output
         protect(labelled(os.environ))  # from the environment evalkit started with, before any user code
+        # This process holds the key; the user code it starts (same user) must not read it from its
+        # memory or environment, nor forge the response cache's entries (sealed with a key derived from it).
+        from evalkit._runtime.out_of_reach import keep_out_of_reach
+        from evalkit.llm.cache import seal_from
+
+        keep_out_of_reach(os.environ)
+        seal_from(os.environ)
     if ctx.invoked_subcommand not in PROJECT_COMMANDS:
         return
     from evalkit.cli.project import load_project

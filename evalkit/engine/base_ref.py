@@ -134,6 +134,12 @@ def child_main() -> int:
 
     protect(labelled(os.environ))  # as the `evalkit` command that started this process does
     spec = json.loads(sys.stdin.read())
+    from evalkit._runtime.out_of_reach import keep_out_of_reach
+    from evalkit.llm.cache import seal_from
+
+    credentials = {**os.environ, **({"ANTHROPIC_API_KEY": spec["api_key"]} if spec.get("api_key") else {})}
+    keep_out_of_reach(credentials)  # as the `evalkit` command does: the key out of its workers' reach
+    seal_from(credentials)
     out = Path(spec["out"])
     try:
         suites = load_suites(spec["paths"])

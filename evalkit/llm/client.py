@@ -4,6 +4,7 @@ it, so each gets the concurrency limit, the one retry layer, the cache and cost 
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 import time
 from collections import OrderedDict
@@ -14,6 +15,7 @@ from evalkit.llm.budget import Budget, BudgetExceeded
 from evalkit.llm.capabilities import Capabilities, CapabilityTable
 from evalkit.llm.cache import ResponseCache
 from evalkit.llm.concurrency import AdaptiveLimiter
+from evalkit.llm.paid import PaidLedger
 from evalkit.errors import ProviderError
 from evalkit.trace.recorder import TraceRecorder
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
@@ -82,6 +84,8 @@ class ModelClient:
             raise ValueError("concurrency must be at least 1")
         self.provider = provider
         self.cache = cache
+        self.ledger: PaidLedger | None = None  # the run's paid calls, for a resume after a kill (evalkit/llm/paid.py)
+        self.paid_earlier: collections.Counter[str] = collections.Counter()
         self.retry = retry
         self.concurrency = concurrency
         self.limiter = AdaptiveLimiter(concurrency, sleep=lambda seconds: self._sleep(seconds))
@@ -169,12 +173,17 @@ class ModelClient:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None and _valid(hit, validate):
+                if self.paid_earlier[key] > 0:  # paid by a killed session of this run: counted as paid, once
+                    self.paid_earlier[key] -= 1
+                    return hit, False, True
                 return hit, True, True
         if self.batcher is not None and self.batcher.takes(role):
             response = await self._batched(request, key)
         else:
             response = await self._warm_call(request)
         valid = _valid(response, validate)
+        if valid and self.ledger is not None:
+            self.ledger.record(key)
         if self.cache is not None and valid:
             self.cache.put(key, response)
             if self.cache.unusable:
@@ -261,6 +270,19 @@ class ModelClient:
                     raise
                 self.retries += 1
                 await self._sleep(self.retry.delay(attempt, exc.retry_after))
+
+    def track_paid(self, ledger: PaidLedger | None, *, resume: bool = False) -> None:
+        """Keep the keys of the calls paid from now on in `ledger` (a resumed run first takes those a
+        killed session paid, to count their cache hits as paid); None: the session's totals are
+        written, so its ledger is emptied and no longer kept."""
+        if self.ledger is not None:
+            self.ledger.clear()
+        self.ledger = ledger
+        if ledger is not None:
+            if resume:
+                self.paid_earlier = ledger.earlier()
+            else:
+                ledger.start()
 
     def _account(self, response: ModelResponse, cached: bool, scopes: Iterable[Usage]) -> None:
         model = response.model or "unknown"

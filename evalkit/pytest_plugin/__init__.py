@@ -27,6 +27,12 @@ Suite files as tests
     match the CLI's. `--evalkit-target module:function` gives a target to fixture lists that
     name none; `--evalkit-no-cache` bypasses the response cache.
 
+Secrets
+    An eval test's report — its failure text, captured output and properties, what the terminal
+    and `--junitxml` show — has the values of `ANTHROPIC_API_KEY` and of every `*_TOKEN`, `*_KEY`,
+    `*_SECRET`, `*PASSWORD*` variable of the session's environment (8 characters or more) replaced
+    by `[redacted NAME]`, as the `evalkit` command's outputs do.
+
 Imports stay light: this module imports nothing heavier than pytest; anthropic, jinja2 and the
 engine are imported only when an eval runs.
 """
@@ -43,12 +49,14 @@ __all__ = [
     "selection",
 ]
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
+from evalkit._runtime.redaction import labelled, redact_text
 from evalkit.pytest_plugin.items import EvalSuiteFile, usage_key
 from evalkit.pytest_plugin.selection import MODES, deselect_unasked, deselected_key, explicit_files, is_eval
 from evalkit.suite.files import is_suite_file
@@ -76,6 +84,35 @@ def pytest_configure(config: pytest.Config) -> None:
                    "skipped without a model key)")
     config.stash[deselected_key] = 0
     config.stash[usage_key] = []
+    config.stash[secrets_key] = labelled(os.environ)  # as the session started, before any test changed it
+
+
+secrets_key = pytest.StashKey[dict[str, str]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """An eval test's report with the session's secrets replaced, before the terminal or JUnit XML
+    reads it: its failure text, captured output and properties."""
+    report: Any = yield
+    secrets = item.config.stash.get(secrets_key, {})
+    if secrets and (is_eval(item) or isinstance(item.parent, EvalSuiteFile)):
+        redact_report(report, secrets)
+    return report  # type: ignore[no-any-return]  # pytest's wrapper hands the TestReport back untyped
+
+
+def redact_report(report: pytest.TestReport, secrets: dict[str, str]) -> None:
+    if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
+        path, line, reason = report.longrepr
+        report.longrepr = (path, line, redact_text(reason, secrets))
+    elif report.longrepr is not None:
+        text = str(report.longrepr)
+        clean = redact_text(text, secrets)
+        if clean != text:  # a plain string then: the structured form would still hold the secret
+            report.longrepr = clean
+    report.sections = [(title, redact_text(content, secrets)) for title, content in report.sections]
+    report.user_properties = [(name, redact_text(value, secrets) if isinstance(value, str) else value)
+                              for name, value in report.user_properties]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -5,6 +5,7 @@ __all__ = [
     "dry_run",
     "runner",
     "sharding",
+    "stored",
     "targets",
     "user_code",
 ]

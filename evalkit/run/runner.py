@@ -43,12 +43,10 @@ from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.llm.usage import Usage
+from evalkit.run.stored import stored_output, stored_traceback
+from evalkit.llm.paid import PaidLedger
 from evalkit._runtime.user_calls import user_traceback
 from evalkit.run.case_ends import ended_words, jsonable, stopping
-
-MAX_STORED_OUTPUT = 20_000  # characters of each output kept in the report
-MAX_STORED_TRACEBACK = 8_000  # characters of a target's traceback kept (its innermost frames)
-
 
 @dataclass
 class RunOptions:
@@ -149,6 +147,7 @@ class Runner:
                 self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]  # _out is opened before the suites run
                                                                    suites)).to_json())
             self._out.close()  # type: ignore[union-attr]  # _out is opened before the suites run
+            self.client.track_paid(None)  # this session's totals are in the JSONL now
             if self._lock is not None:
                 self._lock.release()
         return summary
@@ -157,6 +156,7 @@ class Runner:
         path = self.options.jsonl_path
         assert path is not None
         self._lock = RunLock.take(path)  # a second run on the same output is refused (exit 2), never mixed in
+        self.client.track_paid(PaidLedger(path), resume=self.options.resume)
         if self.options.resume:
             self._prior = scan_results(path)
             self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)
@@ -355,7 +355,7 @@ class Runner:
             return RunResult(repeat=repeat, target_requests=client.target_requests,
                              wall_seconds=round(time.perf_counter() - t0, 3),
                              error=ended_words(f"case {case.id}'s run, in {stage[0]},", exc),
-                             traceback=(user_traceback(exc) or "")[-MAX_STORED_TRACEBACK:] or None)
+                             traceback=stored_traceback(user_traceback(exc)))
         finally:
             if client.refused and refused is not None:
                 refused.append(repeat)
@@ -376,7 +376,7 @@ class Runner:
                                "trace": turns.final.trace if turns else trajectory(called, client, fn)}
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
-                             traceback=(called.traceback or "")[-MAX_STORED_TRACEBACK:] or None)
+                             traceback=stored_traceback(called.traceback))
         produced, facts, run["prompt"] = called.output, called.facts, called.prompt
         try:
             text = output_text(produced)
@@ -386,8 +386,7 @@ class Runner:
                              error=f"target returned what cannot be stored as JSON: {type(exc).__name__}: "
                                    f"{one_line(exc)}")
         run["output_chars"] = len(text)
-        run["output"] = text if len(text) <= MAX_STORED_OUTPUT else (
-            text[:MAX_STORED_OUTPUT] + f"\n[... {len(text) - MAX_STORED_OUTPUT} more characters not stored ...]")
+        run["output"] = stored_output(text)
         truncated = run["truncated"] = client.truncated
         stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(

@@ -12,7 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evalkit._runtime.redaction import redacted
 from evalkit.trace.steps import Step
+
+
+def _cut(text: str) -> str:
+    """A step's text as kept: the secrets the run knows replaced before it is cut (never a cut key)."""
+    return redacted(text)[:MAX_STEP_TEXT]
 
 MAX_STEP_TEXT = 4_000  # characters of a message or tool result kept in a recorded step
 
@@ -44,12 +50,12 @@ class TraceRecorder:
                     self._tool_result(block)
         text = _text_of(content)  # (each request resends the history: only its newest turn is new)
         if text:
-            self._noted.append({"type": "message", "role": "user", "text": text[:MAX_STEP_TEXT], "start": _round(at)})
+            self._noted.append({"type": "message", "role": "user", "text": _cut(text), "start": _round(at)})
 
     def reply(self, text: str, tool_uses: list[dict[str, Any]], *, at: float, seconds: float) -> None:
         """The model answered: its text, and the tool calls it asked for (recorded when answered)."""
         self.replies += 1
-        self._noted.append({"type": "message", "role": "assistant", "text": text[:MAX_STEP_TEXT], "start": _round(at),
+        self._noted.append({"type": "message", "role": "assistant", "text": _cut(text), "start": _round(at),
                             "seconds": _round(seconds)})
         for use in tool_uses:
             self._pending[str(use.get("id"))] = use
@@ -91,10 +97,10 @@ class TraceRecorder:
             try:
                 result = json.loads(result)  # a tool's JSON result kept as data, so checks can read it
             except ValueError:
-                result = result[:MAX_STEP_TEXT]
+                result = _cut(result)
         error = None
         if block.get("is_error"):
-            error, result = (result if isinstance(result, str) else json.dumps(result))[:MAX_STEP_TEXT], None
+            error, result = _cut(result if isinstance(result, str) else json.dumps(result)), None
         self._noted.append({"type": "tool_call", "name": str(use.get("name")), "arguments": dict(use.get("input") or {}),
                             "result": result, "error": error or None, "id": use_id or None,
                             "seconds": _round(self._tool_seconds.pop(use_id, None))})

@@ -5,6 +5,7 @@ it ended (exit status, signal, the crashing thread's stack)."""
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import pickle
 import signal
@@ -12,10 +13,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from evalkit._runtime.out_of_reach import overlaps_credential, without_credentials, without_ptrace
 from evalkit._runtime.redaction import known
 from evalkit.workers.link import HEADER, PICKLE
 
@@ -53,16 +56,24 @@ class WorkerProcess:
         code = (f"import sys; sys.path.insert(0, {_EVALKIT_ROOT!r}); from evalkit.workers.worker_main import serve; "
                 "serve(int(sys.argv[1]), int(sys.argv[2]))")
         try:
-            proc = subprocess.Popen([sys.executable, *_interpreter_flags(), "-c", code, str(child.fileno()),
-                                     str(fault.fileno())], pass_fds=(child.fileno(), fault.fileno()))
+            # Without CAP_SYS_PTRACE and without the key: the run's process (non-dumpable) is out of its reach.
+            proc = subprocess.Popen(without_ptrace([sys.executable, *_interpreter_flags(), "-c", code,
+                                                    str(child.fileno()), str(fault.fileno())]), pass_fds=(child.fileno(), fault.fileno()),
+                                    env=without_credentials(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError:
             parent.close()
             fault.close()
             raise
         finally:
             child.close()
+        for pipe, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
+            if pipe is not None:
+                threading.Thread(target=_relay, args=(pipe, name), daemon=True,
+                                 name=f"evalkit-worker-{number}-{name}").start()
         worker = cls(number, proc, parent, fault, solo)
-        worker.send(("init", list(sys.path), threads, known()))  # the secrets its outputs must not show
+        # The secrets its outputs must not show, but the key: the worker never holds it.
+        shown = {value: label for value, label in known().items() if not overlaps_credential(value)}
+        worker.send(("init", list(sys.path), threads, shown))
         return worker
 
     async def connect(self) -> asyncio.StreamReader:
@@ -128,6 +139,31 @@ class WorkerProcess:
         lines = [line for line in text.splitlines() if _OURS not in line and "/threading.py" not in line
                  and "/concurrent/futures/" not in line]
         return "\n".join(lines)[-MAX_FAULT_TRACEBACK:] or None
+
+
+def _relay(pipe: IO[bytes], name: str) -> None:
+    """What a worker prints, written to this process's own `sys.stdout` / `sys.stderr` as it comes:
+    redacted there, on the whole text (evalkit/_runtime/redaction.py), by the process that knows the
+    secrets — the worker holds no key to redact with."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    fd = pipe.fileno()
+    try:
+        while True:
+            data = os.read(fd, 65536)
+            text = decoder.decode(data, final=not data)
+            stream = getattr(sys, name, None)
+            if text and stream is not None:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            if not data:
+                return
+    except OSError:
+        return
+    finally:
+        pipe.close()
 
 
 def exit_words(status: int) -> str:

@@ -106,6 +106,28 @@ def test_the_env_input_refuses_what_it_cannot_pass():
         "PATH": "/bin", "APP_MODE": "test"}
 
 
+def test_an_env_value_that_embeds_the_key_is_refused_naming_the_variable():
+    import pytest
+
+    from evalkit.action.inputs import parse_inputs
+    from evalkit.action.sandbox import worker_environment
+    from evalkit.errors import UsageError
+
+    key = "sk-ant-" + "k" * 30
+    env = {"PATH": "/bin", "ANTHROPIC_API_KEY": key, "APP_MODE": "test",
+           "DB_URL": f"https://user:{key}@db.example", "PROXY_NOTE": f"key={key};"}
+    for named in ("DB_URL", "DB_*", "APP_MODE PROXY_NOTE"):
+        with pytest.raises(UsageError) as refused:
+            parse_inputs({**env, "INPUT_ENV": named})
+        message = str(refused.value)
+        assert "\n" not in message and "holds a secret inside its value" in message, message
+        assert ("PROXY_NOTE" if "PROXY" in named else "DB_URL") in message and key not in message
+    assert parse_inputs({**env, "INPUT_ENV": "APP_MODE"}).env == ("APP_MODE",)
+    # Whatever the input names, a value holding the key never reaches the worker.
+    assert worker_environment({**env, "INPUT_ENV": "DB_* PROXY_NOTE APP_MODE"}, [key]) == {
+        "PATH": "/bin", "APP_MODE": "test"}
+
+
 def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(action, github, tmp_path):
     from install_workspace import make_install_workspace
 

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from evalkit.action.unprivileged import CAP_SYS_PTRACE, capabilities
+from evalkit._runtime.unprivileged import CAP_SYS_PTRACE, capabilities
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="capabilities and /proc are Linux's")
 

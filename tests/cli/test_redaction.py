@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 from evalkit._runtime.redaction import RedactingStream, labelled, redact_text
+
+pytest_plugins = ["pytester"]
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
@@ -19,11 +21,24 @@ KEY = "sk-ant-api03-CLI-FAKE-KEY-never-shown-7f3a"
 TOKEN = "ghp_deployTokenForTheRedactionTest42"
 SECRETS = {"ANTHROPIC_API_KEY": KEY, "DEPLOY_TOKEN": TOKEN}
 
+# The workers hold no key (evalkit/_runtime/out_of_reach.py): user code that has one anyway (read from
+# a .env file of its own) and prints or returns it is redacted by the run's process.
+DOTENV = '''
+import os, pathlib
+
+def secret(name):
+    for line in pathlib.Path("secrets.env").read_text().splitlines():
+        if line.startswith(name + "="):
+            return line.split("=", 1)[1]
+    return os.environ[name]
+'''
+
 TARGET = '''
 import os, sys
+from dotenv_like import secret
 
 def run(i):
-    key = os.environ["ANTHROPIC_API_KEY"]
+    key = secret("ANTHROPIC_API_KEY")
     print(f"target prints {key}")
     print(f"target warns {os.environ['DEPLOY_TOKEN']}", file=sys.stderr)
     if i.get("boom"):
@@ -43,7 +58,9 @@ class Tattle(Check):
     type = "tattle"
 
     def evaluate(self, ctx):
-        key = os.environ["ANTHROPIC_API_KEY"]
+        from dotenv_like import secret
+
+        key = secret("ANTHROPIC_API_KEY")
         print(f"check prints {key}")
         return False, f"saw {key} in {ctx.output[:12]}"
 '''
@@ -57,6 +74,11 @@ cases:
 '''
 
 
+def _path(tmp_path: Path) -> str:
+    """The suite's folder first, then the PYTHONPATH this session runs evalkit from."""
+    return os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
+
+
 def _evalkit(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(Path(sys.executable).parent / "evalkit"), *args], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path, env=env)
@@ -65,10 +87,12 @@ def _evalkit(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.Comp
 def test_the_key_and_tokens_appear_in_no_stream_and_no_file(write, tmp_path):
     write("leaky.py", TARGET)
     write("leaky_checks.py", PLUGIN)
+    write("dotenv_like.py", DOTENV)
+    write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
     write("s.yml", SUITE)
     with FakeAnthropicServer(Script()) as fake:
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, **SECRETS,
-               "ANTHROPIC_BASE_URL": fake.url, "SHORT_KEY": "1", "PYTHONPATH": str(tmp_path), "CI": "true",
+               "ANTHROPIC_BASE_URL": fake.url, "SHORT_KEY": "1", "PYTHONPATH": _path(tmp_path), "CI": "true",
                "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
         runs = [_evalkit(tmp_path, env, "run", "s.yml", "-o", "out/results.json", "--markdown", "out/report.md",
                          "--html", "out/report.html")]
@@ -128,13 +152,15 @@ def test_the_stream_redacts_text_and_bytes_and_stays_open():
 def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path):
     # `run --baseline` runs the base commit in a process of its own (evalkit/engine/base_ref.py child_main).
     write("leaky.py", TARGET)
+    write("dotenv_like.py", DOTENV)
+    write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
     write("s.yml", "target: leaky:run\ncases:\n  - {id: echo, input: {}, checks: [{type: contains, value: key}]}\n")
     spec = {"options": {"target": None, "cases": [], "model": None, "judge_model": None, "repeat": None,
                         "rubric_threshold": None, "agreement_threshold": None},
             "concurrency": 2, "no_cache": True, "shard": None, "api_key": None, "cache_dir": None,
             "paths": [str(tmp_path / "s.yml")], "out": str(tmp_path / "base.json")}
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, **SECRETS,
-           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": str(tmp_path)}
+           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": _path(tmp_path)}
     done = subprocess.run([sys.executable, "-c", "import sys; from evalkit.engine.base_ref import child_main; "
                            "sys.exit(child_main())"], input=json.dumps(spec), capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=120)
@@ -142,3 +168,95 @@ def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path):
     for text in (done.stdout, done.stderr, (tmp_path / "base.json").read_text(), (tmp_path / "base.jsonl").read_text()):
         assert KEY not in text and TOKEN not in text
     assert "the key is [redacted ANTHROPIC_API_KEY]" in (tmp_path / "base.json").read_text()
+
+
+SPLIT_TARGET = '''
+import sys
+from dotenv_like import secret
+
+def run(i):
+    key = secret("ANTHROPIC_API_KEY")
+    sys.stdout.write("split " + key[:12])
+    sys.stdout.flush()
+    sys.stdout.write(key[12:] + " end\\n")
+    return "x" * (20_000 - 10) + key + " after the limit"
+'''
+
+
+def test_a_key_written_in_two_pieces_or_cut_at_the_output_limit_is_redacted_whole(write, tmp_path):
+    write("split.py", SPLIT_TARGET)
+    write("dotenv_like.py", DOTENV)
+    write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
+    write("s.yml", "target: split:run\ncases:\n  - {id: a, input: {}, checks: [{type: contains, value: after}]}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, "ANTHROPIC_API_KEY": KEY,
+           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": _path(tmp_path), "CI": "true",
+           "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+    done = _evalkit(tmp_path, env, "run", "s.yml", "-o", "out/results.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "split [redacted ANTHROPIC_API_KEY] end" in done.stdout, done.stdout
+    output = json.loads((tmp_path / "out" / "results.json").read_text())["suites"][0]["cases"][0]["runs"][0]["output"]
+    assert KEY[:10] not in output and output[20_000 - 10:].startswith("[redacted ANTHROPIC_API_KEY]"[:10])
+    for text in (done.stdout, done.stderr, (tmp_path / "out" / "results.jsonl").read_text()):
+        assert KEY[:10] not in text
+
+
+def test_the_stream_redacts_a_key_across_writes_and_releases_what_is_not_one():
+    from evalkit._runtime import redaction
+
+    sink = io.StringIO()
+    saved = redaction.known()
+    try:
+        redaction._known.update({KEY: "[k]"})  # noqa: SLF001 - this module's own state
+        stream = RedactingStream(sink)
+        stream.write("a " + KEY[:5])
+        stream.flush()
+        stream.write(KEY[5:20])
+        stream.write(KEY[20:] + " b\n")
+        stream.write("ends like a key: " + KEY[:6])
+        stream.drain()  # at the end of the process: it never became one
+    finally:
+        redaction._known.clear()  # noqa: SLF001
+        redaction._known.update(saved)  # noqa: SLF001
+    assert sink.getvalue() == "a [k] b\nends like a key: " + KEY[:6]
+
+
+def test_a_file_written_in_pieces_has_no_key_split_across_them(tmp_path):
+    from evalkit._runtime import redaction
+    from evalkit._runtime.atomic_write import write_atomic
+
+    saved = redaction.known()
+    try:
+        redaction._known.update({KEY: "[k]"})  # noqa: SLF001
+        write_atomic(tmp_path / "f.txt", lambda f: (f.write(KEY[:9]), f.write(KEY[9:]), f.write("!")))
+    finally:
+        redaction._known.clear()  # noqa: SLF001
+        redaction._known.update(saved)  # noqa: SLF001
+    assert (tmp_path / "f.txt").read_text() == "[k]!"
+
+
+PYTEST_EVALS = '''
+import os
+import pytest
+
+@pytest.mark.eval
+def test_judged():
+    key = os.environ["ANTHROPIC_API_KEY"]
+    print("captured " + key)
+    assert "good" in f"the answer quoted {key}"
+
+def test_unit_keeps_its_own_text():
+    assert "ok" == "ok"
+'''
+
+
+def test_the_pytest_plugin_redacts_failure_text_captured_output_and_junit(pytester, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    pytester.makepyfile(test_evals=PYTEST_EVALS)
+    junit = pytester.path / "junit.xml"
+    result = pytester.runpytest_subprocess("-m", "eval", "--evalkit-evals", "keep", f"--junitxml={junit}", "-rA")
+    assert result.ret == 1
+    text = result.stdout.str() + result.stderr.str()
+    assert "test_judged" in text and KEY not in text, text
+    assert "[redacted ANTHROPIC_API_KEY]" in text
+    xml = junit.read_text()
+    assert KEY not in xml and "[redacted ANTHROPIC_API_KEY]" in xml

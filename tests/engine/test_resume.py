@@ -115,3 +115,44 @@ def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, env, 
     kinds = [next(k for k in ("evalkit_results", "stopped", "resumed", "end") if k in line)
              for line in lines if '"case"' not in json.dumps(list(line)) and "suite_start" not in line]
     assert kinds == ["evalkit_results", "stopped", "resumed", "end"]
+
+
+JUDGED = "name: judged\ntarget: {prompt: 'Say ok to case {{ i }}'}\ncases:\n" + "".join(
+    f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: llm_judge, criteria: 'Says ok'}}]}}\n" for i in range(4))
+
+
+def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path, env):
+    from evalkit.scoring.judge import JUDGE_TOOL
+    from tests.conftest import verdicts
+
+    release = threading.Event()
+
+    def said(body):  # the target's reply names its case, so the judge's request does too
+        return "said ok " + request_text(body).strip().rsplit(" ", 1)[-1] + "."
+
+    def judge(body):
+        if "said ok 2." in request_text(body) or "said ok 3." in request_text(body):
+            release.wait(SAFETY)  # the judge of c2 and c3 never answers before the kill
+        return verdicts({"check1:llm_judge": "pass"})
+
+    (tmp_path / "suite.yml").write_text(JUDGED)
+    out, jsonl = tmp_path / "out.json", tmp_path / "out.jsonl"
+    with FakeAnthropicServer(Script().respond(said).respond(judge, tool=JUDGE_TOOL)) as fake:
+        env = {**env, "ANTHROPIC_BASE_URL": fake.url}
+        proc = evalkit(["run", tmp_path / "suite.yml", "-o", out, "--concurrency", "4"], env)
+        try:
+            # c0 and c1 finished (target and judge), c2's and c3's targets answered (paid), their judges held.
+            wait_for(lambda: len(case_lines(jsonl)) == 2 and sum("said ok" not in request_text(b) for b in fake.requests) == 4, proc)
+            proc.kill()  # SIGKILL: the session writes no totals
+            proc.communicate(timeout=SAFETY)
+        finally:
+            release.set()
+        paid_before = 6  # four targets and the judges of c0 and c1; the two held judge calls were never answered
+        fake.reset_counts()
+        proc = evalkit(["run", "--resume", jsonl], env)
+        stdout, err = proc.communicate(timeout=SAFETY)
+        assert proc.returncode == 0, stdout + err
+        assert len(fake.requests) == 2, [request_text(b)[:80] for b in fake.requests]  # only the two judges: the targets' replies come back from the cache
+    report = json.loads(out.read_text())
+    assert report["usage"]["calls"] == paid_before + 2, report["usage"]  # every paid call, once
+    assert report["usage"]["cache_hits"] == 0, report["usage"]  # a reply paid in this run is no cache hit
