@@ -366,9 +366,9 @@ def _in_child(m: Mutant | None, run: Callable[[Sequence[str], Path], tuple[bool,
         try:
             if m is not None:
                 name = SOURCES[m.file][0]
-                for loaded in [k for k in sys.modules if k == name or (name.startswith("evalkit.")
-                                                                        and k.startswith("evalkit"))]:
-                    del sys.modules[loaded]  # evalkit's own module: every module holding it reloads
+                top = name.split(".")[0]
+                for loaded in [k for k in sys.modules if k == top or k.startswith(top + ".")]:
+                    del sys.modules[loaded]  # the whole package reloads: none of it holds the unmutated code
                 code = compile(m.tree(root), str(root / m.file), "exec")
                 sys.meta_path.insert(0, _Serve(name, code, root / m.file))
             ok, detail = run(folders, root)
