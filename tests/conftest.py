@@ -17,6 +17,31 @@ from evalkit.run.runner import RunOptions
 from evalkit.testing.script import Script
 
 
+def _import_everything_once() -> None:
+    """pytester (the tests of the pytest plugin and of seed 003's pytest tests) puts sys.modules back as
+    it found it after each test, dropping every module that test imported first. A later test then
+    imports a second copy of such a module, while other modules still hold the first one's classes and
+    caches (a price snapshot whose ModelPrice is not the new ModelPrice; a Script whose reply classes
+    the fake server does not recognise). So every module of evalkit, and the dependencies it imports
+    lazily, are imported here, before any test: no test imports one first."""
+    import importlib
+    import pkgutil
+
+    import evalkit
+
+    for info in pkgutil.walk_packages(evalkit.__path__, "evalkit."):
+        if info.name.rsplit(".", 1)[-1] != "__main__":
+            importlib.import_module(info.name)
+    for name in ("anthropic", "jinja2", "genai_prices", "genai_prices.data_snapshot", "regex", "jsonschema"):
+        importlib.import_module(name)
+    from genai_prices import data_snapshot
+
+    data_snapshot.get_snapshot()
+
+
+_import_everything_once()
+
+
 def refusing_port() -> int:
     """A loopback port that refuses connections for the whole session.
 

@@ -41,10 +41,13 @@ def import_module(name: str, base_dir: Path | None = None) -> Any:
     that a team's package at the root imports without PYTHONPATH, yet a file there (`statistics.py`)
     cannot shadow the standard library or an installed package."""
     if base_dir is not None:
-        folder = Path(base_dir).resolve()
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
-        root = repository_root(folder)
+        folder = str(Path(base_dir).resolve())
+        # First, even when it is already on sys.path further down (once or more): another suite's
+        # folder before it would answer a module name both hold (each suite folder has its `demo`).
+        while folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
+        root = repository_root(Path(folder))
         if root is not None and str(root) not in sys.path:
             sys.path.append(str(root))
     try:

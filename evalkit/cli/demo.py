@@ -46,10 +46,8 @@ def demo_plan(root: Path, variants: tuple[tuple[str, str], ...] = DEMO_SUITES) -
         path = root / name
         folder = path if path.is_dir() else path.parent
         module = "demo" if path.is_dir() else path.name.removesuffix(".suite.yml") + "_demo"
-        # Each suite folder has its own `demo` module: its folder must come first on sys.path,
-        # also when an earlier plan left another suite's folder in front.
-        if str(folder.resolve()) in sys.path:
-            sys.path.remove(str(folder.resolve()))
+        # Each suite folder has its own `demo` module (import_object puts its folder first on sys.path).
+        sys.modules.pop(module, None)  # another folder's module of the same name, imported earlier, must not answer
         try:
             make_script = import_object(f"{module}:script", folder)
         except ValueError as exc:
