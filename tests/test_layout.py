@@ -153,8 +153,8 @@ def test_mypy_finds_no_error_in_evalkit():
     assert status == 0, out + err
 
 
-# What may sit directly under evalkit/ beside the rooms: the package itself and two small shared modules.
-TOP_LEVEL = {"__init__.py", "errors.py", "limits.py"}
+# What may sit directly under evalkit/ beside the rooms: the package itself and three small shared modules.
+TOP_LEVEL = {"__init__.py", "errors.py", "limits.py", "exit_codes.py"}
 
 
 def test_every_room_has_a_place_in_the_layers_and_nothing_else_sits_at_the_top():

@@ -49,10 +49,8 @@ from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.results.report import Report, Verdict
-from evalkit._runtime.signals import EXIT_SIGINT, EXIT_SIGTERM, Terminated
-
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
+from evalkit._runtime.signals import Terminated
+from evalkit.exit_codes import ExitCode
 SUMMARY_CAP = 20_000  # characters of one reason in the job summary (the comment: MAX_QUOTED_CHARS)
 
 
@@ -72,25 +70,25 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     except SuiteError as exc:
         annotate_suite_error(exc, outcome.workspace)
         outcome.setup_error(exc)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except Unfinished as exc:
         commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
         outcome.unfinished(str(exc))
-        return EXIT_INTERNAL if exc.internal else EXIT_USAGE
+        return ExitCode.INTERNAL if exc.internal else ExitCode.USAGE
     except RefusedRequest as exc:  # evalkit's own request shape (a run in this process): its fault
         commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
         outcome.unfinished(str(exc))
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     except EvalkitError as exc:
         commands.annotation("error", f"evalkit: {exc}", title="evalkit")
         outcome.setup_error(exc)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except KeyboardInterrupt as exc:  # the job was cancelled (SIGTERM) or interrupted
         cancelled = isinstance(exc, Terminated)
         print(f"evalkit: stopped by {'SIGTERM' if cancelled else 'SIGINT'}", flush=True)
         outcome.unfinished(f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) "
                            "before the run finished")
-        return EXIT_SIGTERM if cancelled else EXIT_SIGINT
+        return ExitCode.SIGTERM if cancelled else ExitCode.SIGINT
     except SystemExit:
         raise
     except BaseException as exc:  # evalkit's own bug: the log has the traceback, the comment the fact
@@ -101,7 +99,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         reason = f"an internal error of evalkit: {type(exc).__name__}: {redact_text(safe_str(exc), secrets)}"
         commands.annotation("error", f"evalkit: the run did not finish: {reason}", title="evalkit")
         outcome.unfinished(reason)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
 
 
 def _stop_on_sigterm() -> None:
@@ -152,7 +150,7 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                            failed=action == "fail", federation=no_oidc)
         # A skip only brings an existing comment up to date: fork PRs cannot comment anyway.
         outcome.publish(body, verdict="error" if action == "fail" else "skipped", create=action == "fail")
-        return EXIT_USAGE if action == "fail" else 0
+        return ExitCode.USAGE if action == "fail" else ExitCode.PASSED
     inputs = replace(inputs, credential=_credential(inputs, env))
 
     project = _project(workspace, inputs.working_directory)
@@ -270,7 +268,7 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")
     if code and not inputs.fail_on_gate:
         print("evalkit: a gate failed, but fail_on_gate is false: the step passes")
-        return 0
+        return ExitCode.PASSED
     return code
 
 
@@ -326,7 +324,7 @@ def _nothing_affected(event: Event, suites: list[str], changed: ChangedFiles | N
                                  run_url=event.run_url, mark=outcome.mark)
     print(f"evalkit: no suite watches the {len(paths)} changed file(s): nothing to run")
     outcome.publish(body, verdict="skipped")
-    return 0
+    return ExitCode.PASSED
 
 
 if __name__ == "__main__":

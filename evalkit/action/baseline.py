@@ -17,6 +17,7 @@ from evalkit.engine.base_ref import Git, worktree
 from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
 from evalkit.errors import EvalkitError, UsageError
+from evalkit.exit_codes import passed_or_failed
 from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
@@ -65,7 +66,7 @@ class BaseResult:
         """What fails the step: the thresholds, regressions against the base, or either."""
         if self.comparison is None:
             return threshold_code  # nothing to compare with: today's threshold gate
-        regressed = 1 if self.comparison.regressed else 0
+        regressed = passed_or_failed(bool(self.comparison.regressed))
         return {"thresholds": threshold_code, "regressions": regressed}.get(self.gate, max(threshold_code, regressed))
 
     def detailed(self) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import UsageError
+from evalkit.exit_codes import passed_or_failed
 from evalkit.cli.exit_codes import ExitCodes, fail as _fail, guard as _guard
 from evalkit.cli.terminal import planned_cases, progress_printer as _progress_printer, summarise
 from evalkit.limits import DEFAULT_CONCURRENCY
@@ -262,7 +263,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
         click.echo(render_comparison(cmp, template=template, head=head_report), nl=False)
     else:
         click.echo(comparison_table(cmp), nl=False)
-    sys.exit(1 if cmp.regressed else 0)
+    sys.exit(passed_or_failed(bool(cmp.regressed)))
 
 
 @main.command()

@@ -10,6 +10,7 @@ import click
 
 from evalkit.compare import compare_reports, load_results
 from evalkit.compare.model_vs_model import compare_models
+from evalkit.exit_codes import passed_or_failed
 from evalkit.results.gates import exit_code
 from evalkit.engine.per_model_runs import model_path, run_per_model
 from evalkit.render.compare import comparison_table, model_table, render_comparison, render_model_comparison
@@ -34,7 +35,7 @@ def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, thr
     for side, report in (("base", base.report), ("head", head)):
         click.echo(f"{side}: {report.usage.calls} requests made, {report.usage.cache_hits} from the cache")
     click.echo(f"comparison: {cmp_path}")
-    regression_code = 1 if cmp.regressed else 0
+    regression_code = passed_or_failed(bool(cmp.regressed))
     return {"thresholds": threshold_code, "regressions": regression_code}.get(gate, max(threshold_code,
                                                                                           regression_code))
 
