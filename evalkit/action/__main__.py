@@ -134,9 +134,9 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.merge:  # merge mode: joins the shards' results, calls no model, needs no key
         report, files = merge_shards(inputs.merge, workspace, out_dir)
         print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
-        base = merged_comparison(settings, event, workspace, files, report, inputs, out_dir=out_dir)
+        base = merged_comparison(settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir)
         return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
-                        [s.path for s in report.suites], base)
+                        rels=[s.path for s in report.suites], base=base)
 
     no_oidc = inputs.federation is not None and not env.get("ACTIONS_ID_TOKEN_REQUEST_URL")
     if (not inputs.anthropic_api_key and inputs.federation is None) or no_oidc:
@@ -168,8 +168,8 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                 print(f"evalkit: {len(watch)} suite file(s); {early.reason}; `install` skipped")
                 return _nothing_affected(event, list(watch), early, outcome)
     python = prepare_python(inputs.install, project, env, outcome.secrets)
-    repo = _load_suites(workspace, entries, env, outcome.secrets, python, project)
-    rels, note, changed = _select(entries, event, repo, workspace, api, early)
+    repo = _load_suites(workspace, entries, env, outcome.secrets, python, project=project)
+    rels, note, changed = _select(entries, event, repo, workspace, api, changed=early)
     print(f"evalkit: {len(repo.refs)} suite(s) from {repo.source}; {note}")
 
     if not rels:
@@ -182,16 +182,16 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if runs:  # the model is the changed variable here, not the commit: no base run
         print("evalkit: model against model (" + " vs ".join(m for m, _ in runs) + "): no comparison with the "
               "base branch in this run")
-        return _publish(report, inputs, event, outcome, template, rels, models=runs)
+        return _publish(report, inputs, event, outcome, template, rels=rels, models=runs)
     if inputs.shard:  # a shard's results are partial: it runs its share on the base, the merge job compares
         save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
                         python=python)
-        return _publish(report, inputs, event, outcome, template, rels)
-    base = compare_with_base(settings, event, workspace, rels, report, inputs, out_dir=out_dir,
+        return _publish(report, inputs, event, outcome, template, rels=rels)
+    base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
                              secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map())
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
-    return _publish(report, inputs, event, outcome, template, rels, base)
+    return _publish(report, inputs, event, outcome, template, rels=rels, base=base)
 
 
 def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:
@@ -225,7 +225,7 @@ def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, ou
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
+             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
     """JUnit, comment, summary, log and outputs of a finished (or merged) run, or of a
     model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code."""
     workspace, out_dir = outcome.workspace, outcome.out_dir
@@ -287,7 +287,7 @@ def _project(workspace: Path, working_directory: str) -> Path:
 
 
 def _load_suites(workspace: Path, entries: list[str], env: Mapping[str, str], secrets: Sequence[str],
-                 python: str | None, project: Path | None = None) -> RepoIndex:
+                 python: str | None, *, project: Path | None = None) -> RepoIndex:
     # Loading imports suite plugins (user code): the worker does it, without secrets.
     repo = index_suites(workspace, entries, env=env, secrets=secrets, python=python, project=project)
     if not repo.refs:
@@ -305,7 +305,7 @@ def _entries(inputs: Inputs, event: Event) -> list[str]:
 
 
 def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path, api: GitHubAPI | None,
-            changed: ChangedFiles | None = None) -> tuple[list[str], str, ChangedFiles | None]:
+            *, changed: ChangedFiles | None = None) -> tuple[list[str], str, ChangedFiles | None]:
     """(relative suite files to run, why, changed files or None); `changed`: already listed."""
     if entries:
         return list(repo.selected or []), f"the suites input names {', '.join(entries)}", None

@@ -18,7 +18,7 @@ from evalkit.render.html import write_html
 
 
 def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, threshold_code: int,
-                 html_path: str | None = None) -> int:
+                 *, html_path: str | None = None) -> int:
     """Compare head's results with the base's; print and save it; the exit code `gate` asks for."""
     head = load_results(out)
     cmp = compare_reports(base.report, head, base_label=f"{base.ref} ({base.commit[:12]})", head_label="head")
@@ -41,7 +41,7 @@ def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, thr
 
 
 def models_side_by_side(suites: list[Any], models: list[str], new_client: Callable[[], Any], options: Any,
-                         out: Path, markdown_path: str | None, html_path: str | None = None) -> int:
+                         out: Path, *, markdown_path: str | None, html_path: str | None = None) -> int:
     """Run once per model; save each report and the side-by-side table; exit 1 when any gate failed.
     The HTML page shows the last model against the first."""
     runs = run_per_model(suites, models, new_client, options)
