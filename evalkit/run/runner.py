@@ -247,8 +247,7 @@ class Runner:
             carry_over(self._prior, str(suite.path), tally)
         await run_windowed([c for c in cases if c.id not in tally.finished],
                            lambda case: self._guarded_case(suite, case, fn, model, judge_model=judge, tiers=tiers,
-                                                           thresholds=thresholds, suite_result=result),
-                           self._window)
+                                                           thresholds=thresholds, suite_result=result), self._window)
         self._planned[id(result)] = (result.name, len(cases))
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
         result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
@@ -264,8 +263,8 @@ class Runner:
         (not the run's stop) or another BaseException is an error row naming it."""
         t0 = time.perf_counter()
         try:
-            await self._run_case(suite, case, fn, model, judge_model=judge_model, tiers=tiers, thresholds=thresholds,
-                                 suite_result=suite_result)
+            await self._run_case(suite, case, fn, model, judge_model=judge_model, tiers=tiers,
+                                 thresholds=thresholds, suite_result=suite_result)
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
                 raise
@@ -306,8 +305,7 @@ class Runner:
         else:
             repeats = self.options.repeat or case.repeats
             pending = [self._run_once(suite, case, fn, r, model=model, judge_model=judge_model, tiers=tiers,
-                                      case_usage=usage, refused=refused)
-                       for r in range(repeats)]
+                                      case_usage=usage, refused=refused) for r in range(repeats)]
             runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
                 run.passed = run_passes(run, thresholds)
@@ -349,8 +347,8 @@ class Runner:
                                   temperature=suite.temperature, tiers=tiers)
         stage = ["the target"]  # what the run was doing, for a cancellation's error row
         try:
-            return await self._scored_run(suite, case, fn, repeat, judge_model=judge_model, client=client, t0=t0,
-                                          stage=stage)
+            return await self._scored_run(suite, case, fn, repeat, judge_model=judge_model, client=client,
+                                          t0=t0, stage=stage)
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
                 raise  # evalkit's own bug (exit 3), or Ctrl-C / SIGTERM: `--resume` runs the case again
@@ -395,9 +393,8 @@ class Runner:
         stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(
             suite, case, produced, text, facts=facts, trace=run["trace"], client=client, judge_model=judge_model,
-            truncated=truncated,
-            conversation=turns.messages if turns else None, earlier_fields=turns.fields if turns else None,
-            output_model=called.output_model)
+            truncated=truncated, conversation=turns.messages if turns else None,
+            earlier_fields=turns.fields if turns else None, output_model=called.output_model)
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
@@ -421,10 +418,9 @@ class Runner:
         async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
                         messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
             view = replace(case, items=list(turn.items), fields=list(turn.fields))
-            items, fields, _ = await self._decide(suite, view, called.output, reply, facts=called.facts,
-                                                  trace=called.trace, client=client, judge_model=judge_model,
-                                                  truncated=truncated, conversation=messages,
-                                                  output_model=called.output_model)
+            items, fields, _ = await self._decide(
+                suite, view, called.output, reply, facts=called.facts, trace=called.trace, client=client,
+                judge_model=judge_model, truncated=truncated, conversation=messages, output_model=called.output_model)
             return items, fields
 
         def truncation() -> bool:
@@ -433,8 +429,7 @@ class Runner:
 
         async def call(messages: list[dict[str, Any]]) -> TargetCall:
             before = len(client.recorder.steps)
-            called = await self._call(fn, case, client, suite.timeout.target, messages=messages,
-                                      toolbox=self._toolbox(suite, case))
+            called = await self._call(fn, case, client, suite.timeout.target, messages=messages, toolbox=self._toolbox(suite, case))
             if called.trace is None:  # what the client recorded of this turn's calls (tool loops, agent code)
                 recorded = trajectory(called, client, fn)
                 called.trace = recorded[before:] if recorded is not None else None
