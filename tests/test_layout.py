@@ -153,8 +153,8 @@ def test_mypy_finds_no_error_in_evalkit():
     assert status == 0, out + err
 
 
-# What may sit directly under evalkit/ beside the rooms: the package itself and two small shared modules.
-TOP_LEVEL = {"__init__.py", "errors.py", "limits.py"}
+# What may sit directly under evalkit/ beside the rooms: the package itself and three small shared modules.
+TOP_LEVEL = {"__init__.py", "errors.py", "limits.py", "exit_codes.py"}
 
 
 def test_every_room_has_a_place_in_the_layers_and_nothing_else_sits_at_the_top():
@@ -258,3 +258,45 @@ def test_no_room_defines_a_name_one_of_its_modules_has():
                     if isinstance(t, ast.Name)}
         clashes += [f"{folder.relative_to(REPO)}: {name}" for name in sorted(defined & modules)]
     assert clashes == []
+
+
+# At most this many positional parameters a function: more are passed by name (after `*`), so a call
+# says what each value is. `self` and `cls` count: they are positional parameters like the rest, and a
+# method reads no better for its receiver being left out of the count.
+MAX_POSITIONAL = 5
+# A signature that is not ours to choose: the method overrides one a library calls positionally.
+POSITIONAL_EXCEPTIONS = {
+    "github/api.py:redirect_request": "urllib.request.HTTPRedirectHandler.redirect_request, called positionally",
+}
+
+
+def _too_many_positional(package: Path) -> dict[str, int]:
+    import ast
+
+    out = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                positional = len(node.args.posonlyargs) + len(node.args.args)
+                name = f"{path.relative_to(package).as_posix()}:{getattr(node, 'name', '<lambda>')}"
+                if positional > MAX_POSITIONAL and name not in POSITIONAL_EXCEPTIONS:
+                    out[name] = positional
+    return out
+
+
+def test_no_function_takes_more_than_five_positional_parameters():
+    assert _too_many_positional(REPO / "evalkit") == {}, "pass the rest by name: put them after `*`"
+
+
+def test_the_positional_rule_counts_self_and_leaves_keyword_only_parameters_out(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "m.py").write_text(
+        "def five(a, b, c, d, e, *, f, g): ...\n"
+        "def six(a, b, c, d, e, f=1): ...\n"
+        "def only(a, b, /, c, d, e, f): ...\n"
+        "class C:\n"
+        "    def method(self, a, b, c, d, e): ...\n"
+        "    def fine(self, a, b, c, d, *e, f): ...\n"
+        "g = lambda a, b, c, d, e, f: a\n")
+    assert _too_many_positional(package) == {"m.py:six": 6, "m.py:only": 6, "m.py:method": 6, "m.py:<lambda>": 6}

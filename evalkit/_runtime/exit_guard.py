@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn
 
-EXIT_USER_CODE = 2  # the user must fix something: user code ended evalkit
-EXIT_INTERNAL = 3  # evalkit's own fault
+from evalkit.exit_codes import ExitCode
 _real_exit = os._exit
 _armed_pid: int | None = None
 
@@ -43,7 +42,7 @@ def _guarded_exit(status: int) -> NoReturn:
             sys.stderr.flush()
         except BaseException:
             pass
-        _real_exit(EXIT_USER_CODE)
+        _real_exit(ExitCode.USAGE)  # the user must fix something: user code ended evalkit
     _real_exit(status)
 
 
@@ -66,5 +65,5 @@ def checked(code: int, out: Path, before: tuple[int, int, int] | None, jsonl: ob
     if after is None or after == before:
         echo(f"evalkit: the run ended without writing {out}: an internal error of evalkit; the finished cases "
              f"are in {jsonl}", err=True)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     return code

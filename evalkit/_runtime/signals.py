@@ -9,18 +9,17 @@ import signal
 import threading
 from typing import Any, Coroutine, TypeVar
 
-T = TypeVar("T")
+from evalkit.exit_codes import ExitCode
 
-EXIT_SIGINT = 130  # 128 + the signal's number, as shells report a process a signal ended
-EXIT_SIGTERM = 143
+T = TypeVar("T")
 
 
 class Terminated(KeyboardInterrupt):
     """The run was stopped by SIGTERM (a KeyboardInterrupt, so whatever stops on Ctrl-C stops on it)."""
 
 
-def exit_code(exc: BaseException) -> int:
-    return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+def exit_code(exc: BaseException) -> ExitCode:
+    return ExitCode.SIGTERM if isinstance(exc, Terminated) else ExitCode.SIGINT
 
 
 def run_stoppable(main: Coroutine[Any, Any, T]) -> T:

@@ -49,10 +49,8 @@ from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
 from evalkit.results.report import Report, Verdict
-from evalkit._runtime.signals import EXIT_SIGINT, EXIT_SIGTERM, Terminated
-
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
+from evalkit._runtime.signals import Terminated
+from evalkit.exit_codes import ExitCode
 SUMMARY_CAP = 20_000  # characters of one reason in the job summary (the comment: MAX_QUOTED_CHARS)
 
 
@@ -72,25 +70,25 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     except SuiteError as exc:
         annotate_suite_error(exc, outcome.workspace)
         outcome.setup_error(exc)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except Unfinished as exc:
         commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
         outcome.unfinished(str(exc))
-        return EXIT_INTERNAL if exc.internal else EXIT_USAGE
+        return ExitCode.INTERNAL if exc.internal else ExitCode.USAGE
     except RefusedRequest as exc:  # evalkit's own request shape (a run in this process): its fault
         commands.annotation("error", f"evalkit: the run did not finish: {exc}", title="evalkit")
         outcome.unfinished(str(exc))
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     except EvalkitError as exc:
         commands.annotation("error", f"evalkit: {exc}", title="evalkit")
         outcome.setup_error(exc)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     except KeyboardInterrupt as exc:  # the job was cancelled (SIGTERM) or interrupted
         cancelled = isinstance(exc, Terminated)
         print(f"evalkit: stopped by {'SIGTERM' if cancelled else 'SIGINT'}", flush=True)
         outcome.unfinished(f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) "
                            "before the run finished")
-        return EXIT_SIGTERM if cancelled else EXIT_SIGINT
+        return ExitCode.SIGTERM if cancelled else ExitCode.SIGINT
     except SystemExit:
         raise
     except BaseException as exc:  # evalkit's own bug: the log has the traceback, the comment the fact
@@ -101,7 +99,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         reason = f"an internal error of evalkit: {type(exc).__name__}: {redact_text(safe_str(exc), secrets)}"
         commands.annotation("error", f"evalkit: the run did not finish: {reason}", title="evalkit")
         outcome.unfinished(reason)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
 
 
 def _stop_on_sigterm() -> None:
@@ -136,9 +134,9 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.merge:  # merge mode: joins the shards' results, calls no model, needs no key
         report, files = merge_shards(inputs.merge, workspace, out_dir)
         print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
-        base = merged_comparison(settings, event, workspace, files, report, inputs, out_dir=out_dir)
+        base = merged_comparison(settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir)
         return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
-                        [s.path for s in report.suites], base)
+                        rels=[s.path for s in report.suites], base=base)
 
     no_oidc = inputs.federation is not None and not env.get("ACTIONS_ID_TOKEN_REQUEST_URL")
     if (not inputs.anthropic_api_key and inputs.federation is None) or no_oidc:
@@ -152,7 +150,7 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                            failed=action == "fail", federation=no_oidc)
         # A skip only brings an existing comment up to date: fork PRs cannot comment anyway.
         outcome.publish(body, verdict="error" if action == "fail" else "skipped", create=action == "fail")
-        return EXIT_USAGE if action == "fail" else 0
+        return ExitCode.USAGE if action == "fail" else ExitCode.PASSED
     inputs = replace(inputs, credential=_credential(inputs, env))
 
     project = _project(workspace, inputs.working_directory)
@@ -170,8 +168,8 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                 print(f"evalkit: {len(watch)} suite file(s); {early.reason}; `install` skipped")
                 return _nothing_affected(event, list(watch), early, outcome)
     python = prepare_python(inputs.install, project, env, outcome.secrets)
-    repo = _load_suites(workspace, entries, env, outcome.secrets, python, project)
-    rels, note, changed = _select(entries, event, repo, workspace, api, early)
+    repo = _load_suites(workspace, entries, env, outcome.secrets, python, project=project)
+    rels, note, changed = _select(entries, event, repo, workspace, api, changed=early)
     print(f"evalkit: {len(repo.refs)} suite(s) from {repo.source}; {note}")
 
     if not rels:
@@ -184,16 +182,16 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if runs:  # the model is the changed variable here, not the commit: no base run
         print("evalkit: model against model (" + " vs ".join(m for m, _ in runs) + "): no comparison with the "
               "base branch in this run")
-        return _publish(report, inputs, event, outcome, template, rels, models=runs)
+        return _publish(report, inputs, event, outcome, template, rels=rels, models=runs)
     if inputs.shard:  # a shard's results are partial: it runs its share on the base, the merge job compares
         save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
                         python=python)
-        return _publish(report, inputs, event, outcome, template, rels)
-    base = compare_with_base(settings, event, workspace, rels, report, inputs, out_dir=out_dir,
+        return _publish(report, inputs, event, outcome, template, rels=rels)
+    base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
                              secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map())
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
-    return _publish(report, inputs, event, outcome, template, rels, base)
+    return _publish(report, inputs, event, outcome, template, rels=rels, base=base)
 
 
 def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:
@@ -227,7 +225,7 @@ def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, ou
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
+             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
     """JUnit, comment, summary, log and outputs of a finished (or merged) run, or of a
     model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code."""
     workspace, out_dir = outcome.workspace, outcome.out_dir
@@ -270,7 +268,7 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")
     if code and not inputs.fail_on_gate:
         print("evalkit: a gate failed, but fail_on_gate is false: the step passes")
-        return 0
+        return ExitCode.PASSED
     return code
 
 
@@ -289,7 +287,7 @@ def _project(workspace: Path, working_directory: str) -> Path:
 
 
 def _load_suites(workspace: Path, entries: list[str], env: Mapping[str, str], secrets: Sequence[str],
-                 python: str | None, project: Path | None = None) -> RepoIndex:
+                 python: str | None, *, project: Path | None = None) -> RepoIndex:
     # Loading imports suite plugins (user code): the worker does it, without secrets.
     repo = index_suites(workspace, entries, env=env, secrets=secrets, python=python, project=project)
     if not repo.refs:
@@ -307,7 +305,7 @@ def _entries(inputs: Inputs, event: Event) -> list[str]:
 
 
 def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path, api: GitHubAPI | None,
-            changed: ChangedFiles | None = None) -> tuple[list[str], str, ChangedFiles | None]:
+            *, changed: ChangedFiles | None = None) -> tuple[list[str], str, ChangedFiles | None]:
     """(relative suite files to run, why, changed files or None); `changed`: already listed."""
     if entries:
         return list(repo.selected or []), f"the suites input names {', '.join(entries)}", None
@@ -326,7 +324,7 @@ def _nothing_affected(event: Event, suites: list[str], changed: ChangedFiles | N
                                  run_url=event.run_url, mark=outcome.mark)
     print(f"evalkit: no suite watches the {len(paths)} changed file(s): nothing to run")
     outcome.publish(body, verdict="skipped")
-    return 0
+    return ExitCode.PASSED
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from evalkit.engine.base_ref import Git, worktree
 from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
 from evalkit.errors import EvalkitError, UsageError
+from evalkit.exit_codes import passed_or_failed
 from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
 from evalkit.render.comment import clean
@@ -65,7 +66,7 @@ class BaseResult:
         """What fails the step: the thresholds, regressions against the base, or either."""
         if self.comparison is None:
             return threshold_code  # nothing to compare with: today's threshold gate
-        regressed = 1 if self.comparison.regressed else 0
+        regressed = passed_or_failed(bool(self.comparison.regressed))
         return {"thresholds": threshold_code, "regressions": regressed}.get(self.gate, max(threshold_code, regressed))
 
     def detailed(self) -> list[str]:
@@ -112,7 +113,7 @@ def ensure_commit(git: Git, ref: str, token: str) -> str | None:
 
 
 def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
-                      inputs: Inputs, *, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
+                      *, inputs: Inputs, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
                       python: str | None = None, api: GitHubAPI | None = None,
                       watch: Mapping[str, Sequence[str]] | None = None) -> BaseResult:
     """Run `rels` on the base with the head's options and cache (or reuse the results a default-branch
@@ -131,13 +132,14 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
         return BaseResult(why_none=missing)
     commit = git.commit(ref)
     if inputs.reuse_base and commit and watch is not None:
-        saved, note = reuse(api, event, git, commit, rels, watch, run_options(inputs))
+        saved, note = reuse(api, event, git, commit, rels, watch=watch, options=run_options(inputs))
         print(f"evalkit: {note}")
         if saved is not None:
             saved = redact(saved, secrets)
             saved.save(out_dir / "base.json")
             missing_here = [r for r in rels if r not in {s.path for s in saved.suites}]
-            result = compared(saved, head, event, ref, commit, missing_here, settings, out_dir)
+            result = compared(saved, head, event, ref, commit, missing_suites=missing_here, settings=settings,
+                              out_dir=out_dir)
             if result.comparison is not None:
                 result.comparison.notes.append(f"the base's results were saved by the default branch's run of "
                                                f"{commit[:12]}: no model was called for the base")
@@ -145,16 +147,18 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
     print(f"evalkit: running the same suites on the base {ref[:12]} to compare")
     out = out_dir / "base.json"
     try:
-        commit, missing_suites = _run_base_in_worker(git, ref, rels, inputs, workspace, out, env, secrets, python)
+        commit, missing_suites = _run_base_in_worker(git, ref, rels, inputs, workspace, out=out, env=env,
+                                                     secrets=secrets, python=python)
     except (UsageError, EvalkitError) as exc:
         return BaseResult(why_none=redact_text(str(exc), secrets))
     base_report = redact(load_results(out), secrets)
     base_report.save(out)
     redact_file(out.with_suffix(".jsonl"), secrets)
-    return compared(base_report, head, event, ref, commit, missing_suites, settings, out_dir)
+    return compared(base_report, head, event, ref, commit, missing_suites=missing_suites, settings=settings,
+                    out_dir=out_dir)
 
 
-def compared(base_report: Report, head: Report, event: Event, ref: str, commit: str, missing_suites: Sequence[str],
+def compared(base_report: Report, head: Report, event: Event, ref: str, commit: str, *, missing_suites: Sequence[str],
              settings: Settings, out_dir: Path) -> BaseResult:
     """Compare `head` with the base's Report (run here, or merged from the shards' base runs)."""
     label = "the base branch" + (f" ({event.base_ref})" if event.base_ref and ref == event.base_sha else f" ({ref})")
@@ -166,7 +170,7 @@ def compared(base_report: Report, head: Report, event: Event, ref: str, commit: 
     return BaseResult(comparison=cmp, gate=settings.gate, report=base_report)
 
 
-def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, out: Path,
+def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, *, out: Path,
                         env: Mapping[str, str], secrets: Sequence[str], python: str | None,
                         shard: str | None = None) -> tuple[str, list[str]]:
     """Run the suites as they are on `ref` (only `shard`'s share, if given) in the same secret-free

@@ -154,11 +154,11 @@ def watch_globs(suite: Suite, root: Path, extra: tuple[str, ...] = (), project: 
     relative to the project (`root`, or the Action's working directory), or to the suite file's
     folder when it starts with `./` or `../`."""
     files = [suite.path, *(case.file for case in suite.cases if case.file)]
-    return _globs(suite.dir, list(suite.watch), extra, files, root, project)
+    return _globs(suite.dir, list(suite.watch), extra, files, root, project=project)
 
 
 def _globs(folder: Path, watch: list[str], extra: tuple[str, ...], files: list[Path], root: Path,
-           project: Path | None = None) -> list[str]:
+           *, project: Path | None = None) -> list[str]:
     base = relative(folder, root)
     prefix = relative(project, root) if project is not None and project != root else ""
     out: list[str] = []
@@ -196,7 +196,7 @@ def read_watch_map(root: str | Path, project: str | Path | None = None) -> dict[
         if not isinstance(data, (dict, list)) or not isinstance(watch, list) or not all(isinstance(w, str) for w in watch):
             return None
         out[ref.rel] = _globs(ref.path.parent, watch, ref.watch, files, Path(root).resolve(),
-                              Path(project).resolve() if project is not None else None)
+                              project=Path(project).resolve() if project is not None else None)
     return out
 
 

@@ -27,12 +27,11 @@ from evalkit._runtime.out_of_reach import mark_non_dumpable, wipe_initial_enviro
 from evalkit.action.proxy import KeyProxy
 from evalkit.action.redact import MIN_SECRET_CHARS, allowed_environment
 from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError
+from evalkit.exit_codes import WorkerExit
 from evalkit.github import commands
 from evalkit.render.sanitize import cap_text
 
 MAX_LOGGED_WORKER_OUTPUT = 20_000  # characters of what user code printed, shown in the log
-EXIT_SUITE_ERROR = 3  # the worker's exit codes: suite files it could not load,
-EXIT_USAGE_ERROR = 4  # an entry of the `suites` input that names no suite
 SEAL_FD_VARIABLE = "EVALKIT_SEAL_FD"  # the descriptor the worker reads the cache's seal key from
 
 
@@ -105,11 +104,11 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
             with commands.group(f"evalkit: output of the {job['kind']} worker"):
                 commands.print_untrusted(cap_text(printed, MAX_LOGGED_WORKER_OUTPUT, "the worker's output"))
         answer = json.loads(answer_file.read_text(encoding="utf-8")) if answer_file.is_file() else {}
-    if proc.returncode == EXIT_SUITE_ERROR and "problems" in answer:
+    if proc.returncode == WorkerExit.SUITE_ERROR and "problems" in answer:
         raise _suite_error(answer)
-    if proc.returncode == EXIT_USAGE_ERROR and "usage_error" in answer:
+    if proc.returncode == WorkerExit.USAGE_ERROR and "usage_error" in answer:
         raise UsageError(answer["usage_error"])
-    if proc.returncode == 0 and answer.get("done"):
+    if proc.returncode == WorkerExit.DONE and answer.get("done"):
         return answer
     # The job did not finish: say why, and whose fault it is.
     if "refused" in answer:
@@ -120,7 +119,7 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
     if "error" in answer:
         raise Unfinished(str(answer["error"]))
     last = printed.splitlines()[-1] if printed else "no output"
-    if proc.returncode == 0:  # exit 0 without an answer: os._exit(0) or the like in user code
+    if proc.returncode == WorkerExit.DONE:  # exit 0 without an answer: os._exit(0) or the like in user code
         raise Unfinished(f"the evalkit worker ({job['kind']}) ended with exit status 0 without finishing "
                          f"(user code that ends its process, such as os._exit(0)?); its last output: {last[:500]}")
     how = (f"was killed by {_signal_name(-proc.returncode)}" if proc.returncode < 0

@@ -86,7 +86,7 @@ def save(out_dir: Path, results: Path, workspace: Path, keys: Mapping[str, str],
 
 
 def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequence[str],
-          watch: Mapping[str, Sequence[str]], options: Mapping[str, Any]) -> tuple[Report | None, str]:
+          *, watch: Mapping[str, Sequence[str]], options: Mapping[str, Any]) -> tuple[Report | None, str]:
     """(the base's saved Report narrowed to `rels`, or None; one line saying what happened)."""
     if api is None:
         return None, "no GitHub token to look up saved base results"

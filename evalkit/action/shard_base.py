@@ -53,7 +53,8 @@ def save_shard_base(settings: Settings, event: Event, workspace: Path, rels: Seq
     print(f"evalkit: running shard {inputs.shard} of the same suites on the base {ref[:12]} (the merge job compares)")
     out = out_dir / BASE_FILE
     try:
-        _run_base_in_worker(git, ref, rels, inputs, workspace, out, env, secrets, python, shard=inputs.shard)
+        _run_base_in_worker(git, ref, rels, inputs, workspace, out=out, env=env, secrets=secrets, python=python,
+                            shard=inputs.shard)
         report = redact(Report.load(out), secrets)
     except (EvalkitError, ValidationError, ValueError, OSError) as exc:
         out.unlink(missing_ok=True)
@@ -65,7 +66,7 @@ def save_shard_base(settings: Settings, event: Event, workspace: Path, rels: Seq
 
 
 def merged_comparison(settings: Settings, event: Event, workspace: Path, files: Sequence[Path], head: Report,
-                      inputs: Inputs, *, out_dir: Path) -> BaseResult:
+                      *, inputs: Inputs, out_dir: Path) -> BaseResult:
     """Join the base parts saved beside each shard's results (`files`) and compare `head` (the
     merged head) with them; a missing part or a base that cannot be had gives the reason instead."""
     ref, why = base_ref(settings, event)
@@ -94,7 +95,7 @@ def merged_comparison(settings: Settings, event: Event, workspace: Path, files: 
                           gate=settings.gate)
     base.save(out_dir / BASE_FILE)
     print(f"evalkit: merged the base results of {len(parts)} shards ({commit[:12]})")
-    return compared(base, head, event, ref, commit, absent, settings, out_dir)
+    return compared(base, head, event, ref, commit, missing_suites=absent, settings=settings, out_dir=out_dir)
 
 
 def _merge_base(git: Git, commit: str, parts: list[Report], head: Report,

@@ -9,8 +9,8 @@ ones `entries` name; {"kind": "run", "suites": [{"path", "target"}], "options": 
 "results", "jsonl", "concurrency", "cache_dir"} runs them; when `options.compare_models` names two
 or more models (or the suites' own `compare_models` lists them), once per model, each to
 `results.<model>.json`, with `results` the first model's, and the answer names the models. The answer (JSON at "answer") has
-"problems" with exit code 3 when a suite file cannot be loaded, "usage_error" with exit 4
-for an entry that names no suite.
+"problems" when a suite file cannot be loaded, "usage_error" for an entry that names no suite; its exit
+code says which (WorkerExit in evalkit/exit_codes.py).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from evalkit._runtime import exit_guard
 from evalkit._runtime.out_of_reach import mark_non_dumpable
 from evalkit.llm.cache import use_seal
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
+from evalkit.exit_codes import WorkerExit
 from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
 from evalkit.run.runner import RunOptions
 from evalkit.run.sharding import parse_shard
@@ -38,10 +39,6 @@ from evalkit.suite.loader import load_suite
 from evalkit.results.report import Report
 from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.suite.model import Suite, Target, describe_selection
-
-EXIT_SUITE_ERROR = 3
-EXIT_USAGE_ERROR = 4
-EXIT_FAILED = 5  # the job did not finish: the answer's `error` or `internal_error` says why
 
 
 def index_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +136,7 @@ def main(argv: list[str]) -> int:
     # message, never with a silent 0; its calls run in processes of their own (evalkit/run/user_code.py).
     exit_guard.arm()
     answer: dict[str, Any] = {}
-    code = 0
+    code = WorkerExit.DONE
     try:
         if job["kind"] == "index":
             answer = index_job(job)
@@ -148,16 +145,16 @@ def main(argv: list[str]) -> int:
         else:
             raise ValueError(f"unknown worker job {job['kind']!r}")
     except UsageError as exc:
-        answer, code = {"usage_error": str(exc)}, EXIT_USAGE_ERROR
+        answer, code = {"usage_error": str(exc)}, WorkerExit.USAGE_ERROR
     except RefusedRequest as exc:  # evalkit's own request shape: its fault (the Action exits 3)
-        answer, code = {"refused": str(exc)}, EXIT_FAILED
+        answer, code = {"refused": str(exc)}, WorkerExit.FAILED
     except SuiteError as exc:
         answer = {"path": exc.path, "text": str(exc),
                   "problems": [{"message": p.message, "file": p.file, "line": p.line, "case_id": p.case_id}
                                for p in exc.problems]}
-        code = EXIT_SUITE_ERROR
+        code = WorkerExit.SUITE_ERROR
     except EvalkitError as exc:  # a full disk, an unreadable cache...: the run did not finish
-        answer, code = {"error": str(exc)}, EXIT_FAILED
+        answer, code = {"error": str(exc)}, WorkerExit.FAILED
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # evalkit's own bug: the traceback goes to the log, the answer says so
@@ -165,7 +162,7 @@ def main(argv: list[str]) -> int:
             traceback.print_exc()
         except Exception:  # noqa: BLE001 - an exception whose str() raises
             pass
-        answer, code = {"internal_error": f"{type(exc).__name__}: {safe_str(exc)}"}, EXIT_FAILED
+        answer, code = {"internal_error": f"{type(exc).__name__}: {safe_str(exc)}"}, WorkerExit.FAILED
     Path(job["answer"]).write_text(json.dumps({**answer, "done": True}), encoding="utf-8")
     return code
 

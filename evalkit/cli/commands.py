@@ -12,6 +12,7 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import UsageError
+from evalkit.exit_codes import passed_or_failed
 from evalkit.cli.exit_codes import ExitCodes, fail as _fail, guard as _guard
 from evalkit.cli.terminal import planned_cases, progress_printer as _progress_printer, summarise
 from evalkit.limits import DEFAULT_CONCURRENCY
@@ -147,7 +148,7 @@ def list_cases(paths: tuple[str, ...], tags: tuple[str, ...], changed_since: str
               "ANTHROPIC_API_KEY set, instead of counting them with the API's token counting endpoint.")
 @_guard
 def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
-         cases: tuple[str, ...], tags: tuple[str, ...], results: str | None, cache_dir: str | None,
+         cases: tuple[str, ...], *, tags: tuple[str, ...], results: str | None, cache_dir: str | None,
          no_cache: bool, estimate_tokens: bool) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (no model call; with a key,
     input tokens are counted by the API's token counting endpoint)."""
@@ -262,7 +263,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
         click.echo(render_comparison(cmp, template=template, head=head_report), nl=False)
     else:
         click.echo(comparison_table(cmp), nl=False)
-    sys.exit(1 if cmp.regressed else 0)
+    sys.exit(passed_or_failed(bool(cmp.regressed)))
 
 
 @main.command()
@@ -298,7 +299,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
               "passes it; cases not started are reported 'not run: budget' and the run fails (exit 1).")
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
-        models: tuple[str, ...], judge_model: str | None, repeat: int | None, concurrency: int,
+        models: tuple[str, ...], *, judge_model: str | None, repeat: int | None, concurrency: int,
         rubric_threshold: float | None, agreement_threshold: float | None, output: str | None, no_cache: bool,
         cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
@@ -347,15 +348,16 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     left = planned_cases(suites, options) * max(len(compared), 1) - (finished_cases(Path(resume)) if resume else 0)
     options.on_case = _progress_printer(left)
     if compared:
-        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path, html_path))
+        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path=markdown_path,
+                                     html_path=html_path))
     if baseline:
         from evalkit.engine.base_ref import base_spec, run_base
 
         spec = base_spec(options, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache, shard=shard)
         base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
-        sys.exit(against_base(base, out, markdown_path, gate, code, html_path))
-    sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path))
+        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path))
+    sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path=html_path))
 
 
 @main.command()
@@ -377,7 +379,7 @@ def _note(message: str) -> None:
 
 
 def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
-            html_path: str | None = None) -> int:
+            *, html_path: str | None = None) -> int:
     """Run and save through the engine, then print the summary. Returns the exit code."""
     from evalkit import engine  # imported per command: --help and light commands stay fast
     from evalkit._runtime import exit_guard

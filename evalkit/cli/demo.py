@@ -76,7 +76,7 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
         jsonl.unlink(missing_ok=True)
         options = RunOptions(demo=True, jsonl_path=jsonl)
         code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"),
-                       str(output_dir / "report.html"))
+                       html_path=str(output_dir / "report.html"))
     lead, detailed = write_demo_comparison(output_dir, suites)
     write_demo_comment(output_dir, lead, detailed)
     return code

@@ -1,6 +1,6 @@
 """How the `evalkit` command turns errors into exit codes, the only place that does:
 0 all gates passed, 1 a gate failed, 2 a usage or configuration error, 3 evalkit's own fault
-(an unexpected exception: never read as a verdict)."""
+(an unexpected exception: never read as a verdict). The codes themselves: evalkit/exit_codes.py."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from typing import Any, Callable
 import click
 
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, safe_str
+from evalkit.exit_codes import ExitCode
 from evalkit._runtime.redaction import redacted
-
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3  # as pytest's "internal error": the run did not finish, whatever its cases said
 
 
 def internal_error(exc: BaseException) -> None:
@@ -36,7 +34,7 @@ def internal_error(exc: BaseException) -> None:
     click.echo(f"evalkit: internal error, evalkit's fault and not yours ({type(exc).__name__}: "
                f"{' '.join(safe_str(exc).split())[:200]}); the run did not finish and is not a verdict; "
                f"finished cases are kept in the results stream; {where}", err=True)
-    sys.exit(EXIT_INTERNAL)
+    sys.exit(ExitCode.INTERNAL)
 
 
 class ExitCodes(click.Group):
@@ -53,7 +51,7 @@ class ExitCodes(click.Group):
 
 def fail(message: str) -> None:
     click.echo(f"evalkit: {message}", err=True)
-    sys.exit(EXIT_USAGE)
+    sys.exit(ExitCode.USAGE)
 
 
 def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,10 +62,10 @@ def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except SuiteError as exc:
             click.echo(f"evalkit: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
+            sys.exit(ExitCode.USAGE)
         except RefusedRequest as exc:  # evalkit's own request shape: its fault, never a verdict
             click.echo(f"evalkit: {exc}", err=True)
-            sys.exit(EXIT_INTERNAL)
+            sys.exit(ExitCode.INTERNAL)
         except EvalkitError as exc:
             fail(str(exc))
 

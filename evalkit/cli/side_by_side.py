@@ -10,6 +10,7 @@ import click
 
 from evalkit.compare import compare_reports, load_results
 from evalkit.compare.model_vs_model import compare_models
+from evalkit.exit_codes import passed_or_failed
 from evalkit.results.gates import exit_code
 from evalkit.engine.per_model_runs import model_path, run_per_model
 from evalkit.render.compare import comparison_table, model_table, render_comparison, render_model_comparison
@@ -17,7 +18,7 @@ from evalkit.render.html import write_html
 
 
 def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, threshold_code: int,
-                 html_path: str | None = None) -> int:
+                 *, html_path: str | None = None) -> int:
     """Compare head's results with the base's; print and save it; the exit code `gate` asks for."""
     head = load_results(out)
     cmp = compare_reports(base.report, head, base_label=f"{base.ref} ({base.commit[:12]})", head_label="head")
@@ -34,13 +35,13 @@ def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, thr
     for side, report in (("base", base.report), ("head", head)):
         click.echo(f"{side}: {report.usage.calls} requests made, {report.usage.cache_hits} from the cache")
     click.echo(f"comparison: {cmp_path}")
-    regression_code = 1 if cmp.regressed else 0
+    regression_code = passed_or_failed(bool(cmp.regressed))
     return {"thresholds": threshold_code, "regressions": regression_code}.get(gate, max(threshold_code,
                                                                                           regression_code))
 
 
 def models_side_by_side(suites: list[Any], models: list[str], new_client: Callable[[], Any], options: Any,
-                         out: Path, markdown_path: str | None, html_path: str | None = None) -> int:
+                         out: Path, *, markdown_path: str | None, html_path: str | None = None) -> int:
     """Run once per model; save each report and the side-by-side table; exit 1 when any gate failed.
     The HTML page shows the last model against the first."""
     runs = run_per_model(suites, models, new_client, options)

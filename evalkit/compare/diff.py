@@ -163,11 +163,11 @@ def item_flips(base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA)
         (bp, bn), (hp, hn) = _counts(b), _counts(h)
         if not bn or not hn or bp * hn == hp * bn:
             continue
-        flips.append(_judge_flip(item_id, b, h, bp, bn, hp, hn, alpha))
+        flips.append(_judge_flip(item_id, b, h, bp, bn, hp=hp, hn=hn, alpha=alpha))
     return flips
 
 
-def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int, bn: int, hp: int, hn: int,
+def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int, bn: int, *, hp: int, hn: int,
                 alpha: float) -> ItemFlip:
     sample = h[-1]
     critical = any(i.critical for i in b + h)

@@ -16,6 +16,7 @@ from evalkit.llm.cache import ResponseCache, default_cache_dir
 from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
 from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
+from evalkit.exit_codes import passed_or_failed
 from evalkit.llm.capabilities import CapabilityTable
 from evalkit.run.model_fit import fit_warnings, refuse_unfit
 from evalkit.llm.model_lifecycle import LifecycleTable
@@ -222,7 +223,7 @@ def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str |
                         repeats=repeats)
     for suite, result in zip(suites, results):
         echo("\n".join(describe(result)) + f"\n  saved {save_calibration(suite, result)}")
-    return 1 if any(r.below or r.short for r in results) else 0
+    return passed_or_failed(any(r.below or r.short for r in results))
 
 
 def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,

@@ -19,6 +19,7 @@ from typing import Any
 from evalkit.llm.cache import default_cache_dir
 from evalkit.compare.load import load_results
 from evalkit.errors import UsageError
+from evalkit.exit_codes import ExitCode, passed_or_failed
 from evalkit.llm.providers.interface import Provider
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
@@ -107,7 +108,7 @@ def run_base(ref: str, paths: Sequence[str | Path], spec: Mapping[str, Any], out
         child = dict(spec, paths=[str(tree / r) for r in present], out=str(out))
         done = subprocess.run(_CHILD, cwd=where if where.is_dir() else tree, input=json.dumps(child),
                               capture_output=True, text=True, env=dict(os.environ if env is None else env))
-        if done.returncode not in (0, 1) or not out.exists():
+        if done.returncode not in (ExitCode.PASSED, ExitCode.GATE_FAILED) or not out.exists():
             raise UsageError(f"the run on {ref} ({commit[:12]}) failed: {_failure(done, out)}")
     return BaseRun(ref, commit, load_results(out), out, missing)
 
@@ -157,8 +158,8 @@ def child_main() -> int:
         report = run_and_save(suites, client, options, out)
     except EvalkitError as exc:
         print("evalkit: " + " ".join(str(exc).split()), file=sys.stderr)  # one line: the parent quotes it
-        return 2
-    return 0 if report.verdict in ("pass", "skipped") else 1
+        return ExitCode.USAGE
+    return passed_or_failed(report.verdict not in ("pass", "skipped"))
 
 
 def _relative(path: Path, cwd: Path, root: Path) -> str:
@@ -173,7 +174,7 @@ def _failure(done: subprocess.CompletedProcess[str], out: Path) -> str:
     said = _last_line(done.stderr) or _last_line(done.stdout)
     if done.returncode < 0:
         what = f"killed by signal {-done.returncode}"
-    elif done.returncode in (0, 1):
+    elif done.returncode in (ExitCode.PASSED, ExitCode.GATE_FAILED):
         what = f"exit code {done.returncode}, but no results at {out}"
     else:
         what = f"exit code {done.returncode}"

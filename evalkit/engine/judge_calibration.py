@@ -37,7 +37,7 @@ def _judged_labels(suite: Suite, gold: GoldOutput) -> dict[str, str]:
 
 
 async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gold: GoldOutput, repeats: int,
-                        index: int) -> tuple[dict[str, list[str]], dict[str, list[Any]]]:
+                        *, index: int) -> tuple[dict[str, list[str]], dict[str, list[Any]]]:
     case = suite.case(gold.case_id)
     text = output_text(gold.output)
     criteria = _judged_labels(suite, gold)
@@ -76,7 +76,7 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
     of a run (the same route, `judge_thinking` and all); a judge model evalkit cannot ask is refused
     before any call."""
     refuse_unroutable([suite], judge_model, client.capabilities.of)
-    measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, i)
+    measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, index=i)
                                       for i, g in enumerate(suite.gold)))
     per_item: dict[str, list[tuple[str, list[str]]]] = {}
     per_field: dict[str, list[tuple[bool, bool]]] = {}  # (right, an error) per extraction

@@ -83,7 +83,7 @@ class Line:
     def calls(self) -> int:
         return self.target_calls + self.judge_calls + self.extraction_calls + self.graded_calls
 
-    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, batchable: bool = True,
+    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, *, batchable: bool = True,
             read: int = 0, write: int = 0) -> None:
         """`calls` calls of `input_tokens` each, of which `read` come from the prompt cache and `write`
         are written to it."""
@@ -254,7 +254,7 @@ class _Planner:
 
     def __init__(self, cache: ResponseCache | None, previous: Report | None,
                  dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None,
-                 capabilities: Callable[[str], Any] | None = None):
+                 *, capabilities: Callable[[str], Any] | None = None):
         self.cache = cache
         self.capabilities = capabilities  # a model's Capabilities: the judge's route, as the run picks it
         self.seen: set[str] = set()
@@ -273,7 +273,7 @@ class _Planner:
         """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
         return route_for(self.capabilities(model) if self.capabilities is not None else None, thinking)
 
-    def request(self, line: Line, kind: str, key: str, model: str, in_tokens: int, out_tokens: int,
+    def request(self, line: Line, kind: str, key: str, model: str, *, in_tokens: int, out_tokens: int,
                 batchable: bool = True, request: ModelRequest | None = None) -> Any:
         """Count one request by its cache key; returns its cached reply when there is one."""
         hit = self.cache.get(key) if self.cache is not None else None
@@ -281,22 +281,23 @@ class _Planner:
             line.free += 1
             line.cached += hit is not None and key not in self.seen
         else:
-            self.new(line, kind, model, in_tokens, out_tokens, batchable, request)
+            self.new(line, kind, model, in_tokens, out_tokens=out_tokens, batchable=batchable, request=request)
         self.seen.add(key)
         return hit
 
-    def new(self, line: Line, kind: str, model: str, in_tokens: int, out_tokens: int, batchable: bool = True,
+    def new(self, line: Line, kind: str, model: str, in_tokens: int, *, out_tokens: int, batchable: bool = True,
             request: ModelRequest | None = None) -> None:
         """Count a request the run pays for; the prompt-cache prefixes it marks are read once written."""
         setattr(line, kind, getattr(line, kind) + 1)
         _, read, write = self.prefixes.split(request.to_api_body(), in_tokens) if request else (in_tokens, 0, 0)
         line.add(model, in_tokens, out_tokens, batchable=batchable, read=read, write=write)
 
-    def exact(self, line: Line, kind: str, request: ModelRequest, key: str, out_tokens: int) -> Any:
-        return self.request(line, kind, key, request.model, self.tokens.tokens(request), out_tokens,
+    def exact(self, line: Line, kind: str, request: ModelRequest, key: str, *, out_tokens: int) -> Any:
+        return self.request(line, kind, key, request.model, in_tokens=self.tokens.tokens(request),
+                            out_tokens=out_tokens,
                             request=request)
 
-    def case(self, line: Line, suite: Suite, case: Case, runs: int, tiers: dict[str, str]) -> None:
+    def case(self, line: Line, suite: Suite, case: Case, runs: int, *, tiers: dict[str, str]) -> None:
         tmodel, jmodel = tiers["high"], tiers["low"]
         self.thinking = suite.judge_thinking
         out_tokens = suite.max_tokens // 2
@@ -316,13 +317,15 @@ class _Planner:
             rendered = {key: self.tokens.tokens(req) for key, req in sent.items()}
             if dry is not None and tool_loop(suite):
                 facts = {}
-                output, truncated, trace, judged_input = self.tool_runs(line, suite, case, r, dry, rendered,
-                                                                        tiers, out_tokens, past)
+                output, truncated, trace, judged_input = self.tool_runs(line, suite, case, r, dry=dry,
+                                                                        rendered=rendered,
+                                                                        tiers=tiers, out_tokens=out_tokens, past=past)
                 if dry.failed:
                     continue  # the loop failed on cached replies (max_steps): a run fails there too, unscored
             elif target is not None and target.template is not None and case.turns:
                 facts = {}
-                output, truncated, judged_input = self.prompt_conversation(line, suite, case, r, tiers, out_tokens)
+                output, truncated, judged_input = self.prompt_conversation(line, suite, case, r, tiers=tiers,
+                                                                           out_tokens=out_tokens)
             elif target is not None and target.template is not None:
                 facts = {}
                 try:
@@ -333,11 +336,12 @@ class _Planner:
                     line.target_calls += 1
                     line.add(tmodel, guess, out_tokens)
                 else:
-                    hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens)
+                    hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens=out_tokens)
                     if hit is not None:
                         output, truncated = hit.text, hit.stop_reason == "max_tokens"
             elif past is not None and past.target_requests is not None:
-                hits = [self.request(line, "target_calls", key, tmodel, rendered.get(key, guess), out_tokens,
+                hits = [self.request(line, "target_calls", key, tmodel, in_tokens=rendered.get(key, guess),
+                                     out_tokens=out_tokens,
                                      batchable=False, request=sent.get(key)) for key in past.target_requests]
                 # Every call served from the cache: the target will give the same output as last time.
                 if all(h is not None for h in hits) and len(past.output) == past.output_chars:
@@ -345,7 +349,8 @@ class _Planner:
             elif dry is not None and dry.requests:
                 line.rendered_runs += 1
                 for key, req in dry.requests:
-                    self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
+                    self.request(line, "target_calls", key, req.model, in_tokens=rendered[key],
+                                 out_tokens=out_tokens, batchable=False,
                                  request=req)
                 if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
                     output, truncated, trace = output_text(dry.output), dry.truncated, dry.trace
@@ -357,12 +362,14 @@ class _Planner:
                 continue  # the target failed last time: no judge or extraction followed
             if case.turns and not (target is not None and target.template is not None):
                 for turn in case.turns:  # a callable target's replies are not known: each turn's scoring, new
-                    self.score(line, replace(case, items=list(turn.items)), r, jmodel, None, False, facts or {},
-                               out_tokens, {n: suite.fields[n] for n in turn.fields})
+                    self.score(line, replace(case, items=list(turn.items)), r, jmodel, output=None, truncated=False,
+                               facts=facts or {},
+                               out_tokens=out_tokens, fields={n: suite.fields[n] for n in turn.fields})
             # A conversation's judge reads the messages its final reply answered beside the input (as a run's does).
-            self.score(line, case, r, jmodel, output, truncated, facts, out_tokens, fields, judged_input, trace)
+            self.score(line, case, r, jmodel, output=output, truncated=truncated, facts=facts, out_tokens=out_tokens,
+                       fields=fields, judged_input=judged_input, trace=trace)
 
-    def tool_runs(self, line: Line, suite: Suite, case: Case, r: int, dry: DryRun, rendered: dict[str, int],
+    def tool_runs(self, line: Line, suite: Suite, case: Case, r: int, *, dry: DryRun, rendered: dict[str, int],
                   tiers: dict[str, str], out_tokens: int, past: Any) -> tuple[str | None, bool, Any, Any]:
         """A run of a prompt target with tools, from its dry run: the requests it sent (exact while the
         cache answered), the turns of each loop the cache did not finish (estimated), and a
@@ -371,7 +378,8 @@ class _Planner:
         target = suite.target
         assert target is not None
         for key, req in dry.requests:  # a tool loop waits on each reply: never a Message Batch
-            self.request(line, "target_calls", key, req.model, rendered[key], out_tokens, batchable=False,
+            self.request(line, "target_calls", key, req.model, in_tokens=rendered[key], out_tokens=out_tokens,
+                         batchable=False,
                          request=req)
         last = dry.requests[-1][1] if dry.requests else None
         grow = rendered[dry.requests[-1][0]] if dry.requests else 0
@@ -382,13 +390,14 @@ class _Planner:
             line.estimated_loops += 1
             for _ in range(self.loop_turns(suite, case, past, len(dry.loops)) - loop.requests):
                 grow += out_tokens  # each turn adds a reply (its tool calls) and their results
-                self.new(line, "target_calls", last.model if last else tiers["high"], grow, out_tokens,
+                self.new(line, "target_calls", last.model if last else tiers["high"], grow, out_tokens=out_tokens,
                          batchable=False)
         for seen in dry.turns:
             self.score(line, replace(case, items=list(seen.turn.items)), r, tiers["low"],
-                       seen.reply if seen.known else None, seen.truncated, {}, out_tokens,
-                       {n: suite.fields[n] for n in seen.turn.fields},
-                       {"input": case.input, "conversation": seen.messages}, seen.trace if seen.known else None)
+                       output=seen.reply if seen.known else None, truncated=seen.truncated, facts={},
+                       out_tokens=out_tokens, fields={n: suite.fields[n] for n in seen.turn.fields},
+                       judged_input={"input": case.input, "conversation": seen.messages},
+                       trace=seen.trace if seen.known else None)
         if not dry.known:
             return None, False, None, None
         judged_input = {"input": case.input, "conversation": dry.messages} if case.turns else None
@@ -410,25 +419,27 @@ class _Planner:
             turns = TOOL_TURNS_GUESS
         return max(1, min(turns, suite.target.max_steps))
 
-    def score(self, line: Line, case: Case, r: int, jmodel: str, output: str | None, truncated: bool,
+    def score(self, line: Line, case: Case, r: int, jmodel: str, *, output: str | None, truncated: bool,
               facts: dict[str, Any] | None, out_tokens: int, fields: dict[str, Any], judged_input: Any = None,
               trace: list[Step] | None = None) -> None:
         """The judge's and the extraction's calls on one reply (a conversation's turn: `case` holds its items;
         `judged_input`: what its judge reads as the input, when not the case's)."""
         judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
         if judged:
-            self.judge(line, judged, case, r, jmodel, output, truncated, facts or {}, out_tokens,
-                       fields if fields else None, judged_input, trace)
+            self.judge(line, judged, case, r, jmodel=jmodel, output=output, truncated=truncated, facts=facts or {},
+                       out_tokens=out_tokens,
+                       fields=fields if fields else None, judged_input=judged_input, trace=trace)
         elif fields:
             req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields,
                                   route=self.route(jmodel))
             if output is not None:
-                self.exact(line, "extraction_calls", req, req.cache_key(r), EXTRACT_TOKENS_PER_FIELD * len(fields))
+                self.exact(line, "extraction_calls", req, req.cache_key(r),
+                           out_tokens=EXTRACT_TOKENS_PER_FIELD * len(fields))
             else:  # counted as new, its size as the run would send it
                 self.new(line, "extraction_calls", jmodel, self.tokens.guess(req),
-                         EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
+                         out_tokens=EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
 
-    def prompt_conversation(self, line: Line, suite: Suite, case: Case, r: int, tiers: dict[str, str],
+    def prompt_conversation(self, line: Line, suite: Suite, case: Case, r: int, *, tiers: dict[str, str],
                             out_tokens: int) -> tuple[str | None, bool, Any]:
         """A prompt target's calls for a conversation case, one per user turn that no scripted turn
         answers, and each turn's scoring; the final reply (when known), whether it was cut off, and what
@@ -455,18 +466,20 @@ class _Planner:
                 continue
             req = prompt_request(target, case.input, model=model, max_tokens=suite.max_tokens,
                                  temperature=suite.temperature, messages=messages, capabilities=self.caps(model))
-            hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens) if known else None
+            hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens=out_tokens) if known else None
             if not known:
-                self.new(line, "target_calls", req.model, self.tokens.guess(req), out_tokens, request=req)
+                self.new(line, "target_calls", req.model, self.tokens.guess(req), out_tokens=out_tokens, request=req)
             known = hit is not None
             reply, truncated = (hit.text, hit.stop_reason == "max_tokens") if hit is not None else (None, False)
-            self.score(line, replace(case, items=list(turn.items)), r, tiers["low"], reply, truncated, {}, out_tokens,
-                       {n: suite.fields[n] for n in turn.fields}, {"input": case.input, "conversation": list(messages)})
+            self.score(line, replace(case, items=list(turn.items)), r, tiers["low"], output=reply,
+                       truncated=truncated, facts={}, out_tokens=out_tokens,
+                       fields={n: suite.fields[n] for n in turn.fields}, judged_input={"input": case.input,
+                                                                                       "conversation": list(messages)})
             messages.append({"role": "assistant", "content": reply if reply is not None else _stand_in(out_tokens)})
             outputs.append(messages[-1]["content"])
         return reply, truncated, {"input": case.input, "conversation": messages[:-1]}
 
-    def judge(self, line: Line, judged: list[Item], case: Case, r: int, jmodel: str, output: str | None,
+    def judge(self, line: Line, judged: list[Item], case: Case, r: int, *, jmodel: str, output: str | None,
               truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
               judged_input: Any = None, trace: list[Step] | None = None) -> None:
         """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
@@ -489,9 +502,9 @@ class _Planner:
                                     trace=judged_trace(trace), route=route)
                 kind, out = "judge_calls", verdict_tokens
             if output is not None:
-                self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out)
+                self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out_tokens=out)
             else:
-                self.new(line, kind, jmodel, self.tokens.guess(req), out, request=req)
+                self.new(line, kind, jmodel, self.tokens.guess(req), out_tokens=out, request=req)
 
 
 def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
@@ -517,7 +530,7 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
     room = [0]
 
     def lines_for(chosen: list[str]) -> list[Line]:
-        planner = _Planner(cache, previous, dry, tokens, capabilities)
+        planner = _Planner(cache, previous, dry, tokens, capabilities=capabilities)
         lines = []
         for suite in suites:
             line = Line(suite.name)
@@ -527,7 +540,7 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
             for case, runs in planned:
                 line.cases += 1
                 line.runs += runs
-                planner.case(line, suite, case, runs, tiers)
+                planner.case(line, suite, case, runs, tiers=tiers)
             line.calibration_calls = calibration_calls(suite)
             lines.append(line)
         room[0] = max(room[0], planner.thinking_room)

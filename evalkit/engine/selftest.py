@@ -12,6 +12,7 @@ from typing import Callable
 
 from evalkit.checks.base import CheckContext
 from evalkit.engine.gold_replay import Replayed, replay
+from evalkit.exit_codes import passed_or_failed
 from evalkit.results.report import ItemResult
 from evalkit.scoring.items import applicable_items, decide_item, item_result
 from evalkit.suite.calibration import calibration_note
@@ -188,7 +189,7 @@ def selftest_all(suites: list[Suite], echo: Callable[[str], None] = print) -> in
     or wrong extraction)."""
     results = [selftest(s) for s in suites]
     echo("\n".join(line for r in results for line in describe(r)))
-    return 0 if all(r.ok for r in results) else 1
+    return passed_or_failed(not all(r.ok for r in results))
 
 
 def describe(result: SelftestResult, judge_note: str | None = None) -> list[str]:

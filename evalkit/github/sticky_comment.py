@@ -78,7 +78,7 @@ def upsert_comment(
         if not create:
             return CommentResult("unchanged", reason="no sticky comment to bring up to date")
         data = api.post(f"{base}/{number}/comments", {"body": body})
-        return _converge(api, base, number, body, marker, data)
+        return _converge(api, base, number, body, marker, created=data)
     except GitHubAPIError as exc:
         # The comment is a convenience: never fail the job over it, let the caller use the summary.
         return CommentResult("fallback", reason=_fallback_reason(exc))
@@ -89,7 +89,7 @@ def _list(api: GitHubAPI, base: str, number: int) -> Iterable[Mapping[str, Any]]
 
 
 def _converge(api: GitHubAPI, base: str, number: int, body: str, marker: str,
-              created: Mapping[str, Any]) -> CommentResult:
+              *, created: Mapping[str, Any]) -> CommentResult:
     """After creating: if an overlapping run created one too, keep the oldest and delete ours."""
     user = created.get("user")
     login = user.get("login") if isinstance(user, Mapping) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.exit_codes import ExitCode, passed_or_failed
 from evalkit.suite.spec import Thresholds
 from evalkit.results.report import CaseResult, ComparisonResult, RunResult, SuiteResult, Verdict
 from evalkit.results.intervals import wilson
@@ -91,6 +92,7 @@ def worst(verdicts: list[Verdict]) -> Verdict:
     return max(verdicts, key=_SEVERITY.__getitem__, default="skipped")
 
 
-def exit_code(verdict: Verdict) -> int:
-    """0 when nothing failed (an inconclusive verdict is a warning), 1 when a gate failed or an error row stands."""
-    return 0 if verdict in ("pass", "skipped", "inconclusive") else 1
+def exit_code(verdict: Verdict) -> ExitCode:
+    """PASSED when nothing failed (an inconclusive verdict is a warning), GATE_FAILED when a gate failed or an
+    error row stands."""
+    return passed_or_failed(verdict not in ("pass", "skipped", "inconclusive"))

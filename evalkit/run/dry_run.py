@@ -131,7 +131,7 @@ def _toolbox(suite: Suite, case: Case) -> ToolBox | None:
 
 
 async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[str, str],
-                   cache: ResponseCache | None) -> DryRun:
+                   *, cache: ResponseCache | None) -> DryRun:
     stand_in = _StandIn(cache, repeat)
     # No cache in the client: the stand-in's empty replies must never be stored as answers.
     client = ModelClient(stand_in, concurrency=1)
@@ -202,7 +202,7 @@ def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],
         pool = DaemonPool(2, "evalkit-plan-target")
         token = target_executor.set(pool)
         try:
-            return {(case.id, r): await _dry_run(fn, suite, case, r, tiers, cache) for case, r in runs}
+            return {(case.id, r): await _dry_run(fn, suite, case, r, tiers, cache=cache) for case, r in runs}
         finally:
             target_executor.reset(token)
             pool.shutdown(wait=False, cancel_futures=True)

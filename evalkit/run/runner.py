@@ -246,8 +246,8 @@ class Runner:
         if self._prior is not None:
             carry_over(self._prior, str(suite.path), tally)
         await run_windowed([c for c in cases if c.id not in tally.finished],
-                           lambda case: self._guarded_case(suite, case, fn, model, judge, tiers, thresholds, result),
-                           self._window)
+                           lambda case: self._guarded_case(suite, case, fn, model, judge_model=judge, tiers=tiers,
+                                                           thresholds=thresholds, suite_result=result), self._window)
         self._planned[id(result)] = (result.name, len(cases))
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
         result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
@@ -257,13 +257,14 @@ class Runner:
         return result
 
     async def _guarded_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str,
-                            judge_model: str, tiers: dict[str, str], thresholds: Thresholds,
+                            *, judge_model: str, tiers: dict[str, str], thresholds: Thresholds,
                             suite_result: SuiteResult) -> None:
         """`_run_case`, whose task never ends without the case's row: a cancellation raised inside it
         (not the run's stop) or another BaseException is an error row naming it."""
         t0 = time.perf_counter()
         try:
-            await self._run_case(suite, case, fn, model, judge_model, tiers, thresholds, suite_result)
+            await self._run_case(suite, case, fn, model, judge_model=judge_model, tiers=tiers,
+                                 thresholds=thresholds, suite_result=suite_result)
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
                 raise
@@ -284,7 +285,7 @@ class Runner:
                 raise IncompleteRun(f"suite {name}: {done} of its {planned} planned cases have a result; the run "
                                     "is not a verdict")
 
-    async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, judge_model: str,
+    async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, *, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
         clock = waits.CaseClock()
@@ -303,8 +304,8 @@ class Runner:
             scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal before this case"])
         else:
             repeats = self.options.repeat or case.repeats
-            pending = [self._run_once(suite, case, fn, r, model, judge_model, tiers, usage, refused)
-                       for r in range(repeats)]
+            pending = [self._run_once(suite, case, fn, r, model=model, judge_model=judge_model, tiers=tiers,
+                                      case_usage=usage, refused=refused) for r in range(repeats)]
             runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
                 run.passed = run_passes(run, thresholds)
@@ -338,7 +339,7 @@ class Runner:
         if self.options.on_case:
             self.options.on_case(suite_result, case)
 
-    async def _run_once(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int, model: str,
+    async def _run_once(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int, *, model: str,
                         judge_model: str, tiers: dict[str, str], case_usage: Usage,
                         refused: list[int] | None = None) -> RunResult:
         t0 = time.perf_counter()
@@ -346,7 +347,8 @@ class Runner:
                                   temperature=suite.temperature, tiers=tiers)
         stage = ["the target"]  # what the run was doing, for a cancellation's error row
         try:
-            return await self._scored_run(suite, case, fn, repeat, judge_model, client, t0, stage)
+            return await self._scored_run(suite, case, fn, repeat, judge_model=judge_model, client=client,
+                                          t0=t0, stage=stage)
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
                 raise  # evalkit's own bug (exit 3), or Ctrl-C / SIGTERM: `--resume` runs the case again
@@ -361,13 +363,13 @@ class Runner:
                 refused.append(repeat)
 
     async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
-                          judge_model: str, client: BoundClient, t0: float, stage: list[str]) -> RunResult:
+                          *, judge_model: str, client: BoundClient, t0: float, stage: list[str]) -> RunResult:
         """One run of a case: its target called (once per user turn of a conversation), its output scored.
         `stage[0]` is set to what the run is doing."""
         turns = None
         if case.turns:
             stage[0] = "its conversation"
-            turns = await self._conversation(suite, case, fn, judge_model, client)
+            turns = await self._conversation(suite, case, fn, judge_model, client=client)
             called, client.truncated = turns.final, turns.truncated
         else:
             called = await self._call(fn, case, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
@@ -390,9 +392,9 @@ class Runner:
         truncated = run["truncated"] = client.truncated
         stage[0] = "its checks, judge and extraction"
         items, fields, run["extraction_error"] = await self._decide(
-            suite, case, produced, text, facts, run["trace"], client, judge_model, truncated,
-            conversation=turns.messages if turns else None, earlier_fields=turns.fields if turns else None,
-            output_model=called.output_model)
+            suite, case, produced, text, facts=facts, trace=run["trace"], client=client, judge_model=judge_model,
+            truncated=truncated, conversation=turns.messages if turns else None,
+            earlier_fields=turns.fields if turns else None, output_model=called.output_model)
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
@@ -400,13 +402,13 @@ class Runner:
         return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
 
     async def _call(self, fn: TargetFn | WorkerTarget, case: Case, client: BoundClient, timeout: float,
-                    messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+                    *, messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
         if isinstance(fn, WorkerTarget):
             return await self._user.call_target(fn, case.input, client, timeout, messages=messages)
         return await call_target(fn, case.input, client, timeout, toolbox, messages=messages)
 
     async def _conversation(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, judge_model: str,
-                            client: BoundClient) -> ConversationRun:
+                            *, client: BoundClient) -> ConversationRun:
         """A conversation case's turns (evalkit/run/conversation.py), each reply scored on its turn's items."""
         if not getattr(fn, "takes_messages", True):
             name = fn.spec if isinstance(fn, WorkerTarget) else "the target"
@@ -416,9 +418,9 @@ class Runner:
         async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
                         messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
             view = replace(case, items=list(turn.items), fields=list(turn.fields))
-            items, fields, _ = await self._decide(suite, view, called.output, reply, called.facts, called.trace,
-                                                  client, judge_model, truncated, conversation=messages,
-                                                  output_model=called.output_model)
+            items, fields, _ = await self._decide(
+                suite, view, called.output, reply, facts=called.facts, trace=called.trace, client=client,
+                judge_model=judge_model, truncated=truncated, conversation=messages, output_model=called.output_model)
             return items, fields
 
         def truncation() -> bool:
@@ -427,7 +429,7 @@ class Runner:
 
         async def call(messages: list[dict[str, Any]]) -> TargetCall:
             before = len(client.recorder.steps)
-            called = await self._call(fn, case, client, suite.timeout.target, messages, self._toolbox(suite, case))
+            called = await self._call(fn, case, client, suite.timeout.target, messages=messages, toolbox=self._toolbox(suite, case))
             if called.trace is None:  # what the client recorded of this turn's calls (tool loops, agent code)
                 recorded = trajectory(called, client, fn)
                 called.trace = recorded[before:] if recorded is not None else None
@@ -436,7 +438,7 @@ class Runner:
         prompt = target_prompt(None if self.options.target else suite.target, case.input)
         return await run_conversation(case, prompt, call, score, truncation)
 
-    async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, facts: dict[str, Any],
+    async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, *, facts: dict[str, Any],
                       trace: Any, client: BoundClient, judge_model: str, truncated: bool,
                       conversation: list[dict[str, Any]] | None = None,
                       earlier_fields: dict[str, Any] | None = None, output_model: str | None = None,
@@ -457,8 +459,8 @@ class Runner:
         seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
         ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)
-        items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error,
-                             await self._plugin_checks(applicable, ctx))
+        items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error=extract_error,
+                             checked=await self._plugin_checks(applicable, ctx))
         if truncated and suite.complete:
             items.append(truncated_item())
         return items, fields, extract_error

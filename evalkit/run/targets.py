@@ -132,7 +132,7 @@ class TargetCall:
 
 
 async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None,
-                      toolbox: ToolBox | None = None, messages: Messages | None = None) -> TargetCall:
+                      toolbox: ToolBox | None = None, *, messages: Messages | None = None) -> TargetCall:
     """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
     None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through.
     `toolbox` answers a prompt target's tool calls for this case; `messages` is the conversation so far

@@ -72,7 +72,7 @@ class UserCode:
         await self.pool.close()
 
     async def call_target(self, target: WorkerTarget, case_input: Any, client: BoundClient,
-                          timeout: float | None, messages: list[dict[str, Any]] | None = None) -> TargetCall:
+                          timeout: float | None, *, messages: list[dict[str, Any]] | None = None) -> TargetCall:
         """Run the target on one input in a worker (with `messages`, the conversation so far, for a
         conversation's turn); whatever happens is a TargetCall."""
         info = {"model": client.model, "tiers": dict(client.tiers), "max_tokens": client.max_tokens,

@@ -122,8 +122,8 @@ async def _grade(client: BoundClient, model: str, output_text: str, criteria: di
             problem = str(exc)
         echo = json.dumps(response.tool_input)[:6000] if response.tool_input is not None else (
             response.text or "(empty reply)")[:6000]
-        request = route.corrected(request, GRADE_TOOL, echo, problem,
-                                  f" with every field, and a reason and a verdict for every id: {', '.join(criteria)}")
+        request = route.corrected(request, GRADE_TOOL, echo, problem, wanted=(
+            f" with every field, and a reason and a verdict for every id: {', '.join(criteria)}"))
     error = f"judge and extraction reply invalid after a retry: {problem}"
     return JudgeOutcome(error=error), None, error
 

@@ -39,7 +39,7 @@ def applicable_items(case: Case, facts: dict[str, Any]) -> tuple[list[Item], lis
 
 
 def decide_items(case: Case, applicable: list[Item], recorded: list[ItemResult], ctx: CheckContext,
-                 verdicts: JudgeOutcome | None, extract_error: str | None,
+                 verdicts: JudgeOutcome | None, *, extract_error: str | None,
                  checked: dict[str, ItemResult] | None = None) -> list[ItemResult]:
     """Every item of a run, in the case's order: judged, decided by code, or recorded before.
     `checked`: code items already decided elsewhere (plugins' checks, in a worker process)."""

@@ -229,7 +229,7 @@ async def _judge(client: BoundClient, model: str, output_text: str, criteria: di
         except ValueError as exc:
             problem = str(exc)
         request = route.corrected(request, JUDGE_TOOL, _echo(response), problem,
-                                  f" with a reason and a verdict for every id: {', '.join(criteria)}")
+                                  wanted=f" with a reason and a verdict for every id: {', '.join(criteria)}")
     return JudgeOutcome(error=f"judge reply invalid after a retry: {problem}")
 
 

@@ -72,7 +72,8 @@ class Route:
         """How the system prompt says to answer: by the tool, or with the JSON format."""
         return "with one JSON object in the required format" if self.format else f"by calling the `{tool}` tool once"
 
-    def corrected(self, request: ModelRequest, tool: str, echo: str, problem: str, wanted: str = "") -> ModelRequest:
+    def corrected(self, request: ModelRequest, tool: str, echo: str, problem: str, *,
+                  wanted: str = "") -> ModelRequest:
         """`request` again with a corrective turn: the invalid reply (`echo`), then what was wrong with
         it and how to answer (`wanted`: what the answer must hold). The turn changes the request, so
         the retry is not served from the cache."""

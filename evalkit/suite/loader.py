@@ -210,10 +210,10 @@ class _Loader:
                              else f"case id looks the same as {first_id!r} (case #{first + 1})", cspec.id)
             repeats = cspec.repeats or spec.repeats
             items, fields = self._scored(
-                spec, checks, field_names, cspec.id, cloc,
-                shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)],
-                cspec.rubric, cspec.fields, extract=repeats > 1)
-            turns = self._turns(spec, checks, field_names, cspec, cloc) if cspec.conversation is not None else ()
+                spec, checks, field_names, cspec.id, cloc=cloc,
+                check_specs=shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)],
+                rubric=cspec.rubric, wanted=cspec.fields, extract=repeats > 1)
+            turns = self._turns(spec, checks, field_names, cspec, cloc=cloc) if cspec.conversation is not None else ()
             self._check_tool_results(spec, cspec, cloc)
             cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
@@ -258,7 +258,8 @@ class _Loader:
         )
 
     def _scored(self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], case_id: str,
-                cloc: tuple[Any, ...], check_specs: list[tuple[CheckSpec, tuple[Any, ...]]], rubric: str | list[Any],
+                *, cloc: tuple[Any, ...], check_specs: list[tuple[CheckSpec, tuple[Any, ...]]],
+                rubric: str | list[Any],
                 wanted: list[str] | None, extract: bool) -> tuple[list[Item], list[str]]:
         """The items of a case (or of one turn of a conversation) and the fields it extracts."""
         items: list[Item] = []
@@ -313,7 +314,7 @@ class _Loader:
         return items, fields
 
     def _turns(self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], cspec: CaseSpec,
-               cloc: tuple[Any, ...]) -> tuple[Turn, ...]:
+               *, cloc: tuple[Any, ...]) -> tuple[Turn, ...]:
         """A conversation's turns; a user turn's items and fields are its own, named "turn N: ..."."""
         turns = []
         entries = cspec.conversation or []
@@ -332,9 +333,9 @@ class _Loader:
             if scripted and (tspec.checks or tspec.rubric or tspec.fields):
                 self.problem(tloc, f"turn {number}: the scripted turn {number + 1} answers it (no call), so it has "
                                    f"no `checks`, `rubric` or `fields` of its own", cspec.id)
-            items, fields = self._scored(spec, checks, field_names, cspec.id, tloc,
-                                         [(c, tloc + ("checks", j)) for j, c in enumerate(tspec.checks)],
-                                         tspec.rubric, tspec.fields, extract=False)
+            items, fields = self._scored(spec, checks, field_names, cspec.id, cloc=tloc,
+                                         check_specs=[(c, tloc + ("checks", j)) for j, c in enumerate(tspec.checks)],
+                                         rubric=tspec.rubric, wanted=tspec.fields, extract=False)
             prefix = f"turn {number}: "
             turns.append(Turn(number=number, role="user", text=tspec.user, line=self.line_of(tloc), scripted=scripted,
                               items=tuple(replace(it, id=prefix + it.id, text=prefix + it.text) for it in items),

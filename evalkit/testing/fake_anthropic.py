@@ -41,6 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from evalkit.exit_codes import ExitCode
 from evalkit.testing.api_rules import (MODEL_RULES, UNKNOWN_MODELS_CHOICES, ModelRules, UnknownModels, capabilities,
                                       refusal)
 from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
@@ -457,7 +458,7 @@ def main(argv: list[str] | None = None) -> None:
             script = load_script(args.script)
         except ScriptFileError as exc:  # one line, no usage text: the file is what to fix
             print(f"fake_anthropic: --script {exc}", file=sys.stderr)
-            sys.exit(2)
+            sys.exit(ExitCode.USAGE)
     else:
         try:
             reply = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
@@ -476,7 +477,7 @@ def main(argv: list[str] | None = None) -> None:
         pass
     finally:
         fake.stop()
-    sys.exit(0)
+    sys.exit(ExitCode.PASSED)
 
 
 if __name__ == "__main__":  # `python -m evalkit.testing.fake_anthropic`: the offline server

@@ -94,7 +94,7 @@ class FakeGitHub:
                     owner: str = "octo-org", repo: str = "hello") -> dict[str, Any]:
         """Seed a comment on PR `number` as if `login` had written it."""
         with self._lock:
-            return self._new_comment(owner, repo, number, body, login, user_type)
+            return self._new_comment(owner, repo, number, body, login=login, user_type=user_type)
 
     def comments(self, number: int) -> list[dict[str, Any]]:
         """The comments of PR `number`, oldest first."""
@@ -167,7 +167,7 @@ class FakeGitHub:
                 return _error(422, "Invalid request: body is required")
             with self._lock:
                 comment = self._new_comment(m.group(1), m.group(2), int(m.group(3)), body["body"],
-                                            self.bot_login, "User" if self.user_login else "Bot")
+                                            login=self.bot_login, user_type="User" if self.user_login else "Bot")
             return 201, comment, {"Location": comment["url"]}
         if (m := _COMMENT.match(path)) and method == "PATCH":
             if self.read_only:
@@ -227,7 +227,7 @@ class FakeGitHub:
             headers["Link"] = ", ".join(f'<{href(p)}>; rel="{rel}"' for p, rel in links)
         return 200, items[(page - 1) * per_page: page * per_page], headers
 
-    def _new_comment(self, owner: str, repo: str, number: int, body: str, login: str,
+    def _new_comment(self, owner: str, repo: str, number: int, body: str, *, login: str,
                      user_type: str) -> dict[str, Any]:
         self._next_id += 1
         cid = self._next_id

@@ -249,7 +249,8 @@ class WorkerPool:
                 worker.send(("reply", rpc_id, pickle.dumps((False, ("ProviderError", "the call was given up", None)),
                                                            PICKLE)))
                 return
-            task = asyncio.get_running_loop().create_task(self._answer(worker, call, rpc_id, method, args, kwargs),
+            task = asyncio.get_running_loop().create_task(self._answer(worker, call, rpc_id, method, args=args,
+                                                                       kwargs=kwargs),
                                                           context=call.context)
             call.rpcs.add(task)
             task.add_done_callback(call.rpcs.discard)
@@ -259,7 +260,7 @@ class WorkerPool:
             worker.ready = True
             worker.up.set()
 
-    async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, method: Any, args: Any,
+    async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, method: Any, *, args: Any,
                       kwargs: Any) -> None:
         """Make a model call user code asked for (as plain data), with its case's client, and send the answer."""
         client = call.client

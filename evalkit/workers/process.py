@@ -33,7 +33,7 @@ _OURS = str(Path(__file__).resolve().parents[1])  # the evalkit package
 
 class WorkerProcess:
     def __init__(self, number: int, proc: subprocess.Popen[bytes], sock: socket.socket, fault: IO[bytes],
-                 solo: bool):
+                 *, solo: bool):
         self.number, self.proc, self.sock, self.fault, self.solo = number, proc, sock, fault, solo
         self.calls: dict[int, _Call] = {}
         self.abandoned: set[int] = set()  # calls given up (timed out) that may still be running
@@ -70,7 +70,7 @@ class WorkerProcess:
             if pipe is not None:
                 threading.Thread(target=_relay, args=(pipe, name), daemon=True,
                                  name=f"evalkit-worker-{number}-{name}").start()
-        worker = cls(number, proc, parent, fault, solo)
+        worker = cls(number, proc, parent, fault, solo=solo)
         # The secrets its outputs must not show, but the key: the worker never holds it.
         shown = {value: label for value, label in known().items() if not overlaps_credential(value)}
         worker.send(("init", list(sys.path), threads, shown))

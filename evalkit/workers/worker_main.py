@@ -114,7 +114,7 @@ class Worker:
                                           f"case needs", None, None))
             return
         if is_async:
-            self._start_async(call_id, fn, takes_client, case_input, info, extra)
+            self._start_async(call_id, fn, takes_client, case_input, info=info, extra=extra)
             return
         client = SyncClient(self.link, call_id, info)
         current_client.set(client)
@@ -126,7 +126,7 @@ class Worker:
         self._done(call_id, target_output(produced))
 
     def _start_async(self, call_id: int, fn: Callable[..., Any], takes_client: bool, case_input: Any,
-                     info: dict[str, Any], extra: dict[str, Any]) -> None:
+                     *, info: dict[str, Any], extra: dict[str, Any]) -> None:
         import asyncio
 
         async def run() -> tuple[Any, ...]:
