@@ -444,6 +444,11 @@ def demo(output_dir: str) -> None:
     sys.exit(run_demo(Path(output_dir), execute))
 
 
+from evalkit.cli.history import history as _history  # noqa: E402 - the group is declared in its own module
+
+main.add_command(_history)
+
+
 @main.command("action")
 def action() -> None:
     """Run the GitHub Action on this Python, in a plain step (reads INPUT_<NAME> and GITHUB_* variables)."""
