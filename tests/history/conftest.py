@@ -8,7 +8,7 @@ from evalkit.results.provenance import Provenance
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 
-def item(item_id: str, status: str, *, critical: bool = False, decided_by: str = "judge") -> ItemResult:
+def item(item_id: str, status: str, *, critical: bool = False, decided_by: str = "code") -> ItemResult:
     return ItemResult(id=item_id, text=f"{item_id} holds", status=status, critical=critical,  # type: ignore[arg-type]
                       decided_by=decided_by, reason=f"{item_id} {status}")  # type: ignore[arg-type]
 
