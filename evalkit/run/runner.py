@@ -453,7 +453,8 @@ class Runner:
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
             case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
-            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
+            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking,
+            confirm=suite.confirm_failures)
         seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
         ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)

@@ -452,6 +452,9 @@ class SuiteSpec(_Strict):
                                                       "passes on its own (pass^k), not only its pass rate.")
     judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
                                                                    "the majority of each item's verdicts.")
+    confirm_failures: int = Field(default=0, ge=0, le=20, description="Re-ask the judge N more times about an "
+                                  "item it failed (only those), and decide it by the majority of all its answers "
+                                  "(a tie fails): a flaky fail does not block, a real one still does.")
     judge_thinking: JudgeThinking | None = Field(default=None, description="The judge thinks before its verdicts: "
                                                  "`effort: low|medium|high|xhigh|max` (adaptive thinking), or "
                                                  "`budget_tokens: N` where the judge model takes a budget.")
