@@ -6,6 +6,7 @@ __all__ = [
     "console",
     "demo",
     "exit_codes",
+    "history",
     "project",
     "scaffold",
     "side_by_side",

@@ -80,6 +80,21 @@ def _load(paths: tuple[str, ...]) -> list[Any]:
         if str(suite.path) in targets:
             suite.target = Target(function=targets[str(suite.path)])
     return suites
+def history_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--history and --history-branch: read which cases are flaky on the default branch."""
+    fn = click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
+                      help="With --history: the default branch, whose runs tell which cases are flaky.")(fn)
+    return click.option("--history", type=click.Path(dir_okay=False), help="A results history (`evalkit history "
+                        "record`): a regression of a case flaky on the default branch is marked so, not counted "
+                        "(unless a critical item).")(fn)
+
+
+def _flaky(history: str | None, branch: str) -> Any:
+    from evalkit.history.access import read_flaky  # imported per command: light commands stay fast
+
+    return read_flaky(history, branch=branch) if history else None
+
+
 tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with this tag (repeatable), e.g. pr.")
 
 
@@ -245,14 +260,17 @@ def _html(head: Any, base_path: str | None, head_path: str) -> str:
 @click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level of Fisher's exact test on items with repeats.")
+@history_options
 @_guard
-def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) -> None:
+def compare(base: str, head: str, *, fmt: str, template: str | None, alpha: float, history: str | None,
+            history_branch: str) -> None:
     """Compare two results files (JSON or JSONL) case by case (exit 1 when a case regressed)."""
     from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
     from evalkit.render.compare import comparison_table, render_comparison
 
     base_report, head_report = load_results(base), load_results(head)
-    cmp = compare_reports(base_report, head_report, alpha=alpha, base_label=base, head_label=head)
+    cmp = compare_reports(base_report, head_report, alpha=alpha, base_label=base, head_label=head,
+                          flaky=_flaky(history, history_branch))
     if fmt == "html":
         from evalkit.render.html import render_html  # imported per command: light commands stay fast
 
@@ -297,6 +315,7 @@ def compare(base: str, head: str, fmt: str, template: str | None, alpha: float) 
               "not yet finished only).")
 @click.option("--max-cost", metavar="USD", help="A budget in US dollars: stop sending model calls before the run "
               "passes it; cases not started are reported 'not run: budget' and the run fails (exit 1).")
+@history_options
 @_guard
 def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
         models: tuple[str, ...], *, judge_model: str | None, repeat: int | None, concurrency: int,
@@ -304,7 +323,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
         html_path: str | None, inconclusive: str | None, batch: bool,
-        resume: str | None, max_cost: str | None) -> None:
+        resume: str | None, max_cost: str | None, history: str | None, history_branch: str) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.llm.batching import batch_run
@@ -330,6 +349,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     compared = models_to_compare(suites, list(models))
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
+    if history and not baseline:
+        raise UsageError("--history reads flaky cases for a comparison: give --baseline REF too (or record this "
+                         "run with `evalkit history record`)")
     provider = anthropic_provider(max_connections=max(concurrency, 8), env=started_env)
 
     def new_client() -> Any:
@@ -354,9 +376,10 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         from evalkit.engine.base_ref import base_spec, run_base
 
         spec = base_spec(options, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache, shard=shard)
+        flaky = _flaky(history, history_branch)  # a bad history file stops the run before any call
         base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
-        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path))
+        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky))
     sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path=html_path))
 
 
@@ -444,6 +467,11 @@ def demo(output_dir: str) -> None:
     from evalkit.cli.demo import run_demo  # imported per command: --help and light commands stay fast
 
     sys.exit(run_demo(Path(output_dir), execute))
+
+
+from evalkit.cli.history import history as _history  # noqa: E402 - the group is declared in its own module
+
+main.add_command(_history)
 
 
 @main.command("action")

@@ -18,10 +18,12 @@ from evalkit.render.html import write_html
 
 
 def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, threshold_code: int,
-                 *, html_path: str | None = None) -> int:
-    """Compare head's results with the base's; print and save it; the exit code `gate` asks for."""
+                 *, html_path: str | None = None, flaky: Any = None) -> int:
+    """Compare head's results with the base's (`flaky`: the history's flaky cases); print and save it;
+    the exit code `gate` asks for."""
     head = load_results(out)
-    cmp = compare_reports(base.report, head, base_label=f"{base.ref} ({base.commit[:12]})", head_label="head")
+    cmp = compare_reports(base.report, head, base_label=f"{base.ref} ({base.commit[:12]})", head_label="head",
+                          flaky=flaky)
     for rel in base.missing:
         cmp.notes.append(f"{rel} does not exist on {base.ref}: its cases are all new")
     cmp_path = out.with_name(out.stem + ".compare.json")

@@ -7,12 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evalkit.compare.flaky import FlakyCase
 from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.results.intervals import wilson
 
-Change = Literal["regressed", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
+Change = Literal["regressed", "flaky on main", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
                  "new", "removed", "not comparable"]
-CHANGES: tuple[Change, ...] = ("regressed", "fixed", "too few runs to tell", "within noise", "still failing",
+CHANGES: tuple[Change, ...] = ("regressed", "flaky on main", "fixed", "too few runs to tell", "within noise", "still failing",
                                "still passing", "new", "removed", "not comparable")
 _FAILING = ("fail", "error")
 
@@ -85,6 +86,8 @@ class CaseDiff(BaseModel):
     note: str = ""
     trajectory: TrajectoryDiff | None = Field(
         default=None, description="What changed in the case's tool calls (None: no trace on a side, or no change).")
+    flaky: FlakyCase | None = Field(default=None, description="The history's word that the case flips on the "
+                                                              "default branch (None: not known to).")
 
 
 class SideStats(BaseModel):
@@ -185,6 +188,8 @@ class Comparison(BaseModel):
         else:
             lead = f"{cases(len(failing))} now fail ({was_passing or 'none'} of them passed on the base branch)"
         parts = [f"{cases(self.regressed)} got worse"]
+        if self.count("flaky on main"):
+            parts.append(f"{self.count('flaky on main')} flaky on the default branch (not counted as worse)")
         if self.count("too few runs to tell"):
             parts.append(f"{self.count('too few runs to tell')} too few runs to tell")
         parts.append(f"{self.fixed} got better")

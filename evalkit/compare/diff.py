@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalkit.compare.comparison import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
+from evalkit.compare.flaky import FLAKY_CHANGE, FlakyCase, FlakyIndex
 from evalkit.compare.fisher import fisher_exact, repeats_needed, smallest_p
 from evalkit.compare.trajectory_diff import trajectory_diff
 from evalkit.results.report import CaseResult, ItemResult, Report, SuiteResult
@@ -37,8 +38,9 @@ _FAILING = ("fail", "error")
 
 
 def compare_reports(base: Report, head: Report, *, alpha: float = DEFAULT_ALPHA, base_label: str = "base",
-                    head_label: str = "head") -> Comparison:
-    """The whole comparison: suites matched by name, cases by id."""
+                    head_label: str = "head", flaky: FlakyIndex | None = None) -> Comparison:
+    """The whole comparison: suites matched by name, cases by id; `flaky` (from the history) turns a
+    regression a case's known flakiness explains into "flaky on main"."""
     if not 0 < alpha < 1:
         raise ValueError("alpha must lie between 0 and 1")
     result = Comparison(base_label=base_label, head_label=head_label, alpha=alpha,
@@ -49,7 +51,7 @@ def compare_reports(base: Report, head: Report, *, alpha: float = DEFAULT_ALPHA,
     for name in list(base_suites) + [n for n in head_suites if n not in base_suites]:
         b, h = base_suites.get(name), head_suites.get(name)
         diff = SuiteDiff(name=name, base=side_stats([b]) if b else None, head=side_stats([h]) if h else None)
-        diff.cases = _suite_cases(name, b, h, alpha)
+        diff.cases = [mark_flaky(c, (flaky or {}).get((name, c.id))) for c in _suite_cases(name, b, h, alpha)]
         result.suites.append(diff)
     _provenance(result, base, head)
     return result
@@ -133,6 +135,25 @@ def _classify(base: CaseResult, head: CaseResult, flips: list[ItemFlip]) -> Chan
     if better or base.verdict == "error" or not any(not f.worse for f in flips):
         return "fixed"
     return _undecided([f for f in flips if not f.worse])
+
+
+def mark_flaky(diff: CaseDiff, flaky: FlakyCase | None) -> CaseDiff:
+    """A regression of a case flaky on the default branch, explained by items that flipped there too,
+    none critical, becomes "flaky on main"; a new error, a critical item, an item steady on main, or
+    a failure no item explains stays a regression."""
+    if flaky is None or diff.change != "regressed":
+        return diff
+    diff.flaky = flaky
+    worse = [f for f in diff.flips if f.worse]
+    steady = [f.id for f in worse if flaky.items and f.id not in flaky.items]
+    if diff.head_verdict == "error" or not worse or any(f.critical for f in worse) or steady:
+        why = ("a critical item" if any(f.critical for f in worse) else
+               f"item {', '.join(steady)} never flipped there" if steady else "this failure is not an item's flip")
+        diff.note = f"{flaky.label}, but {why}: still a regression"
+        return diff
+    diff.change = FLAKY_CHANGE
+    diff.note = f"{flaky.label}: {flaky.flips} flips with nothing it depends on changed; not counted as worse"
+    return diff
 
 
 def _undecided(flips: list[ItemFlip]) -> Change:

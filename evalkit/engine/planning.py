@@ -65,6 +65,7 @@ class Line:
     judge_calls: int = 0
     extraction_calls: int = 0
     graded_calls: int = 0  # the judge and the extraction in one call
+    confirm_calls: int = 0  # confirm_failures: at most, as if every judged item failed on every run
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
     cached: int = 0  # of them: distinct requests found in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
@@ -81,7 +82,7 @@ class Line:
 
     @property
     def calls(self) -> int:
-        return self.target_calls + self.judge_calls + self.extraction_calls + self.graded_calls
+        return self.target_calls + self.judge_calls + self.extraction_calls + self.graded_calls + self.confirm_calls
 
     def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, *, batchable: bool = True,
             read: int = 0, write: int = 0) -> None:
@@ -177,6 +178,9 @@ class Estimate:
             rows.append(f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} "
                         f"with --batch")
         for ln in self.lines:
+            if ln.confirm_calls:
+                rows.append(f"{ln.suite}: confirm_failures: up to {ln.confirm_calls} more judge calls, counted above "
+                            f"as if every judged item failed on every run (they are made only for items that fail)")
             if ln.calibration_calls:
                 rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
                             f"calls on its gold outputs (×{CALIBRATION_REPEATS}; not part of a run)")
@@ -264,6 +268,7 @@ class _Planner:
         self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
         self.thinking: JudgeThinking | None = None  # the judge_thinking of the suite whose case is being walked
         self.thinking_room = 0  # the most output tokens a judge call may think with
+        self.confirm = 0  # the confirm_failures of the suite whose case is being walked
 
     def caps(self, model: str) -> Any:
         """`model`'s Capabilities as the run knows them (None: the plan was given no table)."""
@@ -300,6 +305,7 @@ class _Planner:
     def case(self, line: Line, suite: Suite, case: Case, runs: int, *, tiers: dict[str, str]) -> None:
         tmodel, jmodel = tiers["high"], tiers["low"]
         self.thinking = suite.judge_thinking
+        self.confirm = suite.confirm_failures
         out_tokens = suite.max_tokens // 2
         guess = _tokens(json.dumps(case.input, default=str)) + 200  # a callable target's prompt: unknown
         before = self.previous.get((suite.name, case.id))
@@ -505,6 +511,12 @@ class _Planner:
                 self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out_tokens=out)
             else:
                 self.new(line, kind, jmodel, self.tokens.guess(req), out_tokens=out, request=req)
+        # confirm_failures: asked only about the items that fail, so only an upper bound is known: every
+        # judged item failing on every run, each confirming call a new one (never served by the cache).
+        req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated,
+                            trace=judged_trace(trace), route=route)
+        for _ in range(self.confirm):
+            self.new(line, "confirm_calls", jmodel, self.tokens.guess(req), out_tokens=verdict_tokens, request=req)
 
 
 def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:

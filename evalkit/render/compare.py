@@ -20,9 +20,9 @@ DEFAULT_TEMPLATE = "compare.md.j2"
 MAX_TRAJECTORY_LINES = 20  # change lines of the "Trajectory changes" section; the JSON keeps them all
 # A case of these changes whose items or fields changed gets its own details block in the comparison
 # (the report that follows leaves its own block out: a failing case is explained once).
-DETAILED_CHANGES = ("regressed", "fixed", "too few runs to tell", "within noise")
+DETAILED_CHANGES = ("regressed", "flaky on main", "fixed", "too few runs to tell", "within noise")
 MAX_CASE_TRAJECTORY_LINES = 8  # tool-call changes inside one case's details block
-CHANGE_ICONS = {"regressed": "❌", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
+CHANGE_ICONS = {"regressed": "❌", "flaky on main": "🎲", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
                 "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖", "not comparable": "🚫"}
 
 

@@ -14,7 +14,7 @@ from evalkit.results.consistency import Consistency, consistency
 from evalkit.results.report import CaseResult, Report, SuiteResult
 
 # Changed cases lead a suite's table, in the order a reviewer reads them.
-CHANGE_ORDER = ("regressed", "fixed", "still failing", "new", "not comparable", "too few runs to tell", "within noise",
+CHANGE_ORDER = ("regressed", "flaky on main", "fixed", "still failing", "new", "not comparable", "too few runs to tell", "within noise",
                 "removed", "still passing")
 FILTERS = ("failed", "regressed", "critical", "errors", "inconclusive")
 

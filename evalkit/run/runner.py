@@ -310,11 +310,10 @@ class Runner:
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
                 run.passed = run_passes(run, thresholds)
             scored.update(case_scores(runs), runs=runs)
-            if refused and self.client.stopped is not None:  # a refusal every case would meet stopped the run
-                scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal during this case"])
-            elif refused:  # started, but a call it needed was not sent: not a verdict on the target
-                scored.update(verdict="not_run", reasons=[f"{NOT_RUN_BUDGET}: the budget stopped the run during "
-                                                          f"this case ({budget.stopped if budget else ''})"])
+            if refused:  # started, but a call it needed was not sent (a refusal or the budget stopped the run)
+                scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal during this case"
+                              if self.client.stopped is not None else f"{NOT_RUN_BUDGET}: the budget stopped "
+                              f"the run during this case ({budget.stopped if budget else ''})"])
             fields = case.field_specs(suite.fields)  # a conversation's turns' too, as `turn N.<field>`
             extracted = [r.fields for r in runs]
             if len(runs) > 1 and fields and all(f is not None for f in extracted):
@@ -455,7 +454,8 @@ class Runner:
             client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
             fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
             case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
-            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking)
+            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking,
+            confirm=suite.confirm_failures)
         seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
         ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)

@@ -12,6 +12,7 @@ from typing import Any
 from evalkit.llm.client import BoundClient
 from evalkit.errors import ProviderError
 from evalkit.scoring.extract import coerce_fields, extract_fields, field_listing, fields_tool_schema
+from evalkit.scoring.confirm import confirm_failures
 from evalkit.scoring.judge import (JUDGE_TOOL_SPEC, TRUNCATED_NOTE, ItemVerdict, JudgeOutcome, context_block, criteria_listing,
                            json_in_text, judge, judge_repeated, parse_judge_reply, tally_votes)
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
@@ -130,11 +131,24 @@ async def _grade(client: BoundClient, model: str, output_text: str, criteria: di
 
 async def score_output(client: BoundClient, output_text: str, criteria: dict[str, str], repeats: dict[str, int],
                        fields: dict[str, FieldSpec], *, judge_model: str, extract_model: str | None = None,
-                       timeout: float | None = None, thinking: JudgeThinking | None = None, **context: Any) -> Graded:
+                       timeout: float | None = None, thinking: JudgeThinking | None = None, confirm: int = 0,
+                       **context: Any) -> Graded:
     """What a run asks about one output: the judge's verdicts (None without criteria) and the fields
     (None without fields, with the extraction's error). One combined call when both are asked of the
     same model; with judge repeats, the first sample is that call and the others judge alone. `thinking`:
-    the suite's `judge_thinking`, on every call that judges."""
+    the suite's `judge_thinking`, on every call that judges; `confirm`: its `confirm_failures`, the
+    judge asked that many times more about each item it failed (evalkit/scoring/confirm.py)."""
+    verdicts, values, error = await _score(client, output_text, criteria, repeats, fields, judge_model=judge_model,
+                                           extract_model=extract_model, timeout=timeout, thinking=thinking, **context)
+    if verdicts is not None and confirm:
+        verdicts = await confirm_failures(client, judge_model, output_text, criteria, verdicts, extra=confirm,
+                                          timeout=timeout, thinking=thinking, **context)
+    return verdicts, values, error
+
+
+async def _score(client: BoundClient, output_text: str, criteria: dict[str, str], repeats: dict[str, int],
+                 fields: dict[str, FieldSpec], *, judge_model: str, extract_model: str | None,
+                 timeout: float | None, thinking: JudgeThinking | None, **context: Any) -> Graded:
     extract_model = extract_model or judge_model
     if criteria and fields and extract_model == judge_model:
         n = max(repeats.values(), default=1)

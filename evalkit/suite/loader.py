@@ -237,6 +237,7 @@ class _Loader:
             judge_model=spec.judge_model,
             judge_thinking=JudgeThinking(spec.judge_thinking.effort, spec.judge_thinking.budget_tokens)
             if spec.judge_thinking else None,
+            confirm_failures=spec.confirm_failures,
             compare_models=list(spec.compare_models),
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
             max_tokens=spec.max_tokens,

@@ -178,6 +178,7 @@ class Suite:
     model: str | None = None
     judge_model: str | None = None  # None: the `low` tier, else the default judge
     judge_thinking: JudgeThinking | None = None  # the judge thinks before its verdicts
+    confirm_failures: int = 0  # judge calls more for an item the judge failed; the majority of all decides
     compare_models: list[str] = field(default_factory=list)  # run once per model, side by side
     tiers: dict[str, str] = field(default_factory=dict)
     max_tokens: int = 1024

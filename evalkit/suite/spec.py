@@ -235,9 +235,8 @@ class CaseSpec(_Strict):
     description: str = ""
     input: Any = None
     checks: list[CheckSpec] = Field(default_factory=list, description="Every one must pass.")
-    rubric: CaseRubric = Field(default_factory=list,
-                                     description="Items scored for the pass rate; or the name of a "
-                                                 "rubric under the suite's `rubrics`.")
+    rubric: CaseRubric = Field(default_factory=list, description="Items scored for the pass rate; or the name of a "
+                               "rubric under the suite's `rubrics`.")
     repeats: int | None = Field(default=None, ge=1, le=100)
     pass_all: bool | None = Field(default=None, description="Fail the case unless every one of its runs passes "
                                                             "(pass^k); default: the suite's `pass_all`.")
@@ -452,6 +451,7 @@ class SuiteSpec(_Strict):
                                                       "passes on its own (pass^k), not only its pass rate.")
     judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
                                                                    "the majority of each item's verdicts.")
+    confirm_failures: int = Field(0, ge=0, le=20, description="Judge a failed item N more times; majority decides.")
     judge_thinking: JudgeThinking | None = Field(default=None, description="The judge thinks before its verdicts: "
                                                  "`effort: low|medium|high|xhigh|max` (adaptive thinking), or "
                                                  "`budget_tokens: N` where the judge model takes a budget.")

@@ -1,0 +1,42 @@
+"""Confirm before blocking (a suite's `confirm_failures: N`): the judge is asked N more times about
+the items it failed, and only those; each is then decided by the majority of all its answers, the
+first ones included (a tie fails). A fail the judge gave once by chance becomes a pass; a fail it
+gives every time stays a fail. A confirming call that fails is left out, never read as a pass."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from evalkit.llm.client import BoundClient
+from evalkit.results.intervals import majority
+from evalkit.scoring.judge import ItemVerdict, JudgeOutcome, judge
+
+# Sample numbers of the confirming calls (each its own cache entry), apart from judge_repeats' 1..20.
+CONFIRM_SAMPLES_FROM = 100
+
+
+async def confirm_failures(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
+                           outcome: JudgeOutcome, *, extra: int, **kwargs: Any) -> JudgeOutcome:
+    """`outcome` with each item it failed re-decided by the majority of its votes and `extra` more
+    answers; unchanged when `extra` is 0, nothing failed, or the judge errored."""
+    failed = {cid: text for cid, text in criteria.items()
+              if cid in outcome.verdicts and outcome.verdicts[cid].verdict == "fail"}
+    if extra <= 0 or outcome.error or not failed:
+        return outcome
+    more = await asyncio.gather(*(judge(client.sampled(CONFIRM_SAMPLES_FROM + k), model, output_text, failed, **kwargs)
+                                  for k in range(extra)))
+    answers = [o for o in more if not o.error]
+    verdicts, votes = dict(outcome.verdicts), {cid: list(v) for cid, v in outcome.votes.items()}
+    for cid in failed:
+        first = votes.get(cid) or [outcome.verdicts[cid].verdict]
+        added = [o.verdicts[cid] for o in answers]
+        every = first + [v.verdict for v in added]
+        decided = majority(every)
+        reason = next((v.reason for v in added if v.verdict == decided), outcome.verdicts[cid].reason)
+        tally = f"confirmed: {every.count('pass')}/{len(every)} judge votes pass"
+        if len(added) < extra:
+            tally += f"; {extra - len(added)} confirming call{'s' if extra - len(added) != 1 else ''} failed"
+        verdicts[cid] = ItemVerdict(id=cid, reason=f"{reason} ({tally})", verdict=decided)  # type: ignore[arg-type]  # majority() returns pass or fail
+        votes[cid] = every
+    return JudgeOutcome(verdicts=verdicts, votes=votes)
