@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING
 from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from evalkit.engine.agent_client import get_client
     from evalkit.checks.base import Check, CheckContext, Outcome
     from evalkit.checks.registry import register_check
+    from evalkit.engine.agent_client import get_client
     from evalkit.errors import EvalkitError, Problem, ProviderError, SuiteError
     from evalkit.llm.providers.interface import ModelRequest, ModelResponse
     from evalkit.pytest_plugin.helpers import llm_judge, load_fixtures, run_checks
     from evalkit.results.report import Report
+    from evalkit.run.targets import TargetResult
     from evalkit.suite.loader import load_suite
     from evalkit.suite.model import Case, Suite
-    from evalkit.run.targets import TargetResult
     from evalkit.trace.steps import Step
 
 __all__ = [

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.engine import load_suites, make_client, run
-from evalkit.testing.scripted import ScriptedProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
 
 
 def _import_everything_once() -> None:

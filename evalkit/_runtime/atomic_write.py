@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Callable, cast
 
-from evalkit.errors import OutputError
 from evalkit._runtime.redaction import RedactingStream, redacted, redacting
+from evalkit.errors import OutputError
 
 
 def _umask() -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, NoReturn
 
 from evalkit.exit_codes import ExitCode
+
 _real_exit = os._exit
 _armed_pid: int | None = None
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from evalkit._runtime.signals import Terminated
 from evalkit.action.baseline import BaseResult, Settings, compare_with_base
 from evalkit.action.credential import NO_OIDC, ApiKey, Credential, federated
 from evalkit.action.discovery import parse_list, read_watch_map
@@ -37,20 +38,25 @@ from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
 from evalkit.compare.model_vs_model import compare_models
+from evalkit.engine.per_model_runs import model_path
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
-from evalkit.results.gates import exit_code
+from evalkit.exit_codes import ExitCode
 from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
 from evalkit.github.event import Event
-from evalkit.engine.per_model_runs import model_path
-from evalkit.render.comment import (SUMMARY_CHARS, no_key_body, nothing_affected_body, render_comment,
-                                   render_models_comment)
+from evalkit.render.comment import (
+    SUMMARY_CHARS,
+    no_key_body,
+    nothing_affected_body,
+    render_comment,
+    render_models_comment,
+)
 from evalkit.render.html import render_html
 from evalkit.render.junit import render_junit
+from evalkit.results.gates import exit_code
 from evalkit.results.report import Report, Verdict
-from evalkit._runtime.signals import Terminated
-from evalkit.exit_codes import ExitCode
+
 SUMMARY_CAP = 20_000  # characters of one reason in the job summary (the comment: MAX_QUOTED_CHARS)
 
 

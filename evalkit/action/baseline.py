@@ -13,9 +13,9 @@ from evalkit.action.inputs import Inputs, read_input, selectors
 from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
 from evalkit.action.saved_base import relative_suite_paths, reuse, run_options
-from evalkit.engine.base_ref import Git, worktree
-from evalkit.compare.load import load_results
 from evalkit.compare import Comparison, compare_reports
+from evalkit.compare.load import load_results
+from evalkit.engine.base_ref import Git, worktree
 from evalkit.errors import EvalkitError, UsageError
 from evalkit.exit_codes import passed_or_failed
 from evalkit.github.api import GitHubAPI

@@ -16,15 +16,14 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.llm.cache import derive_seal
-
 from evalkit.errors import UsageError
 from evalkit.github import commands
+from evalkit.llm.cache import derive_seal
 
 OAUTH_BETA = "oauth-2025-04-20"  # what the SDK sends beside a federated bearer token
 DEFAULT_AUDIENCE = "https://api.anthropic.com"

@@ -27,10 +27,10 @@ from typing import Any
 
 from evalkit.errors import SuiteError, UsageError
 from evalkit.github.globs import glob_match
-from evalkit.suite.loader import load_suite, refuse_duplicate_names
-from evalkit.suite.yaml_reader import read_yaml
 from evalkit.suite.files import is_suite_file, resolve_suite_paths
+from evalkit.suite.loader import load_suite, refuse_duplicate_names
 from evalkit.suite.model import Suite, Target
+from evalkit.suite.yaml_reader import read_yaml
 
 CONFIG_NAMES = ("evalkit.yml", "evalkit.yaml")
 SKIP_DIRS = frozenset({"node_modules", "venv", "env", "__pycache__", "site-packages", "build", "dist"})

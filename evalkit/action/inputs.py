@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from evalkit.action.credential import DEFAULT_AUDIENCE, Credential, Federation
 from evalkit.action.discovery import parse_list
 from evalkit.action.redact import passthrough
 from evalkit.errors import UsageError
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.llm.budget import max_cost_problem
 from evalkit.run.sharding import parse_shard
-from evalkit.suite.spec import plain_tags
-from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.suite.model import tag_selector
+from evalkit.suite.spec import plain_tags
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalkit.action.credential import ApiKey, Credential
 from evalkit._runtime.out_of_reach import mark_non_dumpable, wipe_initial_environ, without_ptrace
+from evalkit.action.credential import ApiKey, Credential
 from evalkit.action.proxy import KeyProxy
 from evalkit.action.redact import MIN_SECRET_CHARS, allowed_environment
 from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError

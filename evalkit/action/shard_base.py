@@ -17,12 +17,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalkit.engine import merging
-from evalkit.action.baseline import (BaseResult, Settings, _run_base_in_worker, base_ref, compared, ensure_commit)
+from evalkit.action.baseline import BaseResult, Settings, _run_base_in_worker, base_ref, compared, ensure_commit
 from evalkit.action.inputs import Inputs
 from evalkit.action.redact import redact, redact_file, redact_text
+from evalkit.engine import load_suites, merging
 from evalkit.engine.base_ref import Git, worktree
-from evalkit.engine import load_suites
 from evalkit.errors import EvalkitError, UsageError
 from evalkit.github.event import Event
 from evalkit.results.report import Report

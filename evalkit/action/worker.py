@@ -23,21 +23,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evalkit.action.discovery import load_repo_suites, select_named
-from evalkit.action.sandbox import SEAL_FD_VARIABLE
-from evalkit.llm.batching import batch_run
-from evalkit.engine import anthropic_deprecations, make_client, run_and_save
 from evalkit._runtime import exit_guard
 from evalkit._runtime.out_of_reach import mark_non_dumpable
-from evalkit.llm.cache import use_seal
+from evalkit.action.discovery import load_repo_suites, select_named
+from evalkit.action.sandbox import SEAL_FD_VARIABLE
+from evalkit.engine import anthropic_deprecations, make_client, run_and_save
+from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
 from evalkit.exit_codes import WorkerExit
-from evalkit.engine.per_model_runs import model_path, models_to_compare, run_per_model
+from evalkit.limits import DEFAULT_CONCURRENCY
+from evalkit.llm.batching import batch_run
+from evalkit.llm.cache import use_seal
+from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
 from evalkit.run.sharding import parse_shard
 from evalkit.suite.loader import load_suite
-from evalkit.results.report import Report
-from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.suite.model import Suite, Target, describe_selection
 
 

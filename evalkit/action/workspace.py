@@ -11,8 +11,6 @@ from pathlib import Path
 from evalkit.errors import UsageError
 from evalkit.github.commands import annotation, append_summary, set_output
 
-
-
 RESULTS_FOLDER = ".evalkit/results"  # inside the workspace; `.evalkit/.gitignore` keeps it out of git
 
 

@@ -11,11 +11,14 @@ from typing import Any, Callable
 
 import click
 
+from evalkit.cli.exit_codes import ExitCodes
+from evalkit.cli.exit_codes import guard as _guard
+from evalkit.cli.terminal import planned_cases, summarise
+from evalkit.cli.terminal import progress_printer as _progress_printer
 from evalkit.errors import UsageError
 from evalkit.exit_codes import passed_or_failed
-from evalkit.cli.exit_codes import ExitCodes, fail as _fail, guard as _guard
-from evalkit.cli.terminal import planned_cases, progress_printer as _progress_printer, summarise
 from evalkit.limits import DEFAULT_CONCURRENCY
+
 
 @click.group(cls=ExitCodes, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evalkit")
@@ -326,15 +329,14 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         resume: str | None, max_cost: str | None, history: str | None, history_branch: str) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
-    from evalkit.llm.batching import batch_run
+    from evalkit.cli.side_by_side import against_base, models_side_by_side
     from evalkit.engine import anthropic_provider, make_client
     from evalkit.engine.per_model_runs import models_to_compare
+    from evalkit.llm.batching import batch_run
+    from evalkit.llm.budget import parse_max_cost
     from evalkit.run.runner import RunOptions
     from evalkit.run.sharding import parse_shard
     from evalkit.suite.model import selectors
-    from evalkit.cli.side_by_side import against_base, models_side_by_side
-
-    from evalkit.llm.budget import parse_max_cost
 
     budget = parse_max_cost(max_cost) if max_cost is not None else None  # a bad amount: one line, exit 2
     started_env = dict(os.environ)  # before plugins are imported: user code cannot redirect the client
@@ -443,8 +445,8 @@ def models(show_all: bool, cache_dir: str | None) -> None:
 @_guard
 def init(folder: str, target: str | None) -> None:
     """Write a first suite, evalkit.yml and a workflow into FOLDER, then check them as `validate` does."""
-    from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
     from evalkit.cli.scaffold import init_project
+    from evalkit.engine import load_suites, preflight  # imported per command: --help and light commands stay fast
 
     made = init_project(Path(folder), target)
     for path in made.written:

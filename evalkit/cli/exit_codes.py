@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 import click
 
+from evalkit._runtime.redaction import redacted
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, safe_str
 from evalkit.exit_codes import ExitCode
-from evalkit._runtime.redaction import redacted
 
 
 def internal_error(exc: BaseException) -> None:

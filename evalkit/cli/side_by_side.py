@@ -10,11 +10,11 @@ import click
 
 from evalkit.compare import compare_reports, load_results
 from evalkit.compare.model_vs_model import compare_models
-from evalkit.exit_codes import passed_or_failed
-from evalkit.results.gates import exit_code
 from evalkit.engine.per_model_runs import model_path, run_per_model
+from evalkit.exit_codes import passed_or_failed
 from evalkit.render.compare import comparison_table, model_table, render_comparison, render_model_comparison
 from evalkit.render.html import write_html
+from evalkit.results.gates import exit_code
 
 
 def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, threshold_code: int,

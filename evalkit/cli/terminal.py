@@ -19,8 +19,8 @@ MAX_PROBLEM_CHARS = 300  # of an error shown under its case while running (the r
 
 def summarise(result: Any, out: Path) -> int:
     """A line per suite, the warnings, the usage; the exit code of the verdict."""
-    from evalkit.results.gates import exit_code  # imported per command: --help and light commands stay fast
     from evalkit.render.log import budget_line, suite_line, usage_line
+    from evalkit.results.gates import exit_code  # imported per command: --help and light commands stay fast
 
     for suite in result.suites:
         click.echo(suite_line(suite))

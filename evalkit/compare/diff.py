@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalkit.compare.comparison import CaseDiff, Change, Comparison, FieldChange, ItemFlip, SideStats, SuiteDiff
-from evalkit.compare.flaky import FLAKY_CHANGE, FlakyCase, FlakyIndex
 from evalkit.compare.fisher import fisher_exact, repeats_needed, smallest_p
+from evalkit.compare.flaky import FLAKY_CHANGE, FlakyCase, FlakyIndex
 from evalkit.compare.trajectory_diff import trajectory_diff
 from evalkit.results.report import CaseResult, ItemResult, Report, SuiteResult
 

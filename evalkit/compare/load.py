@@ -9,8 +9,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import UsageError
-from evalkit.results.report import Report
 from evalkit.results.reader import load_report
+from evalkit.results.report import Report
 
 
 def load_results(path: str | Path) -> Report:

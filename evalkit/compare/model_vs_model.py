@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from evalkit.compare.diff import side_stats
 from evalkit.compare.comparison import SideStats
+from evalkit.compare.diff import side_stats
 from evalkit.compare.trajectory_diff import TrajectoryDiff, trajectory_diff
 from evalkit.results.report import CaseResult, Report
 

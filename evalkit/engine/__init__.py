@@ -10,33 +10,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from evalkit._runtime import gc_pause as collector
-
-from evalkit.engine import merging
-from evalkit.llm.cache import ResponseCache, default_cache_dir
-from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
+from evalkit._runtime.signals import run_stoppable
+from evalkit.engine import merging
+from evalkit.engine.preflight import preflight
 from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
 from evalkit.exit_codes import passed_or_failed
+from evalkit.limits import DEFAULT_CONCURRENCY
+from evalkit.llm.cache import ResponseCache, default_cache_dir
 from evalkit.llm.capabilities import CapabilityTable
-from evalkit.run.model_fit import fit_warnings, refuse_unfit
+from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit.llm.model_lifecycle import LifecycleTable
-from evalkit.engine.preflight import preflight
 from evalkit.llm.providers.interface import Provider
 from evalkit.llm.providers.lazy import LazyProvider
-from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.render.html import write_html
 from evalkit.render.markdown import render_markdown
-from evalkit.results.report import Report
 from evalkit.results.reader import load_report, write_report
+from evalkit.results.report import Report
+from evalkit.run.model_fit import fit_warnings, refuse_unfit
 from evalkit.run.runner import Runner, RunOptions
-from evalkit._runtime.signals import run_stoppable
-from evalkit.suite.loader import load_suite, refuse_duplicate_names
 from evalkit.suite.files import resolve_suite_paths
+from evalkit.suite.loader import load_suite, refuse_duplicate_names
 from evalkit.suite.model import Suite
 
 if TYPE_CHECKING:
-    from evalkit.suite.calibration import Calibration
     from evalkit.engine.planning import Estimate
+    from evalkit.suite.calibration import Calibration
 
 # The calls every front door makes (the CLI, the pytest plugin, the Action); the room's modules
 # (planning, preflight, merging, selftest, calibrate, per-model runs, base refs, resume, the client

@@ -24,9 +24,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from evalkit.llm.tiers import TIER_ENV, resolve_tiers
 
 if TYPE_CHECKING:
-    from evalkit.llm.client import ModelClient, SyncClient  # on use: agent code imports this module; the engine is heavy
-    from evalkit.llm.usage import Usage
+    from evalkit.llm.client import (  # on use: agent code imports this module; the engine is heavy
+        ModelClient,
+        SyncClient,
+    )
     from evalkit.llm.providers.interface import Provider
+    from evalkit.llm.usage import Usage
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 1024

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.llm.cache import default_cache_dir
 from evalkit.compare.load import load_results
 from evalkit.errors import UsageError
 from evalkit.exit_codes import ExitCode, passed_or_failed
+from evalkit.llm.cache import default_cache_dir
 from evalkit.llm.providers.interface import Provider
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
@@ -127,11 +127,10 @@ def base_spec(options: RunOptions, *, concurrency: int, cache_dir: str | Path | 
 
 def child_main() -> int:
     """The base side's process: read the spec from stdin, run, save. Exit 0/1 verdict, 2 error."""
+    from evalkit._runtime.redaction import labelled, protect
     from evalkit.engine import anthropic_provider, load_suites, make_client, run_and_save
     from evalkit.errors import EvalkitError
     from evalkit.run.sharding import parse_shard
-
-    from evalkit._runtime.redaction import labelled, protect
 
     protect(labelled(os.environ))  # as the `evalkit` command that started this process does
     spec = json.loads(sys.stdin.read())

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.checks.base import output_text
-from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit.errors import ProviderError, TargetError
-from evalkit.scoring.extract import EXTRACT_TOOL, extract_fields
+from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
-from evalkit.suite.model import GoldOutput, Suite
 from evalkit.run.targets import call_target, resolve_target
+from evalkit.scoring.extract import EXTRACT_TOOL, extract_fields
+from evalkit.suite.model import GoldOutput, Suite
 
 #: Seconds a target gets to recompute one gold output's facts (it makes no real model call).
 TARGET_SECONDS = 60.0

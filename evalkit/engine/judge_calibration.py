@@ -16,14 +16,13 @@ from typing import Any
 from evalkit.checks.base import output_text
 from evalkit.llm.client import ModelClient
 from evalkit.results.agreement import values_agree
-from evalkit.scoring.extract import extract_fields
-from evalkit.scoring.judge import judge
-from evalkit.scoring.items import applicable_items
 from evalkit.results.intervals import cohen_kappa, flipped, kappa_interval
-from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
+from evalkit.scoring.extract import extract_fields
 from evalkit.scoring.grading import grade
+from evalkit.scoring.items import applicable_items
+from evalkit.scoring.judge import judge
 from evalkit.scoring.structured import refuse_unroutable
-from evalkit.errors import UsageError
+from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
 from evalkit.suite.model import GoldOutput, Suite
 from evalkit.trace.steps import judged_trace
 

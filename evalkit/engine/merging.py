@@ -9,12 +9,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import UsageError
+from evalkit.llm.usage import Usage
 from evalkit.results.gates import suite_verdict, worst
 from evalkit.results.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
-from evalkit.scoring.items import compare_cases
 from evalkit.run.sharding import parse_shard
+from evalkit.scoring.items import compare_cases
 from evalkit.suite.model import Suite
-from evalkit.llm.usage import Usage
 
 
 def check_complete(reports: list[tuple[str, Report]]) -> None:

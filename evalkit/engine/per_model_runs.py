@@ -9,11 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from evalkit.llm import model_lifecycle as lifecycle
 from evalkit._runtime.asyncio_run import run_blocking
-from evalkit.llm.client import ModelClient
-from evalkit.errors import UsageError
 from evalkit.engine.preflight import preflight
+from evalkit.errors import UsageError
+from evalkit.llm import model_lifecycle as lifecycle
+from evalkit.llm.client import ModelClient
 from evalkit.results.report import Report
 from evalkit.run.runner import Runner, RunOptions
 from evalkit.suite.model import Suite

@@ -29,23 +29,24 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from evalkit.llm.budget import request_tokens, text_tokens as _tokens
-from evalkit.errors import EvalkitError, one_line
-from evalkit.llm.cache import ResponseCache
 from evalkit.checks.base import output_text
-from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
-from evalkit.scoring.extract import extract_request
-from evalkit.scoring.judge import judge_request
+from evalkit.errors import EvalkitError, one_line
+from evalkit.llm.budget import request_tokens
+from evalkit.llm.budget import text_tokens as _tokens
+from evalkit.llm.cache import ResponseCache
 from evalkit.llm.pricing import cost_usd
+from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
+from evalkit.run.conversation import render_turn, target_prompt
+from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
+from evalkit.run.targets import prompt_request
+from evalkit.scoring.extract import extract_request
 from evalkit.scoring.grading import grade_request
+from evalkit.scoring.judge import judge_request
 from evalkit.scoring.structured import Route, route_for
-from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import TAG_PREFIX, Case, Item, JudgeThinking, Suite, describe_selection
-from evalkit.run.conversation import render_turn, target_prompt
-from evalkit.run.targets import prompt_request
 from evalkit.trace.steps import Step, judged_trace
 
 JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict

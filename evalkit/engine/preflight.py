@@ -9,14 +9,14 @@ import inspect
 from typing import Any
 
 from evalkit._runtime.import_names import import_object
+from evalkit._runtime.user_calls import USER_EXITS, describe_exit, takes_messages
 from evalkit.checks.fields import FieldCheck
 from evalkit.errors import Problem, SuiteError, TargetError, UsageError
 from evalkit.run.conversation import render_turn, target_prompt
-from evalkit._runtime.user_calls import USER_EXITS, describe_exit, takes_messages
-from evalkit.suite.spec import FieldSpec
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import Case, Suite, Target, Tool, describe_selection
 from evalkit.suite.prompts import render_prompt
+from evalkit.suite.spec import FieldSpec
 
 
 def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None,

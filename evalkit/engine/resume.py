@@ -12,14 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from evalkit.results import provenance
+from evalkit._runtime.signals import Terminated, exit_code
 from evalkit.engine import load_suites
 from evalkit.errors import UsageError
 from evalkit.render.log import suite_line
+from evalkit.results import provenance
 from evalkit.results.reader import Scan, scan_results, summary_of
 from evalkit.run.runner import RunOptions
 from evalkit.run.sharding import parse_shard
-from evalkit._runtime.signals import Terminated, exit_code
 from evalkit.suite.model import Suite
 
 # The options that shape results: a resumed run keeps the interrupted one's.

@@ -19,8 +19,6 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN  # one estimate of tokens: plan, prefixes, budget
 from evalkit.llm.providers.interface import ModelRequest
 
-
-
 # Models whose tokenizer counts more tokens for the same text than the 4-characters rule assumes
 # (Anthropic's Haiku 5.5 page: about 30 % more than Haiku 4.5), by model id prefix.
 TOKENIZER_FACTOR: tuple[tuple[str, float], ...] = (("claude-haiku-5-5", 1.3),)

@@ -11,19 +11,19 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from evalkit._runtime.queue_time import queued
+from evalkit.errors import ProviderError
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.llm.budget import Budget, BudgetExceeded
-from evalkit.llm.capabilities import Capabilities, CapabilityTable
 from evalkit.llm.cache import ResponseCache
+from evalkit.llm.capabilities import Capabilities, CapabilityTable
 from evalkit.llm.concurrency import AdaptiveLimiter
 from evalkit.llm.paid import PaidLedger
-from evalkit.errors import ProviderError
-from evalkit.trace.recorder import TraceRecorder
-from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
-from evalkit.llm.usage import Usage, call_cost, fault_kind
-from evalkit._runtime.queue_time import queued
-from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.llm.prompt_prefix import WarmUp, marks_a_prefix
+from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
 from evalkit.llm.refusals import RunStop, run_stop
+from evalkit.llm.usage import Usage, call_cost, fault_kind
+from evalkit.trace.recorder import TraceRecorder
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,6 @@ engine are imported only when an eval runs.
 
 from __future__ import annotations
 
-
 # The plugin's modules; pytest finds its hooks on this module itself.
 __all__ = [
     "gold_tests",

@@ -11,13 +11,13 @@ import inspect
 from pathlib import Path
 from typing import Any, Iterable
 
-from evalkit.engine import agent_client as ambient
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.checks.registry import CheckRegistry
+from evalkit.engine import agent_client as ambient
 from evalkit.errors import JudgeError, SuiteError
-from evalkit.scoring.judge import judge
 from evalkit.results.report import ItemResult
 from evalkit.scoring.items import decide_item, judged_item
+from evalkit.scoring.judge import judge
 from evalkit.suite.loader import checks_item, load_suite
 from evalkit.suite.yaml_reader import read_yaml
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import EvalkitError, SuiteError
-from evalkit.render.sanitize import MAX_QUOTED_CHARS, cap_text, neutralize_markdown, strip_invisible, truncate_markdown
 from evalkit.render.markdown import render_markdown
+from evalkit.render.sanitize import MAX_QUOTED_CHARS, cap_text, neutralize_markdown, strip_invisible, truncate_markdown
 from evalkit.results.report import Report
 
 MARKER = "<!-- evalkit:comment -->"

@@ -3,9 +3,9 @@ cases' details. The CLI and the Action print these same lines."""
 
 from __future__ import annotations
 
+from evalkit.llm.usage import Usage
 from evalkit.render.sanitize import cap_text
 from evalkit.results.report import Report, SuiteResult
-from evalkit.llm.usage import Usage
 
 MAX_LOGGED_OUTPUT = 4000  # characters of each failing output shown in a log (reasons: MAX_QUOTED_CHARS)
 MAX_TRACEBACK_CHARS = 2000  # of a target's traceback shown in a log or a comment (the innermost frames)

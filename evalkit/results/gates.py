@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.exit_codes import ExitCode, passed_or_failed
-from evalkit.suite.spec import Thresholds
-from evalkit.results.report import CaseResult, ComparisonResult, RunResult, SuiteResult, Verdict
-from evalkit.results.intervals import wilson
 from evalkit.results.consistency import pass_all_reason
+from evalkit.results.intervals import wilson
+from evalkit.results.report import CaseResult, ComparisonResult, RunResult, SuiteResult, Verdict
+from evalkit.suite.spec import Thresholds
 
 _SEVERITY = {"skipped": 0, "pass": 1, "inconclusive": 2, "not_run": 3, "fail": 4, "error": 5}
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 from evalkit._runtime.atomic_write import write_atomic
+from evalkit.llm.usage import Usage
 from evalkit.results.gates import suite_verdict, worst
 from evalkit.results.report import CaseResult, Report, SuiteResult
 from evalkit.results.stream import CASE_KEY, SessionTotals, SuiteTally, model_json
-from evalkit.llm.usage import Usage
 
 
 @dataclass(slots=True)

@@ -8,12 +8,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from evalkit._runtime.atomic_write import write_atomic
-from evalkit.results.storable import storable
-from evalkit.suite.spec import Thresholds
 from evalkit.llm.usage import Usage
 from evalkit.results.agreement import FieldAgreement
-from evalkit.results.provenance import Provenance
 from evalkit.results.intervals import wilson
+from evalkit.results.provenance import Provenance
+from evalkit.results.storable import storable
+from evalkit.suite.spec import Thresholds
 from evalkit.trace.steps import Step
 
 # not_run: a case the run's budget (--max-cost) stopped before it started; its suite fails.

@@ -36,12 +36,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from evalkit._runtime.end_of_turn import before_next_wait
-from evalkit.errors import OutputError, UsageError, one_line
 from evalkit._runtime.redaction import redacted
-from evalkit.results.storable import storable, storable_text
-from evalkit.results.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
-from evalkit.suite.model import Suite
+from evalkit.errors import OutputError, UsageError, one_line
 from evalkit.llm.usage import Usage
+from evalkit.results.report import CaseResult, ModelUse, RateLimitUse, Report, SuiteResult
+from evalkit.results.storable import storable, storable_text
+from evalkit.suite.model import Suite
 
 FORMAT = 1
 CASE_KEY = b', "case": '  # what separates a case line's head from its CaseResult

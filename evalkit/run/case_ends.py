@@ -8,8 +8,8 @@ import asyncio
 import json
 from typing import Any
 
-from evalkit.errors import one_line
 from evalkit._runtime.user_calls import cancelled_words, is_cancellation
+from evalkit.errors import one_line
 
 
 def stopping() -> bool:

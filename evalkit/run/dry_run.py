@@ -20,17 +20,17 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit._runtime.import_names import import_object
+from evalkit._runtime.user_calls import DaemonPool, tool_answer
+from evalkit.errors import EvalkitError, one_line
 from evalkit.llm.cache import ResponseCache
 from evalkit.llm.client import ModelClient
-from evalkit.errors import EvalkitError, one_line
-from evalkit._runtime.import_names import import_object
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
-from evalkit.suite.model import Case, Suite, Turn
-from evalkit._runtime.user_calls import DaemonPool, tool_answer
 from evalkit.run.conversation import Scored, run_conversation, target_prompt
 from evalkit.run.runner import trajectory
 from evalkit.run.targets import Messages, TargetCall, call_target, resolve_target, target_executor
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
+from evalkit.suite.model import Case, Suite, Turn
 from evalkit.trace.steps import Step
 
 

@@ -12,41 +12,49 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evalkit.run.case_queue import run_windowed, window_for
+from evalkit._runtime import gc_pause as collector
+from evalkit._runtime import queue_time as waits
+from evalkit._runtime.user_calls import user_traceback
 from evalkit.checks.base import CheckContext, output_text
+from evalkit.errors import EvalkitError, IncompleteRun, one_line
+from evalkit.llm import model_lifecycle as lifecycle
 from evalkit.llm.budget import Budget
 from evalkit.llm.client import BoundClient, ModelClient
+from evalkit.llm.paid import PaidLedger
+from evalkit.llm.usage import Usage
+from evalkit.results import provenance
 from evalkit.results.agreement import agreement
-from evalkit.errors import EvalkitError, IncompleteRun, one_line
-from evalkit.scoring.extract import extract_fields
 from evalkit.results.consistency import run_passes
 from evalkit.results.gates import case_scores, case_verdict, suite_verdict, worst
-from evalkit._runtime import gc_pause as collector
-from evalkit.llm import model_lifecycle as lifecycle
-from evalkit.results import provenance
-from evalkit._runtime import queue_time as waits
-from evalkit.scoring.judge import judge_repeated
-from evalkit.results.report import (NOT_RUN_BUDGET, BudgetUse, CaseResult, ItemResult, ModelUse, RateLimitUse,
-                                    Report, RunResult, SuiteResult)
 from evalkit.results.reader import Scan, carry_over, load_report, prior_totals, scan_results
+from evalkit.results.report import (
+    NOT_RUN_BUDGET,
+    BudgetUse,
+    CaseResult,
+    ItemResult,
+    ModelUse,
+    RateLimitUse,
+    Report,
+    RunResult,
+    SuiteResult,
+)
 from evalkit.results.stream import ResultsWriter, RunLock, SessionTotals, SuiteTally, new_run_id, tally_for
-from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
-from evalkit.run.sharding import Shard, shard_members
-from evalkit.suite.spec import Thresholds
-from evalkit.scoring.grading import score_output
-from evalkit.run.model_fit import refuse_unfit
-from evalkit.suite.calibration import calibration_note
-from evalkit.suite.model import Case, Suite, Target, Turn
+from evalkit.run.case_ends import ended_words, jsonable, stopping
+from evalkit.run.case_queue import run_windowed, window_for
 from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
+from evalkit.run.model_fit import refuse_unfit
+from evalkit.run.sharding import Shard, shard_members
+from evalkit.run.stored import stored_output, stored_traceback
 from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
-from evalkit.trace.steps import Step, judged_trace
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
-from evalkit.llm.usage import Usage
-from evalkit.run.stored import stored_output, stored_traceback
-from evalkit.llm.paid import PaidLedger
-from evalkit._runtime.user_calls import user_traceback
-from evalkit.run.case_ends import ended_words, jsonable, stopping
+from evalkit.scoring.grading import score_output
+from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
+from evalkit.suite.calibration import calibration_note
+from evalkit.suite.model import Case, Suite, Target, Turn
+from evalkit.suite.spec import Thresholds
+from evalkit.trace.steps import Step, judged_trace
+
 
 @dataclass
 class RunOptions:

@@ -9,19 +9,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from evalkit._runtime import queue_time as waits
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
-from evalkit._runtime import queue_time as waits
+from evalkit._runtime.user_calls import (
+    USER_EXITS,
+    DaemonPool,
+    call_shape,
+    describe_exit,
+    output_problem,
+    takes_messages,
+    user_traceback,
+)
+from evalkit.errors import ProviderError, TargetError, one_line
 from evalkit.llm.batching import batch_eligible
 from evalkit.llm.capabilities import Capabilities, effort_for
 from evalkit.llm.client import BoundClient, SyncClient
-from evalkit.errors import ProviderError, TargetError, one_line
-from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, describe_exit, output_problem,
-                                         takes_messages, user_traceback)
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest, ModelResponse
+from evalkit.run.tool_loop import StepsExhausted, ToolBox, run_tool_loop
 from evalkit.suite.model import Target
 from evalkit.suite.prompts import render_prompt
-from evalkit.run.tool_loop import StepsExhausted, ToolBox, run_tool_loop
 from evalkit.trace.steps import Step, read_trace
 
 # Synchronous targets block a thread while they wait for their model calls, so they must not

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from evalkit._runtime import queue_time as waits
 from evalkit.errors import one_line
-from evalkit.scoring.items import decide_item, item_result
 from evalkit.run.targets import TargetCall
 from evalkit.run.tool_loop import ToolOutcome
+from evalkit.scoring.items import decide_item, item_result
 from evalkit.workers.link import PICKLE
 from evalkit.workers.pool import TIMED_OUT, WorkerPool
 from evalkit.workers.process import signal_name

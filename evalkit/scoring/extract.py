@@ -6,12 +6,12 @@ import asyncio
 import json
 from typing import Any
 
-from evalkit.suite.spec import FieldSpec
-from evalkit.llm.client import BoundClient
 from evalkit.errors import ProviderError
+from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
+from evalkit.suite.spec import FieldSpec
 
 EXTRACT_TOOL = "record_fields"
 

@@ -9,17 +9,28 @@ import asyncio
 import json
 from typing import Any
 
-from evalkit.llm.client import BoundClient
 from evalkit.errors import ProviderError
-from evalkit.scoring.extract import coerce_fields, extract_fields, field_listing, fields_tool_schema
-from evalkit.scoring.confirm import confirm_failures
-from evalkit.scoring.judge import (JUDGE_TOOL_SPEC, TRUNCATED_NOTE, ItemVerdict, JudgeOutcome, context_block, criteria_listing,
-                           json_in_text, judge, judge_repeated, parse_judge_reply, tally_votes)
+from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
+from evalkit.scoring.confirm import confirm_failures
+from evalkit.scoring.extract import coerce_fields, extract_fields, field_listing, fields_tool_schema
+from evalkit.scoring.fencing import fence
+from evalkit.scoring.judge import (
+    JUDGE_TOOL_SPEC,
+    TRUNCATED_NOTE,
+    ItemVerdict,
+    JudgeOutcome,
+    context_block,
+    criteria_listing,
+    json_in_text,
+    judge,
+    judge_repeated,
+    parse_judge_reply,
+    tally_votes,
+)
+from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
 from evalkit.suite.model import JudgeThinking
 from evalkit.suite.spec import FieldSpec
-from evalkit.scoring.fencing import fence
-from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
 from evalkit.trace.steps import Step
 
 GRADE_TOOL = "record_verdicts_and_fields"

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from evalkit.checks.base import Check, CheckContext, normalize
-from evalkit.results.agreement import consensus
-from evalkit.errors import one_line
 from evalkit._runtime.user_calls import USER_EXITS, DaemonPool
-from evalkit.scoring.judge import JudgeOutcome
+from evalkit.checks.base import Check, CheckContext, normalize
+from evalkit.errors import one_line
+from evalkit.results.agreement import consensus
 from evalkit.results.report import CaseResult, ComparisonResult, ItemResult
-from evalkit.suite.spec import CompareSpec, FieldRef
+from evalkit.scoring.judge import JudgeOutcome
 from evalkit.suite.conditions import condition_holds
 from evalkit.suite.model import Case, Item, Suite
+from evalkit.suite.spec import CompareSpec, FieldRef
 
 # Checks from plugins are user code: they run here, where one that never returns can be left behind.
 _CHECK_WORKERS = DaemonPool(4, "evalkit-check")

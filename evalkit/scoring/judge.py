@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from evalkit.llm.client import BoundClient
 from evalkit.errors import ProviderError
+from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.results.intervals import majority
 from evalkit.scoring.fencing import fence

@@ -12,7 +12,6 @@ from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.errors import Problem, SuiteError
-    from evalkit.suite.loader import checks_item, load_suite
     from evalkit.suite.files import (
         SUITE_FILENAMES,
         SUITE_SUFFIXES,
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
         resolve_suite_path,
         resolve_suite_paths,
     )
+    from evalkit.suite.loader import checks_item, load_suite
     from evalkit.suite.model import Case, Item, Suite, Target
 
 __all__ = [

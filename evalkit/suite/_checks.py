@@ -6,9 +6,9 @@ from typing import Any, Callable, Mapping
 
 from pydantic import ValidationError
 
-from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.checks.base import Check
 from evalkit.checks.registry import CheckRegistry, JudgeCriterion
+from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.suite.spec import CheckSpec
 
 # Distinct entries remembered per suite: enough for any suite written by hand; a generated suite

@@ -10,11 +10,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.errors import Problem
+from evalkit.suite._validation import clean_loc, pydantic_message
+from evalkit.suite.model import Case, GoldOutput
 from evalkit.suite.spec import FieldSpec, GoldSpec
 from evalkit.suite.yaml_reader import YamlDocument, read_yaml
-from evalkit.suite.model import Case, GoldOutput
 from evalkit.trace.steps import read_trace
 
 _TURN_FIELD = re.compile(r"^turn \d+\.")

@@ -5,19 +5,26 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from evalkit._runtime.import_names import import_module
-from evalkit.suite._validation import clean_loc, pydantic_message
+from evalkit._runtime.user_calls import USER_EXITS, describe_exit
 from evalkit.checks.base import Check
 from evalkit.checks.registry import CheckRegistry, JudgeCriterion
 from evalkit.errors import Problem, SuiteError, UsageError
-from evalkit._runtime.user_calls import USER_EXITS, describe_exit
+from evalkit.suite._checks import CheckBuilder
+from evalkit.suite._validation import clean_loc, pydantic_message
+from evalkit.suite.conditions import compile_condition
+from evalkit.suite.files import default_suite_name, resolve_suite_path
+from evalkit.suite.gold import GoldReader
+from evalkit.suite.model import Case, Item, JudgeThinking, Suite, Target, Tool, Turn
+from evalkit.suite.prompts import check_template
+from evalkit.suite.reading import read_suite_text
 from evalkit.suite.spec import (
     AssistantTurnSpec,
     CallableTargetSpec,
@@ -28,15 +35,8 @@ from evalkit.suite.spec import (
     SuiteSpec,
     id_skeleton,
 )
-from evalkit.suite._checks import CheckBuilder
-from evalkit.suite.yaml_reader import YamlDocument, read_yaml
-from evalkit.suite.conditions import compile_condition
-from evalkit.suite.files import default_suite_name, resolve_suite_path
-from evalkit.suite.gold import GoldReader
-from evalkit.suite.model import Case, Item, JudgeThinking, Suite, Target, Tool, Turn
 from evalkit.suite.tool_results import entry_problem
-from evalkit.suite.prompts import check_template
-from evalkit.suite.reading import read_suite_text
+from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 
 
 def load_suite(path: str | Path) -> Suite:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 from evalkit.checks.base import Check
 from evalkit.llm.tiers import resolve_tiers
-from evalkit.trace.steps import Step
 from evalkit.suite.spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds, Timeouts
+from evalkit.trace.steps import Step
 
 
 @dataclass(frozen=True)

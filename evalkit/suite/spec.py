@@ -14,7 +14,6 @@ from evalkit.llm.budget import max_cost_problem
 from evalkit.llm.tiers import DEFAULT_JUDGE_MODEL
 
 
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

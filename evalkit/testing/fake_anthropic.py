@@ -42,15 +42,21 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.exit_codes import ExitCode
-from evalkit.testing.api_rules import (MODEL_RULES, UNKNOWN_MODELS_CHOICES, ModelRules, UnknownModels, capabilities,
-                                      refusal)
+from evalkit.testing.api_rules import (
+    MODEL_RULES,
+    UNKNOWN_MODELS_CHOICES,
+    ModelRules,
+    UnknownModels,
+    capabilities,
+    refusal,
+)
 from evalkit.testing.fake_batches import BATCHES_PATH, FakeBatches
 from evalkit.testing.offline_server import offline_script
 from evalkit.testing.prompt_cache import PromptCache
 from evalkit.testing.rate_limit import RateLimit
+from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, request_text
 from evalkit.testing.script_file import ScriptFileError, load_script
 from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, OAUTH_BETA, TOKEN_PATH, TokenExchange
-from evalkit.testing.script import BAD_SHAPE, Fault, Script, error_payload, estimate_tokens, request_text
 
 MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"

@@ -26,13 +26,21 @@ from typing import Any, Callable, NoReturn
 
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
-from evalkit.errors import ProviderError
-from evalkit._runtime.user_calls import (USER_EXITS, DaemonPool, call_shape, cancelled_words, describe_exit,
-                                         is_cancellation, output_problem, takes_messages, tool_answer,
-                                         user_traceback)
-from evalkit.workers.client_proxy import AsyncClient, SyncClient
-from evalkit.errors import safe_str
 from evalkit._runtime.redaction import protect
+from evalkit._runtime.user_calls import (
+    USER_EXITS,
+    DaemonPool,
+    call_shape,
+    cancelled_words,
+    describe_exit,
+    is_cancellation,
+    output_problem,
+    takes_messages,
+    tool_answer,
+    user_traceback,
+)
+from evalkit.errors import ProviderError, safe_str
+from evalkit.workers.client_proxy import AsyncClient, SyncClient
 from evalkit.workers.link import Link, plain, safe_one_line
 
 # The call whose user code runs in this thread or task, for `os._exit` to name.

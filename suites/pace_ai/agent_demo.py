@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pace_ai.tools import analyze_training_load, calculate_training_zones, format_pace, predict_race_time
 
 from evalkit.testing.script import Script, request_text, requested_schema
-from pace_ai.tools import analyze_training_load, calculate_training_zones, format_pace, predict_race_time
 
 HERE = Path(__file__).resolve().parent
 SUITE = HERE / "agent.suite.yml"

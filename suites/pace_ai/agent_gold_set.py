@@ -118,7 +118,7 @@ def render(week: Week, layout: str, paced: Callable[[str], bool] = lambda d: Tru
             rec_p = (round(shown[0] * factor / MILE_KM), round(shown[1] * factor / MILE_KM)) if shown else None
         elif layout == "prose":
             pace = f" at {_pace_text(shown, False)}" if shown else ""
-            extra = f" with 3 km at threshold" if session == "threshold" else ""
+            extra = " with 3 km at threshold" if session == "threshold" else ""
             line = (f"On {LONG[day]}, run {km:g} km {word.lower()}{extra}{pace}." if km
                     else f"{LONG[day]} is a rest day.")
             rec_km, rec_p = km, shown

@@ -804,10 +804,10 @@ def labels(suite: Any, e: Entry, facts: dict[str, Any]) -> dict[str, str]:
 
 def build() -> str:
     import yaml
-
-    from evalkit.engine import load_suites
     from pace_ai.coach import case_facts, with_overrides
     from pace_ai.profiles import load_profile
+
+    from evalkit.engine import load_suites
 
     suite = load_suites([Path(__file__).resolve().parent])[0]
     facts_by_case: dict[str, dict] = {}

@@ -15,15 +15,15 @@ from typing import Any
 
 import anthropic
 import pytest
+from test_action_entrypoint import TOKEN, action, github, greet_script, needles_file, repo  # noqa: F401 - fixtures
 
 from evalkit.action.credential import Federation, federated
 from evalkit.action.inputs import parse_inputs
 from evalkit.action.proxy import KeyProxy
 from evalkit.errors import UsageError
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, TokenExchange
 from evalkit.testing.script import Script
-from test_action_entrypoint import TOKEN, action, github, greet_script, needles_file, repo  # noqa: F401 - fixtures
+from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, TokenExchange
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyZXBvOm9jdG8tb3JnL2hlbGxvOnB1bGxfcmVxdWVzdCJ9.c2lnbmF0dXJlLWZha2U"
 REQUEST_TOKEN = "oidc-secret"  # what the entrypoint fixture sets as ACTIONS_ID_TOKEN_REQUEST_TOKEN

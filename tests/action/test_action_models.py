@@ -17,8 +17,16 @@ from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script, requested_tool
 from tests.action.test_action_baseline import pr_event, two_commits
-from tests.action.test_action_entrypoint import (ENV_TARGET, RUNNER_SECRETS, SUITE, TOKEN, action, make_repo,  # noqa: F401
-                                                  marked, needles_file)
+from tests.action.test_action_entrypoint import (  # noqa: F401
+    ENV_TARGET,
+    RUNNER_SECRETS,
+    SUITE,
+    TOKEN,
+    action,
+    make_repo,
+    marked,
+    needles_file,
+)
 
 JUDGE = "claude-haiku-4-5"
 

@@ -12,9 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from test_action_entrypoint import (  # noqa: F401 - fixtures
-    EVENTS, SUITE, TOKEN, action, github, greet_script, marked, repo)
+from test_action_entrypoint import EVENTS, SUITE, TOKEN, action, github, greet_script, marked, repo  # noqa: F401 - fixtures
 
 from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS
 from evalkit.testing.fake_anthropic import FakeAnthropicServer

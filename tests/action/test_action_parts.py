@@ -8,12 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.action.discovery import discover, load_repo_suites, parse_list, select_named
 from evalkit.action.inputs import parse_inputs
 from evalkit.action.redact import redact, scrub_environment
-from evalkit.render.comment import code_span, finish, no_key_body, nothing_affected_body, render_comment
-from evalkit.action.discovery import discover, load_repo_suites, parse_list, select_named
 from evalkit.errors import UsageError
-from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS
+from evalkit.render.comment import (
+    MARKER,
+    MAX_COMMENT_CHARS,
+    code_span,
+    finish,
+    no_key_body,
+    nothing_affected_body,
+    render_comment,
+)
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 SUITE = """\

@@ -8,8 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from test_action_entrypoint import (  # noqa: F401 - fixtures
-    action, github, greet_script, marked, repo)
+from test_action_entrypoint import action, github, greet_script, marked, repo  # noqa: F401 - fixtures
 
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 

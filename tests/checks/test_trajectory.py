@@ -15,7 +15,6 @@ from evalkit.errors import SuiteError
 from evalkit.suite import load_suite
 from evalkit.testing.script import Script
 from evalkit.trace.steps import Step
-
 from tests.conftest import verdicts
 
 REGISTRY = CheckRegistry()

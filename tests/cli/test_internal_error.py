@@ -49,12 +49,12 @@ def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tm
                               env=_env(tmp_path, fake.url))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
-    line = [l for l in done.stderr.splitlines() if l.startswith("evalkit: internal error")]
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("evalkit: internal error")]
     assert len(line) == 1 and "injected fault in the runner" in line[0] and "not a verdict" in line[0]
     log = Path(re.search(r"the traceback is in (\S+\.log)", line[0]).group(1))
     assert "RuntimeError: injected fault in the runner" in log.read_text(encoding="utf-8")
     log.unlink()
-    cases = [json.loads(l) for l in (tmp_path / "out" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    cases = [json.loads(ln) for ln in (tmp_path / "out" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [c.get("case", {}).get("id") for c in cases if "case" in c] == ["a"]
 
 
@@ -98,7 +98,7 @@ def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(tmp_path: Path
                               env=_env(tmp_path, fake.url))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
-    line = [l for l in done.stderr.splitlines() if l.startswith("evalkit: internal error")]
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("evalkit: internal error")]
     assert len(line) == 1 and named in line[0], done.stderr
     Path(re.search(r"the traceback is in (\S+\.log)", line[0]).group(1)).unlink()
 

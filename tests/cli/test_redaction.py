@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 from evalkit._runtime.redaction import RedactingStream, labelled, redact_text
-
-pytest_plugins = ["pytester"]
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+
+pytest_plugins = ["pytester"]
 
 KEY = "sk-ant-api03-CLI-FAKE-KEY-never-shown-7f3a"
 TOKEN = "ghp_deployTokenForTheRedactionTest42"

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.compare import compare_reports, fisher_exact, load_results
+from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script

@@ -14,8 +14,13 @@ from evalkit.compare import compare_reports, load_results
 from evalkit.compare.model_vs_model import compare_models
 from evalkit.compare.trajectory_diff import trajectory_diff
 from evalkit.render.comment import clean
-from evalkit.render.compare import (comparison_table, model_table, render_comparison, render_model_comparison,
-                                    trajectory_section)
+from evalkit.render.compare import (
+    comparison_table,
+    model_table,
+    render_comparison,
+    render_model_comparison,
+    trajectory_section,
+)
 from evalkit.results.report import CaseResult, Report, RunResult, SuiteResult
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script

@@ -97,10 +97,10 @@ def test_calibrate_without_gold_is_a_usage_error(write):
 
 
 def test_the_saved_figures_show_in_selftest_the_log_line_and_the_markdown_report(tmp_path, write):
+    from evalkit.engine.selftest import selftest
     from evalkit.render.log import suite_line
     from evalkit.render.markdown import render_markdown
     from evalkit.results.report import Report, SuiteResult
-    from evalkit.engine.selftest import selftest
     from evalkit.suite import load_suite
     from evalkit.suite.calibration import calibration_note
 

@@ -16,10 +16,10 @@ from typing import Any, Callable
 import pytest
 from click.testing import CliRunner
 
-from evalkit.engine.judge_calibration import _judged_labels
 from evalkit.checks.base import output_text
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites
+from evalkit.engine.judge_calibration import _judged_labels
 from evalkit.scoring.judge import judge_request
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script

@@ -14,8 +14,7 @@ from evalkit.render.log import suite_line
 from evalkit.render.markdown import render_markdown
 from evalkit.results.report import Report, SuiteResult
 from evalkit.suite import load_suite
-from evalkit.suite.calibration import (Calibration, calibration_note, fingerprints, load_calibration,
-                                       save_calibration)
+from evalkit.suite.calibration import Calibration, calibration_note, fingerprints, load_calibration, save_calibration
 
 SUITE = """
 name: cal

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites, make_client, run
-from evalkit.run.runner import RunOptions
 from evalkit.engine.selftest import selftest
+from evalkit.run.runner import RunOptions
 from evalkit.suite import load_suite
 from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider

@@ -10,9 +10,9 @@ import os
 
 import pytest
 
+from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.cache import ResponseCache
 from evalkit.llm.client import ModelClient
-from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.run.runner import RunOptions

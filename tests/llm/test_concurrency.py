@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
+from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.client import ModelClient
 from evalkit.llm.concurrency import AdaptiveLimiter
-from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.llm.providers.ratelimit import Bucket, RateLimitInfo, parse_rate_limit_headers

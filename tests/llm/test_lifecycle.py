@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 from click.testing import CliRunner
 
-from evalkit.llm import model_lifecycle as lifecycle
 from evalkit.cli.commands import main
+from evalkit.llm import model_lifecycle as lifecycle
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 

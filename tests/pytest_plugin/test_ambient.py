@@ -1,12 +1,12 @@
 """The ambient client: model tiers from configuration, per-suite overrides, the run's own client."""
 
 from evalkit.engine import agent_client as runtime
-from evalkit.llm.tiers import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL
 from evalkit.engine import make_client, run
-from evalkit.testing.scripted import ScriptedProvider
+from evalkit.llm.tiers import DEFAULT_JUDGE_MODEL, DEFAULT_TARGET_MODEL
 from evalkit.run.runner import RunOptions
 from evalkit.suite import load_suite
 from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
 
 
 def test_tiers_default_then_environment_then_override(monkeypatch):

@@ -5,11 +5,11 @@ import textwrap
 
 import pytest
 
+from evalkit import llm_judge, load_fixtures, run_checks
 from evalkit.engine import agent_client as runtime
 from evalkit.errors import SuiteError
-from evalkit import llm_judge, load_fixtures, run_checks
-from evalkit.testing.scripted import ScriptedProvider
 from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
 
 GOOD = "def main(input: str, **kwargs) -> str:\n    return 'Hello, World!'\n"
 BROKEN = "def main(input: str, **kwargs) -> str:\n    return input.upper(\n"

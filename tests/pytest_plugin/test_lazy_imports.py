@@ -17,7 +17,7 @@ def test_importing_the_plugin_imports_nothing_heavy():
 
 
 def test_a_session_without_evals_imports_no_model_client(pytester):
-    pytester.makeconftest(f"""
+    pytester.makeconftest("""
         import json, sys
         def pytest_sessionfinish(session):
             heavy = [m for m in ("anthropic", "jinja2", "evalkit.engine", "evalkit.engine.agent_client") if m in sys.modules]

@@ -5,8 +5,8 @@ import textwrap
 import pytest
 
 from evalkit.engine import agent_client as runtime
-from evalkit.testing.scripted import ScriptedProvider
 from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
 
 pytest_plugins = ["pytester"]
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from evalkit.compare import compare_reports
 from evalkit.compare.comparison import Comparison
-from evalkit.results.report import CaseResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
+from evalkit.llm.usage import Usage
 from evalkit.results.gates import case_verdict, score_case
 from evalkit.results.provenance import Provenance
+from evalkit.results.report import CaseResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
 from evalkit.suite.spec import Thresholds
-from evalkit.llm.usage import Usage
 
 FILLER = ("Keep the easy runs easy and the long run steady; sleep and fuel matter as much as the "
           "miles. ") * 6

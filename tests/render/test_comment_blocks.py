@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from evalkit.errors import Problem, SuiteError, UsageError
-from evalkit.render.sanitize import MAX_QUOTED_CHARS
 from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS, render_comment, setup_error_body
 from evalkit.render.markdown import render_markdown
+from evalkit.render.sanitize import MAX_QUOTED_CHARS
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 

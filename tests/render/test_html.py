@@ -10,14 +10,14 @@ import json
 import re
 from pathlib import Path
 
+import html_reports
 import pytest
 from click.testing import CliRunner
+from test_snapshots import fixed_report
 
-import html_reports
 from evalkit.cli.commands import main
 from evalkit.render.html import render_html, safe_url, visible
 from evalkit.results.report import Report
-from test_snapshots import fixed_report
 
 TEMPLATES = Path(__file__).parents[2] / "evalkit" / "render" / "templates"
 
@@ -190,8 +190,8 @@ def html_reports_rate(suite) -> str:
 
 
 def test_cached_runs_stay_out_of_latency_and_cost_says_what_was_cached():
-    from evalkit.render.html_view import model_latency
     from evalkit.llm.usage import Usage
+    from evalkit.render.html_view import model_latency
 
     _, head, _ = html_reports.pair(12)
     live = model_latency(head)["claude-sonnet-4-6"]

@@ -12,11 +12,10 @@ import re
 import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-
-import pytest
 
 import html_reports
+import pytest
+
 from evalkit.render.html import render_html
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 

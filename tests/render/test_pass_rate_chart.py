@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import html_reports
+
 from evalkit.render.comment import render_comment
 from evalkit.render.compare import render_comparison
 from evalkit.render.markdown import mermaid_label

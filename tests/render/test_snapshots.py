@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.llm.usage import Usage
 from evalkit.render.comment import render_comment
 from evalkit.render.junit import render_junit
 from evalkit.render.markdown import render_markdown
 from evalkit.results.report import CaseResult, ComparisonResult, ItemResult, ModelUse, Report, RunResult, SuiteResult
-from evalkit.llm.usage import Usage
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

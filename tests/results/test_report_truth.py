@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from evalkit.llm.client import RetryPolicy
 from evalkit.engine import load_suites, make_client, run
+from evalkit.llm.client import RetryPolicy
 from evalkit.render.junit import render_junit
 from evalkit.render.log import case_lines, suite_line, usage_line
 from evalkit.render.markdown import render_markdown

@@ -9,11 +9,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalkit.run.case_queue import run_windowed
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites, make_client, run, run_and_save
-from evalkit.results.report import Report
 from evalkit.results.reader import load_report, scan_results, write_report
+from evalkit.results.report import Report
+from evalkit.run.case_queue import run_windowed
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool

@@ -111,10 +111,10 @@ def test_surrogates_in_a_targets_output_facts_and_error_are_stored(write, run_sc
 
 
 def test_a_case_that_cannot_be_stored_at_all_is_an_error_row_that_keeps_its_usage(tmp_path):
-    from evalkit.results.report import CaseResult, SuiteResult
-    from evalkit.results.reader import load_report
-    from evalkit.results.stream import ResultsWriter
     from evalkit.llm.usage import Usage
+    from evalkit.results.reader import load_report
+    from evalkit.results.report import CaseResult, SuiteResult
+    from evalkit.results.stream import ResultsWriter
 
     writer = ResultsWriter(tmp_path / "r.jsonl", "run-1")
     suite = SuiteResult(name="s", path="s.yml", verdict="pass")

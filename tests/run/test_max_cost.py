@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.budget import estimated_cost
+from evalkit.llm.client import ModelClient
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.render.comment import render_comment
@@ -21,7 +22,6 @@ from evalkit.results.gates import exit_code
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.llm.client import ModelClient
 from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
 
@@ -135,7 +135,7 @@ def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_pa
         sent = fake.request_count
     assert result.exit_code == 1, result.output
     assert 0 < sent < 40
-    assert f"budget: stopped the run: $" in result.output and f"of $0.01, {40 - sent} cases not run" in result.output
+    assert "budget: stopped the run: $" in result.output and f"of $0.01, {40 - sent} cases not run" in result.output
     assert f"{40 - sent} not run: budget" in result.output  # the suite's line
     saved = Report.load(out)
     assert saved.budget is not None and saved.budget.not_run == 40 - sent and saved.budget.spent_usd <= 0.01

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from evalkit.llm.client import RetryPolicy
 from evalkit.engine import load_suites, make_client, run
-from evalkit.results.gates import exit_code
+from evalkit.llm.client import RetryPolicy
 from evalkit.llm.providers.anthropic import AnthropicProvider
+from evalkit.results.gates import exit_code
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer

@@ -123,7 +123,7 @@ def test_a_model_still_calling_tools_after_max_steps_is_an_error_row_with_its_tr
 def test_an_unscripted_tool_without_a_function_gives_the_model_an_error(write, tmp_path):
     suite = write("s.yml", TOOLS_SUITE.replace("      function: weather_tools:get_weather\n", ""))
     with FakeAnthropicServer(agent_script()) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+        run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
         answered = fake.requests[1]["messages"][2]["content"]
     assert answered[0]["is_error"] and "has no function, and this case scripts no result" in answered[0]["content"]
 

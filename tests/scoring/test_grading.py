@@ -9,11 +9,11 @@ import asyncio
 import pytest
 
 from evalkit.engine import load_suites, make_client, plan_calls, run
+from evalkit.llm.providers.anthropic import AnthropicProvider
+from evalkit.run.runner import RunOptions
 from evalkit.scoring.extract import EXTRACT_TOOL
 from evalkit.scoring.grading import GRADE_TOOL, grade, grade_request, parse_grade_reply, score_output
 from evalkit.scoring.judge import JUDGE_TOOL
-from evalkit.llm.providers.anthropic import AnthropicProvider
-from evalkit.run.runner import RunOptions
 from evalkit.suite.spec import FieldSpec
 from evalkit.testing import script as wire
 from evalkit.testing.fake_anthropic import FakeAnthropicServer

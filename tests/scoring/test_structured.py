@@ -14,14 +14,21 @@ from click.testing import CliRunner
 from evalkit.cli.commands import main
 from evalkit.engine import anthropic_provider, load_suites, make_client, run
 from evalkit.errors import SuiteError, UsageError
+from evalkit.llm.capabilities import Capabilities
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.scoring.extract import EXTRACT_TOOL, extract_request
 from evalkit.scoring.grading import GRADE_TOOL, grade_request
 from evalkit.scoring.judge import JUDGE_TOOL, judge, judge_request
-from evalkit.llm.capabilities import Capabilities
-from evalkit.scoring.structured import (DEFAULT_ROOM, FORCED, THINKING_ROOM, Route, choose_route, route_for,
-                                        strict_schema)
+from evalkit.scoring.structured import (
+    DEFAULT_ROOM,
+    FORCED,
+    THINKING_ROOM,
+    Route,
+    choose_route,
+    route_for,
+    strict_schema,
+)
 from evalkit.suite.model import JudgeThinking
 from evalkit.suite.spec import FieldSpec
 from evalkit.testing.fake_anthropic import FakeAnthropicServer

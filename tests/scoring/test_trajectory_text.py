@@ -13,7 +13,6 @@ from evalkit.suite.spec import FieldSpec
 from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 from evalkit.trace.steps import Step
-
 from tests.conftest import verdicts
 
 TRACE = [Step.message("user", "weather in Paris?"), Step.message("assistant", "Checking."),

@@ -7,10 +7,10 @@ import json
 import jsonschema
 import pytest
 
-from evalkit.suite.schema import suite_json_schema
 from evalkit.engine import load_suites
 from evalkit.errors import SuiteError
 from evalkit.suite import load_suite
+from evalkit.suite.schema import suite_json_schema
 
 SEED_FIXTURE = """
 - id: basic_hello_world

@@ -181,8 +181,8 @@ def test_redacted_thinking_goes_back_opaque_and_is_checked_too():
             final = _tool_loop(client, "claude-opus-5-5", lambda blocks: blocks)
             assert final.content[0].type == "thinking" and final.content[1].text == "done"
             assert fake.requests[1]["messages"][1]["content"][0]["type"] == "redacted_thinking"
-            tampered = (lambda blocks: [{**b, "data": b["data"] + "x"} if b["type"] == "redacted_thinking" else b
-                                        for b in blocks])
+            def tampered(blocks):
+                return [{**b, "data": b["data"] + "x"} if b["type"] == "redacted_thinking" else b for b in blocks]
             with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):
                 _tool_loop(client, "claude-opus-5-5", tampered)
 

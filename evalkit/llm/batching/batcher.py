@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
-from evalkit.llm.providers.batches import BatchAPI, BatchResult
-from evalkit.llm.batching.store import BatchStore
 from evalkit.errors import ProviderError
+from evalkit.llm.batching.store import BatchStore
+from evalkit.llm.providers.batches import BatchAPI, BatchResult
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 
 # Set by a call that may wait for a batch (a prompt target's one request). A callable target's own
@@ -159,7 +160,7 @@ class Batcher:
         ids = [key for key, _ in wave]
         requests = [{"custom_id": key, "params": params} for key, params in wave]
         try:
-            status = await self._api_call(lambda: self.api.create(requests))
+            status = await self._api_call(functools.partial(self.api.create, requests))
         except ProviderError as exc:
             self._give_up(ids, set(), f"the batch could not be submitted: {exc}", retryable=False)
             return

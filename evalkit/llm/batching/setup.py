@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from evalkit.errors import UsageError
 from evalkit.llm.batching.batcher import Batcher, PollPolicy
 from evalkit.llm.batching.store import BatchStore, store_path_for
-from evalkit.errors import UsageError
 
 
 def use_batches(client: Any, results: Path, *, poll: PollPolicy | None = None,

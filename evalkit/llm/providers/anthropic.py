@@ -14,8 +14,8 @@ import time
 from typing import Any, AsyncIterator
 
 from evalkit.errors import MissingKeyError, ProviderError
-from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.llm.providers.batches import BatchResult, BatchStatus
+from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.llm.providers.ratelimit import parse_rate_limit_headers
 
 # Statuses the API asks clients to retry (the SDK's own policy: timeouts, lock conflicts,

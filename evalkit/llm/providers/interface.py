@@ -7,7 +7,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-
 # Marks the end of a prompt prefix the API may cache (5 minutes; reads cost a tenth of input).
 CACHE_CONTROL = {"type": "ephemeral"}
 # json.dumps(..., sort_keys=True) as one encoder: json.dumps builds a new one for every call

@@ -9,8 +9,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from evalkit.llm.batching import PollPolicy, store_path_for, use_batches
 from evalkit.engine import load_suites, make_client, run, run_async
+from evalkit.llm.batching import PollPolicy, store_path_for, use_batches
 from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions

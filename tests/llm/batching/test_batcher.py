@@ -8,10 +8,10 @@ from typing import Any, AsyncIterator
 
 import pytest
 
-from evalkit.llm.batching import Batcher, BatchStore, PollPolicy
 from evalkit.errors import ProviderError
-from evalkit.llm.providers.interface import ModelRequest, ModelResponse
+from evalkit.llm.batching import Batcher, BatchStore, PollPolicy
 from evalkit.llm.providers.batches import BatchResult, BatchStatus
+from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 
 FAST = PollPolicy(first=0.01, factor=1.0, most=0.01, gather=0.01, max_wait=0.5, api_attempts=3)
 

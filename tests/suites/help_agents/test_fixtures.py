@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from evalkit.engine import load_suites, make_client, run
-from evalkit.testing.scripted import ScriptedProvider
 from evalkit.run.runner import RunOptions
+from evalkit.testing.scripted import ScriptedProvider
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "help_agents"
 PROGRAMMATIC = {"code_generate.yml": ["syntax", "has_main", "code_node", "runs"],

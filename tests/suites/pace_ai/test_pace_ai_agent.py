@@ -7,16 +7,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import agent_demo
+import pytest
+from pace_ai.agent_checks import AcwrFromTool, EasyPaceUsed, PacesFromTools
+
 from evalkit.checks.base import CheckContext
 from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.trace.steps import Step
-from pace_ai.agent_checks import AcwrFromTool, EasyPaceUsed, PacesFromTools
 
 SUITE = Path(__file__).resolve().parents[3] / "suites" / "pace_ai" / "agent.suite.yml"
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import agent_gold_set
+import pytest
+from pace_ai.agent_checks import PlanChanged, SpikeWeek, risk_in_body
+
 from evalkit.checks.base import CheckContext
 from evalkit.engine.selftest import code_verdicts, selftest
 from evalkit.suite import load_suite
 from evalkit.trace.steps import Step
-from pace_ai.agent_checks import PlanChanged, SpikeWeek, risk_in_body
 
 SUITE = Path(__file__).resolve().parents[3] / "suites" / "pace_ai" / "agent.suite.yml"
 

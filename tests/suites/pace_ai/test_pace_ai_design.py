@@ -2,12 +2,12 @@
 the conditions read the pinned values; athlete stats; counterfactual runners."""
 
 import pytest
-
-from evalkit.checks import CheckContext, normalize
 from pace_ai import coach, profiles
 from pace_ai.design import PINNED_TOLERANCE, design_mismatches
 from pace_ai.safety import ToolsMatchDesign
 from pace_ai.tools import analyze_training_load
+
+from evalkit.checks import CheckContext, normalize
 
 NAMES = profiles.list_profiles()
 

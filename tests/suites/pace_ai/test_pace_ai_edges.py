@@ -5,14 +5,14 @@ message, a branch only a malformed run takes."""
 from __future__ import annotations
 
 import pytest
-
-from evalkit.checks.base import CheckContext
-from evalkit.checks import normalize
-from evalkit.trace.steps import Step
 from pace_ai import checks
 from pace_ai.agent_checks import AcwrFromTool
 from pace_ai.coach import case_facts
 from pace_ai.tools import analyze_training_load, parse_distance, parse_time
+
+from evalkit.checks import normalize
+from evalkit.checks.base import CheckContext
+from evalkit.trace.steps import Step
 
 FACTS = case_facts("recreational_female", "weekly_plan")
 

@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace_ai import profiles
+from pace_ai.tools import analyze_training_load
 
 from evalkit.engine import load_suites
 from evalkit.engine.selftest import selftest
-from pace_ai import profiles
-from pace_ai.tools import analyze_training_load
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
 

@@ -4,7 +4,6 @@ import datetime as dt
 
 import pytest
 import yaml
-
 from pace_ai.profiles import (
     GOAL_REALISTIC_MAX_FASTER_PCT,
     list_profiles,

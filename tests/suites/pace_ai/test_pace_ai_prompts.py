@@ -6,13 +6,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
-from evalkit.suite.conditions import condition_holds
-from evalkit.engine import load_suites, make_client
-from evalkit.testing.scripted import ScriptedProvider
-from evalkit.suite import load_suite
-from evalkit.testing.script import Script
 from pace_ai import coach
+
+from evalkit.engine import load_suites, make_client
+from evalkit.suite import load_suite
+from evalkit.suite.conditions import condition_holds
+from evalkit.testing.script import Script
+from evalkit.testing.scripted import ScriptedProvider
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
 PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",

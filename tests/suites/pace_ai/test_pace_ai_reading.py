@@ -2,12 +2,12 @@
 Layouts, units, sessions given by time, prose additions, and the plan checks that use it."""
 
 import pytest
-
-from evalkit.checks import CheckContext, normalize
 from pace_ai import checks
 from pace_ai.coach import case_facts
 from pace_ai.plan import summarize
 from pace_ai.reading import added_runs, paces_in, parse_days, quantity
+
+from evalkit.checks import CheckContext, normalize
 
 REC = case_facts("recreational_female", "weekly_plan")
 BEG = case_facts("beginner_older_male", "weekly_plan")

@@ -1,11 +1,11 @@
 """Every pace-ai rubric item decided by code, on hand-made days, fields and facts that pass and fail it."""
 
 import pytest
-
-from evalkit.checks import CheckContext, check_types, normalize
 from pace_ai import checks, safety
 from pace_ai.coach import case_facts
 from pace_ai.plan import summarize
+
+from evalkit.checks import CheckContext, check_types, normalize
 
 PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",
             "overreaching_male")

@@ -2,10 +2,10 @@
 and the safety item for the runner's age and sex: each passes sound advice and fails the unsafe."""
 
 import pytest
-
-from evalkit.checks import CheckContext, normalize
 from pace_ai import checks, safety
 from pace_ai.coach import case_facts
+
+from evalkit.checks import CheckContext, normalize
 
 FACTS = {p: {s: case_facts(p, s) for s in ("weekly_plan", "injury_risk", "race_readiness")}
          for p in ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",

@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from pace_ai.tools import (
     analyze_training_load,
     calculate_training_zones,
