@@ -35,7 +35,7 @@ from evalkit.limits import DEFAULT_CONCURRENCY
 from evalkit.llm.batching import batch_run
 from evalkit.llm.cache import use_seal
 from evalkit.results.report import Report
-from evalkit.run.runner import RunOptions
+from evalkit.run.options import RunOptions
 from evalkit.run.sharding import parse_shard
 from evalkit.suite.loader import load_suite
 from evalkit.suite.model import Suite, Target, describe_selection

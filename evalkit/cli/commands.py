@@ -334,7 +334,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     from evalkit.engine.per_model_runs import models_to_compare
     from evalkit.llm.batching import batch_run
     from evalkit.llm.budget import parse_max_cost
-    from evalkit.run.runner import RunOptions
+    from evalkit.run.options import RunOptions
     from evalkit.run.sharding import parse_shard
     from evalkit.suite.model import selectors
 

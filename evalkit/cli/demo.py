@@ -19,7 +19,7 @@ from evalkit.render.comment import clean, render_comment
 from evalkit.render.compare import comparison_table, detailed_cases, render_comparison
 from evalkit.render.html import write_html
 from evalkit.results.report import Report
-from evalkit.run.runner import RunOptions
+from evalkit.run.options import RunOptions
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 

@@ -28,7 +28,8 @@ from evalkit.render.markdown import render_markdown
 from evalkit.results.reader import load_report, write_report
 from evalkit.results.report import Report
 from evalkit.run.model_fit import fit_warnings, refuse_unfit
-from evalkit.run.runner import Runner, RunOptions
+from evalkit.run.options import RunOptions
+from evalkit.run.runner import Runner
 from evalkit.suite.files import resolve_suite_paths
 from evalkit.suite.loader import load_suite, refuse_duplicate_names
 from evalkit.suite.model import Suite

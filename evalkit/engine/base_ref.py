@@ -22,7 +22,7 @@ from evalkit.exit_codes import ExitCode, passed_or_failed
 from evalkit.llm.cache import default_cache_dir
 from evalkit.llm.providers.interface import Provider
 from evalkit.results.report import Report
-from evalkit.run.runner import RunOptions
+from evalkit.run.options import RunOptions
 
 # The base side runs in a child process with the head's evalkit (the engine is held fixed; only
 # the repository's files differ). Its spec, the key included, travels on stdin, never in argv

@@ -15,7 +15,8 @@ from evalkit.errors import UsageError
 from evalkit.llm import model_lifecycle as lifecycle
 from evalkit.llm.client import ModelClient
 from evalkit.results.report import Report
-from evalkit.run.runner import Runner, RunOptions
+from evalkit.run.options import RunOptions
+from evalkit.run.runner import Runner
 from evalkit.suite.model import Suite
 
 

@@ -18,7 +18,7 @@ from evalkit.errors import UsageError
 from evalkit.render.log import suite_line
 from evalkit.results import provenance
 from evalkit.results.reader import Scan, scan_results, summary_of
-from evalkit.run.runner import RunOptions
+from evalkit.run.options import RunOptions
 from evalkit.run.sharding import parse_shard
 from evalkit.suite.model import Suite
 

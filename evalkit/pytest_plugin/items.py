@@ -60,7 +60,7 @@ class EvalSuiteFile(pytest.File):
         from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
         from evalkit.engine import make_client, run
         from evalkit.errors import EvalkitError
-        from evalkit.run.runner import RunOptions
+        from evalkit.run.options import RunOptions
 
         config = self.config
         mine = [i for i in self.session.items if i.parent is self and isinstance(i, EvalCaseItem)]

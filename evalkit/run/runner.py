@@ -7,10 +7,10 @@ import asyncio
 import json
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from evalkit._runtime import gc_pause as collector
 from evalkit._runtime import queue_time as waits
@@ -43,7 +43,8 @@ from evalkit.run.case_ends import ended_words, jsonable, stopping
 from evalkit.run.case_queue import run_windowed, window_for
 from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
 from evalkit.run.model_fit import refuse_unfit
-from evalkit.run.sharding import Shard, shard_members
+from evalkit.run.options import RunOptions, effective_thresholds, run_budget
+from evalkit.run.sharding import shard_members
 from evalkit.run.stored import stored_output, stored_traceback
 from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
@@ -54,37 +55,6 @@ from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target, Turn
 from evalkit.suite.spec import Thresholds
 from evalkit.trace.steps import Step, judged_trace
-
-
-@dataclass
-class RunOptions:
-    target: str | None = None
-    cases: list[str] = field(default_factory=list)  # globs over case ids
-    model: str | None = None
-    judge_model: str | None = None
-    repeat: int | None = None
-    rubric_threshold: float | None = None
-    agreement_threshold: float | None = None
-    jsonl_path: Path | None = None
-    on_case: Callable[[SuiteResult, CaseResult], None] | None = None
-    demo: bool = False
-    shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
-    inconclusive: str | None = None  # fail | warn | pass: overrides the suites' setting
-    resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
-    max_cost: float | None = None  # the budget in US dollars; None: the smallest `max_cost:` of the suites, if any
-
-
-def run_budget(suites: list[Suite], options: RunOptions) -> float | None:
-    """The run's budget: --max-cost, else the smallest `max_cost:` of the suites run (one budget a run)."""
-    if options.max_cost is not None:
-        return options.max_cost
-    return min((s.max_cost for s in suites if s.max_cost is not None), default=None)
-
-
-def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
-    return Thresholds(
-        rubric=suite.thresholds.rubric if options.rubric_threshold is None else options.rubric_threshold,
-        agreement=suite.thresholds.agreement if options.agreement_threshold is None else options.agreement_threshold)
 
 
 class Runner:
