@@ -274,8 +274,10 @@ def target_output(produced: Any) -> tuple[Any, ...]:
 
 def model_spec(output: Any) -> str | None:
     """`module:Class` of a pydantic model output (None for any other output)."""
-    pydantic = sys.modules.get("pydantic")
-    if pydantic is None or not isinstance(output, pydantic.BaseModel):
+    # Another thread of this worker may be importing pydantic right now (a check's unpickling): its
+    # module is then in sys.modules without BaseModel yet, and no model of it can have been made.
+    base_model = getattr(sys.modules.get("pydantic"), "BaseModel", None)
+    if base_model is None or not isinstance(output, base_model):
         return None
     cls = type(output)
     return f"{cls.__module__}:{cls.__qualname__}"

@@ -53,6 +53,16 @@ def test_a_pydantic_output_crosses_as_its_dump_with_where_its_class_is():
     assert result[1] == {"code": "x"} and result[5].endswith(":test_a_pydantic_output_crosses_as_its_dump_with_where_its_class_is.<locals>.Node")
 
 
+def test_an_output_read_while_another_thread_imports_pydantic_is_plain_output(monkeypatch):
+    # A worker's threads run a target and unpickle a check at once; the check's unpickling may be
+    # importing pydantic, whose module is in sys.modules before BaseModel is in it (seen in CI).
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "pydantic", types.ModuleType("pydantic"))
+    assert target_output({"pace": "5:10"}) == ("output", {"pace": "5:10"}, {}, None, None, None)
+
+
 def test_the_run_reads_only_json_from_a_worker():
     import pickle
 
