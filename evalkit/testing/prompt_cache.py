@@ -3,8 +3,9 @@ its prefix up to the last marked block (tools, then system, then messages, as th
 them). The first request with a given prefix writes it (`cache_creation_input_tokens`), requests
 that arrive after that one was answered read it (`cache_read_input_tokens`): as with the API, a
 request sent while the writer is still in flight writes the prefix too. `input_tokens` counts only
-what follows the prefix.
-Unlike the API, the fake caches a prefix of any length (the API needs about 1,024 tokens).
+what follows the prefix. As with the API, a prefix below the model's minimum is not cached at all:
+the fake takes the published rule (about 1,024 tokens for Sonnet and Opus, more for Haiku) as 1,024,
+and 2,048 for a Haiku model, counting tokens as its input tokens are counted.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class PromptCache:
             return
         prefix = blocks[:marked[-1] + 1]
         prefix_tokens = estimate_tokens("\n".join(_text(b) for b in prefix))
+        if prefix_tokens < minimum_tokens(str(body.get("model") or "")):
+            return
         key = hashlib.sha256(json.dumps([body.get("model"), prefix], sort_keys=True).encode()).hexdigest()
         now = time.monotonic()
         with self._lock:
@@ -41,6 +44,11 @@ class PromptCache:
         usage["cache_read_input_tokens" if hit else "cache_creation_input_tokens"] = prefix_tokens
         usage.setdefault("cache_read_input_tokens", 0)
         usage.setdefault("cache_creation_input_tokens", 0)
+
+
+def minimum_tokens(model: str) -> int:
+    """The smallest prefix `model` caches, in tokens."""
+    return 2048 if "haiku" in model else 1024
 
 
 def _blocks(body: dict[str, Any]) -> list[Any]:

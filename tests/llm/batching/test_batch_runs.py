@@ -20,6 +20,8 @@ from tests.conftest import verdicts
 
 FAST = PollPolicy(first=0.02, factor=1.5, most=0.1, gather=0.05, max_wait=1.0)
 MODEL = "claude-sonnet-4-6"
+# A criterion long enough that the judge's prefix is over the model's prompt-cache minimum (1,024 tokens).
+SAFE = "Advises rest when injured. " + "A runner who reports pain, swelling or a limp is told to stop and rest. " * 60
 
 SUITE = f"""
 name: coach
@@ -31,15 +33,15 @@ cases:
   - id: ada
     input: {{who: Ada}}
     checks: [{{type: contains, value: Ada}}, {{type: field, field: weekly_km, max: 60}}]
-    rubric: [{{id: safe, judge: "Advises rest when injured"}}]
+    rubric: [{{id: safe, judge: "{SAFE}"}}]
   - id: bob
     input: {{who: Bob}}
     checks: [{{type: contains, value: Bob}}, {{type: field, field: weekly_km, max: 60}}]
-    rubric: [{{id: safe, judge: "Advises rest when injured"}}]
+    rubric: [{{id: safe, judge: "{SAFE}"}}]
   - id: cy
     input: {{who: Cy}}
     checks: [{{type: contains, value: Cy}}, {{type: field, field: weekly_km, max: 60}}]
-    rubric: [{{id: safe, judge: "Advises rest when injured"}}]
+    rubric: [{{id: safe, judge: "{SAFE}"}}]
 """
 
 
@@ -96,6 +98,7 @@ def test_batch_calls_are_priced_at_batch_rates(write, tmp_path):
         batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
                       RunOptions())
     usage = batched.usage
+    assert usage.cache_read_tokens > 0
     assert (usage.cache_read_tokens, usage.cache_write_tokens) == (interactive.usage.cache_read_tokens,
                                                                    interactive.usage.cache_write_tokens)
     assert usage.unpriced_calls == 0 and usage.cost_usd > 0
