@@ -7,7 +7,7 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
@@ -18,6 +18,9 @@ from evalkit.cli.terminal import progress_printer as _progress_printer
 from evalkit.errors import UsageError
 from evalkit.exit_codes import passed_or_failed
 from evalkit.limits import DEFAULT_CONCURRENCY
+
+if TYPE_CHECKING:  # the commands import the engine when they run, so `--help` stays quick
+    from evalkit.suite.model import Inconclusive
 
 
 @click.group(cls=ExitCodes, context_settings={"help_option_names": ["-h", "--help"]})
@@ -325,7 +328,7 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         rubric_threshold: float | None, agreement_threshold: float | None, output: str | None, no_cache: bool,
         cache_dir: str | None,
         markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
-        html_path: str | None, inconclusive: str | None, batch: bool,
+        html_path: str | None, inconclusive: Inconclusive | None, batch: bool,
         resume: str | None, max_cost: str | None, history: str | None, history_branch: str) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast

@@ -176,6 +176,8 @@ def shutdown() -> None:
 class _AsyncView:
     """An async `generate` over a blocking client, so engine coroutines (the judge) can use it."""
 
+    batching = False  # its calls are made one by one, never as a Message Batch
+
     def __init__(self, blocking: Any):
         self._blocking = blocking
 

@@ -22,8 +22,9 @@ from evalkit.checks.base import output_text
 from evalkit.errors import ProviderError, TargetError
 from evalkit.llm.client import ModelClient, RetryPolicy
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
-from evalkit.run.targets import call_target, resolve_target
+from evalkit.run.targets import resolve_target
 from evalkit.scoring.extract import EXTRACT_TOOL, extract_fields
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.suite.model import GoldOutput, Suite
 
 #: Seconds a target gets to recompute one gold output's facts (it makes no real model call).
@@ -88,13 +89,13 @@ async def _recompute_facts(suite: Suite, gold: GoldOutput, text: str, result: Re
         result.facts_as_written = True
         return
     try:
-        fn = resolve_target(suite.target, suite.dir)
+        target = resolve_target(suite.target, suite.dir)
     except TargetError as exc:
         result.problems.append(f"facts cannot be recomputed: {exc}")
         return
     tiers = suite.tier_models()
     bound = _client(text, None).bind(model=tiers.get("high", _MODEL), max_tokens=suite.max_tokens, tiers=tiers)
-    called = await call_target(fn, case.input, bound, TARGET_SECONDS)
+    called = await target.call(case.input, bound, TARGET_SECONDS)
     if called.error:
         result.problems.append(f"facts cannot be recomputed: {called.error}")
         return
@@ -116,8 +117,8 @@ async def _replay_extraction(suite: Suite, gold: GoldOutput, text: str, result: 
     reply = gold.extraction if gold.extraction is not None else (gold.fields or {})
     result.extraction = "recorded" if gold.extraction is not None else "fields"
     bound = _client(text, reply).bind(model=suite.judge_model or _MODEL)
-    values, error = await extract_fields(bound, suite.judge_model or _MODEL, text,
-                                         {n: suite.fields[n] for n in names})
+    values, error = await extract_fields(bound, JudgeInput(text, fields={n: suite.fields[n] for n in names}),
+                                         JudgeSettings(suite.judge_model or _MODEL))
     if error or values is None:
         result.problems.append(f"extraction: {error}")
         result.fields = None

@@ -17,10 +17,9 @@ from evalkit.checks.base import output_text
 from evalkit.llm.client import ModelClient
 from evalkit.results.agreement import values_agree
 from evalkit.results.intervals import cohen_kappa, flipped, kappa_interval
-from evalkit.scoring.extract import extract_fields
-from evalkit.scoring.grading import grade
+from evalkit.scoring.grading import score_output
 from evalkit.scoring.items import applicable_items
-from evalkit.scoring.judge import judge
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.scoring.structured import refuse_unroutable
 from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
 from evalkit.suite.model import GoldOutput, Suite
@@ -44,27 +43,17 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
     votes: dict[str, list[str]] = {cid: [] for cid in criteria}
     extracted: dict[str, list[Any]] = {n: [] for n in fields}
     bound = client.bind(model=judge_model, repeat=index)
+    # As a run asks (evalkit.scoring.grading.score_output): one call for both where both are asked.
+    ask = JudgeInput(text, criteria=criteria, fields=fields, case_input=case.input, facts=gold.facts,
+                     trace=judged_trace(gold.trace))
+    settings = JudgeSettings(judge_model, thinking=suite.judge_thinking)
 
     async def once(k: int) -> None:
-        sample = bound.sampled(k)
-        if criteria and fields:  # as a run asks: one call for both (evalkit.scoring.grading)
-            outcome, values, error = await grade(sample, judge_model, text, criteria, fields, case_input=case.input,
-                                                 facts=gold.facts, thinking=suite.judge_thinking,
-                                                 trace=judged_trace(gold.trace))
-            for cid in criteria:
-                votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)  # type: ignore[union-attr]  # verdicts is set when there is no error
-            for name in fields:
-                extracted[name].append(("error",) if error or values is None else values.get(name))
-            return
-        if criteria:
-            outcome = await judge(sample, judge_model, text, criteria, case_input=case.input, facts=gold.facts,
-                                  thinking=suite.judge_thinking, trace=judged_trace(gold.trace))
-            for cid in criteria:
-                votes[cid].append("error" if outcome.error else outcome.verdicts[cid].verdict)
-        if fields:
-            values, error = await extract_fields(sample, judge_model, text, fields)
-            for name in fields:
-                extracted[name].append(("error",) if error or values is None else values.get(name))
+        outcome, values, error = await score_output(bound.sampled(k), ask, settings)
+        for cid in criteria:
+            votes[cid].append("error" if outcome is None or outcome.error else outcome.verdicts[cid].verdict)
+        for name in fields:
+            extracted[name].append(("error",) if error or values is None else values.get(name))
 
     await asyncio.gather(*(once(k) for k in range(repeats)))
     return votes, extracted

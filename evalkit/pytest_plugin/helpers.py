@@ -18,6 +18,7 @@ from evalkit.errors import JudgeError, SuiteError
 from evalkit.results.report import ItemResult
 from evalkit.scoring.items import decide_item, judged_item
 from evalkit.scoring.judge import judge
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.suite.loader import checks_item, load_suite
 from evalkit.suite.yaml_reader import read_yaml
 
@@ -83,7 +84,8 @@ def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> Any:
     client = ambient.get_client()
     model = client.resolve_model("low")
     return ambient.run_with_client(
-        lambda view: judge(view, model, output_text(output), criteria, case_input=case_input), client)
+        lambda view: judge(view, JudgeInput(output_text(output), criteria=criteria, case_input=case_input),
+                           JudgeSettings(model)), client)
 
 
 def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any = None,

@@ -28,7 +28,7 @@ from evalkit.llm.client import ModelClient
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.run.conversation import Scored, run_conversation, target_prompt
 from evalkit.run.runner import trajectory
-from evalkit.run.targets import Messages, TargetCall, call_target, resolve_target, target_executor
+from evalkit.run.targets import CaseTarget, Messages, TargetCall, resolve_target, target_executor
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.suite.model import Case, Suite, Turn
 from evalkit.trace.steps import Step
@@ -130,7 +130,7 @@ def _toolbox(suite: Suite, case: Case) -> ToolBox | None:
     return ToolBox(target.tools, case.tool_results, _tool_functions(suite))
 
 
-async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[str, str],
+async def _dry_run(target: CaseTarget, suite: Suite, case: Case, repeat: int, tiers: dict[str, str],
                    *, cache: ResponseCache | None) -> DryRun:
     stand_in = _StandIn(cache, repeat)
     # No cache in the client: the stand-in's empty replies must never be stored as answers.
@@ -145,11 +145,11 @@ async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[s
         """One call of the target, as the runner makes it (a conversation's turn keeps its own steps)."""
         before, sent, stood = len(bound.recorder.steps), len(stand_in.requests), stand_in.stood_in
         stand_in.stood_in = False
-        called = await call_target(fn, case.input, bound, suite.timeout.target, toolbox, messages=messages)
+        called = await target.call(case.input, bound, suite.timeout.target, messages=messages, toolbox=toolbox)
         loops.append(Loop(len(stand_in.requests) - sent, stand_in.stood_in))
         stand_in.stood_in = stand_in.stood_in or stood
         if messages is not None and called.trace is None:
-            recorded = trajectory(called, bound, fn)
+            recorded = trajectory(called, bound, target)
             called.trace = recorded[before:] if recorded is not None else None
         return called
 
@@ -172,7 +172,7 @@ async def _dry_run(fn: Any, suite: Suite, case: Case, repeat: int, tiers: dict[s
         messages = talked.messages
     else:
         called = await call()
-        trace = trajectory(called, bound, fn)  # as the run keeps it: the target's own, else what the client recorded
+        trace = trajectory(called, bound, target)  # as the run keeps it: the target's own, else what the client recorded
         messages = []
     known = called.error is None and not stand_in.stood_in
     return DryRun(requests=stand_in.requests, output=called.output if known else None, known=known,
@@ -192,7 +192,7 @@ def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],
     if suite.target is None or (suite.target.function is None and not tool_loop(suite)) or not runs:
         return {}
     try:
-        fn = resolve_target(suite.target, suite.dir)
+        target = resolve_target(suite.target, suite.dir)
     except EvalkitError:
         return {}  # `validate` and `run` name the problem; the plan falls back to its guess
 
@@ -202,7 +202,7 @@ def dry_runs(suite: Suite, runs: list[tuple[Case, int]], tiers: dict[str, str],
         pool = DaemonPool(2, "evalkit-plan-target")
         token = target_executor.set(pool)
         try:
-            return {(case.id, r): await _dry_run(fn, suite, case, r, tiers, cache=cache) for case, r in runs}
+            return {(case.id, r): await _dry_run(target, suite, case, r, tiers, cache=cache) for case, r in runs}
         finally:
             target_executor.reset(token)
             pool.shutdown(wait=False, cancel_futures=True)

@@ -9,7 +9,7 @@ from typing import Callable
 
 from evalkit.results.report import CaseResult, SuiteResult
 from evalkit.run.sharding import Shard
-from evalkit.suite.model import Suite
+from evalkit.suite.model import Inconclusive, Suite
 from evalkit.suite.spec import Thresholds
 
 
@@ -26,7 +26,7 @@ class RunOptions:
     on_case: Callable[[SuiteResult, CaseResult], None] | None = None
     demo: bool = False
     shard: Shard | None = None  # run only this share of the cases (checks across cases: at merge)
-    inconclusive: str | None = None  # fail | warn | pass: overrides the suites' setting
+    inconclusive: Inconclusive | None = None  # overrides the suites' setting
     resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
     max_cost: float | None = None  # the budget in US dollars; None: the smallest `max_cost:` of the suites, if any
 

@@ -46,11 +46,12 @@ from evalkit.run.model_fit import refuse_unfit
 from evalkit.run.options import RunOptions, effective_thresholds, run_budget
 from evalkit.run.sharding import shard_members
 from evalkit.run.stored import stored_output, stored_traceback
-from evalkit.run.targets import TargetCall, TargetFn, call_target, resolve_target
+from evalkit.run.targets import CaseTarget, TargetCall, resolve_target
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.scoring.grading import score_output
 from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target, Turn
 from evalkit.suite.spec import Thresholds
@@ -66,11 +67,16 @@ class Runner:
         self._out: ResultsWriter | None = None
         self._prior: Scan | None = None  # what an interrupted run had finished (--resume)
         self._tallies: dict[int, SuiteTally] = {}
-        self._window = window_for(self.client.concurrency, batched=getattr(client, "batcher", None) is not None)
+        self._window = window_for(self.client.concurrency, batched=client.batcher is not None)
         self._shard_members: set[tuple[str, str]] | None = None
         self._user: UserCode = UserCode(threads=1)  # replaced by each run's (see _stream)
         self._lock: RunLock | None = None
         self._planned: dict[int, tuple[str, int]] = {}  # id(SuiteResult) -> (suite, cases it must have)
+
+    @property
+    def _writer(self) -> ResultsWriter:
+        assert self._out is not None, "the results stream is opened before the suites run"
+        return self._out
 
     async def run(self, suites: list[Suite]) -> Report:
         """The whole Report, every case read back from the JSONL (a spool file when none is asked for)."""
@@ -81,7 +87,7 @@ class Runner:
             self.options = replace(self.options, jsonl_path=Path(spool) / "results.jsonl")
             try:
                 await self.run_summary(suites)
-                report = load_report(self.options.jsonl_path)  # type: ignore[arg-type]  # a run that streams results always has its JSONL path
+                report = load_report(Path(spool) / "results.jsonl")
             finally:
                 self.options = replace(self.options, jsonl_path=None)
         return report.model_copy(update={"results_path": None})
@@ -118,13 +124,13 @@ class Runner:
                 raise self.client.stopped.error()
             self._check_count(list(results))
             summary = self._with_prior(self._report(list(results), started, time.perf_counter() - t0, suites))
-            self._out.end(summary)  # type: ignore[union-attr]  # _out is opened before the suites run
+            self._writer.end(summary)
         finally:
             await self._user.close()
             if summary is None:  # stopped (Ctrl-C, SIGTERM, an error): what this session spent
-                self._out.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,  # type: ignore[union-attr]  # _out is opened before the suites run
+                self._writer.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,
                                                                    suites)).to_json())
-            self._out.close()  # type: ignore[union-attr]  # _out is opened before the suites run
+            self._writer.close()
             self.client.track_paid(None)  # this session's totals are in the JSONL now
             if self._lock is not None:
                 self._lock.release()
@@ -138,13 +144,13 @@ class Runner:
         if self.options.resume:
             self._prior = scan_results(path)
             self._out = ResultsWriter(path, str(self._prior.run_id), keep_bytes=self._prior.size)
-            self._out.event(resumed={"started_at": started.isoformat(timespec="seconds")})
+            self._writer.event(resumed={"started_at": started.isoformat(timespec="seconds")})
             return
         self._out = ResultsWriter(path, new_run_id())
         o = self.options
         options = {**self._recorded_options(), "shard": str(o.shard) if o.shard else None,
                    "inconclusive": o.inconclusive, "demo": o.demo}
-        self._out.header(started.isoformat(timespec="seconds"), [str(s.path) for s in suites], options,
+        self._writer.header(started.isoformat(timespec="seconds"), [str(s.path) for s in suites], options,
                          provenance.collect(suites, self._recorded_options(), []).model_dump(mode="json"))
 
     @staticmethod
@@ -198,33 +204,33 @@ class Runner:
         thresholds = effective_thresholds(suite, opts)
         result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
                              description=suite.description, calibration=calibration_note(suite),
-                             inconclusive=opts.inconclusive or suite.inconclusive,  # type: ignore[arg-type]  # the loader validated the suite's value against the Literal
+                             inconclusive=opts.inconclusive or suite.inconclusive,
                              models={"target": model, "judge": judge})
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:
             if opts.target:
-                fn: TargetFn | WorkerTarget = resolve_target(Target(function=opts.target), suite.dir)
+                target = resolve_target(Target(function=opts.target), suite.dir)
             elif suite.target is None:
                 raise EvalkitError("this suite names no target; pass --target module:function")
             else:
-                fn = resolve_target(suite.target, suite.dir)
+                target = resolve_target(suite.target, suite.dir)
             if target_name:  # user code: called in a worker process (resolved here too, for a clear error)
-                fn = WorkerTarget(target_name, suite.dir, takes_messages=getattr(fn, "takes_messages", True))
-            result.target = target_name or suite.target.describe()  # type: ignore[union-attr]  # preflight refuses a suite with no target before the run
+                target = WorkerTarget(target_name, suite.dir, self._user, takes_messages=target.takes_messages)
+            result.target = target.name
         except EvalkitError as exc:
             result.error = str(exc)
             result.verdict = "error"
-            self._out.event(suite_start=json.loads(result.model_dump_json()), planned=0)  # type: ignore[union-attr]  # _out is opened before the suites run
+            self._writer.event(suite_start=json.loads(result.model_dump_json()), planned=0)
             return result
         cases = suite.select(opts.cases)
         if self._shard_members is not None:
             cases = [c for c in cases if (str(suite.path), c.id) in self._shard_members]
-        self._out.event(suite_start=json.loads(result.model_dump_json()), planned=len(cases))  # type: ignore[union-attr]  # _out is opened before the suites run
+        self._writer.event(suite_start=json.loads(result.model_dump_json()), planned=len(cases))
         tally = self._tallies[id(result)] = tally_for(suite)
         if self._prior is not None:
             carry_over(self._prior, str(suite.path), tally)
         await run_windowed([c for c in cases if c.id not in tally.finished],
-                           lambda case: self._guarded_case(suite, case, fn, model, judge_model=judge, tiers=tiers,
+                           lambda case: self._guarded_case(suite, case, target, model, judge_model=judge, tiers=tiers,
                                                            thresholds=thresholds, suite_result=result), self._window)
         self._planned[id(result)] = (result.name, len(cases))
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
@@ -234,14 +240,14 @@ class Runner:
         result.wall_seconds = round(time.perf_counter() - t0, 3)
         return result
 
-    async def _guarded_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str,
+    async def _guarded_case(self, suite: Suite, case: Case, target: CaseTarget, model: str,
                             *, judge_model: str, tiers: dict[str, str], thresholds: Thresholds,
                             suite_result: SuiteResult) -> None:
         """`_run_case`, whose task never ends without the case's row: a cancellation raised inside it
         (not the run's stop) or another BaseException is an error row naming it."""
         t0 = time.perf_counter()
         try:
-            await self._run_case(suite, case, fn, model, judge_model=judge_model, tiers=tiers,
+            await self._run_case(suite, case, target, model, judge_model=judge_model, tiers=tiers,
                                  thresholds=thresholds, suite_result=suite_result)
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
@@ -263,7 +269,7 @@ class Runner:
                 raise IncompleteRun(f"suite {name}: {done} of its {planned} planned cases have a result; the run "
                                     "is not a verdict")
 
-    async def _run_case(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, model: str, *, judge_model: str,
+    async def _run_case(self, suite: Suite, case: Case, target: CaseTarget, model: str, *, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
         clock = waits.CaseClock()
@@ -282,7 +288,7 @@ class Runner:
             scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal before this case"])
         else:
             repeats = self.options.repeat or case.repeats
-            pending = [self._run_once(suite, case, fn, r, model=model, judge_model=judge_model, tiers=tiers,
+            pending = [self._run_once(suite, case, target, r, model=model, judge_model=judge_model, tiers=tiers,
                                       case_usage=usage, refused=refused) for r in range(repeats)]
             runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
@@ -293,10 +299,10 @@ class Runner:
                               if self.client.stopped is not None else f"{NOT_RUN_BUDGET}: the budget stopped "
                               f"the run during this case ({budget.stopped if budget else ''})"])
             fields = case.field_specs(suite.fields)  # a conversation's turns' too, as `turn N.<field>`
-            extracted = [r.fields for r in runs]
-            if len(runs) > 1 and fields and all(f is not None for f in extracted):
-                scored["agreement"], scored["field_agreement"] = agreement(
-                    extracted, fields, suite.tolerance, suite.missing)  # type: ignore[arg-type]  # the loader validated `missing` against the Literal
+            extracted = [r.fields for r in runs if r.fields is not None]
+            if len(runs) > 1 and fields and len(extracted) == len(runs):
+                scored["agreement"], scored["field_agreement"] = agreement(extracted, fields, suite.tolerance,
+                                                                           suite.missing)
         waits.current.reset(clock_token)
         # The case's own time; the queue wait is reported apart (it grows with the run, not the case).
         result = CaseResult(id=case.id, line=case.line, description=case.description,
@@ -311,12 +317,12 @@ class Runner:
 
     def _emit(self, suite_result: SuiteResult, case: CaseResult) -> None:
         tally = self._tallies[id(suite_result)]
-        case = self._out.case(suite_result, tally.order[case.id], case)  # type: ignore[union-attr]  # as stored
+        case = self._writer.case(suite_result, tally.order[case.id], case)
         tally.add(case)
         if self.options.on_case:
             self.options.on_case(suite_result, case)
 
-    async def _run_once(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int, *, model: str,
+    async def _run_once(self, suite: Suite, case: Case, target: CaseTarget, repeat: int, *, model: str,
                         judge_model: str, tiers: dict[str, str], case_usage: Usage,
                         refused: list[int] | None = None) -> RunResult:
         t0 = time.perf_counter()
@@ -324,7 +330,7 @@ class Runner:
                                   temperature=suite.temperature, tiers=tiers)
         stage = ["the target"]  # what the run was doing, for a cancellation's error row
         try:
-            return await self._scored_run(suite, case, fn, repeat, judge_model=judge_model, client=client,
+            return await self._scored_run(suite, case, target, repeat, judge_model=judge_model, client=client,
                                           t0=t0, stage=stage)
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
@@ -339,20 +345,20 @@ class Runner:
             if client.refused and refused is not None:
                 refused.append(repeat)
 
-    async def _scored_run(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, repeat: int,
+    async def _scored_run(self, suite: Suite, case: Case, target: CaseTarget, repeat: int,
                           *, judge_model: str, client: BoundClient, t0: float, stage: list[str]) -> RunResult:
         """One run of a case: its target called (once per user turn of a conversation), its output scored.
         `stage[0]` is set to what the run is doing."""
         turns = None
         if case.turns:
             stage[0] = "its conversation"
-            turns = await self._conversation(suite, case, fn, judge_model, client=client)
+            turns = await self._conversation(suite, case, target, judge_model, client=client)
             called, client.truncated = turns.final, turns.truncated
         else:
-            called = await self._call(fn, case, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
+            called = await target.call(case.input, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
         # What `evalkit plan --results` counts callable targets by; the result is built at the end (see _run_case).
         run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests,
-                               "trace": turns.final.trace if turns else trajectory(called, client, fn)}
+                               "trace": turns.final.trace if turns else trajectory(called, client, target)}
         if called.error:
             return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
                              traceback=stored_traceback(called.traceback))
@@ -378,18 +384,11 @@ class Runner:
         run["items"], run["fields"] = items, fields
         return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
 
-    async def _call(self, fn: TargetFn | WorkerTarget, case: Case, client: BoundClient, timeout: float,
-                    *, messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
-        if isinstance(fn, WorkerTarget):
-            return await self._user.call_target(fn, case.input, client, timeout, messages=messages)
-        return await call_target(fn, case.input, client, timeout, toolbox, messages=messages)
-
-    async def _conversation(self, suite: Suite, case: Case, fn: TargetFn | WorkerTarget, judge_model: str,
+    async def _conversation(self, suite: Suite, case: Case, target: CaseTarget, judge_model: str,
                             *, client: BoundClient) -> ConversationRun:
         """A conversation case's turns (evalkit/run/conversation.py), each reply scored on its turn's items."""
-        if not getattr(fn, "takes_messages", True):
-            name = fn.spec if isinstance(fn, WorkerTarget) else "the target"
-            return ConversationRun(final=TargetCall(error=f"target {name} takes no `messages` parameter, which a "
+        if not target.takes_messages:
+            return ConversationRun(final=TargetCall(error=f"target {target.name} takes no `messages` parameter, which a "
                                                           f"conversation case needs"))
 
         async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
@@ -406,9 +405,10 @@ class Runner:
 
         async def call(messages: list[dict[str, Any]]) -> TargetCall:
             before = len(client.recorder.steps)
-            called = await self._call(fn, case, client, suite.timeout.target, messages=messages, toolbox=self._toolbox(suite, case))
+            called = await target.call(case.input, client, suite.timeout.target, messages=messages,
+                                   toolbox=self._toolbox(suite, case))
             if called.trace is None:  # what the client recorded of this turn's calls (tool loops, agent code)
-                recorded = trajectory(called, client, fn)
+                recorded = trajectory(called, client, target)
                 called.trace = recorded[before:] if recorded is not None else None
             return called
 
@@ -425,15 +425,16 @@ class Runner:
         checks also see the fields of the earlier turns (`earlier_fields`, as "turn N.<field>"), so code can
         compare one turn's plan with another's."""
         applicable, recorded = applicable_items(case, facts)
-        judged = [it for it in applicable if it.judge is not None]
-        fields_spec = {n: suite.fields[n] for n in case.fields}
+        judged = {it.id: (it.judge, it.judge_repeats) for it in applicable if it.judge is not None}
+        ask = JudgeInput(text, criteria={k: criterion for k, (criterion, _) in judged.items()},
+                         repeats={k: n for k, (_, n) in judged.items()},
+                         fields={n: suite.fields[n] for n in case.fields}, facts=facts, truncated=truncated,
+                         case_input=case.input if conversation is None else {"input": case.input,
+                                                                             "conversation": conversation},
+                         trace=judged_trace(trace))
         # The judge and the extraction: one call when both read this output (evalkit/scoring/grading.py).
-        verdicts, fields, extract_error = await score_output(
-            client, text, {it.id: it.judge for it in judged}, {it.id: it.judge_repeats for it in judged},  # type: ignore[misc]  # judged items all have a judge text
-            fields_spec, judge_model=judge_model, timeout=suite.timeout.judge,
-            case_input=case.input if conversation is None else {"input": case.input, "conversation": conversation},
-            facts=facts, truncated=truncated, trace=judged_trace(trace), thinking=suite.judge_thinking,
-            confirm=suite.confirm_failures)
+        verdicts, fields, extract_error = await score_output(client, ask, JudgeSettings(
+            judge_model, timeout=suite.timeout.judge, thinking=suite.judge_thinking, confirm=suite.confirm_failures))
         seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
         ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
                            suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)
@@ -469,10 +470,10 @@ class Runner:
 UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered
 
 
-def trajectory(called: TargetCall, client: BoundClient, fn: TargetFn | WorkerTarget) -> list[Step] | None:
+def trajectory(called: TargetCall, client: BoundClient, target: CaseTarget) -> list[Step] | None:
     """The run's trace: the one the target returned, else the calls the client recorded, for a
     prompt target with tools and for agent code that offered the model tools or called it more than
     once (else None: one prompt and one reply, already stored as the run's prompt and output)."""
     if called.trace is not None:
         return called.trace
-    return client.recorder.trajectory(UNANSWERED, tools=bool(getattr(fn, "tools", ())))
+    return client.recorder.trajectory(UNANSWERED, tools=target.offers_tools)

@@ -1,13 +1,15 @@
-"""Targets: resolve `module:function` or a Jinja prompt, and call it for one case run."""
+"""Targets: the system under test as a run calls it — a Jinja prompt (PromptTarget) or a
+`module:function` (CallableTarget here, WorkerTarget in a worker process) behind one CaseTarget."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+from abc import ABC, abstractmethod
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from evalkit._runtime import queue_time as waits
 from evalkit._runtime.current_client import current_client
@@ -54,15 +56,30 @@ class TargetResult:
     content: list[dict[str, Any]] | None = None
 
 
-# `(input, client) -> output`; a prompt target also takes `toolbox=` (its tools' answers for the case),
-# and every target `messages=` (the conversation so far) for a turn of a conversation case.
-TargetFn = Callable[..., Any]
 Messages = list[dict[str, Any]]  # Messages-API shaped: {"role": "user" | "assistant", "content": str}; a
 # model reply sent back in a conversation may be its content blocks (thinking, then text)
 
 
-def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
-    """An async function `(input, client) -> output` for the target; raises TargetError."""
+class CaseTarget(ABC):
+    """The system under test as a run calls it: once per run of a case (once per user turn of a
+    conversation). Whatever it does becomes a TargetCall; only a real Ctrl-C goes through."""
+
+    name = "the target"  # as messages name it: `module:function`, or the prompt
+    takes_messages = True  # takes `messages=`, the conversation so far, which a conversation case needs
+    # A prompt target with tools: its runs keep the calls the client recorded as their trace even when
+    # the model used no tool.
+    offers_tools = False
+
+    @abstractmethod
+    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
+                   messages: Messages | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+        """One call on `case_input` within `timeout` seconds; `toolbox` answers a prompt target's tool
+        calls for this case, `messages` is the conversation so far (a turn of a conversation case)."""
+
+
+def resolve_target(target: Target, suite_dir: Path) -> CaseTarget:
+    """The suite's target, called in evalkit's process; raises TargetError for a `module:function`
+    that cannot be imported or called."""
     if target.function is not None:
         try:
             fn = import_object(target.function, suite_dir)
@@ -70,16 +87,29 @@ def resolve_target(target: Target, suite_dir: Path) -> TargetFn:
             raise TargetError(f"target {target.function}: {exc}") from None
         if not callable(fn):
             raise TargetError(f"target {target.function} is not callable")
-        return _adapt_callable(fn)
-    return _prompt_target(target)
+        return CallableTarget(fn, target.function)
+    return PromptTarget(target)
 
 
-def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
-    is_async, takes_client = call_shape(fn)  # the same reading a worker process makes of a target
+class CallableTarget(CaseTarget):
+    """A `module:function` called in evalkit's own process (`evalkit plan`'s dry run, gold replays; a
+    run calls user code in a worker process instead: evalkit.run.user_code.WorkerTarget)."""
 
-    async def call(case_input: Any, client: BoundClient, messages: Messages | None = None) -> Any:
+    def __init__(self, fn: Callable[..., Any], name: str):
+        self.fn, self.name = fn, name
+        self.is_async, self.takes_client = call_shape(fn)  # the same reading a worker process makes of a target
+        self.takes_messages = takes_messages(fn)
+
+    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
+                   messages: Messages | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+        # In a task of its own: a BaseException that asyncio throws into the awaiting coroutine (a
+        # GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
+        return await guarded(lambda: self._produce(case_input, client, messages), timeout, own_task=True)
+
+    async def _produce(self, case_input: Any, client: BoundClient, messages: Messages | None) -> Any:
+        fn, takes_client = self.fn, self.takes_client
         extra = {} if messages is None else {"messages": messages}
-        if is_async:
+        if self.is_async:
             token = current_client.set(client)
             try:
                 return await (fn(case_input, client, **extra) if takes_client else fn(case_input, **extra))
@@ -108,9 +138,6 @@ def _adapt_callable(fn: Callable[..., Any]) -> TargetFn:
             if waiting is not None:
                 waiting.end()
 
-    call.takes_messages = takes_messages(fn)  # type: ignore[attr-defined]  # read back with getattr by the runner
-    return call
-
 
 @dataclass
 class TargetCall:
@@ -138,33 +165,23 @@ class TargetCall:
         return cls(output=output, facts=facts, prompt=prompt, trace=steps)
 
 
-async def call_target(fn: TargetFn, case_input: Any, client: BoundClient, timeout: float | None,
-                      toolbox: ToolBox | None = None, *, messages: Messages | None = None) -> TargetCall:
-    """Call `fn` within `timeout` seconds. Whatever the target does (raise, exit, hang, return
-    None) becomes a TargetCall with an error; only a cancellation (a real Ctrl-C) goes through.
-    `toolbox` answers a prompt target's tool calls for this case; `messages` is the conversation so far
-    (a turn of a conversation case)."""
-    if getattr(fn, "batchable", False) and getattr(client, "batching", False):
-        timeout = None  # a prompt target's one call waits for its Message Batch (hours), not for code
+async def guarded(produce: Callable[[], Awaitable[Any]], timeout: float | None, *, own_task: bool) -> TargetCall:
+    """What `produce()` gives within `timeout` seconds, as a TargetCall: whatever the target does
+    (raise, exit, hang, return None) is an error; only a cancellation (a real Ctrl-C) goes through.
+    `own_task`: user code, run in a task of its own; evalkit's own prompt call needs none."""
     async def shielded() -> Any:
         # asyncio re-raises SystemExit and KeyboardInterrupt out of the event loop from a task's
         # step, so user code's must be caught before they get there; a TimeoutError of the
         # target's own is kept apart from the suite's deadline.
         try:
-            extra: dict[str, Any] = {} if toolbox is None else {"toolbox": toolbox}
-            if messages is not None:
-                extra["messages"] = messages
-            return await fn(case_input, client, **extra)
+            return await produce()
         except (*USER_EXITS, TimeoutError) as exc:
             return _Raised(exc)
 
     try:
-        if getattr(fn, "user_code", True):
-            # In a task of its own: a BaseException that asyncio throws into the awaiting coroutine
-            # (a GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
+        if own_task:
             produced = await asyncio.wait_for(shielded(), timeout)
         else:
-            # evalkit's own prompt call: no task of its own needed (timeout None: no deadline).
             async with asyncio.timeout(timeout):
                 produced = await shielded()
     except TimeoutError:
@@ -221,17 +238,29 @@ def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: i
     return ModelRequest.from_prompt(render_prompt(target.template or "", case_input), **settings)
 
 
-def _prompt_target(target: Target) -> TargetFn:
-    async def call(case_input: Any, client: BoundClient, toolbox: ToolBox | None = None,
-                   messages: Messages | None = None) -> Any:
+class PromptTarget(CaseTarget):
+    """A Jinja prompt sent to the suite's model: one call, or a tool loop when it has tools."""
+
+    def __init__(self, target: Target):
+        self.target, self.name = target, target.describe()
+        self.offers_tools = bool(target.tools)
+
+    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
+                   messages: Messages | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+        if not self.target.tools and client.batching:
+            timeout = None  # its one call waits for its Message Batch (hours), not for code
+        return await guarded(lambda: self._produce(case_input, client, messages, toolbox), timeout, own_task=False)
+
+    async def _produce(self, case_input: Any, client: BoundClient, messages: Messages | None,
+                       toolbox: ToolBox | None) -> TargetResult:
+        target = self.target
         model = client.resolve_model(target.model)
         request = prompt_request(target, case_input, model=model, max_tokens=client.max_tokens,
                                  temperature=client.temperature, messages=messages,
                                  capabilities=client.capabilities(model))
         prompt = request.messages[-1]["content"]
         if target.tools:  # several calls, each waiting for the last: never a Message Batch
-            toolbox = toolbox or ToolBox(target.tools, {})
-            reply = await run_tool_loop(client, request, toolbox, target.max_steps)
+            reply = await run_tool_loop(client, request, toolbox or ToolBox(target.tools, {}), target.max_steps)
             return TargetResult(output=reply.text, prompt=prompt, content=_with_thinking(reply))
         eligible = batch_eligible.set(True)  # one call, which may wait for a Message Batch
         try:
@@ -239,12 +268,6 @@ def _prompt_target(target: Target) -> TargetFn:
             return TargetResult(output=reply.text, prompt=prompt, content=_with_thinking(reply))
         finally:
             batch_eligible.reset(eligible)
-
-    call.batchable = not target.tools  # type: ignore[attr-defined]  # marks read back with getattr by the batcher and the runner
-    call.user_code = False  # type: ignore[attr-defined]  # as above
-    call.tools = target.tools  # type: ignore[attr-defined]  # as above: its runs keep the recorded trace
-    call.takes_messages = True  # type: ignore[attr-defined]  # as above
-    return call
 
 
 def _with_thinking(reply: ModelResponse) -> list[dict[str, Any]] | None:

@@ -22,14 +22,13 @@ from __future__ import annotations
 import asyncio
 import pickle
 import signal
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from evalkit._runtime import queue_time as waits
 from evalkit.errors import one_line
-from evalkit.run.targets import TargetCall
-from evalkit.run.tool_loop import ToolOutcome
+from evalkit.run.targets import CaseTarget, TargetCall
+from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.scoring.items import decide_item, item_result
 from evalkit.workers.link import PICKLE
 from evalkit.workers.pool import TIMED_OUT, WorkerPool
@@ -46,13 +45,17 @@ _CRASHES = {signal.SIGSEGV: "a crash in native code", signal.SIGBUS: "a crash in
             signal.SIGABRT: "an abort", signal.SIGKILL: "killed from outside, or by the out-of-memory killer"}
 
 
-@dataclass(frozen=True)
-class WorkerTarget:
-    """A callable target (`module:function`) the runner calls through the pool."""
+class WorkerTarget(CaseTarget):
+    """A callable target (`module:function`) the run calls in its worker processes."""
 
-    spec: str
-    suite_dir: Path | None
-    takes_messages: bool = True  # its function takes `messages=` (a conversation case needs it)
+    def __init__(self, spec: str, suite_dir: Path | None, user: UserCode, *, takes_messages: bool = True):
+        self.spec, self.suite_dir, self.user = spec, suite_dir, user
+        self.name = spec
+        self.takes_messages = takes_messages  # its function takes `messages=` (a conversation case needs it)
+
+    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
+                   messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+        return await self.user.call_target(self, case_input, client, timeout, messages=messages)
 
 
 def is_plugin_check(check: Check) -> bool:

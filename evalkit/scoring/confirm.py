@@ -6,25 +6,27 @@ gives every time stays a fail. A confirming call that fails is left out, never r
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from evalkit.llm.client import BoundClient
 from evalkit.results.intervals import majority
 from evalkit.scoring.judge import ItemVerdict, JudgeOutcome, judge
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
+from evalkit.scoring.structured import Route
 
 # Sample numbers of the confirming calls (each its own cache entry), apart from judge_repeats' 1..20.
 CONFIRM_SAMPLES_FROM = 100
 
 
-async def confirm_failures(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
-                           outcome: JudgeOutcome, *, extra: int, **kwargs: Any) -> JudgeOutcome:
-    """`outcome` with each item it failed re-decided by the majority of its votes and `extra` more
-    answers; unchanged when `extra` is 0, nothing failed, or the judge errored."""
-    failed = {cid: text for cid, text in criteria.items()
+async def confirm_failures(client: BoundClient, ask: JudgeInput, outcome: JudgeOutcome, settings: JudgeSettings,
+                           route: Route | None = None) -> JudgeOutcome:
+    """`outcome` with each item it failed re-decided by the majority of its votes and
+    `settings.confirm` more answers; unchanged when that is 0, nothing failed, or the judge errored."""
+    extra = settings.confirm
+    failed = {cid: text for cid, text in ask.criteria.items()
               if cid in outcome.verdicts and outcome.verdicts[cid].verdict == "fail"}
     if extra <= 0 or outcome.error or not failed:
         return outcome
-    more = await asyncio.gather(*(judge(client.sampled(CONFIRM_SAMPLES_FROM + k), model, output_text, failed, **kwargs)
+    more = await asyncio.gather(*(judge(client.sampled(CONFIRM_SAMPLES_FROM + k), ask.asking(failed), settings, route)
                                   for k in range(extra)))
     answers = [o for o in more if not o.error]
     verdicts, votes = dict(outcome.verdicts), {cid: list(v) for cid, v in outcome.votes.items()}

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
-from evalkit.errors import ProviderError
 from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.scoring.fencing import fence
-from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
+from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request
 from evalkit.suite.spec import FieldSpec
 
 EXTRACT_TOOL = "record_fields"
@@ -124,40 +123,16 @@ def _coerce(name: str, value: Any, spec: FieldSpec) -> Any:
     return value
 
 
-async def extract_fields(client: BoundClient, model: str, output_text: str, fields: dict[str, FieldSpec], *,
-                         timeout: float | None = None) -> tuple[dict[str, Any] | None, str | None]:
-    """Extracted fields, or None and an error after one corrective retry; the whole exchange gets
-    `timeout` seconds (none while a Message Batch serves it). Asked through structured outputs where
-    the model supports them, else a forced tool (evalkit.scoring.structured)."""
+async def extract_fields(client: BoundClient, ask: JudgeInput,
+                         settings: JudgeSettings) -> tuple[dict[str, Any] | None, str | None]:
+    """`ask.fields` read from its output by `settings.extractor`, or None and an error after one
+    corrective retry. Asked through structured outputs where the model supports them, else a forced
+    tool (evalkit.scoring.structured)."""
+    model, fields = settings.extractor, dict(ask.fields)
     route = choose_route(client, model)
-    try:
-        async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
-            return await _extract_fields(client, model, output_text, fields, route)
-    except TimeoutError:
-        return None, f"extraction call took over {timeout:g} s (the suite's timeout.judge)"
-
-
-async def _extract_fields(client: BoundClient, model: str, output_text: str, fields: dict[str, FieldSpec],
-                          route: Route) -> tuple[dict[str, Any] | None, str | None]:
-    request = extract_request(model, output_text, fields, route=route)
-    problem = ""
-
-    def check(reply: Any) -> dict[str, Any]:  # only a reply that coerces is cached
-        return coerce_fields(_raw_fields(reply), fields)
-
-    for _ in range(2):
-        try:
-            response = await client.generate(request, role="extraction", validate=check)
-        except ProviderError as exc:
-            return None, f"extraction call failed: {exc}"
-        raw = _raw_fields(response)
-        try:
-            return coerce_fields(raw, fields), None
-        except ValueError as exc:
-            problem = str(exc)
-        request = route.corrected(request, EXTRACT_TOOL,
-                                  json.dumps(raw)[:4000] if raw is not None else "(no fields)", problem)
-    return None, f"extraction reply invalid after a retry: {problem}"
+    return await ask_valid(client, extract_request(model, ask.output_text, fields, route=route),
+                           route, lambda reply: coerce_fields(_raw_fields(reply), fields), what="extraction",
+                           tool=EXTRACT_TOOL, timeout=settings.timeout)
 
 
 def _raw_fields(response: Any) -> Any:

@@ -9,7 +9,6 @@ import asyncio
 import json
 from typing import Any
 
-from evalkit.errors import ProviderError
 from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.scoring.confirm import confirm_failures
@@ -28,8 +27,8 @@ from evalkit.scoring.judge import (
     parse_judge_reply,
     tally_votes,
 )
-from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
-from evalkit.suite.model import JudgeThinking
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
+from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request
 from evalkit.suite.spec import FieldSpec
 from evalkit.trace.steps import Step
 
@@ -94,87 +93,48 @@ def parse_grade_reply(tool_input: dict[str, Any] | None, text: str, criteria: li
     return parse_judge_reply({"items": data["items"]}, "", criteria), coerce_fields(data["fields"], fields)
 
 
-async def grade(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
-                fields: dict[str, FieldSpec], *, case_input: Any = None, facts: dict[str, Any] | None = None,
-                truncated: bool = False, timeout: float | None = None, trace: list[Step] | None = None,
-                thinking: JudgeThinking | None = None) -> Graded:
-    """Verdicts and fields in one call; a malformed reply is retried once, then both are errors. The
-    whole exchange gets `timeout` seconds (none while a Message Batch serves it). Asked through
-    structured outputs where the model supports them, else a forced tool; `thinking`: the suite's
-    `judge_thinking`."""
-    route = choose_route(client, model, thinking)
-    try:
-        async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
-            return await _grade(client, model, output_text, criteria, fields, case_input=case_input, facts=facts,
-                                truncated=truncated, trace=trace, route=route)
-    except TimeoutError:
-        error = f"judge and extraction call took over {timeout:g} s (the suite's timeout.judge)"
-        return JudgeOutcome(error=error), None, error
-
-
-async def _grade(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
-                 fields: dict[str, FieldSpec], *, route: Route, **context: Any) -> Graded:
-    request = grade_request(model, output_text, criteria, fields, route=route, **context)
+async def grade(client: BoundClient, ask: JudgeInput, settings: JudgeSettings, route: Route | None = None) -> Graded:
+    """Verdicts and fields in one call; a malformed reply is retried once, then both are errors. Asked
+    by `route` (default: the one chosen for the judge model and the suite's judge_thinking)."""
+    route = route or choose_route(client, settings.model, settings.thinking)
+    criteria, fields = dict(ask.criteria), dict(ask.fields)
+    request = grade_request(settings.model, ask.output_text, criteria, fields, route=route, **ask.context())
     ids = list(criteria)
-
-    def check(reply: Any) -> Any:  # only a reply that parses whole is cached
-        return parse_grade_reply(reply.tool_input, reply.text, ids, fields)
-
-    problem = ""
-    for _ in range(2):
-        try:
-            response = await client.generate(request, role="judge", validate=check)
-        except ProviderError as exc:
-            error = f"judge and extraction call failed: {exc}"
-            return JudgeOutcome(error=error), None, error
-        try:
-            verdicts, values = check(response)
-            return JudgeOutcome(verdicts=verdicts), values, None
-        except ValueError as exc:
-            problem = str(exc)
-        echo = json.dumps(response.tool_input)[:6000] if response.tool_input is not None else (
-            response.text or "(empty reply)")[:6000]
-        request = route.corrected(request, GRADE_TOOL, echo, problem, wanted=(
-            f" with every field, and a reason and a verdict for every id: {', '.join(criteria)}"))
-    error = f"judge and extraction reply invalid after a retry: {problem}"
-    return JudgeOutcome(error=error), None, error
+    graded, error = await ask_valid(
+        client, request, route, lambda reply: parse_grade_reply(reply.tool_input, reply.text, ids, fields),
+        what="judge and extraction", tool=GRADE_TOOL, timeout=settings.timeout,
+        wanted=f" with every field, and a reason and a verdict for every id: {', '.join(ids)}")
+    if graded is None:
+        return JudgeOutcome(error=error), None, error
+    verdicts, values = graded
+    return JudgeOutcome(verdicts=verdicts), values, None
 
 
-async def score_output(client: BoundClient, output_text: str, criteria: dict[str, str], repeats: dict[str, int],
-                       fields: dict[str, FieldSpec], *, judge_model: str, extract_model: str | None = None,
-                       timeout: float | None = None, thinking: JudgeThinking | None = None, confirm: int = 0,
-                       **context: Any) -> Graded:
+async def score_output(client: BoundClient, ask: JudgeInput, settings: JudgeSettings) -> Graded:
     """What a run asks about one output: the judge's verdicts (None without criteria) and the fields
     (None without fields, with the extraction's error). One combined call when both are asked of the
-    same model; with judge repeats, the first sample is that call and the others judge alone. `thinking`:
-    the suite's `judge_thinking`, on every call that judges; `confirm`: its `confirm_failures`, the
-    judge asked that many times more about each item it failed (evalkit/scoring/confirm.py)."""
-    verdicts, values, error = await _score(client, output_text, criteria, repeats, fields, judge_model=judge_model,
-                                           extract_model=extract_model, timeout=timeout, thinking=thinking, **context)
-    if verdicts is not None and confirm:
-        verdicts = await confirm_failures(client, judge_model, output_text, criteria, verdicts, extra=confirm,
-                                          timeout=timeout, thinking=thinking, **context)
+    same model; with judge repeats, the first sample is that call and the others judge alone, every
+    one asked by the same route. With the suite's `confirm_failures`, the judge is asked that many
+    times more about each item it failed (evalkit/scoring/confirm.py)."""
+    route = choose_route(client, settings.model, settings.thinking) if ask.criteria else None
+    verdicts, values, error = await _score(client, ask, settings, route)
+    if verdicts is not None and settings.confirm:
+        verdicts = await confirm_failures(client, ask, verdicts, settings, route)
     return verdicts, values, error
 
 
-async def _score(client: BoundClient, output_text: str, criteria: dict[str, str], repeats: dict[str, int],
-                 fields: dict[str, FieldSpec], *, judge_model: str, extract_model: str | None,
-                 timeout: float | None, thinking: JudgeThinking | None, **context: Any) -> Graded:
-    extract_model = extract_model or judge_model
-    if criteria and fields and extract_model == judge_model:
-        n = max(repeats.values(), default=1)
-        first = grade(client, judge_model, output_text, criteria, fields, timeout=timeout, thinking=thinking, **context)
+async def _score(client: BoundClient, ask: JudgeInput, settings: JudgeSettings, route: Route | None) -> Graded:
+    if ask.criteria and ask.fields and settings.extractor == settings.model:
+        n = max(ask.repeats.values(), default=1)
+        first = grade(client, ask, settings, route)
         if n <= 1:
             return await first
-        others = [judge(client.sampled(k), judge_model, output_text, criteria, timeout=timeout, thinking=thinking,
-                        **context)
-                  for k in range(1, n)]
+        others = [judge(client.sampled(k), ask, settings, route) for k in range(1, n)]
         graded, rest = await asyncio.gather(first, asyncio.gather(*others))
         outcome, values, error = graded
-        return tally_votes([outcome or JudgeOutcome(), *rest], criteria, repeats), values, error
-    judged = judge_repeated(client, judge_model, output_text, criteria, repeats, timeout=timeout,
-                            thinking=thinking, **context) if criteria else None
-    extracted = extract_fields(client, extract_model, output_text, fields, timeout=timeout) if fields else None
+        return tally_votes([outcome or JudgeOutcome(), *rest], ask.criteria, ask.repeats), values, error
+    judged = judge_repeated(client, ask, settings, route) if ask.criteria else None
+    extracted = extract_fields(client, ask, settings) if ask.fields else None
     if judged and extracted:
         verdicts, (values, error) = await asyncio.gather(judged, extracted)
         return verdicts, values, error

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ValidationError
 
-from evalkit.errors import ProviderError
 from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.results.intervals import majority
 from evalkit.scoring.fencing import fence
-from evalkit.scoring.structured import FORCED, Route, choose_route, structured_request
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
+from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request
 from evalkit.scoring.trajectory_text import render_trajectory
-from evalkit.suite.model import JudgeThinking
 from evalkit.trace.steps import Step
 
 JUDGE_TOOL = "record_verdicts"
@@ -162,19 +161,19 @@ class JudgeOutcome(BaseModel):
     votes: dict[str, list[str]] = {}
 
 
-async def judge_repeated(client: BoundClient, model: str, output_text: str, criteria: dict[str, str],
-                         repeats: dict[str, int], **kwargs: Any) -> JudgeOutcome:
+async def judge_repeated(client: BoundClient, ask: JudgeInput, settings: JudgeSettings,
+                         route: Route | None = None) -> JudgeOutcome:
     """Ask the judge max(repeats) times (each call its own sample), and decide each id by the
     majority of its first `repeats[id]` votes (a tie fails); calls that fail are left out."""
-    n = max(repeats.values(), default=1)
+    n = max(ask.repeats.values(), default=1)
     if n <= 1:
-        return await judge(client, model, output_text, criteria, **kwargs)
-    outcomes = await asyncio.gather(*(judge(client.sampled(k) if k else client, model, output_text, criteria,
-                                            **kwargs) for k in range(n)))
-    return tally_votes(list(outcomes), criteria, repeats)
+        return await judge(client, ask, settings, route)
+    outcomes = await asyncio.gather(*(judge(client.sampled(k) if k else client, ask, settings, route)
+                                      for k in range(n)))
+    return tally_votes(list(outcomes), ask.criteria, ask.repeats)
 
 
-def tally_votes(outcomes: list[JudgeOutcome], criteria: dict[str, str], repeats: dict[str, int]) -> JudgeOutcome:
+def tally_votes(outcomes: list[JudgeOutcome], criteria: Mapping[str, str], repeats: Mapping[str, int]) -> JudgeOutcome:
     """Each id decided by the majority of its first `repeats[id]` good samples (a tie fails)."""
     good = [o for o in outcomes if not o.error]
     if not good:
@@ -191,49 +190,15 @@ def tally_votes(outcomes: list[JudgeOutcome], criteria: dict[str, str], repeats:
     return JudgeOutcome(verdicts=verdicts, votes=votes)
 
 
-async def judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,
-                case_input: Any = None, facts: dict[str, Any] | None = None, truncated: bool = False,
-                timeout: float | None = None, trace: list[Step] | None = None,
-                thinking: JudgeThinking | None = None) -> JudgeOutcome:
-    """Score every criterion in one call; a malformed reply is retried once, then is an error. The
-    whole exchange, retries included, gets `timeout` seconds (none while a Message Batch serves it).
-    Asked through structured outputs where the model supports them, else a forced tool
-    (evalkit.scoring.structured); `thinking`: the suite's `judge_thinking`."""
-    route = choose_route(client, model, thinking)
-    try:
-        async with asyncio.timeout(None if getattr(client, "batching", False) else timeout):
-            return await _judge(client, model, output_text, criteria, case_input=case_input, facts=facts,
-                                truncated=truncated, trace=trace, route=route)
-    except TimeoutError:
-        return JudgeOutcome(error=f"judge call took over {timeout:g} s (the suite's timeout.judge)")
-
-
-async def _judge(client: BoundClient, model: str, output_text: str, criteria: dict[str, str], *,
-                 case_input: Any, facts: dict[str, Any] | None, truncated: bool,
-                 trace: list[Step] | None, route: Route) -> JudgeOutcome:
-    request = judge_request(model, output_text, criteria, case_input=case_input, facts=facts, truncated=truncated,
-                            trace=trace, route=route)
-    problem = ""
-    ids = list(criteria)
-
-    def check(reply: Any) -> Any:  # only a reply that parses is cached
-        return parse_judge_reply(reply.tool_input, reply.text, ids)
-
-    for attempt in range(2):
-        try:
-            response = await client.generate(request, role="judge", validate=check)
-        except ProviderError as exc:
-            return JudgeOutcome(error=f"judge call failed: {exc}")
-        try:
-            return JudgeOutcome(verdicts=check(response))
-        except ValueError as exc:
-            problem = str(exc)
-        request = route.corrected(request, JUDGE_TOOL, _echo(response), problem,
-                                  wanted=f" with a reason and a verdict for every id: {', '.join(criteria)}")
-    return JudgeOutcome(error=f"judge reply invalid after a retry: {problem}")
-
-
-def _echo(response: Any) -> str:
-    if response.tool_input is not None:
-        return json.dumps(response.tool_input)[:4000]
-    return (response.text or "(empty reply)")[:4000]
+async def judge(client: BoundClient, ask: JudgeInput, settings: JudgeSettings,
+                route: Route | None = None) -> JudgeOutcome:
+    """Score every criterion of `ask` in one call; a malformed reply is retried once, then is an error.
+    Asked by `route` (default: the one evalkit.scoring.structured chooses for the judge model and the
+    suite's judge_thinking)."""
+    route = route or choose_route(client, settings.model, settings.thinking)
+    request = judge_request(settings.model, ask.output_text, dict(ask.criteria), route=route, **ask.context())
+    ids = list(ask.criteria)
+    verdicts, error = await ask_valid(client, request, route, lambda reply: parse_judge_reply(
+        reply.tool_input, reply.text, ids), what="judge", tool=JUDGE_TOOL, timeout=settings.timeout,
+        wanted=f" with a reason and a verdict for every id: {', '.join(ids)}")
+    return JudgeOutcome(error=error) if verdicts is None else JudgeOutcome(verdicts=verdicts)

@@ -18,12 +18,14 @@ once, then is an error: never a pass."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
+import json
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
-from evalkit.errors import UsageError
+from evalkit.errors import ProviderError, UsageError
 from evalkit.llm.capabilities import UNKNOWN, Capabilities
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.suite.model import JudgeThinking
@@ -139,6 +141,41 @@ def choose_route(client: Any, model: str, thinking: JudgeThinking | None = None)
     except NoRoute as exc:
         raise NoRoute(f"judge model {model}: {exc}: choose another judge_model (`evalkit models` lists how each "
                       "is asked)") from None
+
+
+Parsed = TypeVar("Parsed")
+
+
+async def ask_valid(client: Any, request: ModelRequest, route: Route, check: Callable[[Any], Parsed], *,
+                    what: str, tool: str, timeout: float | None, wanted: str = "") -> tuple[Parsed | None, str | None]:
+    """`(check(reply), None)` for `request`'s reply, or `(None, error)`. A reply `check` refuses (a
+    ValueError saying why) is shown back once with what was wrong (`wanted`: what the answer must hold),
+    then is an error, never a pass; `tool` names the tool (or format) the reply fills. `what` ("judge", "extraction", "judge and extraction") names the call
+    in errors and its role in the client's account; the whole exchange gets `timeout` seconds (none
+    while a Message Batch serves it). Only a reply that `check` accepts is cached."""
+    role = "extraction" if what == "extraction" else "judge"
+    problem = ""
+    try:
+        async with asyncio.timeout(None if client.batching else timeout):
+            for _ in range(2):
+                try:
+                    response = await client.generate(request, role=role, validate=check)
+                except ProviderError as exc:
+                    return None, f"{what} call failed: {exc}"
+                try:
+                    return check(response), None
+                except ValueError as exc:
+                    problem = str(exc)
+                request = route.corrected(request, tool, _echo(response), problem, wanted=wanted)
+    except TimeoutError:
+        return None, f"{what} call took over {timeout:g} s (the suite's timeout.judge)"
+    return None, f"{what} reply invalid after a retry: {problem}"
+
+
+def _echo(response: Any) -> str:
+    """An invalid reply as the corrective turn shows it back: its tool input as JSON, else its text."""
+    shown = json.dumps(response.tool_input) if response.tool_input is not None else (response.text or "(empty reply)")
+    return str(shown)[:6000]
 
 
 def strict_schema(schema: dict[str, Any], title: str) -> dict[str, Any]:

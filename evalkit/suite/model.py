@@ -6,12 +6,14 @@ import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from evalkit.checks.base import Check
 from evalkit.llm.tiers import resolve_tiers
 from evalkit.suite.spec import CalibrationBar, CompareSpec, FieldSpec, GoldLabel, Thresholds, Timeouts
 from evalkit.trace.steps import Step
+
+Inconclusive = Literal["fail", "warn", "pass"]  # what an inconclusive case does to the verdict
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,7 @@ class Suite:
     missing: str = "disagree"  # a field no run states: disagree | ignore
     complete: bool = True  # a truncated output fails the built-in `complete` check
     calibration: CalibrationBar | None = None  # the bar `evalkit calibrate` holds judge items to
-    inconclusive: str = "warn"  # what an inconclusive case does: fail | warn | pass
+    inconclusive: Inconclusive = "warn"  # what an inconclusive case does
     fields: dict[str, FieldSpec] = field(default_factory=dict)
     comparisons: list[CompareSpec] = field(default_factory=list)
     description: str = ""

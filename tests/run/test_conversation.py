@@ -211,7 +211,7 @@ def test_an_async_callable_target_in_its_worker_gets_the_messages_as_keywords(wr
 
 
 def test_a_callable_target_in_process_gets_the_messages_and_a_plain_case_none(tmp_path):
-    from evalkit.run.targets import call_target, resolve_target
+    from evalkit.run.targets import resolve_target
     from evalkit.suite.model import Target
 
     (tmp_path / "inproc.py").write_text(
@@ -223,8 +223,7 @@ def test_a_callable_target_in_process_gets_the_messages_and_a_plain_case_none(tm
     async def both(name):
         fn = resolve_target(Target(function=f"inproc:{name}"), tmp_path)
         assert fn.takes_messages
-        return [(await call_target(fn, {}, client, 5, messages=said)).output,
-                (await call_target(fn, {}, client, 5)).output]
+        return [(await fn.call({}, client, 5, messages=said)).output, (await fn.call({}, client, 5)).output]
 
     for name in ("sync", "coro"):
         assert asyncio.run(both(name)) == [repr(said), "None"]

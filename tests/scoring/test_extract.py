@@ -8,6 +8,7 @@ import pytest
 
 from evalkit.engine import make_client
 from evalkit.scoring.extract import EXTRACT_TOOL, coerce_fields, extract_fields, extract_request
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.suite.spec import FieldSpec
 from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
@@ -48,7 +49,7 @@ def test_bad_values_name_the_field(raw, problem):
 
 def extract(script: Script):
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
-    return asyncio.run(extract_fields(client.bind(model="m"), "m", "the text", FIELDS)), client
+    return asyncio.run(extract_fields(client.bind(model="m"), JudgeInput("the text", fields=FIELDS), JudgeSettings("m"))), client
 
 
 def test_a_bad_reply_gets_one_retry():

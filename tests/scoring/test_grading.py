@@ -14,6 +14,7 @@ from evalkit.run.runner import RunOptions
 from evalkit.scoring.extract import EXTRACT_TOOL
 from evalkit.scoring.grading import GRADE_TOOL, grade, grade_request, parse_grade_reply, score_output
 from evalkit.scoring.judge import JUDGE_TOOL
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.suite.spec import FieldSpec
 from evalkit.testing import script as wire
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -69,7 +70,7 @@ def test_a_combined_reply_is_refused_saying_what_is_wrong(reply, problem):
 def test_a_combined_reply_scripted_whole_gives_the_verdicts_and_the_fields():
     script = Script().tool_reply(GRADE_TOOL, {**verdicts({"a": "pass", "b": "fail"}), "fields": {"km": "12", "rest": True}})
     bound, client = bound_client(script)
-    outcome, fields, error = asyncio.run(grade(bound, "judge-model", "the output", CRITERIA, FIELDS))
+    outcome, fields, error = asyncio.run(grade(bound, JudgeInput("the output", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model")))
     assert error is None and fields == {"km": 12.0, "rest": True}
     assert {k: v.verdict for k, v in outcome.verdicts.items()} == {"a": "pass", "b": "fail"}
     assert client.usage.calls == 1 and client.models_used == {"judge-model": {"judge"}}
@@ -79,10 +80,10 @@ def test_a_malformed_reply_is_corrected_once_then_both_are_errors():
     good = {**verdicts({"a": "pass", "b": "pass"}), "fields": {"km": 3, "rest": False}}
     script = Script().tool_reply(GRADE_TOOL, {"items": good["items"]}, times=1).tool_reply(GRADE_TOOL, good)
     bound, client = bound_client(script)
-    outcome, fields, error = asyncio.run(grade(bound, "judge-model", "out", CRITERIA, FIELDS))
+    outcome, fields, error = asyncio.run(grade(bound, JudgeInput("out", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model")))
     assert error is None and fields == {"km": 3.0, "rest": False} and client.usage.calls == 2
     bound, client = bound_client(Script().tool_reply(GRADE_TOOL, {"items": good["items"]}))
-    outcome, fields, error = asyncio.run(grade(bound, "judge-model", "out", CRITERIA, FIELDS))
+    outcome, fields, error = asyncio.run(grade(bound, JudgeInput("out", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model")))
     assert fields is None and outcome.error == error == ("judge and extraction reply invalid after a retry: "
                                                          "the reply has no fields")
     assert client.usage.calls == 2
@@ -97,9 +98,9 @@ def ask(script: Script, criteria, fields, repeats=None, **models):
     provider = ScriptedProvider(script)
     client = make_client(provider, no_cache=True, deprecated=None)
     bound = client.bind(model="judge-model")
-    got = asyncio.run(score_output(bound, "the output", criteria, repeats or {c: 1 for c in criteria}, fields,
-                                   judge_model=models.get("judge_model", "judge-model"),
-                                   extract_model=models.get("extract_model")))
+    ask = JudgeInput("the output", criteria=criteria, repeats=repeats or {c: 1 for c in criteria}, fields=fields)
+    got = asyncio.run(score_output(bound, ask, JudgeSettings(models.get("judge_model", "judge-model"),
+                                                             extract_model=models.get("extract_model"))))
     return got, [requested_tool(b) for b in provider.requests]
 
 

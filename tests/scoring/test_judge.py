@@ -8,6 +8,7 @@ import pytest
 
 from evalkit.engine import make_client
 from evalkit.scoring.judge import JUDGE_TOOL, judge, judge_request, parse_judge_reply
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
 
@@ -15,7 +16,7 @@ from evalkit.testing.scripted import ScriptedProvider
 def run_judge(script: Script, criteria: dict[str, str], output: str = "the output"):
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
     bound = client.bind(model="judge-model")
-    return asyncio.run(judge(bound, "judge-model", output, criteria)), client
+    return asyncio.run(judge(bound, JudgeInput(output, criteria=criteria), JudgeSettings("judge-model"))), client
 
 
 def items(**verdicts: str) -> dict:

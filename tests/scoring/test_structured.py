@@ -20,6 +20,7 @@ from evalkit.run.runner import RunOptions
 from evalkit.scoring.extract import EXTRACT_TOOL, extract_request
 from evalkit.scoring.grading import GRADE_TOOL, grade_request
 from evalkit.scoring.judge import JUDGE_TOOL, judge, judge_request
+from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.scoring.structured import (
     DEFAULT_ROOM,
     FORCED,
@@ -281,7 +282,8 @@ def test_the_in_process_judge_reads_a_structured_reply_with_thinking():
 
     provider = ScriptedProvider(Script().tool_reply(JUDGE_TOOL, verdicts({"a": "pass", "b": "fail"})))
     client = make_client(provider, no_cache=True, deprecated=None).bind(model=SUPPORTED)
-    outcome = asyncio.run(judge(client, SUPPORTED, "out", CRITERIA, thinking=JudgeThinking(budget_tokens=1024)))
+    outcome = asyncio.run(judge(client, JudgeInput("out", criteria=CRITERIA),
+                                JudgeSettings(SUPPORTED, thinking=JudgeThinking(budget_tokens=1024))))
     assert outcome.error is None and {k: v.verdict for k, v in outcome.verdicts.items()} == {"a": "pass", "b": "fail"}
     [body] = provider.requests
     assert body["thinking"]["budget_tokens"] == 1024 and "tool_choice" not in body
