@@ -41,6 +41,7 @@ from evalkit.results.report import (
 from evalkit.results.stream import ResultsWriter, RunLock, SessionTotals, SuiteTally, new_run_id, tally_for
 from evalkit.run.case_ends import ended_words, jsonable, stopping
 from evalkit.run.case_queue import run_windowed, window_for
+from evalkit.run.case_run import CaseRun
 from evalkit.run.conversation import ConversationRun, run_conversation, target_prompt
 from evalkit.run.model_fit import refuse_unfit
 from evalkit.run.options import RunOptions, effective_thresholds, run_budget
@@ -50,12 +51,11 @@ from evalkit.run.targets import CaseTarget, TargetCall, resolve_target
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.run.user_code import UserCode, WorkerTarget, is_plugin_check
 from evalkit.scoring.grading import score_output
-from evalkit.scoring.items import applicable_items, compare_cases, decide_items, truncated_item
-from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
+from evalkit.scoring.items import compare_cases, decide_items, truncated_item
 from evalkit.suite.calibration import calibration_note
 from evalkit.suite.model import Case, Suite, Target, Turn
 from evalkit.suite.spec import Thresholds
-from evalkit.trace.steps import Step, judged_trace
+from evalkit.trace.steps import Step
 
 
 class Runner:
@@ -374,10 +374,10 @@ class Runner:
         run["output"] = stored_output(text)
         truncated = run["truncated"] = client.truncated
         stage[0] = "its checks, judge and extraction"
-        items, fields, run["extraction_error"] = await self._decide(
-            suite, case, produced, text, facts=facts, trace=run["trace"], client=client, judge_model=judge_model,
-            truncated=truncated, conversation=turns.messages if turns else None,
-            earlier_fields=turns.fields if turns else None, output_model=called.output_model)
+        items, fields, run["extraction_error"] = await self._decide(CaseRun(
+            suite, case, client, produced, text, facts=facts, trace=run["trace"], truncated=truncated,
+            output_model=called.output_model, conversation=turns.messages if turns else None,
+            earlier_fields=turns.fields if turns else None), judge_model)
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
@@ -394,9 +394,9 @@ class Runner:
         async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
                         messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
             view = replace(case, items=list(turn.items), fields=list(turn.fields))
-            items, fields, _ = await self._decide(
-                suite, view, called.output, reply, facts=called.facts, trace=called.trace, client=client,
-                judge_model=judge_model, truncated=truncated, conversation=messages, output_model=called.output_model)
+            items, fields, _ = await self._decide(CaseRun(
+                suite, view, client, called.output, reply, facts=called.facts, trace=called.trace,
+                truncated=truncated, output_model=called.output_model, conversation=messages), judge_model)
             return items, fields
 
         def truncation() -> bool:
@@ -415,32 +415,17 @@ class Runner:
         prompt = target_prompt(None if self.options.target else suite.target, case.input)
         return await run_conversation(case, prompt, call, score, truncation)
 
-    async def _decide(self, suite: Suite, case: Case, produced: Any, text: str, *, facts: dict[str, Any],
-                      trace: Any, client: BoundClient, judge_model: str, truncated: bool,
-                      conversation: list[dict[str, Any]] | None = None,
-                      earlier_fields: dict[str, Any] | None = None, output_model: str | None = None,
-                      ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
-        """A run's items decided on `text` (judged, extracted, checked), its fields, its extraction error.
-        A conversation's judge sees the messages the reply answered beside the case's input; its case-level
-        checks also see the fields of the earlier turns (`earlier_fields`, as "turn N.<field>"), so code can
-        compare one turn's plan with another's."""
-        applicable, recorded = applicable_items(case, facts)
-        judged = {it.id: (it.judge, it.judge_repeats) for it in applicable if it.judge is not None}
-        ask = JudgeInput(text, criteria={k: criterion for k, (criterion, _) in judged.items()},
-                         repeats={k: n for k, (_, n) in judged.items()},
-                         fields={n: suite.fields[n] for n in case.fields}, facts=facts, truncated=truncated,
-                         case_input=case.input if conversation is None else {"input": case.input,
-                                                                             "conversation": conversation},
-                         trace=judged_trace(trace))
+    async def _decide(self, run: CaseRun, judge_model: str) -> tuple[list[ItemResult], dict[str, Any] | None,
+                                                                     str | None]:
+        """A run's items decided (judged, extracted, checked), its fields, its extraction error."""
+        applicable, recorded = run.items()
         # The judge and the extraction: one call when both read this output (evalkit/scoring/grading.py).
-        verdicts, fields, extract_error = await score_output(client, ask, JudgeSettings(
-            judge_model, timeout=suite.timeout.judge, thinking=suite.judge_thinking, confirm=suite.confirm_failures))
-        seen = {**earlier_fields, **fields} if earlier_fields and fields is not None else fields
-        ctx = CheckContext(output=produced, input=case.input, fields=seen, facts=facts, case_id=case.id,
-                           suite_dir=suite.dir, timeout=suite.timeout.check, trace=trace, output_model=output_model)
-        items = decide_items(case, applicable, recorded, ctx, verdicts, extract_error=extract_error,
+        verdicts, fields, extract_error = await score_output(run.client, run.judge_input(applicable),
+                                                             run.judge_settings(judge_model))
+        ctx = run.check_context(fields)
+        items = decide_items(run.case, applicable, recorded, ctx, verdicts, extract_error=extract_error,
                              checked=await self._plugin_checks(applicable, ctx))
-        if truncated and suite.complete:
+        if run.truncated and run.suite.complete:
             items.append(truncated_item())
         return items, fields, extract_error
 
