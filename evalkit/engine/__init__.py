@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from evalkit._runtime import gc_pause as collector
+from evalkit._runtime import gc_pause
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
 from evalkit._runtime.signals import run_stoppable
 from evalkit.engine import merging
@@ -70,7 +70,7 @@ def load_suites(paths: list[str | Path]) -> list[Suite]:
     files are reported together in one SuiteError; two suites of one name are a UsageError."""
     suites, errors = [], []
     seen: set[Path] = set()
-    with collector.paused():
+    with gc_pause.paused():
         for path in paths:
             try:
                 files = resolve_suite_paths(path)

@@ -12,7 +12,7 @@ from typing import Callable
 from evalkit._runtime.asyncio_run import run_blocking
 from evalkit.engine.preflight import preflight
 from evalkit.errors import UsageError
-from evalkit.llm import model_lifecycle as lifecycle
+from evalkit.llm import model_lifecycle
 from evalkit.llm.client import ModelClient
 from evalkit.results.report import Report
 from evalkit.run.options import RunOptions
@@ -43,8 +43,8 @@ def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[
     clients = [make_client() for _ in models]
     deprecated = clients[0].deprecations()
     for model in models:
-        lifecycle.refuse_retired(lifecycle.suite_models(suites, model, options.judge_model), deprecated,
-                                 judge_only=lifecycle.judge_only_models(suites, model, options.judge_model))
+        model_lifecycle.refuse_retired(model_lifecycle.suite_models(suites, model, options.judge_model), deprecated,
+                                 judge_only=model_lifecycle.judge_only_models(suites, model, options.judge_model))
     return run_blocking(_run_all(suites, models, clients, options))
 
 

@@ -115,9 +115,9 @@ def redact_report(report: pytest.TestReport, secrets: dict[str, str]) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    ambient = sys.modules.get("evalkit.engine.agent_client")
-    if ambient is not None:
-        ambient.shutdown()
+    agent_client = sys.modules.get("evalkit.engine.agent_client")
+    if agent_client is not None:
+        agent_client.shutdown()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -129,9 +129,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if not is_eval(item):
         return
-    from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
+    from evalkit.engine import agent_client  # on use: the plugin loads in every pytest run
 
-    reason = ambient.unavailable_reason()
+    reason = agent_client.unavailable_reason()
     if reason:
         pytest.skip(f"evalkit: {reason}")
 
@@ -143,9 +143,9 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         models.update(marker.kwargs.get("models") or {})
     if not models:
         return (yield)
-    from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
+    from evalkit.engine import agent_client  # on use: the plugin loads in every pytest run
 
-    with ambient.use_models(**models):
+    with agent_client.use_models(**models):
         return (yield)
 
 
@@ -157,9 +157,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"(or name their folder or file)")
     stored: list[Any] = config.stash.get(usage_key, [])
     usages = list(stored)
-    ambient = sys.modules.get("evalkit.engine.agent_client")
-    if ambient is not None and ambient.usage() is not None:
-        usages.append(ambient.usage())
+    agent_client = sys.modules.get("evalkit.engine.agent_client")
+    if agent_client is not None and agent_client.usage() is not None:
+        usages.append(agent_client.usage())
     if usages:
         calls = sum(u.calls for u in usages)
         hits = sum(u.cache_hits for u in usages)

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.checks.registry import CheckRegistry
-from evalkit.engine import agent_client as ambient
+from evalkit.engine import agent_client
 from evalkit.errors import JudgeError, SuiteError
 from evalkit.results.report import ItemResult
 from evalkit.scoring.items import decide_item, judged_item
@@ -81,9 +81,9 @@ def llm_judge(output: Any, criteria: str, *, case_input: Any = None) -> tuple[bo
 def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> Any:
     """One judge call for several criteria: the JudgeOutcome."""
 
-    client = ambient.get_client()
+    client = agent_client.get_client()
     model = client.resolve_model("low")
-    return ambient.run_with_client(
+    return agent_client.run_with_client(
         lambda view: judge(view, JudgeInput(output_text(output), criteria=criteria, case_input=case_input),
                            JudgeSettings(model)), client)
 

@@ -57,8 +57,11 @@ class EvalSuiteFile(pytest.File):
     def _run(self) -> tuple[Report | None, str | None]:
         from glob import escape  # case ids are passed to the runner as globs
 
-        from evalkit.engine import agent_client as ambient  # on use: the plugin loads in every pytest run
-        from evalkit.engine import make_client, run
+        from evalkit.engine import (
+            agent_client,  # on use: the plugin loads in every pytest run
+            make_client,
+            run,
+        )
         from evalkit.errors import EvalkitError
         from evalkit.run.options import RunOptions
 
@@ -67,14 +70,14 @@ class EvalSuiteFile(pytest.File):
         case_ids = sorted({i.case_id for i in mine if not isinstance(i, EvalCompareItem)})
         if not case_ids:  # only comparisons were selected: they need every case
             case_ids = [c.id for c in self.suite.cases]
-        settings = ambient.client_settings()
+        settings = agent_client.client_settings()
         if config.getoption("evalkit_no_cache"):
             settings["no_cache"] = True
         target = config.getoption("evalkit_target")
         options = RunOptions(target=target if target and self.suite.target is None else None,
                              cases=[escape(cid) for cid in case_ids])
         try:
-            client = make_client(ambient.provider(), **settings)
+            client = make_client(agent_client.provider(), **settings)
             report = run([self.suite], client, options)
         except EvalkitError as exc:
             return None, f"evalkit: {exc}"

@@ -12,12 +12,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evalkit._runtime import gc_pause as collector
-from evalkit._runtime import queue_time as waits
+from evalkit._runtime import gc_pause, queue_time
 from evalkit._runtime.user_calls import user_traceback
 from evalkit.checks.base import CheckContext, output_text
 from evalkit.errors import EvalkitError, IncompleteRun, one_line
-from evalkit.llm import model_lifecycle as lifecycle
+from evalkit.llm import model_lifecycle
 from evalkit.llm.budget import Budget
 from evalkit.llm.client import BoundClient, ModelClient
 from evalkit.llm.paid import PaidLedger
@@ -95,15 +94,15 @@ class Runner:
     async def run_summary(self, suites: list[Suite]) -> Report:
         """Run, streaming each finished case to the JSONL and keeping only a tally per suite: the
         Report returned has no cases (`results_reader` reads them back)."""
-        with collector.run_heap():
+        with gc_pause.run_heap():
             return await self._stream(suites)
 
     async def _stream(self, suites: list[Suite]) -> Report:
         assert self.options.jsonl_path is not None, "run_summary streams to options.jsonl_path"
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         model, judge_model = self.options.model, self.options.judge_model
-        lifecycle.refuse_retired(lifecycle.suite_models(suites, model, judge_model), self.client.deprecations(),
-                                 judge_only=lifecycle.judge_only_models(suites, model, judge_model))
+        model_lifecycle.refuse_retired(model_lifecycle.suite_models(suites, model, judge_model), self.client.deprecations(),
+                                 judge_only=model_lifecycle.judge_only_models(suites, model, judge_model))
         # So does a setting a model refuses, or a judge model evalkit cannot ask (evalkit/run/model_fit.py).
         refuse_unfit(suites, model, judge_model, self.client.capabilities.of)
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
@@ -272,8 +271,8 @@ class Runner:
     async def _run_case(self, suite: Suite, case: Case, target: CaseTarget, model: str, *, judge_model: str,
                         tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
         t0 = time.perf_counter()
-        clock = waits.CaseClock()
-        clock_token = waits.current.set(clock)  # the case's calls count their waits for a slot on it
+        clock = queue_time.CaseClock()
+        clock_token = queue_time.current.set(clock)  # the case's calls count their waits for a slot on it
         usage = Usage()
         # The result is built once its values are known: a pydantic field assigned afterwards costs
         # ten times a value passed to the constructor, and a case's result has a dozen of them.
@@ -303,7 +302,7 @@ class Runner:
             if len(runs) > 1 and fields and len(extracted) == len(runs):
                 scored["agreement"], scored["field_agreement"] = agreement(extracted, fields, suite.tolerance,
                                                                            suite.missing)
-        waits.current.reset(clock_token)
+        queue_time.current.reset(clock_token)
         # The case's own time; the queue wait is reported apart (it grows with the run, not the case).
         result = CaseResult(id=case.id, line=case.line, description=case.description,
                             file=str(case.file) if case.file else None, input=jsonable(case.input), usage=usage,

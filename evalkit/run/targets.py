@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from evalkit._runtime import queue_time as waits
+from evalkit._runtime import queue_time
 from evalkit._runtime.current_client import current_client
 from evalkit._runtime.import_names import import_object
 from evalkit._runtime.user_calls import (
@@ -118,7 +118,7 @@ class CallableTarget(CaseTarget):
         loop = asyncio.get_running_loop()
         sync = SyncClient(client, loop)
 
-        clock = waits.current.get()
+        clock = queue_time.current.get()
         waiting = clock.wait() if clock is not None else None  # for a worker thread: queue time
 
         def run() -> Any:

@@ -25,7 +25,7 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from evalkit._runtime import queue_time as waits
+from evalkit._runtime import queue_time
 from evalkit.errors import one_line
 from evalkit.run.targets import CaseTarget, TargetCall
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
@@ -86,7 +86,7 @@ class UserCode:
         except Exception as exc:  # the case's input comes from YAML or JSON: this does not happen
             return TargetCall(error=f"the case's input cannot be sent to the target's worker process: {one_line(exc)}")
         result, waited = await self.pool.run("target", payload, client, timeout)
-        clock = waits.current.get()
+        clock = queue_time.current.get()
         if clock is not None and waited > 0:  # the wait to start in a worker is the case's queue time
             clock.add(waited)
         if result is TIMED_OUT:

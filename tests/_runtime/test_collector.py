@@ -5,30 +5,30 @@ from __future__ import annotations
 import gc
 import weakref
 
-from evalkit._runtime import gc_pause as collector
+from evalkit._runtime import gc_pause
 from evalkit.testing.script import Script
 
 
 def test_a_run_freezes_the_heap_and_collects_young_objects_less_often_then_restores_both():
     before = gc.get_threshold()
     assert gc.get_freeze_count() == 0
-    with collector.run_heap():
+    with gc_pause.run_heap():
         assert gc.get_freeze_count() > 0
-        assert gc.get_threshold()[0] == max(before[0], collector.YOUNG_THRESHOLD)
+        assert gc.get_threshold()[0] == max(before[0], gc_pause.YOUNG_THRESHOLD)
         assert gc.get_threshold()[1:] == before[1:]
-        with collector.run_heap():  # a second run under way (models side by side): one restore, at the end
+        with gc_pause.run_heap():  # a second run under way (models side by side): one restore, at the end
             pass
-        assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == max(before[0], collector.YOUNG_THRESHOLD)
+        assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == max(before[0], gc_pause.YOUNG_THRESHOLD)
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
 def test_settle_freezes_only_during_a_run():
-    collector.settle()
+    gc_pause.settle()
     assert gc.get_freeze_count() == 0
-    with collector.run_heap():
+    with gc_pause.run_heap():
         frozen = gc.get_freeze_count()
         late = [object() for _ in range(10)], {"an SDK imported mid-run": [1, 2, 3]}
-        collector.settle()
+        gc_pause.settle()
         assert gc.get_freeze_count() > frozen
         del late
     assert gc.get_freeze_count() == 0
@@ -52,7 +52,7 @@ def test_a_cycle_frozen_with_the_heap_is_collected_once_the_run_ends():
     a, b = Node(), Node()
     a.other, b.other = b, a
     alive = weakref.ref(a)
-    with collector.run_heap():
+    with gc_pause.run_heap():
         del a, b  # garbage now, but frozen at the run's start: the collector leaves it alone
         gc.collect()
         assert alive() is not None

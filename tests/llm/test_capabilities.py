@@ -11,7 +11,7 @@ from datetime import date
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.llm import model_lifecycle as lifecycle
+from evalkit.llm import model_lifecycle
 from evalkit.llm.capabilities import UNKNOWN, Capabilities, CapabilityTable, bundled, table_info
 from evalkit.llm.model_lifecycle import LifecycleTable, write_api_cache
 from evalkit.llm.providers.anthropic import AnthropicProvider
@@ -116,7 +116,7 @@ def test_the_provider_sends_them_as_the_sdks_own_parameters():
 
 
 def test_models_shows_how_each_model_is_asked(monkeypatch, tmp_path):
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 25))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 25))
     with FakeAnthropicServer(Script()) as fake:
         fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None,
                         "structured_outputs": False, "thinking": True}]
@@ -135,7 +135,7 @@ def test_models_shows_how_each_model_is_asked(monkeypatch, tmp_path):
 def test_models_offline_lists_every_sdk_model_with_a_route_and_the_tables_date(monkeypatch, tmp_path):
     from evalkit.engine.model_listing import sdk_models
 
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 29))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 29))
     result = CliRunner().invoke(main, ["models", "--all"], env={"ANTHROPIC_API_KEY": "",
                                                                 "EVALKIT_CACHE_DIR": str(tmp_path / "c")})
     assert result.exit_code == 0, result.output

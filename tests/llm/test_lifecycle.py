@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.llm import model_lifecycle as lifecycle
+from evalkit.llm import model_lifecycle
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
@@ -23,15 +23,15 @@ cases:
 
 
 def test_parse_the_sdk_dates():
-    assert lifecycle.parse_end_of_life("November 30th, 2026") == date(2026, 11, 30)
-    assert lifecycle.parse_end_of_life("July 21st, 2025") == date(2025, 7, 21)
-    assert lifecycle.parse_end_of_life("2026-06-15") == date(2026, 6, 15)
-    assert lifecycle.parse_end_of_life("soon") is None
+    assert model_lifecycle.parse_end_of_life("November 30th, 2026") == date(2026, 11, 30)
+    assert model_lifecycle.parse_end_of_life("July 21st, 2025") == date(2025, 7, 21)
+    assert model_lifecycle.parse_end_of_life("2026-06-15") == date(2026, 6, 15)
+    assert model_lifecycle.parse_end_of_life("soon") is None
 
 
 @pytest.mark.parametrize("today, code", [(date(2026, 12, 1), 2), (date(2026, 11, 30), 2), (date(2026, 11, 23), 0)])
 def test_retired_model_exits_2_before_any_request(write, tmp_path, monkeypatch, today, code):
-    monkeypatch.setattr(lifecycle, "today", lambda: today)
+    monkeypatch.setattr(model_lifecycle, "today", lambda: today)
     suite = write("s.yml", SUITE.format(model="claude-sonnet-4-5-20250929"))
     with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
@@ -49,7 +49,7 @@ def test_retired_model_exits_2_before_any_request(write, tmp_path, monkeypatch, 
 
 
 def test_a_retired_model_on_the_command_line_is_refused_too(write, tmp_path, monkeypatch):
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 23))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 23))
     suite = write("s.yml", SUITE.format(model="claude-sonnet-4-6"))
     with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
         env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
@@ -60,7 +60,7 @@ def test_a_retired_model_on_the_command_line_is_refused_too(write, tmp_path, mon
 
 
 def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, tmp_path, monkeypatch):
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 23))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 23))
     text = SUITE.format(model="claude-sonnet-4-6").replace("judge_model: claude-haiku-4-5-20251001",
                                                            "judge_model: claude-sonnet-4-20250514")
     suite = write("s.yml", text)
@@ -74,14 +74,14 @@ def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, tmp_p
 
 
 def test_a_retired_model_that_is_both_target_and_judge_names_model():
-    with pytest.raises(lifecycle.RetiredModelError, match=r"with --model or `model:`$"):
-        lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"}, judge_only=())
-    with pytest.raises(lifecycle.RetiredModelError, match=r"with --judge-model or `judge_model:`$"):
-        lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"}, judge_only={"claude-x"})
+    with pytest.raises(model_lifecycle.RetiredModelError, match=r"with --model or `model:`$"):
+        model_lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"}, judge_only=())
+    with pytest.raises(model_lifecycle.RetiredModelError, match=r"with --judge-model or `judge_model:`$"):
+        model_lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"}, judge_only={"claude-x"})
 
 
 def test_models_lists_the_sdk_models_with_dates_and_prices(monkeypatch, tmp_path):
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 23))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 23))
     monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))  # no day's answer from the API there
     out = CliRunner().invoke(main, ["models"]).output
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
@@ -93,7 +93,7 @@ def test_models_lists_the_sdk_models_with_dates_and_prices(monkeypatch, tmp_path
 
 
 def test_models_shows_opus_4_5s_retirement_from_evalkits_table_without_a_key(monkeypatch, tmp_path):
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 25))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 25))
     monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path))  # no day's answer from the API there
     out = CliRunner().invoke(main, ["models"]).output
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
@@ -103,7 +103,7 @@ def test_models_shows_opus_4_5s_retirement_from_evalkits_table_without_a_key(mon
 
 
 def test_with_a_key_the_api_decides_and_its_answer_is_kept_a_day(tmp_path, monkeypatch):
-    monkeypatch.setattr(lifecycle, "today", lambda: date(2026, 11, 25))
+    monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 25))
     with FakeAnthropicServer(Script()) as fake:
         # The API knows something evalkit's table does not: Sonnet 4.6 retired.
         fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "retired", "retires_at": "2026-11-01T00:00:00Z"}]
@@ -122,19 +122,19 @@ def test_with_a_key_the_api_decides_and_its_answer_is_kept_a_day(tmp_path, monke
 
 def test_a_stale_api_answer_is_asked_again_and_a_failed_ask_falls_back_to_the_table(tmp_path):
     cache = tmp_path / "c"
-    lifecycle.write_api_cache(cache, {"claude-x": {"lifecycle": "retired", "retires_at": None}},
+    model_lifecycle.write_api_cache(cache, {"claude-x": {"lifecycle": "retired", "retires_at": None}},
                               now=1_000_000.0)
-    assert lifecycle.read_api_cache(cache, now=1_000_000.0 + 3600)["claude-x"].state == "retired"
-    assert lifecycle.read_api_cache(cache, now=1_000_000.0 + 2 * 24 * 3600) is None
+    assert model_lifecycle.read_api_cache(cache, now=1_000_000.0 + 3600)["claude-x"].state == "retired"
+    assert model_lifecycle.read_api_cache(cache, now=1_000_000.0 + 2 * 24 * 3600) is None
 
     def offline():
         raise ConnectionError("no route to host")
 
-    table = lifecycle.LifecycleTable(cache, offline)
+    table = model_lifecycle.LifecycleTable(cache, offline)
     assert table.end_of_life()["claude-sonnet-4-5-20250929"] == "2026-11-30"
     assert "no route to host" in table.note and "evalkit's table of 2026-11-25" in table.note
-    with pytest.raises(lifecycle.RetiredModelError, match="claude-x is retired"):
-        lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"})
+    with pytest.raises(model_lifecycle.RetiredModelError, match="claude-x is retired"):
+        model_lifecycle.refuse_retired(["claude-x"], {"claude-x": "retired"})
 
 
 def test_the_refresh_script_writes_what_the_api_says(tmp_path, monkeypatch):
@@ -146,7 +146,7 @@ def test_the_refresh_script_writes_what_the_api_says(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("refresh_lifecycle", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    table = tmp_path / "lifecycle.json"
+    table = tmp_path / "model_lifecycle.json"
     table.write_text(json.dumps({"as_of": "2026-01-01", "source": "x", "models": {
         "claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
         "claude-back": {"lifecycle": "deprecated", "retires_at": "2027-01-01"}}}), encoding="utf-8")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from evalkit._runtime import gc_pause as collector
+from evalkit._runtime import gc_pause
 from evalkit.errors import EvalkitError, ProviderError
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
 
@@ -40,7 +40,7 @@ class LazyProvider:
             except BaseException as exc:
                 self._failed = exc
                 raise
-            collector.settle()  # the SDK just imported is long-lived: out of the collector's way
+            gc_pause.settle()  # the SDK just imported is long-lived: out of the collector's way
         return self._ready
 
     def prepare(self) -> None:
