@@ -6,7 +6,7 @@ the capabilities (evalkit/llm/capabilities.json).
 Asks `GET /v1/models` (the SDK's public `models.list()`) once. Lifecycles: every model it lists as
 deprecated or retired, with its `retires_at` date, dated today; models the table knows and the API
 no longer lists (retired long ago) are kept, as the API may drop them. Capabilities: each listed
-model's structured outputs, thinking types and effort levels are rewritten from the API's answer;
+model's structured outputs, thinking types, effort levels and max_tokens are rewritten from the API's answer;
 what the API does not list (thinking default, forced tool, sampling, prefill, Legacy) is kept, and
 a model new to the table gets only what the API says (evalkit derives the rest from the published
 rules, see evalkit/llm/capabilities.py): review it and add the rest by hand, with a source."""
@@ -22,7 +22,7 @@ from evalkit.llm.providers.anthropic import fetch_lifecycles
 
 TABLE = Path(__file__).resolve().parents[1] / "evalkit" / "llm" / "lifecycle.json"
 CAPABILITIES = TABLE.with_name("capabilities.json")
-API_FIELDS = ("structured_outputs", "thinking", "effort")  # what GET /v1/models says of a model
+API_FIELDS = ("structured_outputs", "thinking", "effort", "max_tokens")  # what GET /v1/models says of a model
 
 
 def main() -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -24,14 +23,12 @@ from typing import Any
 
 from evalkit._runtime.out_of_reach import mark_non_dumpable, wipe_initial_environ, without_ptrace
 from evalkit.action.credential import ApiKey, Credential
+from evalkit.action.output_relay import OutputRelay, stream_process
 from evalkit.action.proxy import KeyProxy
 from evalkit.action.redact import MIN_SECRET_CHARS, allowed_environment
 from evalkit.errors import EvalkitError, Problem, SuiteError, UsageError
 from evalkit.exit_codes import WorkerExit
-from evalkit.github import commands
-from evalkit.render.sanitize import cap_text
 
-MAX_LOGGED_WORKER_OUTPUT = 20_000  # characters of what user code printed, shown in the log
 SEAL_FD_VARIABLE = "EVALKIT_SEAL_FD"  # the descriptor the worker reads the cache's seal key from
 
 
@@ -75,9 +72,9 @@ def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url
 def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence[str],
                credential: Credential | str | None, python: str | None = None,
                cwd: Path | None = None) -> dict[str, Any]:
-    """Run one job in a fresh worker and return its answer; its output goes to the log (commands
-    disabled, capped). `credential` (an API key, or a federated token) stays here: the worker reaches
-    the API through the proxy. Raises SuiteError for suite problems, EvalkitError if the worker fails."""
+    """Run one job in a fresh worker and return its answer; its output goes to the log as it comes
+    (redacted, commands disabled, capped; only its tail is kept). `credential` (an API key, or a
+    federated token) stays here: the worker reaches the API through the proxy. Raises SuiteError for suite problems, EvalkitError if the worker fails."""
     upstream = env.get("ANTHROPIC_BASE_URL") or None
     held = ApiKey(credential) if isinstance(credential, str) and credential else credential or None
     if held is not None:  # the worker's key works on the Messages API only: the lifecycle is asked here
@@ -94,21 +91,20 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
             os.write(seal_write, held.seal().hex().encode("ascii") if held is not None else b"")
             os.close(seal_write)
             worker_env[SEAL_FD_VARIABLE] = str(seal_read)
-            proc = subprocess.run(unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]),
-                                  env=worker_env, cwd=cwd, capture_output=True, text=True, errors="replace",
-                                  check=False, pass_fds=(seal_read,))
+            # What the worker prints goes to the log as it comes (redacted, in whole lines); only its
+            # tail is kept, for the message of a worker that fails (evalkit/action/output_relay.py).
+            relay = OutputRelay(f"evalkit: output of the {job['kind']} worker", secrets)
+            returncode = stream_process(
+                unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]), relay,
+                env=worker_env, cwd=cwd, pass_fds=(seal_read,))
         finally:
             os.close(seal_read)
-        printed = (proc.stdout + proc.stderr).strip()
-        if printed:
-            with commands.group(f"evalkit: output of the {job['kind']} worker"):
-                commands.print_untrusted(cap_text(printed, MAX_LOGGED_WORKER_OUTPUT, "the worker's output"))
         answer = json.loads(answer_file.read_text(encoding="utf-8")) if answer_file.is_file() else {}
-    if proc.returncode == WorkerExit.SUITE_ERROR and "problems" in answer:
+    if returncode == WorkerExit.SUITE_ERROR and "problems" in answer:
         raise _suite_error(answer)
-    if proc.returncode == WorkerExit.USAGE_ERROR and "usage_error" in answer:
+    if returncode == WorkerExit.USAGE_ERROR and "usage_error" in answer:
         raise UsageError(answer["usage_error"])
-    if proc.returncode == WorkerExit.DONE and answer.get("done"):
+    if returncode == WorkerExit.DONE and answer.get("done"):
         return answer
     # The job did not finish: say why, and whose fault it is.
     if "refused" in answer:
@@ -118,12 +114,13 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
                          internal=True)
     if "error" in answer:
         raise Unfinished(str(answer["error"]))
+    printed = relay.tail.strip()
     last = printed.splitlines()[-1] if printed else "no output"
-    if proc.returncode == WorkerExit.DONE:  # exit 0 without an answer: os._exit(0) or the like in user code
+    if returncode == WorkerExit.DONE:  # exit 0 without an answer: os._exit(0) or the like in user code
         raise Unfinished(f"the evalkit worker ({job['kind']}) ended with exit status 0 without finishing "
                          f"(user code that ends its process, such as os._exit(0)?); its last output: {last[:500]}")
-    how = (f"was killed by {_signal_name(-proc.returncode)}" if proc.returncode < 0
-           else f"failed (exit {proc.returncode})")
+    how = (f"was killed by {_signal_name(-returncode)}" if returncode < 0
+           else f"failed (exit {returncode})")
     raise Unfinished(f"the evalkit worker ({job['kind']}) {how}: {last[:500]}")
 
 

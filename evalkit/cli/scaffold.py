@@ -7,10 +7,17 @@ It writes, in the project folder, never over an existing file:
 - `evalkit.yml`: the suites evalkit and the Action run (`suites: [evals]`);
 - `.github/workflows/evalkit.yml`: the Action on pull requests and by hand;
 - `.evalkit/` added to `.gitignore` (runs and caches stay out of git).
+
+It never writes through a symlink it did not create: a file it would write, or a folder inside the
+project on the way to one, that is a symlink is refused (exit 2, naming it) before anything is
+written, and files are created with O_EXCL | O_NOFOLLOW, each folder opened with O_NOFOLLOW, so a
+symlink put in place meanwhile is refused too, never followed.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,30 +122,90 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
     files = {folder / "evals" / "suite.yml": suite, folder / "evalkit.yml": CONFIG_YML}
     if target is None:
         files[folder / "evals" / "evals_target.py"] = TARGET_PY
-    written, kept = _write(files)
-    # The workflow's paths come from the suites as written (and any evalkit.yml already there).
     workflow = folder / ".github" / "workflows" / "evals.yml"
+    for path in [*files, workflow, folder / ".gitignore"]:
+        _refuse_symlinks(folder, path)
+    written, kept = _write(folder, files)
+    # The workflow's paths come from the suites as written (and any evalkit.yml already there).
     paths = workflow_paths(folder, workflow.relative_to(folder).as_posix())
-    more, also_kept = _write({workflow: WORKFLOW_YML.format(
+    more, also_kept = _write(folder, {workflow: WORKFLOW_YML.format(
         paths="\n    paths:" + "".join(f"\n      - {_quoted(glob)}" for glob in paths) if paths else "",
         install="          install: .                # your project, so the suite can import it\n"
         if (folder / "pyproject.toml").exists() or (folder / "setup.py").exists() else "")})
     written, kept = written + more, kept + also_kept
-    if _ignore_runs(folder / ".gitignore"):
+    if _ignore_runs(folder, folder / ".gitignore"):
         written.append(folder / ".gitignore")
     return Scaffold(written, kept, folder / "evals" / "suite.yml", guess.note)
 
 
-def _write(files: dict[Path, str]) -> tuple[list[Path], list[Path]]:
-    """Write each file that does not exist; (written, kept)."""
+def _refuse_symlinks(folder: Path, path: Path) -> None:
+    """UsageError naming the first of `path` and its folders inside `folder` that is a symlink."""
+    for part in [*reversed(path.relative_to(folder).parents[:-1]), path.relative_to(folder)]:
+        if (folder / part).is_symlink():
+            raise UsageError(f"evalkit init does not write through symlinks: {folder / part} is a symlink (to "
+                             f"{os.readlink(folder / part)}); remove it, or run init where it is not (nothing was "
+                             "written)")
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def _open_folder(folder: Path, path: Path, *, create: bool) -> int:
+    """A descriptor of `path`'s folder, reached from `folder` one name at a time, none of them
+    followed if it is a symlink (created where `create`)."""
+    fd = os.open(folder, os.O_RDONLY | _DIRECTORY)
+    try:
+        for name in path.relative_to(folder).parent.parts:
+            if create:
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            inner = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open(folder: Path, path: Path, flags: int) -> int:
+    """`path` opened with `flags` and O_NOFOLLOW, through folders none of which is followed if a symlink."""
+    parent = _open_folder(folder, path, create=bool(flags & os.O_CREAT))
+    try:
+        return os.open(path.name, flags | _NOFOLLOW, 0o644, dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
+def _cannot(path: Path, exc: OSError) -> UsageError:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        return UsageError(f"evalkit init does not write through symlinks: {path} or a folder on its way is a "
+                          "symlink (or not a folder); remove it, or run init where it is not")
+    return UsageError(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def _write(folder: Path, files: dict[Path, str]) -> tuple[list[Path], list[Path]]:
+    """Write each file that does not exist (created, never through a symlink); (written, kept)."""
     written, kept = [], []
     for path, text in files.items():
-        if path.exists():
+        if path.exists() and not path.is_symlink():
             kept.append(path)
             continue
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            fd = _open(folder, path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        except FileExistsError:  # made meanwhile: kept, as an existing file is; never followed if a link
+            if path.is_symlink():
+                raise _cannot(path, OSError(errno.ELOOP, "a symlink")) from None
+            kept.append(path)
+            continue
+        except OSError as exc:
+            raise _cannot(path, exc) from None
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         written.append(path)
@@ -150,17 +217,22 @@ def _quoted(glob: str) -> str:
     return '"' + glob.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _ignore_runs(gitignore: Path) -> bool:
+def _ignore_runs(folder: Path, gitignore: Path) -> bool:
     """Add `.evalkit/` to .gitignore unless a line already ignores it; True if the file changed."""
     try:
-        text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {gitignore}: {exc}") from None
-    if any(line.strip().strip("/") == ".evalkit" for line in text.splitlines()):
-        return False
-    try:
-        with gitignore.open("a", encoding="utf-8") as f:
-            f.write(("" if not text or text.endswith("\n") else "\n") + "# evalkit's runs and caches\n.evalkit/\n")
+        fd = _open(folder, gitignore, os.O_RDWR | os.O_CREAT | os.O_APPEND)
     except OSError as exc:
-        raise UsageError(f"cannot write {gitignore}: {exc.strerror or exc}") from None
+        raise _cannot(gitignore, exc) from None
+    with os.fdopen(fd, "r+b") as f:
+        try:
+            text = f.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {gitignore}: {exc}") from None
+        if any(line.strip().strip("/") == ".evalkit" for line in text.splitlines()):
+            return False
+        try:
+            f.write((("" if not text or text.endswith("\n") else "\n") + "# evalkit's runs and caches\n.evalkit/\n")
+                    .encode("utf-8"))
+        except OSError as exc:
+            raise UsageError(f"cannot write {gitignore}: {exc.strerror or exc}") from None
     return True

@@ -13,7 +13,7 @@ from evalkit._runtime import gc_pause
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
 from evalkit._runtime.signals import run_stoppable
 from evalkit.engine import merging
-from evalkit.engine.preflight import preflight
+from evalkit.engine.preflight import plan_problems, preflight
 from evalkit.errors import MissingKeyError, OutputError, SuiteError, UsageError
 from evalkit.exit_codes import passed_or_failed
 from evalkit.limits import DEFAULT_CONCURRENCY
@@ -294,6 +294,8 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
     from evalkit.compare import load_results  # only this command needs it
     from evalkit.engine.planning import estimate
 
+    # What a run's preflight refuses without importing user code, refused here the same way (one function).
+    plan_problems(suites, cases=options.get("cases"))
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
     previous = load_results(results) if results else None
     counter = None

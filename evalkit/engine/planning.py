@@ -38,7 +38,7 @@ from evalkit.llm.pricing import cost_usd
 from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.results.report import Report
-from evalkit.run.conversation import render_turn, target_prompt
+from evalkit.run.conversation import render_turn, size, target_prompt
 from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
 from evalkit.run.targets import prompt_request
 from evalkit.scoring.extract import extract_request
@@ -465,7 +465,7 @@ class _Planner:
                 outputs.append(turn.text)
                 continue
             try:
-                text = render_turn(case, turn, prompt, outputs)
+                text = render_turn(case, turn, prompt, outputs, before=size(messages))
             except EvalkitError:  # `validate` names it; the run stops at this turn
                 return None, False, None
             messages.append({"role": "user", "content": text})

@@ -81,24 +81,42 @@ def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> li
 
 
 def conversation_problems(target: Target | None, cases: list[Case], file: str) -> list[Problem]:
-    """Each user turn's template rendered as a run renders it, a stand-in for each reply before it."""
+    """Each user turn's template rendered as a run renders it, a stand-in for each reply before it, and
+    measured against the limits as a run measures it (`run`, `validate` and `plan` refuse the same turns)."""
     problems = []
     for case in cases:
         if not case.turns:
             continue
         prompt = target_prompt(target, case.input)
         outputs: list[str] = []
+        grown = 0  # the conversation's characters so far
         for turn in case.turns:
             if turn.role == "assistant":
                 outputs.append(turn.text)
+                grown += len(turn.text)
                 continue
             try:
-                render_turn(case, turn, prompt, outputs)
+                grown += len(render_turn(case, turn, prompt, outputs, before=grown))
             except TargetError as exc:
                 problems.append(Problem(str(exc), file=_case_file(case, file), line=turn.line, case_id=case.id))
             if not turn.scripted:
                 outputs.append(f"(the reply to turn {turn.number})")
+                grown += len(outputs[-1])
     return problems
+
+
+def plan_problems(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None) -> None:
+    """SuiteError for what `plan` must refuse as a run would without importing user code: conversation
+    turns that do not render or are over the limits (the same `conversation_problems` a run's preflight asks)."""
+    errors = []
+    for suite in suites:
+        chosen = Target(function=target) if target else suite.target
+        problems = conversation_problems(chosen, [c for c in suite.select(list(cases or [])) if not c.skip],
+                                         str(suite.path))
+        if problems:
+            errors.append(SuiteError(str(suite.path), _unique(problems)))
+    if errors:
+        raise SuiteError.merge(errors, f"{len(errors)} suite files")
 
 
 def _callable_problem(function: str, suite: Suite, conversation: bool = False) -> str | None:

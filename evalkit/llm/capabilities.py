@@ -1,11 +1,12 @@
 """What a model takes beyond a plain message, which decides how evalkit asks it for anything:
 structured outputs (a strict tool, or `output_config.format`), which thinking types it accepts and
 whether it thinks when `thinking` is left out, its effort levels, whether it takes a forced tool,
-sampling parameters (`temperature`, `top_p`, `top_k`) and a prefilled assistant turn.
+sampling parameters (`temperature`, `top_p`, `top_k`) and a prefilled assistant turn, and the most
+output tokens (`max_tokens`) a request may ask of it.
 
 Where it comes from, best first:
 1. the API itself (`GET /v1/models`, each model's `capabilities`: structured outputs, thinking types,
-   effort levels), read with the lifecycles (evalkit.llm.model_lifecycle: one request, its answer
+   effort levels; and its `max_tokens`), read with the lifecycles (evalkit.llm.model_lifecycle: one request, its answer
    kept a day beside the response cache);
 2. evalkit's own dated table, `capabilities.json`, with its sources. It covers every model id of the
    installed SDK's `anthropic.types.Model` (a test holds it to that), and it alone says what the API
@@ -40,6 +41,7 @@ class Capabilities:
     sampling: bool | None = None  # takes temperature / top_p / top_k
     prefill: bool | None = None  # takes a request that ends with the assistant's turn
     legacy: str | None = None  # Anthropic calls it Legacy: the model it points to instead
+    max_tokens: int | None = None  # the most output tokens a request may ask (`max_tokens`, thinking included)
     source: str = "unknown"
 
     @property
@@ -112,6 +114,10 @@ def _levels(value: Any) -> tuple[str, ...] | None:
     return tuple(level for level in EFFORT_LEVELS if level in value)
 
 
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _entry(info: Mapping[str, Any], source: str) -> Capabilities:
     legacy = info.get("legacy")
     return Capabilities(structured_outputs=_flag(info.get("structured_outputs")),
@@ -119,7 +125,7 @@ def _entry(info: Mapping[str, Any], source: str) -> Capabilities:
                         thinks_by_default=_flag(info.get("thinks_by_default")), effort=_levels(info.get("effort")),
                         forced_tool=_flag(info.get("forced_tool")), sampling=_flag(info.get("sampling")),
                         prefill=_flag(info.get("prefill")), legacy=legacy if isinstance(legacy, str) else None,
-                        source=source)
+                        max_tokens=_count(info.get("max_tokens")), source=source)
 
 
 def from_api(answer: Mapping[str, Mapping[str, Any]], source: str,
@@ -130,14 +136,16 @@ def from_api(answer: Mapping[str, Mapping[str, Any]], source: str,
     out = {}
     for model, info in answer.items():
         api = _entry(info, source)
-        if api.structured_outputs is None and api.thinking_types is None and api.effort is None:
+        if api.structured_outputs is None and api.thinking_types is None and api.effort is None \
+                and api.max_tokens is None:
             continue
         base = (table or {}).get(model, UNKNOWN)
         out[model] = replace(
             base, source=source,
             structured_outputs=api.structured_outputs if api.structured_outputs is not None else base.structured_outputs,
             thinking_types=api.thinking_types if api.thinking_types is not None else base.thinking_types,
-            effort=api.effort if api.effort is not None else base.effort)
+            effort=api.effort if api.effort is not None else base.effort,
+            max_tokens=api.max_tokens if api.max_tokens is not None else base.max_tokens)
     return out
 
 

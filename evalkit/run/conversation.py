@@ -7,7 +7,11 @@ What a run of it gives the runner: the final call (its reply is the run's output
 items score it), the whole conversation as the run's trace, and the turns' items and fields, named
 "turn N: <item>" and "turn N.<field>" so that gates, reports and agreement read them unchanged. A
 turn that fails (a template that does not render, a target error) makes the run an error row that
-names the turn; no turn after it runs."""
+names the turn; no turn after it runs.
+
+Bounded (evalkit/limits.py): a user turn's rendered message and the conversation it grows are measured
+as each turn is rendered, here and wherever a turn is rendered (`validate`, `plan`), so each refuses
+the same turn with the same line; the number of turns is checked when the suite loads."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
+from evalkit import limits
 from evalkit.checks.base import output_text
 from evalkit.errors import TargetError, one_line
 from evalkit.results.report import ItemResult
@@ -62,15 +67,29 @@ def turn_variables(case: Case, turn: Turn, prompt: Any, outputs: list[str]) -> d
     return {"input": case.input, "prompt": prompt, "outputs": list(outputs), "turn": turn.number}
 
 
-def render_turn(case: Case, turn: Turn, prompt: Any, outputs: list[str]) -> str:
-    """A user turn's message; raises TargetError naming the turn."""
+def render_turn(case: Case, turn: Turn, prompt: Any, outputs: list[str], *, before: int = 0) -> str:
+    """A user turn's message; raises TargetError naming the turn, for a template that does not render
+    or a message over the limits (`before`: the characters of the conversation before this turn)."""
     what = f"turn {turn.number}: template"
     try:
-        return render_template(turn.text, turn_variables(case, turn, prompt, outputs), what=what)
+        text = render_template(turn.text, turn_variables(case, turn, prompt, outputs), what=what)
     except TargetError:
         raise
     except Exception as exc:  # the template's own bug (a type error in an expression): named, never a traceback
         raise TargetError(f"{what}: {type(exc).__name__}: {one_line(exc)}") from None
+    if len(text) > limits.turn_max_chars():
+        raise TargetError(f"turn {turn.number}: its message renders to {len(text):,} characters, over the limit "
+                          f"of {limits.turn_max_chars():,} (EVALKIT_TURN_MAX_CHARS raises it)")
+    if before + len(text) > limits.conversation_max_chars():
+        raise TargetError(f"turn {turn.number}: the conversation grows to {before + len(text):,} characters with "
+                          f"it, over the limit of {limits.conversation_max_chars():,} (EVALKIT_CONVERSATION_MAX_CHARS "
+                          "raises it)")
+    return text
+
+
+def size(messages: Messages) -> int:
+    """The characters of a conversation's messages (text contents), as the limits count them."""
+    return sum(len(m["content"]) for m in messages if isinstance(m.get("content"), str))
 
 
 def _prefixed(turn: Turn, results: list[ItemResult]) -> list[ItemResult]:
@@ -111,7 +130,7 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
                 steps.append(Step.message("assistant", turn.text))
                 continue
             try:
-                text = render_turn(case, turn, prompt, outputs)
+                text = render_turn(case, turn, prompt, outputs, before=size(messages))
             except TargetError as exc:
                 return ConversationRun(final=TargetCall(error=str(exc), trace=steps))
             messages.append({"role": "user", "content": text})

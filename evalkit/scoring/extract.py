@@ -9,7 +9,7 @@ from evalkit.llm.client import BoundClient
 from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
-from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request
+from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, field_tokens, structured_request
 from evalkit.suite.spec import FieldSpec
 
 EXTRACT_TOOL = "record_fields"
@@ -67,7 +67,7 @@ def extract_request(model: str, output_text: str, fields: dict[str, FieldSpec], 
     system = ({"type": "text", "text": extract_system(route)},
               {"type": "text", "text": field_listing(fields), "cache_control": CACHE_CONTROL})
     content = f"The text:\n{fence(output_text)}"
-    budget = 256 + sum(512 if s.type == "list" else 64 for s in fields.values())  # a list: ~7 entries
+    budget = field_tokens(fields.values())
     return structured_request(route, model=model, system=system, messages=({"role": "user", "content": content},),
                               max_tokens=budget, tool=tool)
 

@@ -28,7 +28,15 @@ from evalkit.scoring.judge import (
     tally_votes,
 )
 from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
-from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request
+from evalkit.scoring.structured import (
+    FORCED,
+    Route,
+    ask_valid,
+    choose_route,
+    field_tokens,
+    structured_request,
+    verdict_tokens,
+)
 from evalkit.suite.spec import FieldSpec
 from evalkit.trace.steps import Step
 
@@ -76,7 +84,7 @@ def grade_request(model: str, output_text: str, criteria: dict[str, str], fields
         f"{route.ask(GRADE_TOOL)} once, with every field under `fields`, and under `items` a reason and a verdict "
         f"for exactly these ids: {', '.join(criteria)}.",
     ]))
-    budget = 512 + 256 * len(criteria) + 256 + sum(512 if s.type == "list" else 64 for s in fields.values())
+    budget = verdict_tokens(len(criteria)) + field_tokens(fields.values())
     return structured_request(route, model=model, system=system, messages=({"role": "user", "content": content},),
                               max_tokens=budget, tool=grade_tool(fields))
 

@@ -13,7 +13,7 @@ from evalkit.llm.providers.interface import CACHE_CONTROL, ModelRequest
 from evalkit.results.intervals import majority
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
-from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request
+from evalkit.scoring.structured import FORCED, Route, ask_valid, choose_route, structured_request, verdict_tokens
 from evalkit.scoring.trajectory_text import render_trajectory
 from evalkit.trace.steps import Step
 
@@ -109,7 +109,7 @@ def judge_request(model: str, output_text: str, criteria: dict[str, str], *, cas
         f"{route.ask(JUDGE_TOOL)} with exactly these ids: {', '.join(criteria)}.",
     ]))
     return structured_request(route, model=model, system=system, messages=({"role": "user", "content": content},),
-                              max_tokens=512 + 256 * len(criteria), tool=judge_tool(list(criteria)))
+                              max_tokens=verdict_tokens(len(criteria)), tool=judge_tool(list(criteria)))
 
 
 def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: list[str]) -> dict[str, ItemVerdict]:

@@ -36,6 +36,18 @@ EFFORT_BUDGET = {"low": 1024, "medium": 4096, "high": 8192, "xhigh": 16384, "max
 # thinking at an effort level): thinking counts toward max_tokens, and a reply cut short is no verdict.
 THINKING_ROOM = {"low": 4096, "medium": 8192, "high": 16384, "xhigh": 32000, "max": 32000}
 DEFAULT_ROOM = 8192  # a model that thinks at an effort evalkit does not set
+
+
+def verdict_tokens(items: int) -> int:
+    """The judge's own allowance for verdicts on `items` rubric items (a reason and a verdict each)."""
+    return 512 + 256 * items
+
+
+def field_tokens(fields: Iterable[Any]) -> int:
+    """An extraction's own allowance for these fields' specs (a list: about 7 entries)."""
+    return 256 + sum(512 if spec.type == "list" else 64 for spec in fields)
+
+
 # JSON Schema keywords structured outputs do not take (numbers' and strings' bounds, array sizes).
 _UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
                           "minLength", "maxLength", "pattern", "maxItems", "uniqueItems"})

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit import limits
 from evalkit._runtime.import_names import import_module
 from evalkit._runtime.user_calls import USER_EXITS, describe_exit
 from evalkit.checks.base import Check
@@ -319,6 +320,11 @@ class _Loader:
         """A conversation's turns; a user turn's items and fields are its own, named "turn N: ..."."""
         turns = []
         entries = cspec.conversation or []
+        if len(entries) > limits.conversation_max_turns():
+            self.problem(cloc + ("conversation",), f"the conversation has {len(entries):,} turns, over the limit of "
+                                                   f"{limits.conversation_max_turns():,} (EVALKIT_CONVERSATION_MAX_TURNS "
+                                                   "raises it)", cspec.id)
+            return ()
         for k, tspec in enumerate(entries):
             tloc, number = cloc + ("conversation", k), k + 1
             if isinstance(tspec, AssistantTurnSpec):

@@ -13,7 +13,7 @@ published rules, not against evalkit's reading of them."""
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Literal
 
 from evalkit.testing.thinking_blocks import ThinkingSigner
@@ -46,6 +46,7 @@ class ModelRules:
     sampling: bool = True  # temperature / top_p / top_k accepted
     prefill: bool = True  # a request may end with the assistant's message
     display: str = "summarized"  # the thinking display when a request names none ("omitted": empty text)
+    max_output: int = 64_000  # `max_tokens` the model takes at most (/v1/models' `max_tokens`)
 
 
 _LOW_TO_MAX = ("low", "medium", "high", "max")
@@ -58,24 +59,25 @@ _OPUS_45 = ModelRules(_TAKES_BOTH, _LOW_TO_MAX, lifecycle="deprecated", retires_
 _SONNET_45 = ModelRules(_TAKES_BOTH, lifecycle="deprecated", retires_at="2026-11-30T00:00:00Z")
 # Opus/Sonnet 4.6: adaptive added (enabled deprecated, still taken); prefill refused from here on.
 _GEN_46 = ModelRules(frozenset({"adaptive", "enabled", "disabled"}), _LOW_TO_MAX, prefill=False)
+_OPUS_46 = replace(_GEN_46, max_output=128_000)  # Opus 4.6 onwards and generation 5 write up to 128K tokens
 # Opus 4.7/4.8: adaptive only (or off); no sampling parameters; thinking text omitted unless asked.
 _OPUS_47 = ModelRules(frozenset({"adaptive", "disabled"}), _ALL_EFFORT, sampling=False, prefill=False,
-                      display="omitted")
+                      display="omitted", max_output=128_000)
 # Generation 5 thinks unless told not to.
 _GEN_5 = ModelRules(frozenset({"adaptive", "disabled"}), _ALL_EFFORT, thinking_default=True, sampling=False,
-                    prefill=False, display="omitted")
+                    prefill=False, display="omitted", max_output=128_000)
 # Sonnet 5.5 cannot switch thinking off (between_tools is the least), so a forced tool never works.
 _SONNET_55 = ModelRules(frozenset({"adaptive", "between_tools"}), _ALL_EFFORT, thinking_default=True,
-                        forced_tool=False, sampling=False, prefill=False, display="omitted")
+                        forced_tool=False, sampling=False, prefill=False, display="omitted", max_output=128_000)
 # Fable 5.x, Mythos 5.x and Opus 5.5: adaptive thinking only.
 _ADAPTIVE_ONLY = ModelRules(frozenset({"adaptive"}), _ALL_EFFORT, thinking_default=True, forced_tool=False,
-                            sampling=False, prefill=False, display="omitted")
+                            sampling=False, prefill=False, display="omitted", max_output=128_000)
 
 MODEL_RULES: dict[str, ModelRules] = {
     "claude-haiku-4-5": _GEN_45, "claude-haiku-4-5-20251001": _GEN_45,
     "claude-sonnet-4-5": _SONNET_45, "claude-sonnet-4-5-20250929": _SONNET_45,
     "claude-opus-4-5": _OPUS_45, "claude-opus-4-5-20251101": _OPUS_45,
-    "claude-sonnet-4-6": _GEN_46, "claude-opus-4-6": _GEN_46,
+    "claude-sonnet-4-6": _GEN_46, "claude-opus-4-6": _OPUS_46,
     "claude-opus-4-7": _OPUS_47, "claude-opus-4-8": _OPUS_47,
     "claude-sonnet-5": _GEN_5, "claude-opus-5": _GEN_5, "claude-haiku-5-5": _GEN_5,
     "claude-sonnet-5-5": _SONNET_55,
@@ -86,7 +88,7 @@ MODEL_RULES: dict[str, ModelRules] = {
 }
 
 # An id the table does not know, answered as an older model would be: so tests' invented ids keep working.
-PERMISSIVE = ModelRules(_TAKES_BOTH, _LOW_TO_MAX)
+PERMISSIVE = ModelRules(_TAKES_BOTH, _LOW_TO_MAX, max_output=128_000)
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,10 @@ def forces_tool(body: dict[str, Any]) -> bool:
 
 
 def _model_rules(body: dict[str, Any], rules: ModelRules) -> str | None:
+    limit = body.get("max_tokens")
+    if isinstance(limit, int) and limit > rules.max_output:
+        return (f"max_tokens: {limit} > {rules.max_output}, which is the maximum allowed number of output tokens "
+                f"for {body['model']}")
     thinking = body.get("thinking")
     kind = thinking.get("type") if isinstance(thinking, dict) else None
     if kind is not None and kind not in rules.thinking_types:

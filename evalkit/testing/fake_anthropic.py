@@ -62,7 +62,7 @@ MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
 # What `GET /v1/models` lists by default: every model of the published rules (evalkit.testing.api_rules),
 # its capabilities and lifecycle as stated there. Tests set `fake.models` to list others; an entry
-# there may give `lifecycle`, `retires_at`, and `structured_outputs` / `thinking` flags (false: the model
+# there may give `lifecycle`, `retires_at`, `max_tokens`, and `structured_outputs` / `thinking` flags (false: the model
 # lacks it; both left out: the table's capabilities for a model it knows, else `capabilities: null`).
 # What requests a model is answered with follows the rules table, whatever the listing says.
 DEFAULT_MODELS: list[dict[str, Any]] = [{"id": model} for model in MODEL_RULES]
@@ -78,7 +78,8 @@ def model_info(entry: dict[str, Any]) -> dict[str, Any]:
     line = next((name for name in _LINES if model.startswith(f"claude-{name}")), None)
     return {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z",
             "lifecycle": lifecycle, "deprecated_at": "2025-10-01T00:00:00Z" if lifecycle != "active" else None,
-            "retires_at": retires_at, "max_input_tokens": 200000, "max_tokens": 64000,
+            "retires_at": retires_at, "max_input_tokens": 200000,
+            "max_tokens": entry.get("max_tokens", rules.max_output if rules else 64000),
             "capabilities": _capabilities(entry, rules), "line": line}
 
 

@@ -14,16 +14,20 @@ Spans are read by the GenAI semantic conventions' `gen_ai.operation.name`:
 - Other spans (`invoke_agent`, HTTP, a database) hold the ones above or are not the model's steps.
 
 Steps are in the order their spans started; `start` is seconds after the first span started,
-`seconds` the span's duration. Plain dicts come out (this module does not import `steps`, which
+`seconds` the span's duration. A trace is bounded before it is read (evalkit/limits.py: its size, its
+spans, its nesting, OTLP's 64-bit integers): one over a limit is refused in one line naming the limit
+and the environment variable that raises it. NaN and Infinity (`doubleValue`) are read as those words. Plain dicts come out (this module does not import `steps`, which
 imports it), so `read_trace` validates them as it validates any target's steps.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-MAX_SPANS = 50_000  # a trace with more spans is refused (read_trace keeps at most 10,000 steps of it)
+from evalkit import limits
+
 ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")  # OTLP/JSON writes the enum as a number or its name
 
 
@@ -40,7 +44,8 @@ def is_otlp(value: Any) -> bool:
 
 def otlp_steps(value: Any) -> list[dict[str, Any]]:
     """The steps of an OTLP/JSON trace (or a list of its spans), as step dicts in the order they
-    started. Raises ValueError with one line saying where the trace is malformed."""
+    started. Raises ValueError with one line saying where the trace is malformed or what limit it is over."""
+    check_bounds(value)
     spans = [_span(raw, where) for raw, where in _raw_spans(value)]
     spans.sort(key=lambda s: s["start"])
     t0 = spans[0]["start"] if spans else 0
@@ -74,8 +79,7 @@ def _raw_spans(value: Any) -> list[tuple[Any, str]]:
     elif isinstance(value, (list, tuple)) and value and isinstance(value[0], dict) and "resourceSpans" in value[0]:
         exports = [(_mapping(export, f"export {n}"), f"export {n}: ") for n, export in enumerate(value, 1)]
     elif isinstance(value, (list, tuple)):
-        if len(value) > MAX_SPANS:
-            raise ValueError(f"the OpenTelemetry trace has over {MAX_SPANS:,} spans")
+        _refuse_spans(len(value))
         return [(span, f"span {n}") for n, span in enumerate(value, 1)]
     else:
         raise ValueError(f"an OpenTelemetry trace is an OTLP/JSON object or a list of spans, not a "
@@ -88,9 +92,53 @@ def _raw_spans(value: Any) -> list[tuple[Any, str]]:
                 inner = f"{where}.scopeSpans[{s}]"
                 found += [(span, f"{inner}.spans[{n}]") for n, span in enumerate(
                     _list(_mapping(scope, inner), "spans", inner))]
-                if len(found) > MAX_SPANS:
-                    raise ValueError(f"the OpenTelemetry trace has over {MAX_SPANS:,} spans")
+                _refuse_spans(len(found))
     return found
+
+
+def _over(what: str, limit: int, variable: str) -> ValueError:
+    return ValueError(f"OpenTelemetry trace: {what} (the limit is {limit:,}; {variable} raises it)")
+
+
+def _refuse_spans(count: int) -> None:
+    if count > limits.otel_max_spans():
+        raise _over(f"it has over {limits.otel_max_spans():,} spans", limits.otel_max_spans(), "EVALKIT_OTEL_MAX_SPANS")
+
+
+def check_bounds(value: Any) -> None:
+    """ValueError (one line) for a trace over evalkit/limits.py's bounds: its size as JSON text would
+    write it, its nesting, an integer outside OTLP's 64 bits. One walk, no recursion: a trace nested
+    thousands deep is refused, not a RecursionError."""
+    max_bytes, max_depth = limits.otel_max_bytes(), limits.otel_max_depth()
+    size = 0
+    stack: list[tuple[Any, int, Any]] = [(value, 1, None)]
+    while stack:
+        node, depth, name = stack.pop()
+        if isinstance(node, (dict, list, tuple)):
+            if depth > max_depth:
+                raise _over(f"it is nested deeper than {max_depth} levels", max_depth, "EVALKIT_OTEL_MAX_DEPTH")
+            items = node.items() if isinstance(node, dict) else ((None, v) for v in node)
+            for key, child in items:
+                size += 2 + (len(key) if isinstance(key, str) else 0)
+                stack.append((child, depth + 1, key))
+        elif isinstance(node, str):
+            size += len(node) + 2
+        elif isinstance(node, int) and not isinstance(node, bool):
+            _int64(node, name if isinstance(name, str) else "a number in it")
+            size += 20
+        else:
+            size += 8
+        if size > max_bytes:
+            raise _over(f"it is over {max_bytes:,} characters as JSON", max_bytes, "EVALKIT_OTEL_MAX_BYTES")
+
+
+def _int64(number: int, what: str) -> int:
+    """`number` when it fits OTLP's 64-bit integers (signed, or unsigned nanoseconds), else ValueError."""
+    bits = limits.OTEL_INT_BITS
+    if not -(2 ** (bits - 1)) <= number < 2 ** bits:
+        shown = str(number) if abs(number) < 10 ** 30 else f"an integer of {len(str(abs(number))):,} digits"
+        raise ValueError(f"OpenTelemetry trace: {what} is {shown}, outside OTLP's {bits}-bit integers")
+    return number
 
 
 def _mapping(value: Any, where: str) -> dict[str, Any]:
@@ -115,10 +163,11 @@ def _span(raw: Any, where: str) -> dict[str, Any]:
         try:
             if isinstance(value, bool) or value is None:
                 raise ValueError
-            times.append(int(value))
+            number = int(value)
         except (TypeError, ValueError):
             raise ValueError(f"OpenTelemetry trace: {where} ({span.get('name', 'unnamed')}): {key} is "
-                             f"{value!r}, not nanoseconds") from None
+                             f"{_shown(value)}, not nanoseconds") from None
+        times.append(_int64(number, f"{where} ({span.get('name', 'unnamed')}): {key}"))
     attributes = span.get("attributes", [])
     if not isinstance(attributes, list):
         raise ValueError(f"OpenTelemetry trace: {where}: attributes is a {type(attributes).__name__}, not a list")
@@ -146,15 +195,19 @@ def _value(value: Any, where: str) -> Any:
         return bool(value["boolValue"])
     if "intValue" in value:
         try:
-            return int(value["intValue"])
+            number = int(value["intValue"])
         except (TypeError, ValueError):
-            raise ValueError(f"OpenTelemetry trace: {where}: intValue {value['intValue']!r} is not an integer") from None
+            raise ValueError(f"OpenTelemetry trace: {where}: intValue {_shown(value['intValue'])} is not an "
+                             f"integer") from None
+        return _int64(number, f"{where}: intValue")
     if "doubleValue" in value:
         try:
-            return float(value["doubleValue"])
-        except (TypeError, ValueError):
-            raise ValueError(f"OpenTelemetry trace: {where}: doubleValue {value['doubleValue']!r} is not a "
+            double = float(value["doubleValue"])
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"OpenTelemetry trace: {where}: doubleValue {_shown(value['doubleValue'])} is not a "
                              f"number") from None
+        # OTLP/JSON writes NaN and the infinities as words; a report (JSON) has no number for them.
+        return double if math.isfinite(double) else str(value["doubleValue"])
     if "arrayValue" in value:
         return [_value(v, where) for v in (value["arrayValue"] or {}).get("values", [])]
     if "kvlistValue" in value:
@@ -174,14 +227,41 @@ def _operation(span: dict[str, Any]) -> str:
     return first if first in ("chat", "execute_tool", "invoke_agent") else ""
 
 
+def _shown(value: Any) -> str:
+    """A value in an error message, cut (an intValue of a million digits is not repeated)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + f"… ({len(text):,} characters)"
+
+
+def _no_number(text: str) -> Any:
+    raise ValueError(f"{text[:20]} is not a JSON number evalkit keeps")
+
+
+def _bounded_number(text: str) -> Any:
+    """A JSON number of at most OTEL_MAX_NUMBER_DIGITS digits, finite; else ValueError (the attribute stays text)."""
+    if len(text) > limits.OTEL_MAX_NUMBER_DIGITS:
+        _no_number(text)
+    number = float(text) if any(c in text for c in ".eE") else int(text)
+    if isinstance(number, float) and not math.isfinite(number):
+        _no_number(text)
+    return number
+
+
 def _json(value: Any) -> Any:
-    """A JSON attribute (a string) parsed; what does not parse as it is."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+    """A JSON attribute (a string) parsed; what does not parse (or holds NaN, Infinity, a number too
+    long to be one) as it is. One nested deeper than the limit is refused."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = json.loads(value, parse_constant=_no_number, parse_int=_bounded_number,
+                            parse_float=_bounded_number)
+    except RecursionError:
+        depth = limits.otel_max_depth()
+        raise _over(f"a JSON attribute is nested deeper than {depth} levels", depth, "EVALKIT_OTEL_MAX_DEPTH")
+    except ValueError:
+        return value
+    check_bounds(parsed)
+    return parsed
 
 
 def _arguments(value: Any) -> dict[str, Any]:

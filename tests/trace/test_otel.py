@@ -120,7 +120,53 @@ def test_a_list_of_exports_reads_as_one_trace():
 
 
 def test_a_runaway_otlp_trace_is_refused():
-    from evalkit.trace.otel import MAX_SPANS
+    with pytest.raises(ValueError, match=r"over 50,000 spans \(the limit is 50,000; EVALKIT_OTEL_MAX_SPANS raises it\)"):
+        read_trace([{"spanId": "a", "startTimeUnixNano": "1"}] * 50_001)
 
-    with pytest.raises(ValueError, match="over 50,000 spans"):
-        read_trace([{"spanId": "a", "startTimeUnixNano": "1"}] * (MAX_SPANS + 1))
+
+def _span_with(value: dict, key: str = "gen_ai.tool.call.result") -> dict:
+    return {"spanId": "a", "name": "execute_tool lookup", "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                           {"key": "gen_ai.tool.name", "value": {"stringValue": "lookup"}},
+                           {"key": key, "value": value}]}
+
+
+def test_each_otlp_limit_is_one_line_naming_its_variable(monkeypatch):
+    monkeypatch.setenv("EVALKIT_OTEL_MAX_SPANS", "3")
+    with pytest.raises(ValueError, match=r"over 3 spans \(the limit is 3; EVALKIT_OTEL_MAX_SPANS raises it\)$"):
+        read_trace(CONCIERGE)  # an export: its spans are counted across resources and scopes
+    monkeypatch.setenv("EVALKIT_OTEL_MAX_BYTES", "1000")
+    monkeypatch.setenv("EVALKIT_OTEL_MAX_SPANS", "50000")
+    with pytest.raises(ValueError, match=r"over 1,000 characters as JSON \(the limit is 1,000; EVALKIT_OTEL_MAX_BYTES"):
+        read_trace([_span_with({"stringValue": "x" * 2000})])
+    monkeypatch.delenv("EVALKIT_OTEL_MAX_BYTES")
+    assert read_trace([_span_with({"stringValue": "x" * 2000})])[0].result == "x" * 2000
+
+
+def test_deep_otlp_nesting_is_refused_not_a_recursion_error():
+    nested: dict = {"stringValue": "leaf"}
+    for _ in range(100_000):  # an arrayValue inside an arrayValue, 100,000 deep
+        nested = {"arrayValue": {"values": [nested]}}
+    with pytest.raises(ValueError, match=r"nested deeper than 64 levels \(the limit is 64; EVALKIT_OTEL_MAX_DEPTH"):
+        read_trace([_span_with(nested)])
+    deep_json = "[" * 100_000 + "]" * 100_000  # a JSON attribute Python's parser cannot read
+    with pytest.raises(ValueError, match=r"a JSON attribute is nested deeper than 64 levels .*EVALKIT_OTEL_MAX_DEPTH"):
+        read_trace([_span_with({"stringValue": deep_json})])
+    with pytest.raises(ValueError, match=r"nested deeper than 64 levels"):
+        read_trace([_span_with({"stringValue": "[" * 70 + "]" * 70})])
+
+
+def test_otlp_numbers_are_bounded():
+    with pytest.raises(ValueError, match=r"intValue is 18446744073709551616, outside OTLP's 64-bit integers$"):
+        read_trace([_span_with({"intValue": str(2 ** 64)})])
+    with pytest.raises(ValueError, match=r"intValue '9999.*\(10,002 characters\) is not an integer$"):
+        read_trace([_span_with({"intValue": "9" * 10_000})])  # Python's own digit limit: still one line
+    with pytest.raises(ValueError, match=r"startTimeUnixNano is an integer of 40 digits, outside"):
+        read_trace([{**_span_with({"stringValue": "ok"}), "startTimeUnixNano": 10 ** 39}])
+    # NaN and Infinity are words in OTLP/JSON and in a report: never a float the report cannot store.
+    steps = read_trace([_span_with({"doubleValue": "NaN"}), _span_with({"doubleValue": "-Infinity"})])
+    assert [s.result for s in steps] == ["NaN", "-Infinity"]
+    # A JSON attribute holding NaN, 1e999 or a 500-digit number stays the text it was.
+    for text in ('{"score": NaN}', '[1e999]', "[" + "7" * 500 + "]"):
+        assert read_trace([_span_with({"stringValue": text})])[0].result == text
+    assert read_trace([_span_with({"stringValue": '{"score": 0.5, "n": 3}'})])[0].result == {"score": 0.5, "n": 3}

@@ -142,8 +142,9 @@ def _result(line: dict[str, Any]) -> BatchResult:
 def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None, timeout: float = 10.0,
                      credentials: Any = None) -> dict[str, dict[str, Any]]:
     """Model id to its `lifecycle`, `retires_at` (ISO date or None), whether it supports
-    `structured_outputs`, which `thinking` types it accepts ({type: bool}) and its `effort` levels
-    (None wherever the API does not say), from `GET /v1/models`.
+    `structured_outputs`, which `thinking` types it accepts ({type: bool}), its `effort` levels and its
+    `max_tokens` (the most output tokens a request may ask; None wherever the API does not say), from
+    `GET /v1/models`.
 
     The SDK's public `models.list()` pages through every model; key and base URL come from the
     environment unless given (`credentials`: an SDK `AccessTokenProvider`, e.g. a federated token's).
@@ -160,7 +161,8 @@ def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
             out[info.id] = {"lifecycle": getattr(info, "lifecycle", None) or "active",
                             "retires_at": retires.date().isoformat() if retires is not None else None,
                             "structured_outputs": _supported(caps, "structured_outputs"),
-                            "thinking": _thinking_types(caps), "effort": _effort_levels(caps)}
+                            "thinking": _thinking_types(caps), "effort": _effort_levels(caps),
+                            "max_tokens": _count(getattr(info, "max_tokens", None))}
         return out
     finally:
         client.close()
@@ -200,6 +202,11 @@ def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
     # Raised before any request is sent (bad arguments, the SDK's "streaming is required"
     # check, missing credentials): retrying cannot help.
     return ProviderError(f"Anthropic request failed: {type(exc).__name__}: {_one_line(str(exc))}")
+
+
+def _count(value: Any) -> int | None:
+    """A positive integer the API gave, or None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _supported(capabilities: Any, name: str) -> bool | None:

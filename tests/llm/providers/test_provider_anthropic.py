@@ -279,18 +279,20 @@ def test_lifecycles_come_from_the_models_endpoint(fake, monkeypatch):
                     "thinking": True},
                    {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z",
                     "structured_outputs": False, "thinking": True},
-                   {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
-    # Each model's capabilities as the API says them (thinking types, effort levels); none said
-    # (`capabilities: null`): unknown.
+                   {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z",
+                    "max_tokens": 0}]
+    # Each model's capabilities as the API says them (thinking types, effort levels) and its max_tokens (the
+    # fake lists 64,000 for a model its rules do not know); none said (`capabilities: null`, no positive
+    # max_tokens): unknown.
     thinking = {"adaptive": False, "enabled": True, "disabled": True, "between_tools": False}
     levels = ["low", "medium", "high", "max"]
     assert fetch_lifecycles() == {
         "claude-new-1": {"lifecycle": "active", "retires_at": None, "structured_outputs": True, "thinking": thinking,
-                         "effort": levels},
+                         "effort": levels, "max_tokens": 64_000},
         "claude-old-1": {"lifecycle": "deprecated", "retires_at": "2027-03-01", "structured_outputs": False,
-                         "thinking": thinking, "effort": levels},
+                         "thinking": thinking, "effort": levels, "max_tokens": 64_000},
         "claude-gone-1": {"lifecycle": "retired", "retires_at": "2026-01-01", "structured_outputs": None,
-                          "thinking": None, "effort": None}}
+                          "thinking": None, "effort": None, "max_tokens": None}}
     assert fake.models_requests == 1 and fake.request_count == 0
 
 
