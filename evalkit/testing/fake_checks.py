@@ -131,7 +131,7 @@ class CheckRuns:
         self.runs: dict[int, dict[str, Any]] = {}
         self.notes: dict[int, list[dict[str, Any]]] = {}
 
-    def create(self, run_id: int, owner: str, repo: str, body: Mapping[str, Any], api: str) -> dict[str, Any]:
+    def create(self, run_id: int, body: Mapping[str, Any], *, owner: str, repo: str, api: str) -> dict[str, Any]:
         """Store a new run from a valid create request; its JSON as GitHub answers it."""
         self.runs[run_id] = {"id": run_id, "owner": owner, "repo": repo, "name": body["name"],
                              "head_sha": body["head_sha"], "status": "queued", "conclusion": None,

@@ -246,7 +246,8 @@ class FakeGitHub:
                 m = _CHECK_RUNS.match(path)
                 assert m is not None
                 self._next_id += 1
-                return 201, self._checks.create(self._next_id, m.group(1), m.group(2), body, self.url), {}
+                return 201, self._checks.create(self._next_id, body, owner=m.group(1), repo=m.group(2),
+                                                         api=self.url), {}
             run_id = int(path.rsplit("/", 1)[1])
             if run_id not in self._checks.runs:
                 return _error(404, "Not Found")
