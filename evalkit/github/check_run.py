@@ -5,7 +5,7 @@ GitHub takes at most 50 annotations a request and appends those of each update
 (`PATCH .../check-runs/{id}`) to the ones the run has: the first 50 go with the run, the rest in
 updates of 50. The summary holds at most 65,535 characters; an annotation's title 255, its message
 and raw details 64 KB. Creating one needs the job's `permissions: checks: write` (a fork's read-only
-token, a personal access token and a job without it get 403); a failure never raises: the caller
+token, a classic personal access token and a job without it get 403); a failure never raises: the caller
 gets the reason and warns."""
 
 from __future__ import annotations
@@ -121,5 +121,5 @@ def failure_reason(exc: GitHubAPIError) -> str:
     """Why no check run was made, and what to do about it."""
     if exc.status == 403:
         return ("the token cannot create check runs (403): add `permissions: checks: write` to the job "
-                "(fork pull requests get a read-only token; a personal access token cannot create them)")
+                "(fork pull requests get a read-only token; a classic personal access token cannot create them)")
     return f"could not create the check run: {exc}"

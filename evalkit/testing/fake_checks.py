@@ -184,7 +184,8 @@ class CheckRuns:
 # The GitHub Actions app, which owns the check runs a job's GITHUB_TOKEN creates.
 _ACTIONS_APP: dict[str, Any] = {
     "id": 15368, "slug": "github-actions", "node_id": "MDM6QXBwMTUzNjg=", "name": "GitHub Actions",
-    "description": "Automate your workflow from idea to production", "external_url": "https://help.github.com/en/actions",
+    "description": "Automate your workflow from idea to production",
+    "external_url": "https://help.github.com/en/actions",
     "html_url": "https://github.com/apps/github-actions", "created_at": "2018-07-30T09:30:17Z",
     "updated_at": "2019-12-10T19:04:12Z", "permissions": {"checks": "write", "contents": "write", "metadata": "read"},
     "events": ["check_run", "check_suite"]}

@@ -96,7 +96,8 @@ def many_failures(root: Path) -> tuple[Path, dict[str, int]]:
 
 def test_more_than_50_failing_cases_go_in_requests_of_50_each_on_its_line(action, github, tmp_path):
     repo, where = many_failures(tmp_path / "many")
-    done = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, inputs={"check_run": "true", "suites": "many"})
+    done = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github,
+                  inputs={"check_run": "true", "suites": "many"})
     assert done.code == 1, done.log
     [check] = github.check_runs()
     assert check["head_sha"] == "a" * 40  # a manual run: its own commit
