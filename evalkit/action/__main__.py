@@ -29,7 +29,7 @@ from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
 from evalkit.action.outcome import Outcome
 from evalkit.action.proxy import DEFAULT_UPSTREAM
-from evalkit.action.publish import annotate_suite_error, log_report
+from evalkit.action.publish import annotate_suite_error, check_annotation, failures, log_report
 from evalkit.action.redact import passthrough_note, redact_text, secret_names, secret_values
 from evalkit.action.sandbox import Unfinished, harden_process
 from evalkit.action.saved_base import artifact_name, is_default_branch_push, run_options, save, suite_keys
@@ -93,7 +93,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         cancelled = isinstance(exc, Terminated)
         print(f"evalkit: stopped by {'SIGTERM' if cancelled else 'SIGINT'}", flush=True)
         outcome.unfinished(f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) "
-                           "before the run finished")
+                           "before the run finished", cancelled=True)
         return ExitCode.SIGTERM if cancelled else ExitCode.SIGINT
     except SystemExit:
         raise
@@ -123,8 +123,8 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.env:
         print(passthrough_note(inputs.env, env))
     settings = Settings.from_env(env)
-    if inputs.shard:  # one shard's results are partial: the final `merge` job posts the comment
-        outcome.comment = False
+    if inputs.shard:  # one shard's results are partial: the final `merge` job posts the comment and check
+        outcome.comment = outcome.check_run = False
     workspace = outcome.workspace
     out_dir = outcome.out_dir
     event = outcome.event
@@ -259,18 +259,20 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     html_path.write_text(redact_text(html, outcome.secrets), encoding="utf-8")
     body, summary = bodies
 
+    annotations = []
     for model, each in models or [("", report)]:
         if model:
             print(f"evalkit: model {model}:")
             (out_dir / model_path(Path("junit.xml"), model)).write_text(render_junit(each), encoding="utf-8")
         log_report(each, workspace)
+        annotations += [check_annotation(f) for f in failures(each, workspace, model)]
     changed = bool(base.comparison and (base.comparison.regressed or base.comparison.fixed))
+    code = base.exit_code(exit_code(report.verdict))
     outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels,
-                    changed=changed, counts=case_counts(report))
+                    changed=changed, counts=case_counts(report), gate_code=code, annotations=annotations)
     outcome.outputs.set(html_path=outcome.outputs.show(html_path),
                         jsonl_path=outcome.outputs.show(out_dir / "results.jsonl"), **base.outputs())
     give_to_workspace_owner(out_dir, workspace)
-    code = base.exit_code(exit_code(report.verdict))
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")
     if code and not inputs.fail_on_gate:
         print("evalkit: a gate failed, but fail_on_gate is false: the step passes")

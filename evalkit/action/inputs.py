@@ -51,6 +51,7 @@ class Inputs:
     env: tuple[str, ...] = ()  # variables (names, or PREFIX* patterns) user code gets beside the allow-list
     reuse_base: bool = True  # a default-branch push saves its results; a PR reuses its base commit's
     federation: Federation | None = None  # workload identity federation instead of anthropic_api_key
+    check_run: bool = False  # also report the verdict as a check run (needs `checks: write`)
     # What the parent holds for the API once resolved (the key, or a federated token); set by the entrypoint.
     credential: Credential | None = field(default=None, compare=False)
 
@@ -132,6 +133,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         env=tuple(names),
         reuse_base=boolean("reuse_base", "true"),
         federation=_federation(env, problems),
+        check_run=boolean("check_run", "false"),
     )
     if inputs.federation and inputs.anthropic_api_key:
         problems.append("anthropic_api_key and anthropic_federation_rule_id: set one way to reach the API, not both")
@@ -216,6 +218,19 @@ def _comment_mode(env: Mapping[str, str], problems: list[str]) -> str:
 def wants_comment(env: Mapping[str, str]) -> bool:
     """The `comment` input read leniently, for reporting a setup error before inputs are checked."""
     return read_input(env, "comment", "true").lower() not in ("false", "no", "0", "off")
+
+
+def wants_check_run(env: Mapping[str, str]) -> bool:
+    """The `check_run` input read leniently (only a clear "true" creates one), for reporting before
+    the inputs are checked."""
+    return read_input(env, "check_run", "false").lower() in ("true", "yes", "1", "on")
+
+
+def check_name(env: Mapping[str, str]) -> str:
+    """The check run's name: "evalkit", or "evalkit: <comment_key>" when that input is set (one check
+    per job or matrix leg, as one comment each)."""
+    key = read_input(env, "comment_key")
+    return f"evalkit: {comment_key(env)}" if key else "evalkit"
 
 
 def _working_directory(raw: str, problems: list[str]) -> str:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evalkit.action.discovery import relative
-from evalkit.action.inputs import comment_key, comment_mode, read_input, wants_summary
-from evalkit.action.publish import post_comment
+from evalkit.action.inputs import check_name, comment_key, comment_mode, read_input, wants_check_run, wants_summary
+from evalkit.action.publish import check_conclusion, post_check_run, post_comment
 from evalkit.action.redact import redact_text
 from evalkit.action.workspace import Outputs, results_dir
 from evalkit.errors import EvalkitError, Problem
 from evalkit.github.api import GitHubAPI
+from evalkit.github.check_run import Annotation, Conclusion
 from evalkit.github.event import Event, load_event
 from evalkit.render.comment import marker, setup_error_body, unfinished_body
 
@@ -39,6 +40,8 @@ class Outcome:
     comment_mode: str = "always"  # see inputs.COMMENT_MODES: when a comment is created
     summary: bool = True
     published: bool = False
+    check_run: bool = False  # also a check run on the head commit (the `check_run` input)
+    check_name: str = "evalkit"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], secrets: Sequence[str]) -> Outcome:
@@ -52,7 +55,8 @@ class Outcome:
         api = GitHubAPI(token, env.get("GITHUB_API_URL") or None) if token else None
         mode = comment_mode(env)
         return cls(env, workspace, out_dir, Outputs(env, workspace), secrets, event, api, mode != "off",
-                   marker(comment_key(env)), mode, wants_summary(env))
+                   marker(comment_key(env)), mode, wants_summary(env), check_run=wants_check_run(env),
+                   check_name=check_name(env))
 
     @property
     def run_url(self) -> str | None:
@@ -60,10 +64,13 @@ class Outcome:
 
     def publish(self, body: str, *, verdict: str, summary: str | None = None, results_path: Path | None = None,
                 selected: Sequence[str] = (), create: bool = True, changed: bool = False,
-                counts: Mapping[str, int] | None = None) -> None:
+                counts: Mapping[str, int] | None = None, gate_code: int | None = None,
+                annotations: Sequence[Annotation] = (), conclusion: Conclusion | None = None) -> None:
         """Write comment.md, the job summary (`summary`, else `body`), the sticky comment (created
         only if `create` and the comment mode wants one for this `verdict` — `changed`: cases got
-        worse or better than on the base; otherwise an existing one is brought up to date) and
+        worse or better than on the base; otherwise an existing one is brought up to date), the
+        check run when asked for (its conclusion from `verdict` and `gate_code`, the gates' exit code
+        of a finished run, unless `conclusion` is given; `annotations` on the failing cases) and
         every output (`counts`: cases passed, failed and errors; empty when no run finished)."""
         body = redact_text(body, self.secrets)
         comment_path = self.out_dir / "comment.md"
@@ -74,6 +81,11 @@ class Outcome:
         if self.comment and self.event is not None and self.event.is_pull_request:
             create = create and creates_comment(self.comment_mode, verdict, changed)
             posted = post_comment(self.api, self.event, body, mark=self.mark, create=create)
+        if self.check_run and self.event is not None:
+            notes = [replace(a, message=redact_text(a.message, self.secrets), title=redact_text(a.title, self.secrets))
+                     for a in annotations]
+            post_check_run(self.api, self.event, body, name=self.check_name, mark=self.mark, annotations=notes,
+                           conclusion=conclusion or check_conclusion(verdict, gate_code))
         self.outputs.set(
             verdict=verdict,
             results_path=self.outputs.show(results_path) if results_path else "",
@@ -85,11 +97,13 @@ class Outcome:
         )
         self.published = True
 
-    def unfinished(self, reason: str) -> None:
-        """The evals started and did not finish: say so, verdict error (a previous one never stays)."""
+    def unfinished(self, reason: str, *, cancelled: bool = False) -> None:
+        """The evals started and did not finish: say so, verdict error (a previous one never stays);
+        `cancelled`: the job was stopped, which the check run says as its conclusion."""
         if self.published:
             return
-        self.publish(unfinished_body(reason, run_url=self.run_url, mark=self.mark), verdict="error")
+        self.publish(unfinished_body(reason, run_url=self.run_url, mark=self.mark), verdict="error",
+                     conclusion="cancelled" if cancelled else None)
 
     def setup_error(self, error: EvalkitError) -> None:
         """The evals could not run: say why (each suite problem at its file:line), verdict error."""

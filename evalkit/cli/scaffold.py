@@ -80,6 +80,7 @@ jobs:
     permissions:
       contents: read
       pull-requests: write          # the one sticky comment
+      # checks: write               # with `check_run: true` below: the verdict as a check run too
     steps:
       - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1
         with: {{persist-credentials: false}}

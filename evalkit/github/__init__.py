@@ -3,6 +3,7 @@
 __all__ = [
     "api",
     "changes",
+    "check_run",
     "commands",
     "event",
     "globs",

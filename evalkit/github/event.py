@@ -29,6 +29,9 @@ class Event:
     sha: str | None = None
     base_ref: str | None = None
     base_sha: str | None = None  # the pull request's base commit (what the PR is compared with)
+    # The commit a check run belongs to: a PR's head (GITHUB_SHA is the test merge commit there,
+    # which the PR never shows), a push's last commit, else the run's commit.
+    head_sha: str | None = None
     default_branch: str | None = None
     inputs: Mapping[str, Any] = field(default_factory=dict, hash=False)
     run_url: str | None = None
@@ -70,11 +73,17 @@ def load_event(environ: Mapping[str, str] | None = None) -> Event:
         sha=env.get("GITHUB_SHA") or None,
         base_ref=env.get("GITHUB_BASE_REF") or _dig(pr, "base", "ref"),
         base_sha=_dig(pr, "base", "sha"),
+        head_sha=_dig(pr, "head", "sha") if pr is not None else _push_head(payload, name) or env.get("GITHUB_SHA"),
         default_branch=_dig(payload, "repository", "default_branch"),
         inputs=MappingProxyType(dict(inputs or {})),
         run_url=f"{server}/{repository}/actions/runs/{run_id}" if run_id else None,
         payload=MappingProxyType(payload),
     )
+
+
+def _push_head(payload: Mapping[str, Any], name: str) -> str | None:
+    after = payload.get("after") if name == "push" else None
+    return after if isinstance(after, str) and after and after != ZERO_SHA else None
 
 
 def _read_payload(path: str | None) -> dict[str, Any]:

@@ -53,6 +53,15 @@ def with_marker(body: str, mark: str = MARKER) -> str:
     return mark + "\n" + body.replace(mark, "").lstrip("\n")
 
 
+def headline(body: str) -> str:
+    """The first heading of a rendered comment, without its `#`s: the line the comment leads with
+    (the verdict, or the comparison's sentence), which the check run takes as its title; "" if none."""
+    for line in body.splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return ""
+
+
 def clean(value: Any, cap: int = MAX_QUOTED_CHARS) -> str:
     """The template's `clean` filter: untrusted text capped at `cap` characters and made
     render-safe (no pings, HTML, beacons, math, backlinks…)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evalkit.llm.usage import Usage
 from evalkit.render.sanitize import cap_text
-from evalkit.results.report import Report, SuiteResult
+from evalkit.results.report import CaseResult, Report, SuiteResult
 
 MAX_LOGGED_OUTPUT = 4000  # characters of each failing output shown in a log (reasons: MAX_QUOTED_CHARS)
 MAX_TRACEBACK_CHARS = 2000  # of a target's traceback shown in a log or a comment (the innermost frames)
@@ -65,18 +65,25 @@ def case_lines(suite: SuiteResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[
     if suite.error:
         lines.append(f"suite error: {suite.error}")
     for case in suite.cases:
-        reasons = cap_text("; ".join(case.reasons))
-        lines.append(f"{case.verdict.upper():7} {case.id}" + (f"  ({reasons})" if reasons else ""))
-        if case.verdict not in ("fail", "error"):
-            continue
-        for repeat, item in case.failing_items():
-            lines.append(f"    [run {repeat + 1}] {item.id} {item.status}: {cap_text(item.reason)}")
-        for run in case.runs:
-            lines += [f"    [run {run.repeat + 1}] {cap_text(e)}" for e in run.run_errors()]
-            if run.traceback:
-                lines.append(f"    --- traceback of run {run.repeat + 1} (the target's own frames) ---")
-                lines += ["    " + ln for ln in tail(run.traceback).splitlines()]
-            if run.output:
-                lines.append(f"    --- output of run {run.repeat + 1} ---")
-                lines.append(cap_text(run.output, max_output))
+        lines += case_detail(case, max_output)
+    return lines
+
+
+def case_detail(case: CaseResult, max_output: int = MAX_LOGGED_OUTPUT) -> list[str]:
+    """One case's verdict line; for a failing case, its failing items, run errors, tracebacks and outputs
+    (the log's lines, and the message of its check-run annotation)."""
+    reasons = cap_text("; ".join(case.reasons))
+    lines = [f"{case.verdict.upper():7} {case.id}" + (f"  ({reasons})" if reasons else "")]
+    if case.verdict not in ("fail", "error"):
+        return lines
+    for repeat, item in case.failing_items():
+        lines.append(f"    [run {repeat + 1}] {item.id} {item.status}: {cap_text(item.reason)}")
+    for run in case.runs:
+        lines += [f"    [run {run.repeat + 1}] {cap_text(e)}" for e in run.run_errors()]
+        if run.traceback:
+            lines.append(f"    --- traceback of run {run.repeat + 1} (the target's own frames) ---")
+            lines += ["    " + ln for ln in tail(run.traceback).splitlines()]
+        if run.output:
+            lines.append(f"    --- output of run {run.repeat + 1} ---")
+            lines.append(cap_text(run.output, max_output))
     return lines

@@ -1,5 +1,5 @@
 """A loopback fake of GitHub's REST API (issue comments, PR files, the token's user, workflow
-artifacts) on a real HTTP server. Its answers follow GitHub's OpenAPI description (tests validate
+artifacts, check runs) on a real HTTP server. Its answers follow GitHub's OpenAPI description (tests validate
 them). An artifact's archive is served as GitHub serves it: the API answers 302 with a signed URL on
 a storage host, which refuses a request that carries an Authorization header."""
 
@@ -15,12 +15,17 @@ from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from evalkit.testing.fake_checks import CheckRuns, request_problems
+
 _COMMENTS = re.compile(r"/repos/([^/]+)/([^/]+)/issues/(\d+)/comments\Z")
 _COMMENT = re.compile(r"/repos/([^/]+)/([^/]+)/issues/comments/(\d+)\Z")
 _FILES = re.compile(r"/repos/([^/]+)/([^/]+)/pulls/(\d+)/files\Z")
 _ARTIFACTS = re.compile(r"/repos/([^/]+)/([^/]+)/actions/artifacts\Z")
 _ARTIFACT_ZIP = re.compile(r"/repos/([^/]+)/([^/]+)/actions/artifacts/(\d+)/zip\Z")
 _BLOB = re.compile(r"/_storage/artifacts/(\d+)\Z")
+_CHECK_RUNS = re.compile(r"/repos/([^/]+)/([^/]+)/check-runs\Z")
+_CHECK_RUN = re.compile(r"/repos/([^/]+)/([^/]+)/check-runs/(\d+)\Z")
+_CHECK_NOTES = re.compile(r"/repos/([^/]+)/([^/]+)/check-runs/(\d+)/annotations\Z")
 _USER = "/user"
 _FILES_LIMIT = 3000  # GitHub never lists more files of a pull request
 _EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -44,7 +49,7 @@ class FakeGitHub:
 
     def __init__(self, *, bot_login: str = "github-actions[bot]", token: str | None = None,
                  read_only: bool = False, fail_files: bool = False, user_login: str | None = None,
-                 create_barrier: int = 0, actions_read: bool = True):
+                 create_barrier: int = 0, actions_read: bool = True, checks_write: bool = True):
         # A personal token (`user_login`) writes as that user and answers GET /user; an
         # installation token writes as `bot_login` and gets 403 there, as on GitHub.
         self.bot_login = user_login or bot_login
@@ -53,6 +58,8 @@ class FakeGitHub:
         self.read_only = read_only
         self.fail_files = fail_files
         self.actions_read = actions_read  # the job's token has `actions: read` (artifacts)
+        self.checks_write = checks_write  # the job's token has `checks: write` (check runs)
+        self._checks = CheckRuns(app_owner=_user("github", "Organization"))
         self._artifacts: list[dict[str, Any]] = []
         self._archives: dict[int, tuple[bytes, str]] = {}  # id to (zip bytes, signature)
         self.requests: list[Recorded] = []
@@ -105,6 +112,12 @@ class FakeGitHub:
                   times: int = 1) -> None:
         """Answer the next `times` requests with `status` (e.g. 502, or 403 with retry-after)."""
         self.faults += [(status, _error(status, message)[1], dict(headers or {}))] * times
+
+    def check_runs(self) -> list[dict[str, Any]]:
+        """Every check run created, oldest first, as GitHub shows it, each with its `annotations` listed."""
+        with self._lock:
+            return [{**self._checks.view(rid), "annotations": self._checks.annotations(rid)}
+                    for rid in self._checks.runs]
 
     def set_pr_files(self, number: int, files: list[dict[str, Any]]) -> None:
         """Seed PR `number`'s files from `{filename, status, previous_filename?}` dicts."""
@@ -204,11 +217,41 @@ class FakeGitHub:
             if artifact["expired"]:
                 return _error(410, "Artifact has expired")
             return 302, None, {"Location": f"{self.url}/_storage/artifacts/{aid}?sig={archive[1]}"}
+        if _CHECK_RUNS.match(path) or _CHECK_RUN.match(path) or _CHECK_NOTES.match(path):
+            return self._check_run(method, path, query, body)
         if (m := _FILES.match(path)) and method == "GET":
             if self.fail_files:
                 return _error(500, "Internal Server Error")
             return self._page(path, query, self._files.get(int(m.group(3)), [])[:_FILES_LIMIT])
         return _error(404, "Not Found")
+
+    def _check_run(self, method: str, path: str, query: dict[str, str], body: Any) -> _Answer:
+        """The check-runs endpoints (evalkit/testing/fake_checks.py has GitHub's rules)."""
+        if (m := _CHECK_NOTES.match(path)) and method == "GET":
+            with self._lock:
+                found = int(m.group(3)) in self._checks.runs
+                notes = self._checks.annotations(int(m.group(3))) if found else []
+            return self._page(path, query, notes) if found else _error(404, "Not Found")
+        if method not in ("POST", "PATCH") or (method == "POST") != bool(_CHECK_RUNS.match(path)):
+            return _error(404, "Not Found")
+        if self.user_login is not None:  # "OAuth apps and personal access tokens (classic) cannot use this endpoint"
+            return _error(403, "Resource not accessible by personal access token")
+        if self.read_only or not self.checks_write:
+            return _error(403, "Resource not accessible by integration")
+        problems = request_problems(body, create=method == "POST")
+        if problems:
+            return _error(422, "Invalid request.\n\n" + "\n".join(problems))
+        with self._lock:
+            if method == "POST":
+                m = _CHECK_RUNS.match(path)
+                assert m is not None
+                self._next_id += 1
+                return 201, self._checks.create(self._next_id, body, owner=m.group(1), repo=m.group(2),
+                                                         api=self.url), {}
+            run_id = int(path.rsplit("/", 1)[1])
+            if run_id not in self._checks.runs:
+                return _error(404, "Not Found")
+            return 200, self._checks.update(run_id, body), {}
 
     def _page(self, path: str, query: dict[str, str], items: list[Any]) -> _Answer:
         per_page = min(max(int(query.get("per_page", 30)), 1), 100)

@@ -97,3 +97,13 @@ def test_unreadable_event_file_is_a_usage_error(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(UsageError, match="GITHUB_EVENT_PATH"):
         load_event({"GITHUB_REPOSITORY": "o/r", "GITHUB_EVENT_PATH": str(bad)})
+
+
+@pytest.mark.parametrize(("name", "fixture", "expected"), [
+    ("pull_request", "pull_request_opened.json", "2" * 40),  # the PR's head, not the test merge commit
+    ("push", "push.json", "2" * 40),  # the pushed commit (`after`)
+    ("workflow_dispatch", "workflow_dispatch.json", "9" * 40),  # the run's own commit
+])
+def test_head_sha_is_the_commit_a_check_run_belongs_to(tmp_path, name, fixture, expected):
+    event = load_event(actions_env(tmp_path, name, fixture, GITHUB_SHA="9" * 40))
+    assert event.head_sha == expected
