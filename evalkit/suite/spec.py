@@ -369,6 +369,10 @@ class CalibrationBar(_Strict):
     max_flip_rate: float | None = Field(default=None, ge=0, le=1, description="Of every judge item.")
     min_kappa: float | None = Field(default=None, ge=-1, le=1, description="Cohen's kappa of the judge over "
                                     "every gold label (errors count as disagreements).")
+    min_item_kappa: float | None = Field(default=None, ge=-1, le=1, description="Cohen's kappa of the judge on "
+                                         "each judged item's own gold labels: an item under it is named for "
+                                         "rewriting (an item whose labels are all one verdict has no kappa and "
+                                         "is held to `min_agreement` only).")
     max_error_share: float | None = Field(default=None, ge=0, le=1, description="Share of judge verdicts and "
                                           "extractions that were errors (no verdict, a malformed reply).")
     min_extraction_accuracy: float | None = Field(default=None, ge=0, le=1, description="Of every extracted "
