@@ -255,3 +255,43 @@ def test_race_words_that_are_not_a_race():
 
     assert kind_of("8 km easy with race-specific strides") == "easy"
     assert kind_of("5 km time trial") == "race" and quantity("5 km time trial").km == 5
+
+
+def _week(text, zones=None):
+    return {p.day: p for p in parse_days(text, zones) or []}
+
+
+def test_a_week_given_in_minutes_is_read_without_zones_at_six_minutes_a_km():
+    days = _week("Mon: rest\nTue: 42 min easy\nThu: 36 min easy\nSat: rest\nSun: 1 h 15 min long run")
+    assert days["Tue"].km == 7.0 and days["Thu"].km == 6.0
+    assert days["Sun"].minutes == 75 and days["Sun"].km == 12.5
+
+
+def test_a_rest_day_that_names_another_days_distance_is_still_rest():
+    days = _week("Mon: rest (Sunday's 16 km long run is enough)\nTue: 8 km easy\nThu: 8 km easy\nSun: 16 km long run")
+    assert days["Mon"].kind == "rest" and days["Mon"].km == 0
+
+
+def test_a_summary_line_then_the_details_read_each_day_from_its_details():
+    text = ("Tue: easy\nThu: tempo\nSun: long\n\nThe details:\nMon: rest\nTue: 8 km easy @ 6:20/km\n"
+            "Thu: 10 km with 5 km tempo @ 5:10/km\nSun: 16 km long @ 6:30/km")
+    days = _week(text)
+    assert (days["Tue"].km, days["Thu"].km, days["Sun"].km) == (8, 10, 16)
+
+
+def test_several_days_on_one_line_each_keep_their_own_words():
+    days = _week("Mon rest, Tue 8 km easy, Wed rest, Thu 10 km tempo, Sun 16 km long")
+    assert (days["Tue"].km, days["Thu"].km, days["Sun"].km) == (8, 10, 16)
+    assert days["Thu"].kind == "tempo" and days["Wed"].kind == "rest"
+
+
+def test_the_quality_km_of_a_session_leave_out_its_easy_parts_and_count_all_of_a_repeats_only_session():
+    days = _week("Mon: rest\nTue: 9 km: 2 km easy, 5 km tempo, 2 km easy\nThu: 6 x 1 km intervals at 4:10/km\n"
+                 "Sat: 6 x 3 min tempo at 5:10/km\nSun: 14 km long")
+    assert days["Tue"].km == 9 and days["Tue"].quality_km == 5
+    assert days["Thu"].km == 6 and days["Thu"].quality_km == 6
+    assert days["Sat"].km == 3.0  # 18 minutes of repeats at 6:00/km (no zones)
+
+
+def test_a_session_whose_total_follows_its_parts_is_that_total():
+    assert quantity("2 km warm-up, 8 km tempo, 2 km cool-down: 12 km total").km == 12
