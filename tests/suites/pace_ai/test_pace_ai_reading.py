@@ -267,9 +267,15 @@ def test_a_week_given_in_minutes_is_read_without_zones_at_six_minutes_a_km():
     assert days["Sun"].minutes == 75 and days["Sun"].km == 12.5
 
 
-def test_a_rest_day_that_names_another_days_distance_is_still_rest():
-    days = _week("Mon: rest (Sunday's 16 km long run is enough)\nTue: 8 km easy\nThu: 8 km easy\nSun: 16 km long run")
-    assert days["Mon"].kind == "rest" and days["Mon"].km == 0
+def test_a_rest_day_that_names_another_days_distance_or_an_hour_of_something_else_is_still_rest():
+    days = _week("Mon: rest (Sunday's 16 km long run is enough)\nTue: 8 km easy\nWed: rest — 1 h 15 of mobility work\n"
+                 "Thu: 8 km easy\nSat: off (1 h 30 of gardening)\nSun: 16 km long run")
+    assert all(days[d].kind == "rest" and not days[d].runs for d in ("Mon", "Wed", "Sat"))
+
+
+def test_a_day_named_at_the_end_of_a_line_is_a_day_of_the_list():
+    days = _week("Mon: rest\nTue: 8 km easy\nThu: 10 km tempo\nRest day: Fri")
+    assert sorted(days) == ["Fri", "Mon", "Thu", "Tue"] and days["Fri"].kind == "rest"
 
 
 def test_a_summary_line_then_the_details_read_each_day_from_its_details():

@@ -102,6 +102,8 @@ DAYS = [{"day": d, "session": s, "km": k, "quote": f"{k} km {s}"} for d, s, k in
      True),
     ("That's 29 km this week.", [{"kind": "weekly_volume", "week": "planned", "km": 29, "quote": "29 km this week"}],
      True),
+    ("About 30 km this week.", [{"kind": "weekly_volume", "week": "planned", "km": 30, "quote": "About 30 km this week"}],
+     True),  # the list's 29 km, rounded
     ("Next week build to 25 miles.", [], False),  # 40 km: a jump, given in miles
     ("Join the club's shakeout on Wednesday evening too.",
      [{"kind": "extra_run", "week": "planned", "quote": "Join the club's shakeout on Wednesday evening too"}], False),
