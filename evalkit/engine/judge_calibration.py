@@ -131,21 +131,22 @@ def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
     bar = suite.calibration
     if bar is None:
         return [], []
-    short, below = [], []
+    short, below, weak = [], [], []  # weak: items under their own κ bar, said after the overall κ
     for i in c.items:
         if bar.min_agreement is not None and (i.agreement or 0) < bar.min_agreement:
             short.append(f"{i.id} agrees {i.agreement or 0:.0%} < {bar.min_agreement:.0%}")
         if bar.max_flip_rate is not None and (i.flip_rate or 0) > bar.max_flip_rate:
             short.append(f"{i.id} flips {i.flip_rate or 0:.0%} > {bar.max_flip_rate:.0%}")
         if bar.min_item_kappa is not None and 0 < i.fail_labels < i.labels and (i.kappa or 0) < bar.min_item_kappa:
-            short.append(f"{i.id} κ {i.kappa:.2f} < {bar.min_item_kappa:g}")
-        if short and short[-1].startswith(f"{i.id} "):
+            weak.append(f"{i.id} κ {i.kappa or 0:.2f} < {bar.min_item_kappa:g}")
+        if (short and short[-1].startswith(f"{i.id} ")) or (weak and weak[-1].startswith(f"{i.id} ")):
             below.append(i.id)
     if bar.min_kappa is not None:
         if c.kappa is None:
             short.append("κ cannot be measured: no judged item has a gold label")
         elif c.kappa < bar.min_kappa:
             short.append(f"κ {c.kappa:.2f} < {bar.min_kappa:g}" + (f" ({c.chance})" if c.chance else ""))
+    short += weak
     share = c.error_share
     if bar.max_error_share is not None and share is not None and share > bar.max_error_share:
         short.append(f"errors {share:.0%} of verdicts and extractions > {bar.max_error_share:.0%}")
