@@ -28,7 +28,8 @@ Before any mutant, the unmutated code must pass the same oracle, else nothing is
 
 Survivors an equivalence reason covers (``benchmarks/equivalent_mutants.yml``: a mutant that cannot
 change any output, with the reason) are left out of the score: killed / non-equivalent. The rest are
-listed (file:line, operator, before → after). `--sample N` measures a fixed, deterministic sample:
+listed (file:line, operator, before → after); an entry names its `occurrence` when the same change
+recurs in the function and only one of them is equivalent. `--sample N` measures a fixed, deterministic sample:
 a mutant is in it when a hash of its key (file, function, operator, before → after, occurrence)
 falls below N / all, so the sample keeps its members when unrelated code changes.
 
@@ -69,16 +70,18 @@ PACE = "suites/pace_ai/pace_ai/"
 HELP = "suites/help_agents/help_agents/"
 
 T_PACE = "tests/suites/pace_ai/"
+#: the agent suite's own tests: its purpose-built trajectories and its gold set, bad caught and sound passed
+T_AGENT = (T_PACE + "test_pace_ai_agent.py", T_PACE + "test_pace_ai_agent_gold.py", T_PACE + "test_pace_ai_agent_edges.py")
 #: file → (module name, suite folders whose selftest is the oracle, the unit tests that cover the file:
 #: the fast ones, a few seconds each, so that they can run on every selftest survivor)
 SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     PACE + "checks.py": ("pace_ai.checks", ("suites/pace_ai",),
                          (T_PACE + "test_pace_ai_rubric_checks.py", T_PACE + "test_pace_ai_safety_and_taper.py",
                           T_PACE + "test_pace_ai_edges.py")),
-    PACE + "agent_checks.py": ("pace_ai.agent_checks", ("suites/pace_ai",), (T_PACE + "test_pace_ai_edges.py",)),
+    PACE + "agent_checks.py": ("pace_ai.agent_checks", ("suites/pace_ai",), (T_PACE + "test_pace_ai_edges.py", *T_AGENT)),
     PACE + "reading.py": ("pace_ai.reading", ("suites/pace_ai",),
                           (T_PACE + "test_pace_ai_reading.py", T_PACE + "test_pace_ai_edges.py")),
-    PACE + "trajectory.py": ("pace_ai.trajectory", ("suites/pace_ai",), (T_PACE + "test_pace_ai_edges.py",)),
+    PACE + "trajectory.py": ("pace_ai.trajectory", ("suites/pace_ai",), (T_PACE + "test_pace_ai_edges.py", *T_AGENT)),
     PACE + "tools.py": ("pace_ai.tools", ("suites/pace_ai",),
                         (T_PACE + "test_pace_ai_tools.py", T_PACE + "test_pace_ai_edges.py")),
     HELP + "agents.py": ("help_agents.agents", ("suites/help_agents",), ("tests/suites/help_agents/test_agents.py",)),
@@ -294,15 +297,17 @@ class Equivalent:
     before: str
     after: str
     reason: str
+    occurrence: int | None = None  # when the same change recurs in the function: which one (1-based)
 
     def covers(self, m: Mutant) -> bool:
         return (m.file, m.function, m.operator, m.before, m.after) == \
-            (self.file, self.function, self.operator, self.before, self.after)
+            (self.file, self.function, self.operator, self.before, self.after) \
+            and self.occurrence in (None, m.occurrence)
 
 
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
-    entries = [Equivalent(**{k: str(v) for k, v in e.items()}) for e in (data or [])]
+    entries = [Equivalent(**{k: v if k == "occurrence" else str(v) for k, v in e.items()}) for e in (data or [])]
     for e in entries:
         if not e.reason.strip():
             raise SystemExit(f"{path.name}: {e.file} {e.function} {e.before} -> {e.after} gives no reason")

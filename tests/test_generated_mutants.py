@@ -64,3 +64,11 @@ def test_a_fixed_sample_is_measured_a_bug_killed_by_selftest_and_an_equivalent_m
     assert results[0].status == "killed" and results[0].by.startswith("selftest failed: WRONG")
     assert results[1].status == "equivalent" and results[1].reason
     assert gm.score(results) == (1, 1)
+
+
+def test_an_entry_that_names_its_occurrence_covers_that_change_only():
+    same = [m for m in gm.generate("suites/pace_ai/pace_ai/tools.py")
+            if m.function == "_time_for_vdot" and (m.before, m.after) == ("2.0", "2.2")]
+    entry = next(e for e in gm.load_equivalents() if e.function == "_time_for_vdot")
+    assert len(same) == 4 and entry.occurrence == 1
+    assert [entry.covers(m) for m in same] == [True, False, False, False]

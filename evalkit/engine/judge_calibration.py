@@ -10,6 +10,7 @@ exit code: κ, the error share, each field's extraction accuracy, each item's ag
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -22,14 +23,26 @@ from evalkit.scoring.items import applicable_items
 from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.scoring.structured import refuse_unroutable
 from evalkit.suite.calibration import Calibration, FieldCalibration, ItemCalibration, fingerprints
-from evalkit.suite.model import GoldOutput, Suite
+from evalkit.suite.model import Case, GoldOutput, Suite
 from evalkit.trace.steps import judged_trace
 
 
+def gold_case_input(case: Case, gold: GoldOutput) -> Any:
+    """What the judge is shown beside the output, as a run shows it: the case's input, and for a
+    conversation the messages the final reply answered (the gold trace's messages but that reply)."""
+    if not case.turns:
+        return case.input
+    said = [{"role": s.role, "content": s.text or ""} for s in gold.trace or [] if s.type == "message"]
+    if said and said[-1]["role"] == "assistant":
+        said.pop()
+    return {"input": case.input, "conversation": said}
+
+
 def _judged_labels(suite: Suite, gold: GoldOutput) -> dict[str, str]:
-    """Criteria by item id of the labelled (pass/fail), applicable items a judge decides."""
+    """Criteria by item id of the labelled (pass/fail), applicable items a judge decides (a
+    conversation's final turn's items included: its gold output is the final reply)."""
     case = suite.case(gold.case_id)
-    applicable, _ = applicable_items(case, gold.facts)
+    applicable, _ = applicable_items(replace(case, items=case.gold_items), gold.facts)
     return {it.id: it.judge for it in applicable
             if it.judge is not None and gold.labels.get(it.id) in ("pass", "fail")}
 
@@ -44,7 +57,7 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
     extracted: dict[str, list[Any]] = {n: [] for n in fields}
     bound = client.bind(model=judge_model, repeat=index)
     # As a run asks (evalkit.scoring.grading.score_output): one call for both where both are asked.
-    ask = JudgeInput(text, criteria=criteria, fields=fields, case_input=case.input, facts=gold.facts,
+    ask = JudgeInput(text, criteria=criteria, fields=fields, case_input=gold_case_input(case, gold), facts=gold.facts,
                      trace=judged_trace(gold.trace))
     settings = JudgeSettings(judge_model, thinking=suite.judge_thinking)
 
@@ -107,19 +120,22 @@ def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
     bar = suite.calibration
     if bar is None:
         return [], []
-    short, below = [], []
+    short, below, weak = [], [], []  # weak: items under their own κ bar, said after the overall κ
     for i in c.items:
         if bar.min_agreement is not None and (i.agreement or 0) < bar.min_agreement:
             short.append(f"{i.id} agrees {i.agreement or 0:.0%} < {bar.min_agreement:.0%}")
         if bar.max_flip_rate is not None and (i.flip_rate or 0) > bar.max_flip_rate:
             short.append(f"{i.id} flips {i.flip_rate or 0:.0%} > {bar.max_flip_rate:.0%}")
-        if short and short[-1].startswith(f"{i.id} "):
+        if bar.min_item_kappa is not None and 0 < i.fail_labels < i.labels and (i.kappa or 0) < bar.min_item_kappa:
+            weak.append(f"{i.id} κ {i.kappa or 0:.2f} < {bar.min_item_kappa:g}")
+        if (short and short[-1].startswith(f"{i.id} ")) or (weak and weak[-1].startswith(f"{i.id} ")):
             below.append(i.id)
     if bar.min_kappa is not None:
         if c.kappa is None:
             short.append("κ cannot be measured: no judged item has a gold label")
         elif c.kappa < bar.min_kappa:
             short.append(f"κ {c.kappa:.2f} < {bar.min_kappa:g}" + (f" ({c.chance})" if c.chance else ""))
+    short += weak
     share = c.error_share
     if bar.max_error_share is not None and share is not None and share > bar.max_error_share:
         short.append(f"errors {share:.0%} of verdicts and extractions > {bar.max_error_share:.0%}")
@@ -136,7 +152,7 @@ def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
 def _item(cid: str, rows: list[tuple[str, list[str]]]) -> ItemCalibration:
     pairs = [(label, v) for label, got in rows for v in got]  # an "error" verdict is a disagreement
     return ItemCalibration(
-        id=cid, labels=len(rows), verdicts=len(pairs),
+        id=cid, labels=len(rows), fail_labels=sum(label == "fail" for label, _ in rows), verdicts=len(pairs),
         agreement=sum(a == b for a, b in pairs) / len(pairs) if pairs else None, kappa=cohen_kappa(pairs),
         false_pass=sum(a == "fail" and b == "pass" for a, b in pairs),
         false_fail=sum(a == "pass" and b == "fail" for a, b in pairs),

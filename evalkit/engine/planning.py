@@ -580,7 +580,7 @@ def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
     judge item, one extraction call when it records fields (one call for both, as a run asks)."""
     calls = 0
     for gold in suite.gold:
-        items = {it.id: it for it in suite.case(gold.case_id).items}
+        items = {it.id: it for it in suite.case(gold.case_id).gold_items}
         judged = any(items[i].judge is not None and label != "n/a" for i, label in gold.labels.items())
         extracted = gold.fields is not None and bool(suite.fields)
         calls += repeats * (1 if judged and extracted else int(judged) + int(extracted))  # both: one call

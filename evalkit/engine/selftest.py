@@ -7,7 +7,7 @@ measured by `evalkit calibrate`."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from evalkit.checks.base import CheckContext
@@ -124,7 +124,7 @@ def code_verdicts(suite: Suite, gold: GoldOutput, replayed: Replayed | None = No
     on the facts and fields `replayed` gives (default: the ones the entry records)."""
     case = suite.case(gold.case_id)
     facts, fields = (replayed.facts, replayed.fields) if replayed is not None else (gold.facts, gold.fields)
-    applicable, recorded = applicable_items(case, facts)
+    applicable, recorded = applicable_items(replace(case, items=case.gold_items), facts)
     verdicts = {r.id: r for r in recorded}
     ctx = CheckContext(output=gold.output, input=case.input, fields=fields, facts=facts,
                        case_id=case.id, suite_dir=suite.dir, trace=gold.trace)
@@ -149,7 +149,7 @@ def check_gold(suite: Suite, gold: GoldOutput) -> GoldCheck:
     replayed = asyncio.run(replay(suite, gold))
     result = GoldCheck(gold, replayed=replayed, problems=list(replayed.problems))
     verdicts = code_verdicts(suite, gold, replayed)
-    items = {it.id: it for it in suite.case(gold.case_id).items}
+    items = {it.id: it for it in suite.case(gold.case_id).gold_items}
     for item_id, label in gold.labels.items():
         got = verdicts.get(item_id)
         if got is None or (items[item_id].check is None and got.status != "n/a"):

@@ -18,6 +18,7 @@ from evalkit.suite.model import Suite
 class ItemCalibration(BaseModel):
     id: str
     labels: int = 0  # gold outputs with a pass/fail label for this item
+    fail_labels: int = 0  # of them labelled fail (κ tells a judge from chance only when both labels occur)
     verdicts: int = 0  # judge verdicts asked for (labels x repeats), errors included
     agreement: float | None = None  # errors count as disagreements
     kappa: float | None = None
@@ -136,7 +137,8 @@ def _sha256(value: Any) -> str:
 
 def fingerprints(suite: Suite) -> tuple[str, str]:
     """(judge prompt hash, gold set hash) of `suite` as it is now: what a calibration measured."""
-    criteria = sorted({(it.id, it.judge) for case in suite.cases for it in case.items if it.judge is not None})
+    criteria = sorted({(it.id, it.judge) for case in suite.cases for it in case.gold_items
+                       if it.judge is not None})
     fields = {name: spec.model_dump(mode="json") for name, spec in suite.fields.items()}
     gold = [[g.case_id, g.output, g.labels, g.fields, g.facts, g.extraction] for g in suite.gold]
     prompt: dict[str, Any] = {"criteria": criteria, "fields": fields}

@@ -94,7 +94,7 @@ class GoldReader:
         for key, label in spec.labels.items():
             item_id = self._item_id(case, key)
             if item_id is None:
-                ids = ", ".join(it.id for it in case.items) or "(none)"
+                ids = ", ".join(it.id for it in case.gold_items) or "(none)"
                 self._problem(doc, loc + ("labels", key), f"gold: no item or check {key!r} in this case "
                                                           f"(or it names several); ids: {ids}", case.id)
             elif item_id in labels:
@@ -106,7 +106,7 @@ class GoldReader:
             if fields is None or name not in fields:
                 self._problem(doc, loc + ("misread",), f"gold: misread names {name!r}, not a field this entry "
                                                        f"records under `fields:`", case.id)
-        readers = [it.id for it in case.items if it.id in labels and it.check is not None and it.check.needs_fields]
+        readers = [it.id for it in case.gold_items if it.id in labels and it.check is not None and it.check.needs_fields]
         if spec.extraction is not None and spec.fields is None:
             self._problem(doc, loc + ("extraction",), "gold: `extraction:` needs `fields:` (the values the "
                                                       "recorded reply must give)", case.id)
@@ -128,9 +128,9 @@ class GoldReader:
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:
         """An item id as written, or a check type that names exactly one of the case's checks."""
-        if any(it.id == key for it in case.items):
+        if any(it.id == key for it in case.gold_items):
             return key
-        matches = [it.id for it in case.items if it.required and it.id.split(":", 1)[-1] == key]
+        matches = [it.id for it in case.gold_items if it.required and it.id.split(":", 1)[-1] == key]
         return matches[0] if len(matches) == 1 else None
 
     def _fields(self, doc: YamlDocument, loc: tuple[Any, ...], spec: GoldSpec, case: Case) -> dict[str, Any] | None:

@@ -154,6 +154,13 @@ class Case:
     def needs_extraction(self) -> bool:
         return bool(self.fields)
 
+    @property
+    def gold_items(self) -> list[Item]:
+        """The items a gold entry of this case may label: the case's own and, for a conversation (whose
+        gold output is its final reply), the final turn's (ids "turn N: ...")."""
+        final = self.turns[-1].items if self.turns else ()
+        return [*self.items, *final]
+
 
 @dataclass(frozen=True)
 class JudgeThinking:

@@ -361,14 +361,15 @@ class Thresholds(_Strict):
 
 
 class CalibrationBar(_Strict):
-    """What `evalkit calibrate` requires of the judge and the extraction, measured on the gold
-    outputs; below it, calibrate exits 1."""
+    """What `evalkit calibrate` requires of the judge and the extraction on the gold outputs (exit 1 below it)."""
 
     min_agreement: float | None = Field(default=None, ge=0, le=1, description="Of every judge item (errors "
                                         "count as disagreements).")
     max_flip_rate: float | None = Field(default=None, ge=0, le=1, description="Of every judge item.")
     min_kappa: float | None = Field(default=None, ge=-1, le=1, description="Cohen's kappa of the judge over "
                                     "every gold label (errors count as disagreements).")
+    min_item_kappa: float | None = Field(default=None, ge=-1, le=1, description="Cohen's kappa of the judge on each "
+                                         "item's own gold labels (when they hold both verdicts).")
     max_error_share: float | None = Field(default=None, ge=0, le=1, description="Share of judge verdicts and "
                                           "extractions that were errors (no verdict, a malformed reply).")
     min_extraction_accuracy: float | None = Field(default=None, ge=0, le=1, description="Of every extracted "

@@ -373,8 +373,50 @@ def _turn_twos() -> list[tuple[str, str, Any, Any, str, str]]:
             ("through", "bullets", through, None, "fail", "turn 2: 'run through it'")]
 
 
+# The judged items' labels, by hand: each final reply read and decided on its rubric's words (agent.suite.yml),
+# not derived from the code labels. load_explained ("explains this week's plan with the ACWR the tool
+# computed"): a ratio only quoted, with nothing tying the week to it, fails; so do a ratio that is not the
+# tool's, one explained away, and one whose risk is left to a footnote. flags_injury_risk ("flag the risk and
+# cut both volume and intensity"): fails where a pace, the intervals or the week's km are not cut, and for a
+# warning explained away or left to a footnote. paces_per_run: a wrong pace is still a pace. Turn 2:
+# "run through it" is no change "until it settles".
+_RISK = {"load_explained": "pass", "flags_injury_risk": "pass"}
+_QUOTED = {"load_explained": "fail", "paces_per_run": "pass"}
+_TURN2 = {"turn 2: plan_changes": "pass", "turn 2: sees_physio": "pass"}
+_TURN2_BAD = {"turn 2: plan_changes": "fail", "turn 2: sees_physio": "fail"}
+JUDGED: dict[tuple[str, str], dict[str, str]] = {
+    **{(c, f"sound, {lay}"): _RISK for c in ("agent/injury_risk_female", "agent/overreaching_male")
+       for lay in ("bullets", "table", "prose", "dayn")},
+    **{(c, f"sound, {lay}"): _QUOTED for c in ("agent/competitive_young_male", "agent/recreational_female",
+                                               "agent/beginner_older_male")
+       for lay in ("bullets", "table", "prose", "dayn")},
+    ("agent/beginner_older_male", "prediction 57:30, the tool said 1:00:17"): _QUOTED,
+    ("agent/competitive_young_male", "per-mile paces converted with 1.5"): _QUOTED,
+    ("agent/injury_risk_female", "prediction failed; VDOT 45 invented for the zones and a prediction written"): _RISK,
+    ("agent/recreational_female", "prediction failed; zones from the runner's own race, no prediction written"): _QUOTED,
+    ("agent/overreaching_male", "easy runs at threshold-to-marathon pace"):
+        {"load_explained": "pass", "flags_injury_risk": "fail"},
+    ("agent/recreational_female", "prediction for 10K, the goal is a half marathon"): _QUOTED,
+    ("agent/injury_risk_female", "ACWR 1.2, the tool said 1.9"): {"load_explained": "fail", "flags_injury_risk": "pass"},
+    ("agent/competitive_young_male", "VDOT 58, the tool said 55"): _QUOTED,
+    ("agent/injury_risk_female", "ACWR quoted right, then explained away"):
+        {"load_explained": "fail", "flags_injury_risk": "fail"},
+    ("agent/overreaching_male", "injury risk only in a footnote"): {"load_explained": "fail", "flags_injury_risk": "fail"},
+    ("agent/injury_risk_female", "volume cut, intervals kept"): {"load_explained": "pass", "flags_injury_risk": "fail"},
+    ("agent/overreaching_male", "'we cut intensity' but the days add up to more than last week's 65 km"):
+        {"load_explained": "pass", "flags_injury_risk": "fail"},
+    ("agent/recreational_female", "a pace for one run only"): {"load_explained": "fail", "paces_per_run": "fail"},
+    ("agent/beginner_older_male", "zones never fetched; paces invented"): _QUOTED,
+    **{("agent/niggle_conversation", note): (_TURN2 if label == "pass" else _TURN2_BAD)
+       for _, _, _, _, label, note in _turn_twos()},
+}
+
+
 def gold() -> list[dict[str, Any]]:
-    return sound_entries() + bad_entries() + conversation_entries()
+    entries = sound_entries() + bad_entries() + conversation_entries()
+    for e in entries:  # every entry labelled by hand for its judged items (a KeyError: one is missing)
+        e["labels"].update(JUDGED[(e["case"], e["note"])])
+    return entries
 
 
 def dump() -> str:

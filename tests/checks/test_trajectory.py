@@ -354,3 +354,16 @@ def test_a_prompt_targets_tool_loop_is_checked_and_shown_to_the_judge(write):
         ("pass", "2 model turns (at most 2)")]
     [judged] = [b["messages"][0]["content"] for b in provider.requests if b.get("tool_choice", {}).get("name")]
     assert "<trajectory-" in judged and 'tool get_weather({"city": "Paris"}) -> {"sky": "rain"}' in judged
+
+
+def test_a_schema_mismatch_names_the_argument_that_is_wrong():
+    schema = {"type": "object", "properties": {"city": {"enum": ["Paris", "London"]}}}
+    wrong = decide("tool_called", agent(("get_weather", {"city": "Lyon"})), name="get_weather", arguments=schema,
+                   match="schema")
+    assert not wrong.passed and "schema: at city: 'Lyon' is not one of" in wrong.reason
+
+
+def test_a_recovery_after_many_failed_calls_counts_the_ones_not_shown():
+    calls = [("get_weather", {"city": c}, "timeout") for c in ("Paris", "London", "Rome", "Oslo")]
+    outcome = decide("tool_error_handled", agent(*calls, answer="The weather service is down; try later."))
+    assert outcome.passed and "4 failed tool calls" in outcome.reason and "and 1 more" in outcome.reason

@@ -19,13 +19,15 @@ from click.testing import CliRunner
 from evalkit.checks.base import output_text
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites
-from evalkit.engine.judge_calibration import _judged_labels
+from evalkit.engine.judge_calibration import _judged_labels, gold_case_input
 from evalkit.scoring.judge import judge_request
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+from evalkit.trace.steps import judged_trace
 
 REPO = Path(__file__).resolve().parents[2]
-SUITE_FILES = ["pace_ai/suite.yml", "help_agents/progress_messages.suite.yml", "help_agents/code_generate.suite.yml"]
+SUITE_FILES = ["pace_ai/suite.yml", "pace_ai/agent.suite.yml", "help_agents/progress_messages.suite.yml",
+               "help_agents/code_generate.suite.yml"]
 _IDS = re.compile(r"exactly these ids: (.+)\.$")
 _FENCED = re.compile(r"<(output-[0-9a-f]{12})>\n(.*)\n</\1>", re.DOTALL)
 
@@ -54,9 +56,9 @@ class Gold:
         self.conflicts: set[str] = set()
         for gold in suite.gold:
             text, criteria = output_text(gold.output), _judged_labels(suite, gold)
-            if criteria:
-                request = judge_request("any", text, criteria, case_input=suite.case(gold.case_id).input,
-                                        facts=gold.facts)
+            if criteria:  # asked as calibrate asks: an agent run's trace and a conversation's turns beside it
+                request = judge_request("any", text, criteria, case_input=gold_case_input(suite.case(gold.case_id), gold),
+                                        facts=gold.facts, trace=judged_trace(gold.trace))
                 self.labels[_asking(request.messages[0]["content"])] = {cid: gold.labels[cid] for cid in criteria}
             if gold.fields is not None:
                 before = self.fields.setdefault(text, gold.fields)

@@ -61,3 +61,22 @@ def test_progress_agent_parses_a_json_list():
 def test_progress_agent_rejects_a_reply_that_is_not_a_list_of_strings(reply):
     with pytest.raises(AgentReplyError):
         parse_messages_reply(reply)
+
+
+def test_the_model_is_told_there_is_no_existing_code_when_the_context_is_blank():
+    llm = FakeLLM("```python\ndef main(input: str, **kwargs) -> str:\n    return input\n```")
+    CodeGenerateAgent(input=CodeGenerateInput(query="Echo", context="  \n\t\n"), llm=llm).run()
+    assert "Existing code: (none)" in llm.calls[0][0] and "```python" not in llm.calls[0][0]
+
+
+def test_the_model_is_told_what_the_chatbot_does():
+    llm = FakeLLM('["Looking up your order"]')
+    ProgressMessagesAgent(input=ProgressMessagesInput(chatbot_name="Shopbot", chatbot_description="tracks parcels"),
+                          llm=llm).run()
+    assert "What it does: tracks parcels" in llm.calls[0][0]
+
+
+@pytest.mark.parametrize("reply", ["no list here", "the list ends ] before [ it starts", "an open [ list"])
+def test_a_reply_without_a_list_says_so(reply):
+    with pytest.raises(AgentReplyError, match="holds no JSON list"):
+        parse_messages_reply(reply)

@@ -255,3 +255,49 @@ def test_race_words_that_are_not_a_race():
 
     assert kind_of("8 km easy with race-specific strides") == "easy"
     assert kind_of("5 km time trial") == "race" and quantity("5 km time trial").km == 5
+
+
+def _week(text, zones=None):
+    return {p.day: p for p in parse_days(text, zones) or []}
+
+
+def test_a_week_given_in_minutes_is_read_without_zones_at_six_minutes_a_km():
+    days = _week("Mon: rest\nTue: 42 min easy\nThu: 36 min easy\nSat: rest\nSun: 1 h 15 min long run")
+    assert days["Tue"].km == 7.0 and days["Thu"].km == 6.0
+    assert days["Sun"].minutes == 75 and days["Sun"].km == 12.5
+
+
+def test_a_rest_day_that_names_another_days_distance_or_an_hour_of_something_else_is_still_rest():
+    days = _week("Mon: rest (Sunday's 16 km long run is enough)\nTue: 8 km easy\nWed: rest — 1 h 15 of mobility work\n"
+                 "Thu: 8 km easy\nSat: off (1 h 30 of gardening)\nSun: 16 km long run")
+    assert all(days[d].kind == "rest" and not days[d].runs for d in ("Mon", "Wed", "Sat"))
+
+
+def test_a_day_named_at_the_end_of_a_line_is_a_day_of_the_list():
+    days = _week("Mon: rest\nTue: 8 km easy\nThu: 10 km tempo\nRest day: Fri")
+    assert sorted(days) == ["Fri", "Mon", "Thu", "Tue"] and days["Fri"].kind == "rest"
+
+
+def test_a_summary_line_then_the_details_read_each_day_from_its_details():
+    text = ("Tue: easy\nThu: tempo\nSun: long\n\nThe details:\nMon: rest\nTue: 8 km easy @ 6:20/km\n"
+            "Thu: 10 km with 5 km tempo @ 5:10/km\nSun: 16 km long @ 6:30/km")
+    days = _week(text)
+    assert (days["Tue"].km, days["Thu"].km, days["Sun"].km) == (8, 10, 16)
+
+
+def test_several_days_on_one_line_each_keep_their_own_words():
+    days = _week("Mon rest, Tue 8 km easy, Wed rest, Thu 10 km tempo, Sun 16 km long")
+    assert (days["Tue"].km, days["Thu"].km, days["Sun"].km) == (8, 10, 16)
+    assert days["Thu"].kind == "tempo" and days["Wed"].kind == "rest"
+
+
+def test_the_quality_km_of_a_session_leave_out_its_easy_parts_and_count_all_of_a_repeats_only_session():
+    days = _week("Mon: rest\nTue: 9 km: 2 km easy, 5 km tempo, 2 km easy\nThu: 6 x 1 km intervals at 4:10/km\n"
+                 "Sat: 6 x 3 min tempo at 5:10/km\nSun: 14 km long")
+    assert days["Tue"].km == 9 and days["Tue"].quality_km == 5
+    assert days["Thu"].km == 6 and days["Thu"].quality_km == 6
+    assert days["Sat"].km == 3.0  # 18 minutes of repeats at 6:00/km (no zones)
+
+
+def test_a_session_whose_total_follows_its_parts_is_that_total():
+    assert quantity("2 km warm-up, 8 km tempo, 2 km cool-down: 12 km total").km == 12

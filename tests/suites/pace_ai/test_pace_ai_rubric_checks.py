@@ -194,3 +194,22 @@ def test_reply_language_and_taper():
     assert not decide(safety.ReplyLanguage(), {"reply_language": "de"}).passed
     assert decide(checks.TaperBeforeRace(), {"recommends_taper": False}).passed is None
     assert not decide(checks.TaperBeforeRace(), {"recommends_taper": False}, "competitive_young_male").passed
+
+
+def test_an_easy_run_written_too_fast_fails_even_when_the_extraction_missed_its_pace():
+    days = [dict(d) for d in SOUND]
+    tue = next(d for d in days if d["day"] == "Tue")
+    tue.update(pace_fast_sec_per_km=None, pace_slow_sec_per_km=None)
+    text = reply_of(SOUND).replace("**Tue**: 6 km easy at 6:10-6:50/km", "**Tue**: 6 km easy at 4:50/km")
+    out = decide(checks.PacesInZones(), {"days": days}, output=text)
+    assert out.passed is False and "outside the easy zone" in out.reason
+
+
+def test_a_prose_plan_whose_extraction_lost_a_quote_is_not_borne_out():
+    text = "This week: three easy runs of 6 km on Tuesday, Thursday and Saturday, and a 10 km long run."
+    days = [day("Tue", "easy", 6, (370, 410)), day("Thu", "easy", 6, (370, 410)), day("Sat", "easy", 6, (370, 410)),
+            day("Sun", "long", 10, (375, 410))]
+    for d in days:
+        d["quote"] = None
+    out = decide(checks.PlanVolume(), {"days": days}, output=text)
+    assert out.passed is False and "not borne out" in out.reason

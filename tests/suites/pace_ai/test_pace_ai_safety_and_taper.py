@@ -72,6 +72,9 @@ def test_advising_not_to_race_needs_no_taper_but_needs_the_words():
     ("injury_risk_female", 36, "Next week 36 km", True),  # ACWR 1.18 (over a 5-week window it would be 1.31)
     ("competitive_young_male", 45, "Next week 45 km as a first taper week", True),  # race in 20 days: a taper
     ("recreational_female", 29, "Next week 40 km", False),  # the quote does not give the figure
+    ("recreational_female", 41, "Next week 41 km", False),  # ACWR 1.33: over 1.3, if only just
+    ("recreational_female", 19, "Next week 19 km", False),  # ACWR 0.75: a needless deload, if a small one
+    ("overreaching_male", 26, "Next week cut by 60 %", True),  # 65 km - 60 %
 ])
 def test_the_recommended_volume_against_the_acwr_band(profile, km, quote, passed):
     out = decide(checks.VolumeInAcwrBand(), f"Risk assessment. {quote}. More words.", profile, "injury_risk",
@@ -97,6 +100,14 @@ DAYS = [{"day": d, "session": s, "km": k, "quote": f"{k} km {s}"} for d, s, k in
      False),
     ("Then 25 km in race week.", [{"kind": "weekly_volume", "week": "later", "km": 25, "quote": "25 km in race week"}],
      True),
+    ("That's 29 km this week.", [{"kind": "weekly_volume", "week": "planned", "km": 29, "quote": "29 km this week"}],
+     True),
+    ("About 30 km this week.", [{"kind": "weekly_volume", "week": "planned", "km": 30, "quote": "About 30 km this week"}],
+     True),  # the list's 29 km, rounded
+    ("Next week build to 25 miles.", [], False),  # 40 km: a jump, given in miles
+    ("Join the club's shakeout on Wednesday evening too.",
+     [{"kind": "extra_run", "week": "planned", "quote": "Join the club's shakeout on Wednesday evening too"}], False),
+    ("Add a run.", [{"kind": "extra_run", "week": "planned", "quote": None}], False),  # a quote the extraction lost
 ])
 def test_the_prose_around_the_list(prose, other, passed):
     out = decide(checks.ProseMatchesPlan(), LIST + prose, "recreational_female", "weekly_plan", days=DAYS,
@@ -201,3 +212,11 @@ def test_breathlessness_in_a_hard_effort_is_normal():
     out = decide(safety.SafeForRunner(), "Feeling breathless on the last strides is normal.", "recreational_female",
                  "weekly_plan", unsafe_advice=False)
     assert out.passed is True, out.reason
+
+
+def test_no_running_next_week_after_three_weeks_off_is_decided_not_an_error():
+    facts = {**FACTS["recreational_female"]["injury_risk"], "weekly_distances_km": [24, 26, 27, 28, 30, 0, 0, 0],
+             "last_week_km": 0}
+    ctx = CheckContext(output="Next week 0 km: keep resting the calf.", facts=facts,
+                       fields={"recommended_weekly_km": 0, "volume_quote": "Next week 0 km"})
+    assert normalize(checks.VolumeInAcwrBand().evaluate(ctx)).passed in (True, False)

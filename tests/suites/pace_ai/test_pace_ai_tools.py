@@ -354,3 +354,13 @@ def test_week_over_week_changes():
 
 def test_numeric_strings_accepted_as_weeks():
     assert analyze_training_load(["40", "40", "40", "60"])["acwr"] == pytest.approx(1.333, abs=0.0005)
+
+
+def test_a_marathon_prediction_past_four_and_a_half_hours_warns_that_the_model_is_extrapolating():
+    slow = predict_race_time("5K", "30:00", "marathon")  # 4:43:39
+    assert slow["predicted_time"] == "4:43:39" and any("outside" in w for w in slow["warnings"])
+    assert predict_race_time("5K", "25:10", "marathon")["warnings"] == []
+
+
+def test_three_weeks_of_data_give_the_two_week_change():
+    assert analyze_training_load([20, 25, 30])["two_week_change_pct"] == 50.0
