@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from evalkit._runtime import gc_pause
 from evalkit._runtime.atomic_write import probe_writable, write_atomic
+from evalkit._runtime.lazy_exports import lazy_exports
 from evalkit._runtime.signals import run_stoppable
 from evalkit.engine import merging
 from evalkit.engine.preflight import plan_problems, preflight
@@ -38,28 +39,64 @@ if TYPE_CHECKING:
     from evalkit.engine.planning import Estimate
     from evalkit.suite.calibration import Calibration
 
-# The calls every front door makes (the CLI, the pytest plugin, the Action); the room's modules
-# (planning, preflight, merging, selftest, calibrate, per-model runs, base refs, resume, the client
-# agent code gets) are imported by their own names.
+# The calls every front door makes (the CLI, the pytest plugin, the Action), and what other rooms use of
+# the room's modules (planning, preflight, merging, selftest, calibrate, per-model runs, base refs, resume,
+# the client agent code gets).
 __all__ = [
+    "Git",
     "NO_KEY_MESSAGE",
     "anthropic_deprecations",
     "anthropic_provider",
     "api_key_set",
+    "base_spec",
     "calibrate",
-    "check_models",
     "calibrate_and_save",
+    "check_gold",
+    "check_models",
+    "finished_cases",
+    "get_client",
+    "how_asked",
     "lifecycle_table",
     "load_suites",
     "make_client",
     "merge_and_save",
+    "model_path",
+    "models_to_compare",
     "plan_calls",
     "preflight",
+    "report_stopped",
     "response_cache",
+    "resume_run",
     "run",
     "run_and_save",
+    "run_base",
+    "run_per_model",
+    "sdk_models",
+    "selftest_all",
+    "table_note",
+    "worktree",
     "writable",
 ]
+
+# The names other rooms use from this room's modules, each loaded with its module on first use.
+__getattr__ = lazy_exports(__name__, {
+    "Git": "evalkit.engine.base_ref",
+    "base_spec": "evalkit.engine.base_ref",
+    "check_gold": "evalkit.engine.selftest",
+    "finished_cases": "evalkit.engine.resume",
+    "get_client": "evalkit.engine.agent_client",
+    "how_asked": "evalkit.engine.model_listing",
+    "model_path": "evalkit.engine.per_model_runs",
+    "models_to_compare": "evalkit.engine.per_model_runs",
+    "report_stopped": "evalkit.engine.resume",
+    "resume_run": "evalkit.engine.resume",
+    "run_base": "evalkit.engine.base_ref",
+    "run_per_model": "evalkit.engine.per_model_runs",
+    "sdk_models": "evalkit.engine.model_listing",
+    "selftest_all": "evalkit.engine.selftest",
+    "table_note": "evalkit.engine.model_listing",
+    "worktree": "evalkit.engine.base_ref",
+})[0]
 
 NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
                   "or run `evalkit demo` to see evalkit work with scripted replies")

@@ -1,13 +1,34 @@
 """A memory of runs: the results history in one SQLite file (schema and migrations, recording a run
 whole or not at all, trends, one case over time) and the flaky cases it tells."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from evalkit._runtime.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from evalkit.history.access import read_flaky, record_file
+    from evalkit.history.database import DEFAULT_PATH, open_history
+    from evalkit.history.flaky import DEFAULT_BRANCH, flaky_cases
+
+# What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
-    "access",
-    "database",
-    "fingerprint",
-    "flaky",
-    "migrations",
-    "queries",
-    "recording",
-    "text",
+    "DEFAULT_BRANCH",
+    "DEFAULT_PATH",
+    "flaky_cases",
+    "open_history",
+    "read_flaky",
+    "record_file",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "read_flaky": "evalkit.history.access",
+    "record_file": "evalkit.history.access",
+    "DEFAULT_PATH": "evalkit.history.database",
+    "open_history": "evalkit.history.database",
+    "DEFAULT_BRANCH": "evalkit.history.flaky",
+    "flaky_cases": "evalkit.history.flaky",
+})
+
+del annotations, TYPE_CHECKING, lazy_exports

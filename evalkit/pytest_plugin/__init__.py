@@ -40,13 +40,9 @@ engine are imported only when an eval runs.
 
 from __future__ import annotations
 
-# The plugin's modules; pytest finds its hooks on this module itself.
-__all__ = [
-    "gold_tests",
-    "helpers",
-    "items",
-    "selection",
-]
+# What other rooms use of the plugin (evalkit re-exports them). Only `__getattr__` is lazy here: pytest
+# finds the plugin's hooks with dir() on this module, which must list them.
+__all__ = ["llm_judge", "load_fixtures", "run_checks"]
 
 import os
 import sys
@@ -61,7 +57,16 @@ from evalkit.pytest_plugin.selection import MODES, deselect_unasked, deselected_
 from evalkit.suite.files import is_suite_file
 
 # The helpers (`load_fixtures`, `llm_judge`, `run_checks`) live in `evalkit.pytest_plugin.helpers`
-# and are imported from `evalkit`; importing them here would load pydantic into every pytest run.
+# and are imported from `evalkit`; importing them here would load pydantic into every pytest run:
+# `__getattr__` loads them on first use.
+
+
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        from evalkit.pytest_plugin import helpers
+
+        return getattr(helpers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
