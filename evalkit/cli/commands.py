@@ -57,7 +57,7 @@ def main(ctx: click.Context) -> None:
 
 
 # The commands that read suites: evalkit.yml gives them their suites and option defaults.
-PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate", "run"})
+PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate", "mutate", "run"})
 
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path())
@@ -477,6 +477,10 @@ def demo(output_dir: str) -> None:
 from evalkit.cli.history import history as _history  # noqa: E402 - the group is declared in its own module
 
 main.add_command(_history)
+
+from evalkit.cli.mutate import mutate as _mutate  # noqa: E402 - declared in its own module
+
+main.add_command(_mutate)
 
 
 @main.command("action")
