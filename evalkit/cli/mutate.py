@@ -9,6 +9,7 @@ import sys
 import click
 
 from evalkit.cli.exit_codes import guard
+from evalkit.cli.named_suites import load_named
 from evalkit.exit_codes import passed_or_failed
 
 
@@ -28,7 +29,7 @@ from evalkit.exit_codes import passed_or_failed
 @click.option("--judge-model", help="With --judge: the judge model (overrides the suite).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @guard
-def mutate(paths: tuple[str, ...], sample: int | None, seed: int, timeout: float, files: tuple[str, ...],
+def mutate(paths: tuple[str, ...], *, sample: int | None, seed: int, timeout: float, files: tuple[str, ...],
            min_score: float | None, judge: bool, judge_model: str | None, as_json: bool) -> None:
     """Mutate a suite's own code and gold outputs; report the mutants its selftest misses.
 
@@ -36,7 +37,6 @@ def mutate(paths: tuple[str, ...], sample: int | None, seed: int, timeout: float
     gold rewrites remove what a judged item asks for from an output labelled pass. Each code mutant
     runs `selftest` in a child process. Offline: the model is asked only with --judge.
     """
-    from evalkit.cli.commands import _load  # the suites as every suite command loads them (evalkit.yml too)
     from evalkit.engine.mutate import MutateOptions
     from evalkit.engine.mutate import mutate as measure
 
@@ -46,7 +46,7 @@ def mutate(paths: tuple[str, ...], sample: int | None, seed: int, timeout: float
 
         client = make_client(anthropic_provider())
     options = MutateOptions(sample=sample, seed=seed, timeout=timeout, files=files, judge_model=judge_model)
-    report = measure(_load(paths), options, client=client)
+    report = measure(load_named(paths), options, client=client)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -92,8 +92,8 @@ class MutationReport:
         lines = [self.score_line(),
                  f"  {', '.join(parts)}; {len(self.results)} of {self.generated} mutants measured; {self.seconds:.0f} s"]
         if waiting:
-            lines.append(f"  {waiting} gold rewrites need a judge (the judge alone decides their item): "
-                         "run with --judge to ask it")
+            lines.append(f"  {waiting} gold rewrite{' needs' if waiting == 1 else 's need'} a judge (the judge "
+                         "alone decides the item): run with --judge to ask it")
         lines += [f"SURVIVED {r.where} {r.change}" + (f" ({r.by})" if r.by else "")
                   for r in self.results if r.status == "survived"]
         return lines

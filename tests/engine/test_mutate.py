@@ -140,7 +140,7 @@ def test_a_gold_rewrite_is_killed_by_the_code_witness_and_a_judge_only_item_wait
     assert by_item["greets"]["status"] == "killed" and by_item["greets"]["by"].startswith("code witness: fail")
     assert by_item["rest"]["status"] == "needs a judge"
     text = mutate(str(path)).output
-    assert "1 gold rewrites need a judge (the judge alone decides their item): run with --judge" in text
+    assert "1 gold rewrite needs a judge (the judge alone decides the item): run with --judge" in text
 
 
 def test_with_judge_the_model_decides_the_rewrites_only_it_can(tmp_path, write):
