@@ -177,7 +177,7 @@ class MutateOptions:
 
 
 def mutate(suites: Sequence[Suite], options: MutateOptions = MutateOptions(),
-           client: ModelClient | None = None, echo: Callable[[str], None] | None = None) -> MutationReport:
+           client: ModelClient | None = None) -> MutationReport:
     """Generate, sample and measure the suites' mutants; the judge is asked only when `client` is given.
     Raises UsageError when the suites' selftest fails with no mutant in place (nothing can be measured)."""
     from fnmatch import fnmatch
@@ -197,10 +197,7 @@ def mutate(suites: Sequence[Suite], options: MutateOptions = MutateOptions(),
         if status != "passed":
             raise UsageError(f"selftest fails with no mutant in place ({status}: {detail}): fix it first "
                              f"(`evalkit selftest {' '.join(str(p) for p in paths)}`); nothing measured")
-    for c, m in mutants:
-        report.results.append(_measure(c, m, options.timeout))
-        if echo is not None and report.results[-1].status == "survived":
-            echo(f"SURVIVED {report.results[-1].where} {report.results[-1].change}")
+    report.results += [_measure(c, m, options.timeout) for c, m in mutants]
     report.results += [_rewritten(r, client, options.judge_model) for r in rewrites]
     report.seconds = time.perf_counter() - t0
     return report

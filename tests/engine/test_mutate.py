@@ -81,6 +81,21 @@ def test_a_check_that_never_looks_at_long_outputs_lets_its_length_mutants_surviv
     assert killed < measured and result.output.startswith(f"{killed}/{measured} mutants killed (")
 
 
+def test_no_mutant_reaches_the_files_or_the_parent_process(write):
+    from evalkit.engine import load_suites
+    from evalkit.engine.mutate import mutate as measure
+    from evalkit.engine.selftest import selftest
+
+    path = _suite(write, "leakcheck", GAP)
+    before = open(path.replace("suite.yml", "leakcheck/checks.py")).read()
+    report = measure(load_suites([path]))
+    assert report.killed and any(r.status == "survived" for r in report.results)
+    assert open(path.replace("suite.yml", "leakcheck/checks.py")).read() == before
+    checks = sys.modules["leakcheck.checks"]
+    assert "if len(text) > 80:" in open(checks.__file__).read()
+    assert all(selftest(s).ok for s in load_suites([path]))  # the parent's check still tells pass from fail
+
+
 def test_a_tight_check_kills_every_mutant_and_passes_the_gate(write):
     result = mutate(_suite(write, "tightcheck", TIGHT), "--min-score", "1", "--json")
     assert result.exit_code == 0, result.output
