@@ -13,6 +13,8 @@ import click
 
 from evalkit.cli.exit_codes import ExitCodes
 from evalkit.cli.exit_codes import guard as _guard
+from evalkit.cli.named_suites import load_named as _load
+from evalkit.cli.named_suites import suite_paths as _suite_paths
 from evalkit.cli.terminal import planned_cases, summarise
 from evalkit.cli.terminal import progress_printer as _progress_printer
 from evalkit.errors import UsageError
@@ -57,35 +59,12 @@ def main(ctx: click.Context) -> None:
 
 
 # The commands that read suites: evalkit.yml gives them their suites and option defaults.
-PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate", "run"})
+PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate", "mutate", "run"})
 
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path())
 
 
-def _suite_paths(paths: tuple[str, ...]) -> tuple[list[str | Path], dict[str, str]]:
-    """The paths named, else the project's suites (evalkit.yml), with the targets its entries give."""
-    if paths:
-        return [*paths], {}
-    project = click.get_current_context().find_root().obj
-    if project is None:
-        raise UsageError("Missing argument 'PATHS...': name suite files or folders, or list them under `suites:` "
-                         "in evalkit.yml (`evalkit init` writes one)")
-    paths_and_targets: tuple[list[str | Path], dict[str, str]] = project.suite_paths()
-    return paths_and_targets
-
-
-def _load(paths: tuple[str, ...]) -> list[Any]:
-    """Load the suites `_suite_paths` names; an evalkit.yml entry's `target` becomes its suite's target."""
-    from evalkit.engine import load_suites  # imported per command: --help and light commands stay fast
-    from evalkit.suite.model import Target
-
-    files, targets = _suite_paths(paths)
-    suites = load_suites(files)
-    for suite in suites:
-        if str(suite.path) in targets:
-            suite.target = Target(function=targets[str(suite.path)])
-    return suites
 def history_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--history and --history-branch: read which cases are flaky on the default branch."""
     fn = click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
@@ -477,6 +456,10 @@ def demo(output_dir: str) -> None:
 from evalkit.cli.history import history as _history  # noqa: E402 - the group is declared in its own module
 
 main.add_command(_history)
+
+from evalkit.cli.mutate import mutate as _mutate  # noqa: E402 - declared in its own module
+
+main.add_command(_mutate)
 
 
 @main.command("action")
