@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from evalkit._runtime.atomic_write import probe_writable, write_atomic
     from evalkit._runtime.current_client import current_client
     from evalkit._runtime.end_of_turn import before_next_wait
-    from evalkit._runtime.import_names import import_module, import_object
+    from evalkit._runtime.import_names import import_module, import_object, repository_root
     from evalkit._runtime.lazy_exports import lazy_exports
     from evalkit._runtime.out_of_reach import (
         keep_out_of_reach,
@@ -76,6 +76,7 @@ __all__ = [
     "queued",
     "redact_text",
     "redacted",
+    "repository_root",
     "run_blocking",
     "run_stoppable",
     "secret_names",
@@ -97,6 +98,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "before_next_wait": "evalkit._runtime.end_of_turn",
     "import_module": "evalkit._runtime.import_names",
     "import_object": "evalkit._runtime.import_names",
+    "repository_root": "evalkit._runtime.import_names",
     "lazy_exports": "evalkit._runtime.lazy_exports",
     "keep_out_of_reach": "evalkit._runtime.out_of_reach",
     "mark_non_dumpable": "evalkit._runtime.out_of_reach",

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 # the client agent code gets).
 __all__ = [
     "Git",
+    "MutateOptions",
     "NO_KEY_MESSAGE",
     "anthropic_deprecations",
     "anthropic_provider",
@@ -62,6 +63,7 @@ __all__ = [
     "merge_and_save",
     "model_path",
     "models_to_compare",
+    "mutate",
     "plan_calls",
     "preflight",
     "report_stopped",
@@ -80,6 +82,8 @@ __all__ = [
 
 # The names other rooms use from this room's modules, each loaded with its module on first use.
 __getattr__ = lazy_exports(__name__, {
+    "MutateOptions": "evalkit.engine.mutate",
+    "mutate": "evalkit.engine.mutate",
     "Git": "evalkit.engine.base_ref",
     "base_spec": "evalkit.engine.base_ref",
     "check_gold": "evalkit.engine.selftest",
