@@ -42,6 +42,12 @@ def _import_everything_once() -> None:
 _import_everything_once()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Tests that took over 8 s on a loaded 2-core machine (the whole Action, git worktrees, subprocess
+    # runs of the CLI): `-m "not slow"` is a quick pass; CI runs them all.
+    config.addinivalue_line("markers", "slow: takes over 8 s on a loaded 2-core machine")
+
+
 def refusing_port() -> int:
     """A loopback port that refuses connections for the whole session.
 

@@ -143,6 +143,7 @@ def _older_than_the_lock() -> list[str]:
     return older
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_error_in_evalkit():
     mypy = pytest.importorskip("mypy.api", reason="mypy is in the test extra")
     older = _older_than_the_lock()

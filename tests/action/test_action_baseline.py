@@ -60,6 +60,7 @@ def github():
         yield fake
 
 
+@pytest.mark.slow
 def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(action, tmp_path, github):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
@@ -78,6 +79,7 @@ def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(act
     assert len(git(repo, "worktree", "list").splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(action, tmp_path, github):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, POLITE.replace("Greets people by name.", "Greets people."))
@@ -96,6 +98,7 @@ def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(
     assert "base 0 requests made, 4 from the cache" in lenient.log
 
 
+@pytest.mark.slow
 def test_a_base_missing_from_a_shallow_clone_is_fetched(action, tmp_path, github):
     origin = tmp_path / "origin"
     base, _ = two_commits(origin, POLITE, TERSE)
@@ -108,6 +111,7 @@ def test_a_base_missing_from_a_shallow_clone_is_fetched(action, tmp_path, github
     assert "1 case got worse" in marked(github, 12)[0]["body"]
 
 
+@pytest.mark.slow
 def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action, tmp_path, github):
     origin = tmp_path / "origin"
     base, _ = two_commits(origin, POLITE, TERSE)
@@ -125,6 +129,7 @@ def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action
     assert run.outputs["regressed"] == "" and run.outputs["verdict"] == "fail"
 
 
+@pytest.mark.slow
 def test_baseline_none_and_a_bad_gate(action, tmp_path, github):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
@@ -153,6 +158,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regressions(action, tmp_path, github):
     # Fisher's test alone gives 3/3 → 0/3 p = 0.1: before, this passed as "0 cases got worse" and exit 0.
     repo = tmp_path / "repo"
@@ -182,6 +188,7 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
     assert "<h4>Output on the base branch" in page and "Go away." in page and "Hello Ada!" in page
 
 
+@pytest.mark.slow
 def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github):
     repo = tmp_path / "repo"
     judged = COLLAPSE.replace('{id: says_hello, check: {type: contains, value: "Hello"}, critical: true}',
@@ -203,6 +210,7 @@ def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, 
     assert "too few runs: 4 a side needed" in body and "within noise" not in body
 
 
+@pytest.mark.slow
 def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_head(action, tmp_path, github):
     repo = tmp_path / "repo"
     make_repo(repo)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from tests.action.test_action_entrypoint import KEY, action, github, greet_script, repo  # noqa: F401 - fixtures
 
 
+@pytest.mark.slow
 def test_the_batch_input_sends_targets_and_judge_as_batches_all_through_the_key_proxy(action, repo,  # noqa: F811
                                                                                         github):  # noqa: F811
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])

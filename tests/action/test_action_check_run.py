@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_action_entrypoint import KEY, SUITE, TOKEN, action, github, greet_script, marked, repo  # noqa: F401
 
 from evalkit.render.comment import MARKER, headline
@@ -31,6 +32,7 @@ def check_requests(github: FakeGitHub) -> list:
     return [r for r in github.requests if "/check-runs" in r.path]
 
 
+@pytest.mark.slow
 def test_a_red_run_makes_one_failing_check_with_an_annotation_on_the_case_line(action, repo, github):
     red = run(action, repo, github, red=True, check_run="true")
     assert red.code == 1, red.log
@@ -58,6 +60,7 @@ def test_a_red_run_makes_one_failing_check_with_an_annotation_on_the_case_line(a
     assert "All gates passed" in latest["output"]["title"]
 
 
+@pytest.mark.slow
 def test_input_off_makes_no_check_runs_call(action, repo, github):
     red = run(action, repo, github, red=True)  # action.yml's default: check_run "false"
     assert red.code == 1, red.log
@@ -65,6 +68,7 @@ def test_input_off_makes_no_check_runs_call(action, repo, github):
     assert len(marked(github, 12)) == 1
 
 
+@pytest.mark.slow
 def test_without_checks_write_a_warning_and_the_same_verdict_and_comment(action, repo):
     with FakeGitHub(token=TOKEN, checks_write=False) as github:
         red = run(action, repo, github, red=True, check_run="true")
@@ -94,6 +98,7 @@ def many_failures(root: Path) -> tuple[Path, dict[str, int]]:
     return root, where
 
 
+@pytest.mark.slow
 def test_more_than_50_failing_cases_go_in_requests_of_50_each_on_its_line(action, github, tmp_path):
     repo, where = many_failures(tmp_path / "many")
     done = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github,

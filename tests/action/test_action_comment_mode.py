@@ -3,6 +3,7 @@ mode may hold back a new comment, never leave an old one stale."""
 
 from __future__ import annotations
 
+import pytest
 from test_action_entrypoint import action, github, greet_script, marked, repo  # noqa: F401 - fixtures
 
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -19,6 +20,7 @@ def run(action, repo, github, *, red: bool = False, **inputs: str):
         return action(repo, PR, "pull_request", github=github, anthropic=fake_llm, inputs=inputs)
 
 
+@pytest.mark.slow
 def test_failures_mode_holds_back_a_green_comment_and_updates_a_red_one_to_green(action, repo, github):
     green = run(action, repo, github, comment_mode="failures")
     assert green.code == 0, green.log
@@ -39,6 +41,7 @@ def test_failures_mode_holds_back_a_green_comment_and_updates_a_red_one_to_green
     assert len(comments) == 1 and "All gates passed" in comments[0]["body"]  # not left red
 
 
+@pytest.mark.slow
 def test_changes_mode_comments_on_a_failure_but_not_on_an_unchanged_green(action, repo, github):
     green = run(action, repo, github, comment_mode="changes", baseline="none")
     assert green.code == 0 and marked(github, 12) == []
@@ -46,6 +49,7 @@ def test_changes_mode_comments_on_a_failure_but_not_on_an_unchanged_green(action
     assert red.code == 1 and len(marked(github, 12)) == 1
 
 
+@pytest.mark.slow
 def test_off_writes_no_comment_even_when_red_and_comment_false_is_off(action, repo, github):
     for inputs in ({"comment_mode": "off"}, {"comment": "false"}):
         red = run(action, repo, github, red=True, **inputs)
@@ -54,6 +58,7 @@ def test_off_writes_no_comment_even_when_red_and_comment_false_is_off(action, re
         assert "❌" in red.summary
 
 
+@pytest.mark.slow
 def test_summary_false_leaves_the_job_summary_empty_and_still_comments(action, repo, github):
     quiet = run(action, repo, github, summary="false")
     assert quiet.code == 0, quiet.log

@@ -268,6 +268,7 @@ def marked(fake: FakeGitHub, number: int) -> list[dict]:
     return [c for c in fake.comments(number) if c["body"].startswith(MARKER)]
 
 
+@pytest.mark.slow
 def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo, github):
     for i in range(120):
         github.add_comment(12, f"comment {i}", login=f"user{i % 7}")
@@ -305,6 +306,7 @@ def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo,
     assert (repo / ".evalkit" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
+@pytest.mark.slow
 def test_failing_gate_exits_1_with_an_annotation_on_the_case_line(action, repo, github):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     script = greet_script(reply_bob="Go away.", verdict_bob="fail", reason_bob="rude")
@@ -322,6 +324,7 @@ def test_failing_gate_exits_1_with_an_annotation_on_the_case_line(action, repo, 
     assert "A gate failed" in marked(github, 12)[0]["body"]
 
 
+@pytest.mark.slow
 def test_hostile_model_output_is_neutralised_in_the_comment_and_the_log(action, repo, github):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     script = greet_script(reply_bob=HOSTILE + " ::warning::injected", verdict_bob="fail", reason_bob=HOSTILE)
@@ -357,6 +360,7 @@ def test_fork_without_key_skips_cleanly(action, repo, github):
     assert not [r for r in github.requests if r.method in ("POST", "PATCH")]
 
 
+@pytest.mark.slow
 def test_the_key_appears_nowhere(action, repo, github, tmp_path):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}, {"filename": "other/x.py"}])
     dump = tmp_path / "env.json"
@@ -433,6 +437,7 @@ def test_nothing_affected_gives_a_short_comment_and_exit_0(action, repo, github)
         assert "`evals/greet.suite.yml`" in text
 
 
+@pytest.mark.slow
 def test_pr_files_api_error_runs_every_suite(action, repo, tmp_path):
     dump = tmp_path / "env.json"
     with FakeGitHub(token=TOKEN, fail_files=True) as gh, FakeAnthropicServer(greet_script()) as fake_llm:
@@ -442,6 +447,7 @@ def test_pr_files_api_error_runs_every_suite(action, repo, tmp_path):
     assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
 
 
+@pytest.mark.slow
 def test_workflow_dispatch_runs_the_suites_input(action, repo, github):
     with FakeAnthropicServer(greet_script()) as fake_llm:
         by_name = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
@@ -459,6 +465,7 @@ def test_workflow_dispatch_runs_the_suites_input(action, repo, github):
     assert "::error" in unknown.proc.stdout and "nope" in unknown.proc.stdout and "greet" in unknown.proc.stdout
 
 
+@pytest.mark.slow
 def test_read_only_token_falls_back_to_the_summary(action, repo):
     with FakeGitHub(token=TOKEN, read_only=True) as gh, FakeAnthropicServer(greet_script()) as fake_llm:
         gh.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
@@ -488,6 +495,7 @@ def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
         assert "evals could not run" in text and message in text and "All gates passed" not in text
 
 
+@pytest.mark.slow
 def test_custom_template_from_the_repository(action, repo, github):
     (repo / ".github").mkdir()
     (repo / ".github" / "evals.md.j2").write_text(
@@ -499,6 +507,7 @@ def test_custom_template_from_the_repository(action, repo, github):
     assert "# Custom pass\n- greet" in run.summary
 
 
+@pytest.mark.slow
 def test_push_runs_the_suites_the_diff_touches(action, repo, github, tmp_path):
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -516,6 +525,7 @@ def test_push_runs_the_suites_the_diff_touches(action, repo, github, tmp_path):
     assert run.outputs["selected_suites"] == "evals/greet.suite.yml"
 
 
+@pytest.mark.slow
 def test_without_evalkit_yml_suites_are_discovered(action, tmp_path, github):
     repo = tmp_path / "plain"
     (repo / "evals").mkdir(parents=True)
@@ -537,6 +547,7 @@ def test_a_broken_suite_file_is_annotated_on_its_line_and_exits_2(action, repo, 
     assert f"::error file=evals/greet.suite.yml,line={line},title=evalkit%3A suite file::" in run.proc.stdout
 
 
+@pytest.mark.slow
 def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path):
     github.set_pr_files(12, [{"filename": f"docs/f{i}.md"} for i in range(3000)])
     with FakeAnthropicServer(greet_script()) as fake_llm:
@@ -547,6 +558,7 @@ def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path):
     assert "3,000+ files" in run.proc.stdout
 
 
+@pytest.mark.slow
 def test_the_max_cost_input_stops_the_run_and_the_comment_says_so(action, repo, github):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     with FakeAnthropicServer(greet_script()) as fake_llm:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_action_entrypoint import action, github  # noqa: F401 - fixtures
 
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -50,6 +51,7 @@ def _script():
     return Script().reply("Hello Ada", prompt="GREET Ada").reply("Hello again", prompt="AGAIN Ada")
 
 
+@pytest.mark.slow
 def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(action, github, tmp_path):
     repo = _repo(tmp_path / "team")
     with FakeAnthropicServer(_script()) as fake:
@@ -128,6 +130,7 @@ def test_an_env_value_that_embeds_the_key_is_refused_naming_the_variable():
         "PATH": "/bin", "APP_MODE": "test"}
 
 
+@pytest.mark.slow
 def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(action, github, tmp_path):
     from install_workspace import make_install_workspace
 

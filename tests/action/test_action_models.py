@@ -97,6 +97,7 @@ def test_a_retired_model_in_compare_models_stops_before_any_call(action, tmp_pat
     assert "claude-2.0" in marked(github, 12)[0]["body"]
 
 
+@pytest.mark.slow
 def test_a_model_the_api_calls_retired_is_refused_though_the_worker_cannot_ask_the_api(action, tmp_path, github):
     # The worker's key reaches only the Messages API: the entrypoint asks GET /v1/models with the
     # real key and hands the answer to the worker.
@@ -130,6 +131,7 @@ BASE_DUMPS_TO_ITS_OWN_FILE = ENV_TARGET.replace('os.environ["EVALKIT_TEST_ENV_DU
                                                 'os.environ["EVALKIT_TEST_ENV_DUMP"] + ".base"')
 
 
+@pytest.mark.slow
 def test_the_base_branchs_code_sees_no_secret_either(action, tmp_path, github):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, BASE_DUMPS_TO_ITS_OWN_FILE, ENV_TARGET, file="evals/envdump_target.py")

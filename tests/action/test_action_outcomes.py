@@ -192,6 +192,7 @@ def test_missing_key_fails_on_a_same_repo_pr_and_skips_when_asked(action, repo, 
     assert "not a failure" in marked(github, 12)[0]["body"]
 
 
+@pytest.mark.slow
 def test_pull_request_target_on_a_fork_head_is_refused(action, repo, github):
     event = json.loads((EVENTS / "pull_request_synchronize_fork.json").read_text())
     with FakeAnthropicServer(greet_script()) as fake_llm:
@@ -223,6 +224,7 @@ def test_math_and_issue_references_in_model_output_are_neutralised(action, repo,
     assert " #7" not in body and "`#7`" in body and "`octo/repo#8`" in body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ["python -m evalkit.action", "evalkit action"])
 def test_install_input_gives_targets_the_teams_own_packages(action, tmp_path, github, route):
     from install_workspace import PACKAGE, make_install_workspace

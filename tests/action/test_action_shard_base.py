@@ -10,6 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from evalkit.render.comment import MARKER
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from tests.action.test_action_baseline import POLITE, TERSE, git, github, pr_event, script, two_commits  # noqa: F401
@@ -45,6 +47,7 @@ def categories(comparison: dict) -> dict[str, str]:
     return {f"{s['name']}/{c['id']}": c["change"] for s in comparison["suites"] for c in s["cases"]}
 
 
+@pytest.mark.slow
 def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(action, tmp_path, github):  # noqa: F811
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
@@ -85,6 +88,7 @@ def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(acti
         [(s["name"], s["base"]["passed"], s["head"]["passed"]) for s in unsharded["suites"]]
 
 
+@pytest.mark.slow
 def test_gate_regressions_decides_the_merge_job_as_it_does_an_unsharded_run(action, tmp_path, github):  # noqa: F811
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, POLITE.replace("Greets people by name.", "Greets people."))
@@ -98,6 +102,7 @@ def test_gate_regressions_decides_the_merge_job_as_it_does_an_unsharded_run(acti
     assert lenient.outputs["regressed"] == "0" and lenient.outputs["verdict"] == "fail"
 
 
+@pytest.mark.slow
 def test_a_shard_without_base_results_is_named_and_the_thresholds_decide(action, tmp_path, github):  # noqa: F811
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
@@ -113,6 +118,7 @@ def test_a_shard_without_base_results_is_named_and_the_thresholds_decide(action,
     assert merged.outputs["regressed"] == "" and merged.outputs["verdict"] == "fail"
 
 
+@pytest.mark.slow
 def test_shards_that_could_not_have_the_base_say_why_in_the_merge_comment(action, tmp_path, github):  # noqa: F811
     origin = tmp_path / "origin"
     base, _ = two_commits(origin, POLITE, TERSE)
@@ -141,6 +147,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 def test_checks_across_cases_of_the_base_come_from_the_base_commits_suite_file(action, tmp_path, github):  # noqa: F811
     repo = tmp_path / "repo"
     # only the base's suite file has the check across cases: the merge job must read it from the base commit
@@ -157,6 +164,7 @@ def test_checks_across_cases_of_the_base_come_from_the_base_commits_suite_file(a
     assert "1 case got worse" in marked(github, 12)[0]["body"]
 
 
+@pytest.mark.slow
 def test_the_merge_job_fetches_the_base_commit_its_shallow_checkout_lacks(action, tmp_path, github):  # noqa: F811
     origin = tmp_path / "origin"
     base, _ = two_commits(origin, POLITE, TERSE)

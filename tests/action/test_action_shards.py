@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from tests.action.test_action_entrypoint import action, github, greet_script, marked, repo  # noqa: F401 - fixtures
 
 
+@pytest.mark.slow
 def test_shard_jobs_do_not_comment_and_the_merge_job_posts_one(action, repo, github):  # noqa: F811
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     script = greet_script(reply_bob="Go away.", verdict_bob="fail", reason_bob="rude")

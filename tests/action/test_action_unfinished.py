@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from test_action_entrypoint import action, github, greet_script, marked, repo  # noqa: F401 - fixtures
 
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
@@ -82,6 +83,7 @@ def test_os_exit_0_in_a_target_after_a_green_run_is_an_error_row_in_the_comment(
         assert "target called os._exit(0), which ended its worker process" in text
 
 
+@pytest.mark.slow
 def test_os_exit_0_as_the_worker_imports_the_target_says_the_run_did_not_finish(action, repo, github):
     run = _green_then(action, repo, github, AT_IMPORT.replace("{end}", "os._exit(0)"))
     assert run.code == 2, run.log
@@ -91,6 +93,7 @@ def test_os_exit_0_as_the_worker_imports_the_target_says_the_run_did_not_finish(
         assert "user code called os._exit(0)" in text
 
 
+@pytest.mark.slow
 def test_a_worker_killed_by_a_signal_says_the_run_did_not_finish(action, repo, github):
     run = _green_then(action, repo, github, AT_IMPORT.replace("{end}", "os.kill(os.getpid(), signal.SIGKILL)"))
     assert run.code == 2, run.log

@@ -66,6 +66,7 @@ def prompts(fake: FakeAnthropicServer) -> list[str]:
     return sorted(body["messages"][0]["content"] for body in fake.requests)
 
 
+@pytest.mark.slow
 def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pays_nothing_twice(tmp_path):
     repo = make_repo(tmp_path / "repo")
     command = ["run", "greet.suite.yml", "farewell.suite.yml", "--baseline", "HEAD~1", "--output", "out/r.json"]

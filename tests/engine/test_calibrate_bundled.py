@@ -123,6 +123,7 @@ def calibrate(suite: Path, judge: Callable[[dict], dict], extract: Callable[[dic
     return result, json.loads(saved.read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", SUITE_FILES)
 def test_judges_of_known_quality_on_the_bundled_suites(suites_dir, rel):
     suite = suites_dir / rel

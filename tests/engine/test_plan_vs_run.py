@@ -32,6 +32,7 @@ def within_10_percent(planned: int, made: int) -> bool:
     return abs(planned - made) <= 0.1 * made
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["help_agents", "pace_ai", "pace_ai/agent.suite.yml"])
 def test_plan_matches_the_run_within_10_percent(name, tmp_path):
     [(folder, script)] = demo_plan(bundled_suites_dir(), ((name, "pass"),))

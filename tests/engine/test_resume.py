@@ -121,6 +121,7 @@ JUDGED = "name: judged\ntarget: {prompt: 'Say ok to case {{ i }}'}\ncases:\n" + 
     f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: llm_judge, criteria: 'Says ok'}}]}}\n" for i in range(4))
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path, env):
     from evalkit.scoring.judge import JUDGE_TOOL
     from tests.conftest import verdicts

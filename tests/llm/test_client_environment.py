@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
@@ -23,6 +25,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 def test_user_code_cannot_redirect_the_judge(tmp_path: Path):
     with socket.socket() as trap:  # where user code tries to send evalkit's requests
         trap.bind(("127.0.0.1", 0))

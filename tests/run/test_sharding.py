@@ -59,6 +59,7 @@ def test_shards_partition_the_cases_deterministically_and_balanced():
     assert max(loads) - min(loads) <= max(runs.values())
 
 
+@pytest.mark.slow
 def test_three_shards_merged_equal_the_unsharded_run(unsharded, tmp_path):
     paths = []
     for i in (1, 2, 3):

@@ -46,6 +46,7 @@ def cli_in_subprocess(env, *args):
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
 
+@pytest.mark.slow
 def test_a_fully_cached_run_never_imports_anthropic(tmp_path):
     suite = tmp_path / "s.yml"
     suite.write_text(SUITE, encoding="utf-8")

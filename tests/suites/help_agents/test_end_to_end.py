@@ -46,6 +46,7 @@ def _pytest_verdicts(pytester, *args):
     return verdicts, result
 
 
+@pytest.mark.slow
 def test_cli_and_pytest_give_the_same_verdicts(fake, pytester, tmp_path):
     expected = {cid: "fail" if cid in EXPECTED_FAILURES[fake.variant] else "pass"
                 for cid in list(demo.GOOD_CODE) + list(demo.MESSAGE_PARTS)}
