@@ -1,7 +1,8 @@
 """The history the Action keeps, run as the runner runs it against the loopback GitHub and
 Messages-API fakes: each push to the default branch records its run in the newest `evalkit-history`
 artifact and names the file to upload; a pull request reads it (never uploads), and its comment
-shows a case that flips on main as flaky, not as a regression; an unusable artifact is a warning."""
+shows a case that flips on main as flaky, not as a regression; an unusable artifact is a warning; two
+main runs at once lose no run (the next run joins their copies)."""
 
 from __future__ import annotations
 
@@ -185,3 +186,19 @@ def test_no_actions_read_on_main_records_nothing_rather_than_replace_the_history
         run = main_run(action, repo, github, tmp_path, "pass", upload=False)
     assert "history_artifact" not in run.outputs, run.log
     assert "actions: read" in run.log and "this run is not recorded" in run.log
+
+
+def test_two_main_runs_at_once_lose_no_run_the_next_run_joins_them(action, tmp_path, github):
+    repo = committed(tmp_path)
+    main_run(action, repo, github, tmp_path, "pass")
+    # two runs at once: both download the first run's copy, record their own run and upload theirs
+    copies = []
+    for bob in ("fail", "pass"):
+        run = main_run(action, repo, github, tmp_path, bob, upload=False)
+        assert [v for _, v in history_runs(run)] == ["pass", bob]
+        copies.append((Path(run.file("history_artifact_path")) / "history.sqlite").read_bytes())
+    for copy in copies:  # the later upload is the newest, and lacks the other's run
+        github.add_artifact(HISTORY, {"history.sqlite": copy})
+    after = main_run(action, repo, github, tmp_path, "pass")
+    assert "1 run(s) an overlapping upload had left out joined the history" in after.log, after.log
+    assert [v for _, v in history_runs(after)] == ["pass", "pass", "fail", "pass"]
