@@ -20,13 +20,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from evalkit._runtime.signals import Terminated
-from evalkit.action.baseline import BaseResult, Settings, compare_with_base
+from evalkit.action.baseline import BaseResult, Settings, base_ref, compare_with_base
 from evalkit.action.credential import NO_OIDC, ApiKey, Credential, federated
 from evalkit.action.discovery import parse_list, read_watch_map
 from evalkit.action.evaluate import ModelRuns, RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
+from evalkit.action.kept_history import ARTIFACT, flaky_on_default_branch, record_default_branch_run
 from evalkit.action.outcome import Outcome
 from evalkit.action.proxy import DEFAULT_UPSTREAM
 from evalkit.action.publish import annotate_suite_error, check_annotation, failures, log_report
@@ -193,10 +194,17 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
                         python=python)
         return _publish(report, inputs, event, outcome, template, rels=rels)
+    asked = inputs.history and base_ref(settings, event)[0] is not None and not is_default_branch_push(event)
+    flaky = flaky_on_default_branch(api, event) if asked else None  # read only: a PR never writes it
     base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
-                             secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map())
+                             secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map(),
+                             flaky=flaky)
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
+    if inputs.history and is_default_branch_push(event):
+        kept = record_default_branch_run(api, event, out_dir / "results.json", out_dir, None)
+        if kept is not None:
+            outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))
     return _publish(report, inputs, event, outcome, template, rels=rels, base=base)
 
 

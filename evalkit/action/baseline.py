@@ -14,6 +14,7 @@ from evalkit.action.redact import redact, redact_file, redact_text
 from evalkit.action.sandbox import run_worker
 from evalkit.action.saved_base import relative_suite_paths, reuse, run_options
 from evalkit.compare import Comparison, compare_reports
+from evalkit.compare.flaky import FlakyIndex
 from evalkit.compare.load import load_results
 from evalkit.engine.base_ref import Git, worktree
 from evalkit.errors import EvalkitError, UsageError
@@ -115,11 +116,11 @@ def ensure_commit(git: Git, ref: str, token: str) -> str | None:
 def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
                       *, inputs: Inputs, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
                       python: str | None = None, api: GitHubAPI | None = None,
-                      watch: Mapping[str, Sequence[str]] | None = None) -> BaseResult:
+                      watch: Mapping[str, Sequence[str]] | None = None, flaky: FlakyIndex | None = None) -> BaseResult:
     """Run `rels` on the base with the head's options and cache (or reuse the results a default-branch
     run saved for the base commit, when `reuse_base` is on and they hash the same: `api`, `watch`),
     and compare `head` with it; a base that cannot be had or run gives the reason instead (never an
-    exception)."""
+    exception). `flaky`: the cases the history knows to be flaky on the default branch."""
     ref, why = base_ref(settings, event)
     if ref is None:
         return BaseResult(why_none=why, gate=settings.gate)
@@ -139,7 +140,7 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
             saved.save(out_dir / "base.json")
             missing_here = [r for r in rels if r not in {s.path for s in saved.suites}]
             result = compared(saved, head, event, ref, commit, missing_suites=missing_here, settings=settings,
-                              out_dir=out_dir)
+                              out_dir=out_dir, flaky=flaky)
             if result.comparison is not None:
                 result.comparison.notes.append(f"the base's results were saved by the default branch's run of "
                                                f"{commit[:12]}: no model was called for the base")
@@ -155,14 +156,16 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
     base_report.save(out)
     redact_file(out.with_suffix(".jsonl"), secrets)
     return compared(base_report, head, event, ref, commit, missing_suites=missing_suites, settings=settings,
-                    out_dir=out_dir)
+                    out_dir=out_dir, flaky=flaky)
 
 
 def compared(base_report: Report, head: Report, event: Event, ref: str, commit: str, *, missing_suites: Sequence[str],
-             settings: Settings, out_dir: Path) -> BaseResult:
-    """Compare `head` with the base's Report (run here, or merged from the shards' base runs)."""
+             settings: Settings, out_dir: Path, flaky: FlakyIndex | None = None) -> BaseResult:
+    """Compare `head` with the base's Report (run here, or merged from the shards' base runs); `flaky`:
+    the history's flaky cases, whose flips read "flaky on main" instead of a regression."""
     label = "the base branch" + (f" ({event.base_ref})" if event.base_ref and ref == event.base_sha else f" ({ref})")
-    cmp = compare_reports(base_report, head, base_label=f"{label} {commit[:12]}", head_label="this change")
+    cmp = compare_reports(base_report, head, base_label=f"{label} {commit[:12]}", head_label="this change",
+                          flaky=flaky)
     cmp.notes += [f"{rel} does not exist on the base: its cases are all new" for rel in missing_suites]
     (out_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     print(f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "

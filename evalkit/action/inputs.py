@@ -52,6 +52,7 @@ class Inputs:
     reuse_base: bool = True  # a default-branch push saves its results; a PR reuses its base commit's
     federation: Federation | None = None  # workload identity federation instead of anthropic_api_key
     check_run: bool = False  # also report the verdict as a check run (needs `checks: write`)
+    history: bool = True  # the default branch records its runs in the kept history; a PR reads its flaky cases
     # What the parent holds for the API once resolved (the key, or a federated token); set by the entrypoint.
     credential: Credential | None = field(default=None, compare=False)
 
@@ -134,6 +135,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         reuse_base=boolean("reuse_base", "true"),
         federation=_federation(env, problems),
         check_run=boolean("check_run", "false"),
+        history=boolean("history", "true"),
     )
     if inputs.federation and inputs.anthropic_api_key:
         problems.append("anthropic_api_key and anthropic_federation_rule_id: set one way to reach the API, not both")

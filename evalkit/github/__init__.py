@@ -8,7 +8,7 @@ from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.github.api import GitHubAPI, GitHubAPIError
-    from evalkit.github.artifacts import artifact_files, find_artifact
+    from evalkit.github.artifacts import artifact_files, branch_artifacts, find_artifact
     from evalkit.github.changes import ChangedFiles, changed_files, changed_since, git_toplevel, select_suites
     from evalkit.github.check_run import Annotation, CheckRunResult, Conclusion, Level, create_check_run
     from evalkit.github.commands import annotation, append_summary, set_output
@@ -30,6 +30,7 @@ __all__ = [
     "annotation",
     "append_summary",
     "artifact_files",
+    "branch_artifacts",
     "changed_files",
     "changed_since",
     "create_check_run",
@@ -43,6 +44,7 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
+    "branch_artifacts": "evalkit.github.artifacts",
     "GitHubAPI": "evalkit.github.api",
     "GitHubAPIError": "evalkit.github.api",
     "artifact_files": "evalkit.github.artifacts",

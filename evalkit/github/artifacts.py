@@ -20,6 +20,22 @@ def find_artifact(api: GitHubAPI, owner: str, repo: str, name: str) -> dict[str,
     return max(found, key=lambda a: (str(a.get("created_at") or ""), int(a.get("id") or 0)), default=None)
 
 
+def branch_artifacts(api: GitHubAPI, owner: str, repo: str, name: str, *, branch: str,
+                     last: int = 1) -> list[dict[str, Any]]:
+    """The newest `last` unexpired artifacts called `name` that runs of `branch` of this repository
+    itself uploaded, newest first: an artifact of the same name from a pull request's run (its branch,
+    or a fork whose branch has the same name) is not one of them."""
+    data = api.get(f"/repos/{owner}/{repo}/actions/artifacts", {"name": name, "per_page": 100})
+    found = []
+    for artifact in (data or {}).get("artifacts") or []:
+        run = artifact.get("workflow_run") or {}
+        own = run.get("head_repository_id") is not None and run.get("head_repository_id") == run.get("repository_id")
+        if artifact.get("name") == name and not artifact.get("expired") and run.get("head_branch") == branch and own:
+            found.append(artifact)
+    found.sort(key=lambda a: (str(a.get("created_at") or ""), int(a.get("id") or 0)), reverse=True)
+    return found[:last]
+
+
 def artifact_files(api: GitHubAPI, owner: str, repo: str, artifact: dict[str, Any]) -> dict[str, bytes]:
     """The files of `artifact`'s zip archive (GET …/actions/artifacts/{id}/zip), by name."""
     raw = api.download(f"/repos/{owner}/{repo}/actions/artifacts/{int(artifact['id'])}/zip",

@@ -11,11 +11,15 @@ if TYPE_CHECKING:
     from evalkit.history.access import read_flaky, record_file
     from evalkit.history.database import DEFAULT_PATH, open_history
     from evalkit.history.flaky import DEFAULT_BRANCH, flaky_cases
+    from evalkit.history.merge import add_missing_runs
+    from evalkit.history.migrations import SCHEMA_VERSION
 
 # What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
     "DEFAULT_BRANCH",
     "DEFAULT_PATH",
+    "SCHEMA_VERSION",
+    "add_missing_runs",
     "flaky_cases",
     "open_history",
     "read_flaky",
@@ -23,6 +27,8 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
+    "SCHEMA_VERSION": "evalkit.history.migrations",
+    "add_missing_runs": "evalkit.history.merge",
     "read_flaky": "evalkit.history.access",
     "record_file": "evalkit.history.access",
     "DEFAULT_PATH": "evalkit.history.database",

@@ -124,8 +124,9 @@ class FakeGitHub:
         self._files[number] = [_diff_entry(f) for f in files]
 
     def add_artifact(self, name: str, files: dict[str, bytes], *, head_sha: str = "0" * 40,
-                     head_branch: str = "main", expired: bool = False) -> dict[str, Any]:
-        """Seed a workflow artifact `name` holding `files` (as actions/upload-artifact would)."""
+                     head_branch: str = "main", expired: bool = False, fork: bool = False) -> dict[str, Any]:
+        """Seed a workflow artifact `name` holding `files` (as actions/upload-artifact would); `fork`:
+        uploaded by a run of a fork's pull request (its head repository is another)."""
         import io
         import secrets
         import zipfile
@@ -146,7 +147,7 @@ class FakeGitHub:
                 "expired": expired, "created_at": stamp, "updated_at": stamp,
                 "expires_at": (_EPOCH + timedelta(days=90, minutes=aid)).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "digest": None,
-                "workflow_run": {"id": 4000 + aid, "repository_id": 1, "head_repository_id": 1,
+                "workflow_run": {"id": 4000 + aid, "repository_id": 1, "head_repository_id": 2 if fork else 1,
                                  "head_branch": head_branch, "head_sha": head_sha},
             }
             self._artifacts.append(artifact)

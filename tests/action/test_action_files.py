@@ -30,7 +30,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "gate", "baseline", "install",
         "inconclusive", "compare_models", "batch", "tags", "comment_mode", "summary", "env", "working_directory", "max_cost",
         "reuse_base", "anthropic_federation_rule_id", "anthropic_organization_id", "anthropic_service_account_id",
-        "anthropic_workspace_id", "oidc_audience", "check_run",
+        "anthropic_workspace_id", "oidc_audience", "check_run", "history",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
@@ -46,7 +46,8 @@ def test_inputs_are_snake_case_with_string_defaults():
 def test_outputs():
     assert set(_action()["outputs"]) == {"verdict", "results_path", "html_path", "comment_path", "selected_suites",
                                          "comment_id", "comment_url", "regressed", "fixed", "passed", "failed",
-                                         "errors", "jsonl_path", "base_artifact", "base_artifact_path"}
+                                         "errors", "jsonl_path", "base_artifact", "base_artifact_path",
+                                         "history_artifact", "history_artifact_path"}
 
 
 def _documented(header: str) -> dict[str, str]:

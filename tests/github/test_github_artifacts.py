@@ -42,3 +42,20 @@ def test_the_fake_refuses_what_github_refuses():
         with pytest.raises(urllib.error.HTTPError) as http:
             urllib.request.urlopen(req, timeout=10)
         assert http.value.code == 400
+
+
+def test_a_branch_s_artifacts_are_those_its_own_runs_uploaded_newest_first():
+    from evalkit.github.artifacts import branch_artifacts
+
+    with FakeGitHub(token="t0ken") as gh:
+        old = gh.add_artifact("evalkit-history", {"history.sqlite": b"1"})
+        gh.add_artifact("evalkit-history", {"history.sqlite": b"pr"}, head_branch="feature")
+        gh.add_artifact("evalkit-history", {"history.sqlite": b"fork"}, fork=True)  # a fork's own "main"
+        new = gh.add_artifact("evalkit-history", {"history.sqlite": b"2"})
+        gh.add_artifact("evalkit-history", {"history.sqlite": b"3"}, expired=True)
+        api = GitHubAPI("t0ken", gh.url)
+        found = branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="main", last=3)
+        assert [a["id"] for a in found] == [new["id"], old["id"]]
+        assert [a["id"] for a in branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="main")] == \
+            [new["id"]]
+        assert branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="develop") == []
