@@ -24,7 +24,7 @@ from typing import Any
 from evalkit.action.inputs import Inputs, selectors
 from evalkit.engine.base_ref import Git
 from evalkit.github.api import GitHubAPI, GitHubAPIError
-from evalkit.github.artifacts import artifact_files, find_artifact
+from evalkit.github.artifacts import artifact_files, branch_artifacts
 from evalkit.github.event import Event
 from evalkit.github.globs import glob_match
 from evalkit.llm.usage import Usage
@@ -85,6 +85,16 @@ def save(out_dir: Path, results: Path, workspace: Path, keys: Mapping[str, str],
     return folder
 
 
+def saved_artifact(api: GitHubAPI, event: Event, commit: str) -> dict[str, Any] | None:
+    """The base results the default branch's own runs saved for `commit`. Only theirs: a pull request's
+    workflow can upload an artifact of the same name, and results it made up must never stand for the
+    base (a regression would read as "already failing on the base")."""
+    if not event.default_branch:
+        return None
+    found = branch_artifacts(api, event.owner, event.repo, artifact_name(commit), branch=event.default_branch)
+    return found[0] if found else None
+
+
 def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequence[str],
           *, watch: Mapping[str, Sequence[str]], options: Mapping[str, Any]) -> tuple[Report | None, str]:
     """(the base's saved Report narrowed to `rels`, or None; one line saying what happened)."""
@@ -94,9 +104,10 @@ def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequ
     if not wanted:
         return None, "no suite of this run exists on the base"
     try:
-        artifact = find_artifact(api, event.owner, event.repo, artifact_name(commit))
+        artifact = saved_artifact(api, event, commit)
         if artifact is None:
-            return None, f"no saved results of the base {commit[:12]} (artifact {artifact_name(commit)})"
+            return None, (f"no saved results of the base {commit[:12]} from {event.default_branch or 'the default branch'}"
+                          f"'s own runs (artifact {artifact_name(commit)})")
         files = artifact_files(api, event.owner, event.repo, artifact)
         saved_keys = json.loads(files["keys.json"])
         saved = Report.model_validate_json(files["results.json"])

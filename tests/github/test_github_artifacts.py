@@ -59,3 +59,23 @@ def test_a_branch_s_artifacts_are_those_its_own_runs_uploaded_newest_first():
         assert [a["id"] for a in branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="main")] == \
             [new["id"]]
         assert branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="develop") == []
+
+
+def test_base_results_are_read_only_from_the_default_branchs_own_runs():
+    # A pull request's workflow can upload `evalkit-base-<sha>` too: made-up base results must never stand
+    # for the base (a regression would read as "already failing on the base").
+    from evalkit.action.saved_base import artifact_name, saved_artifact
+    from evalkit.github.event import Event
+
+    commit = "a" * 40
+    event = Event(name="pull_request", owner="octo-org", repo="hello", default_branch="main")
+    with FakeGitHub(token="t0ken") as gh:
+        api = GitHubAPI("t0ken", gh.url)
+        gh.add_artifact(artifact_name(commit), {"keys.json": b"pr"}, head_branch="feature")
+        gh.add_artifact(artifact_name(commit), {"keys.json": b"fork"}, fork=True)
+        assert saved_artifact(api, event, commit) is None
+        assert saved_artifact(api, Event(name="pull_request", owner="octo-org", repo="hello"), commit) is None
+        gh.add_artifact(artifact_name(commit), {"keys.json": b"main"})
+        gh.add_artifact(artifact_name(commit), {"keys.json": b"pr again"}, head_branch="feature")
+        found = saved_artifact(api, event, commit)
+        assert found is not None and artifact_files(api, "octo-org", "hello", found) == {"keys.json": b"main"}
