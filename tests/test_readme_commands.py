@@ -55,6 +55,11 @@ SKIPPED = {
     "mkdocs build --strict": "needs the docs extra, which only the locked job installs: tests/test_docs.py "
                              "builds the site where it is installed, and .ci/run builds it in its static checks",
     "mkdocs serve": "a preview server that runs until stopped",
+    "evalkit mutate evals": "the reader's own suite folder (docs/mutate.md's support team's `evals/`, not in this "
+                            "repository); tests/engine/test_mutate.py runs `evalkit mutate` on a team's suite and on "
+                            "the bundled ones",
+    "evalkit mutate evals --sample 100 --min-score 0.8": "as `evalkit mutate evals`; tests/engine/test_mutate.py "
+                                                         "tests --sample and --min-score's exit codes",
     'python -m evalkit.testing.fake_anthropic --port 8765 --reply "Paris." --verdict pass &':
         "starts a server that runs until stopped, on a fixed port; tests/test_init_and_project.py runs "
         "the command (on a free port), and docs/getting-started.md's session runs against its script",

@@ -69,3 +69,17 @@ def test_the_run_reads_only_json_from_a_worker():
     with pytest.raises(ValueError):
         read_message(pickle.dumps(("done", 1, b"", 0.0)))
     assert read_message(b'["ready", 12]') == ["ready", 12]
+
+
+def test_a_worker_imports_the_public_api_before_its_first_call():
+    # In a fresh interpreter, as a worker starts: the modules user code reaches are imported up front,
+    # so no two of its threads import them for the first time at once.
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom evalkit.workers.worker_main import import_public_api\n"
+            "before = 'evalkit.checks.registry' in sys.modules\nimport_public_api()\n"
+            "print(before, all(m in sys.modules for m in ('evalkit.checks.registry', 'evalkit.suite.loader', "
+            "'evalkit.run.targets', 'pydantic')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False", "True"], done.stderr
