@@ -360,7 +360,10 @@ def import_public_api() -> None:
     import evalkit
 
     for name in evalkit.__all__:
-        getattr(evalkit, name)
+        try:
+            getattr(evalkit, name)
+        except Exception:  # its module needs what this install lacks (pytest, in the Action's image)
+            continue
 
 
 def serve(fd: int, fault_fd: int | None = None) -> None:

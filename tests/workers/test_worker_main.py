@@ -83,3 +83,16 @@ def test_a_worker_imports_the_public_api_before_its_first_call():
             "'evalkit.run.targets', 'pydantic')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+def test_a_worker_without_pytest_still_starts():
+    # The Action's image has no pytest: the plugin's helpers cannot be imported there, and the worker
+    # must start all the same.
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.modules['pytest'] = None  # import pytest now raises ImportError\n"
+            "from evalkit.workers.worker_main import import_public_api\nimport_public_api()\n"
+            "print('evalkit.checks.registry' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True"], done.stderr
