@@ -8,7 +8,7 @@ from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.github.api import GitHubAPI, GitHubAPIError
-    from evalkit.github.artifacts import artifact_files, branch_artifacts, find_artifact
+    from evalkit.github.artifacts import artifact_files, branch_artifacts
     from evalkit.github.changes import ChangedFiles, changed_files, changed_since, git_toplevel, select_suites
     from evalkit.github.check_run import Annotation, CheckRunResult, Conclusion, Level, create_check_run
     from evalkit.github.commands import annotation, append_summary, set_output
@@ -34,7 +34,6 @@ __all__ = [
     "changed_files",
     "changed_since",
     "create_check_run",
-    "find_artifact",
     "git_toplevel",
     "glob_match",
     "load_event",
@@ -48,7 +47,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "GitHubAPI": "evalkit.github.api",
     "GitHubAPIError": "evalkit.github.api",
     "artifact_files": "evalkit.github.artifacts",
-    "find_artifact": "evalkit.github.artifacts",
     "ChangedFiles": "evalkit.github.changes",
     "changed_files": "evalkit.github.changes",
     "changed_since": "evalkit.github.changes",

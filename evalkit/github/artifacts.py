@@ -13,13 +13,6 @@ from evalkit.github.api import GitHubAPI
 MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 
 
-def find_artifact(api: GitHubAPI, owner: str, repo: str, name: str) -> dict[str, Any] | None:
-    """The newest unexpired artifact called `name` (GET /repos/{owner}/{repo}/actions/artifacts?name=…)."""
-    data = api.get(f"/repos/{owner}/{repo}/actions/artifacts", {"name": name, "per_page": 100})
-    found = [a for a in (data or {}).get("artifacts") or [] if a.get("name") == name and not a.get("expired")]
-    return max(found, key=lambda a: (str(a.get("created_at") or ""), int(a.get("id") or 0)), default=None)
-
-
 def branch_artifacts(api: GitHubAPI, owner: str, repo: str, name: str, *, branch: str,
                      last: int = 1) -> list[dict[str, Any]]:
     """The newest `last` unexpired artifacts called `name` that runs of `branch` of this repository

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.github.api import GitHubAPI, GitHubAPIError
-from evalkit.github.artifacts import artifact_files, find_artifact
+from evalkit.github.artifacts import artifact_files, branch_artifacts
 from evalkit.testing.fake_github import FakeGitHub
 
 
@@ -17,10 +17,9 @@ def test_the_newest_unexpired_artifact_of_a_name_is_read_without_sending_the_tok
         gh.add_artifact("evalkit-base-abc", {"keys.json": b"gone"}, expired=True)
         gh.add_artifact("evalkit-base-def", {"keys.json": b"other"})
         api = GitHubAPI("t0ken", gh.url)
-        found = find_artifact(api, "octo-org", "hello", "evalkit-base-abc")
-        assert found is not None
+        [found] = branch_artifacts(api, "octo-org", "hello", "evalkit-base-abc", branch="main")
         assert artifact_files(api, "octo-org", "hello", found) == {"keys.json": b"new", "results.json": b"{}"}
-        assert find_artifact(api, "octo-org", "hello", "evalkit-base-none") is None
+        assert branch_artifacts(api, "octo-org", "hello", "evalkit-base-none", branch="main") == []
         storage = [r for r in gh.requests if r.path.startswith("/_storage/")]
         assert len(storage) == 1 and "Authorization" not in storage[0].headers
 
@@ -29,7 +28,7 @@ def test_the_fake_refuses_what_github_refuses():
     with FakeGitHub(token="t0ken", actions_read=False) as gh:
         gh.add_artifact("a", {"x": b"1"})
         with pytest.raises(GitHubAPIError) as err:
-            find_artifact(GitHubAPI("t0ken", gh.url), "octo-org", "hello", "a")
+            branch_artifacts(GitHubAPI("t0ken", gh.url), "octo-org", "hello", "a", branch="main")
         assert err.value.status == 403  # the job lacks `actions: read`
     with FakeGitHub(token="t0ken") as gh:
         art = gh.add_artifact("a", {"x": b"1"})
