@@ -13,8 +13,13 @@ from evalkit.scoring.judge import ItemVerdict, JudgeOutcome, judge
 from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.scoring.structured import Route
 
-# Sample numbers of the confirming calls (each its own cache entry), apart from judge_repeats' 1..20.
+# Sample numbers of the confirming calls (each its own cache entry), apart from judge_repeats' 1..20:
+# 100 + k in a run; a sample s of its own (calibrate's repeats) confirms in its own block of 100.
 CONFIRM_SAMPLES_FROM = 100
+
+
+def confirming_sample(client: BoundClient, k: int) -> int:
+    return CONFIRM_SAMPLES_FROM * (1 + client.sample) + k
 
 
 async def confirm_failures(client: BoundClient, ask: JudgeInput, outcome: JudgeOutcome, settings: JudgeSettings,
@@ -26,7 +31,7 @@ async def confirm_failures(client: BoundClient, ask: JudgeInput, outcome: JudgeO
               if cid in outcome.verdicts and outcome.verdicts[cid].verdict == "fail"}
     if extra <= 0 or outcome.error or not failed:
         return outcome
-    more = await asyncio.gather(*(judge(client.sampled(CONFIRM_SAMPLES_FROM + k), ask.asking(failed), settings, route)
+    more = await asyncio.gather(*(judge(client.sampled(confirming_sample(client, k)), ask.asking(failed), settings, route)
                                   for k in range(extra)))
     answers = [o for o in more if not o.error]
     verdicts, votes = dict(outcome.verdicts), {cid: list(v) for cid, v in outcome.votes.items()}

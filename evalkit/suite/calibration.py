@@ -35,6 +35,32 @@ class FieldCalibration(BaseModel):
     errors: int = 0
 
 
+class JudgeFigures(BaseModel):
+    """The judge's figures against the gold labels for one kind of verdict; saved as a calibration's
+    `confirmed`: the verdicts after the suite's `confirm_failures` re-asked each failed item."""
+
+    confirm_failures: int = 0  # the N each failed item was re-asked with
+    confirming_calls: int = 0  # judge calls the confirming made, beyond the single answers
+    agreement: float | None = None
+    kappa: float | None = None
+    kappa_interval: list[float] | None = None
+    flip_rate: float | None = None
+    labels: int = 0
+    verdicts: int = 0
+    errors: int = 0
+    items: list[ItemCalibration] = Field(default_factory=list)
+
+    def figures(self) -> str:
+        if self.agreement is None:
+            return f"confirmed ×{self.confirm_failures}: no judge labels measured"
+        kappa = f", κ {self.kappa:.2f}" if self.kappa is not None else ""
+        ci = (f" (95% CI {self.kappa_interval[0]:.2f} to {self.kappa_interval[1]:.2f})"
+              if self.kappa is not None and self.kappa_interval else "")
+        flips = f", flip rate {self.flip_rate:.0%}" if self.flip_rate is not None else ""
+        return (f"confirmed (confirm_failures: {self.confirm_failures}, {self.confirming_calls} calls more): "
+                f"agreement {self.agreement:.0%}{kappa}{ci}{flips}")
+
+
 class Calibration(BaseModel):
     """What `evalkit calibrate` measured for one suite (saved as JSON beside it)."""
 
@@ -57,6 +83,9 @@ class Calibration(BaseModel):
                                               "per gold output and repeat) asked for.")
     items: list[ItemCalibration] = Field(default_factory=list)
     fields: list[FieldCalibration] = Field(default_factory=list)
+    confirmed: JudgeFigures | None = Field(default=None, description="With the suite's confirm_failures: the same "
+                                                                       "figures for the confirmed verdicts (what "
+                                                                       "gates a run; the bar holds these).")
     below: list[str] = Field(default_factory=list, description="Items under the suite's calibration bar.")
     short: list[str] = Field(default_factory=list, description="Why the judge or the extraction falls short of "
                                                                "the suite's calibration bar (empty: it does not).")
@@ -106,8 +135,9 @@ class Calibration(BaseModel):
                   if self.kappa_interval else "")
             kappa = f", κ {self.kappa:.2f}{ci}" + (f": {self.chance}" if self.chance else "")
         flips = f", flip rate {self.flip_rate:.0%}" if self.flip_rate is not None and self.repeats > 1 else ""
+        confirmed = f"; {self.confirmed.figures()}" if self.confirmed is not None else ""
         return (f"judge agreement with {self.labels} gold labels: {self.agreement:.0%} (errors count as "
-                f"disagreements){kappa}{errors}{flips}{extraction} {when}")
+                f"disagreements){kappa}{errors}{flips}{confirmed}{extraction} {when}")
 
 
 def calibration_path(suite: Suite) -> Path:
@@ -152,8 +182,11 @@ def stale_reasons(suite: Suite, saved: Calibration) -> list[str]:
     if saved.judge_prompt_sha256 is None or saved.gold_sha256 is None:
         return ["it records no hash of the judge prompt and gold set it measured"]
     prompt, gold = fingerprints(suite)
+    measured_confirm = saved.confirmed.confirm_failures if saved.confirmed is not None else 0
+    confirm = ([] if measured_confirm == suite.confirm_failures else
+               [f"measured with confirm_failures: {measured_confirm}, the suite now has {suite.confirm_failures}"])
     return ([] if saved.judge_prompt_sha256 == prompt else ["the judge prompt changed since"]) + \
-           ([] if saved.gold_sha256 == gold else ["the gold set changed since"])
+           ([] if saved.gold_sha256 == gold else ["the gold set changed since"]) + confirm
 
 
 def calibration_note(suite: Suite) -> str | None:
