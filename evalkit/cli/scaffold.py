@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,9 +70,14 @@ suites:
 
 WORKFLOW_YML = """# Runs the suites a pull request touches and posts one comment, updated in place. `paths:` is every
 # suite's `watch` globs and evalkit's own files: a pull request that changes none of them starts no run.
+# A push to {branch} (the default branch) runs them too: the run is recorded in the history that tells
+# a pull request which cases are flaky on {branch}, and saved for pull requests based on that commit
+# to reuse instead of running their base again.
 name: evals
 on:
   pull_request:{paths}
+  push:
+    branches: [{branch_yaml}]{paths}
   workflow_dispatch:
 permissions: {{}}
 jobs:
@@ -80,6 +86,7 @@ jobs:
     permissions:
       contents: read
       pull-requests: write          # the one sticky comment
+      actions: read                 # the history and the saved base results: artifacts of {branch}'s runs
       # checks: write               # with `check_run: true` below: the verdict as a check run too
     steps:
       - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1
@@ -98,6 +105,19 @@ jobs:
             ${{{{ steps.evals.outputs.html_path }}}}
           if-no-files-found: ignore
           retention-days: 14
+      # On a push to {branch}: the history with this run recorded, and this commit's results.
+      - if: always() && steps.evals.outputs.history_artifact != ''
+        uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f  # v7.0.0
+        with:
+          name: ${{{{ steps.evals.outputs.history_artifact }}}}
+          path: ${{{{ steps.evals.outputs.history_artifact_path }}}}
+          retention-days: 90
+      - if: always() && steps.evals.outputs.base_artifact != ''
+        uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f  # v7.0.0
+        with:
+          name: ${{{{ steps.evals.outputs.base_artifact }}}}
+          path: ${{{{ steps.evals.outputs.base_artifact_path }}}}
+          retention-days: 30
 """
 
 
@@ -129,7 +149,9 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
     written, kept = _write(folder, files)
     # The workflow's paths come from the suites as written (and any evalkit.yml already there).
     paths = workflow_paths(folder, workflow.relative_to(folder).as_posix())
+    branch = default_branch(folder)
     more, also_kept = _write(folder, {workflow: WORKFLOW_YML.format(
+        branch=branch, branch_yaml=_quoted(branch),
         paths="\n    paths:" + "".join(f"\n      - {_quoted(glob)}" for glob in paths) if paths else "",
         install="          install: .                # your project, so the suite can import it\n"
         if (folder / "pyproject.toml").exists() or (folder / "setup.py").exists() else "")})
@@ -137,6 +159,22 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
     if _ignore_runs(folder, folder / ".gitignore"):
         written.append(folder / ".gitignore")
     return Scaffold(written, kept, folder / "evals" / "suite.yml", guess.note)
+
+
+def default_branch(folder: Path) -> str:
+    """The branch pull requests merge into: origin's HEAD where git knows it, else the branch checked
+    out (a new repository's first branch), else "main"."""
+    for args in (["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"],
+                 ["symbolic-ref", "--quiet", "--short", "HEAD"]):
+        try:
+            done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=30,
+                                  check=False)
+        except (OSError, subprocess.SubprocessError):
+            return "main"  # no git here
+        name = done.stdout.strip().removeprefix("origin/") if done.returncode == 0 else ""
+        if name and name != "HEAD":
+            return name
+    return "main"
 
 
 def _refuse_symlinks(folder: Path, path: Path) -> None:

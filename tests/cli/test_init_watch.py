@@ -143,3 +143,36 @@ def test_the_workflow_uploads_what_the_comment_links_to(team):
     assert paths == ["${{ steps.evals.outputs.jsonl_path }}", "${{ steps.evals.outputs.html_path }}"]
     action_yml = yaml.safe_load((Path(__file__).resolve().parents[2] / "action.yml").read_text(encoding="utf-8"))
     assert {"jsonl_path", "html_path"} <= set(action_yml["outputs"])
+
+
+def test_a_push_to_the_default_branch_records_the_history_and_saves_the_base(team):
+    """Flaky-on-main and reused base results need runs of the default branch: init's workflow runs on
+    a push to it (same paths), may read artifacts, and uploads what the Action names."""
+    git(team, "checkout", "-q", "-b", "trunk")  # the branch checked out in a repository without a remote
+    init(team, "support.reply:answer")
+    workflow = yaml.safe_load((team / ".github/workflows/evals.yml").read_text(encoding="utf-8"))
+    push = workflow[True]["push"]
+    assert push["branches"] == ["trunk"] and push["paths"] == workflow_filter(team)
+    job = workflow["jobs"]["evals"]
+    assert job["permissions"]["actions"] == "read"
+    uploads = {s["with"]["name"]: s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")}
+    history = uploads["${{ steps.evals.outputs.history_artifact }}"]
+    assert history["with"]["path"] == "${{ steps.evals.outputs.history_artifact_path }}"
+    assert "steps.evals.outputs.history_artifact != ''" in history["if"]
+    base = uploads["${{ steps.evals.outputs.base_artifact }}"]
+    assert base["with"]["path"] == "${{ steps.evals.outputs.base_artifact_path }}"
+    action_yml = yaml.safe_load((Path(__file__).resolve().parents[2] / "action.yml").read_text(encoding="utf-8"))
+    assert {"history_artifact", "history_artifact_path", "base_artifact", "base_artifact_path"} <= set(
+        action_yml["outputs"])
+
+
+def test_the_default_branch_is_origins_head_where_git_knows_it(tmp_path):
+    from evalkit.cli.scaffold import default_branch
+
+    assert default_branch(tmp_path) == "main"  # not a repository
+    git(tmp_path, "init", "-q", "-b", "work")
+    assert default_branch(tmp_path) == "work"
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "first")
+    git(tmp_path, "update-ref", "refs/remotes/origin/develop", "HEAD")
+    git(tmp_path, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/develop")
+    assert default_branch(tmp_path) == "develop"
