@@ -38,6 +38,7 @@ from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
+from evalkit.compare.flaky import FlakyIndex
 from evalkit.compare.model_vs_model import compare_models
 from evalkit.engine.per_model_runs import model_path
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
@@ -141,7 +142,10 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.merge:  # merge mode: joins the shards' results, calls no model, needs no key
         report, files = merge_shards(inputs.merge, workspace, out_dir)
         print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
-        base = merged_comparison(settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir)
+        flaky = _flaky_on_default_branch(inputs, settings, event, outcome)
+        base = merged_comparison(settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir,
+                                 flaky=flaky)
+        _keep_history(inputs, event, outcome)  # the merged run is the default branch's run, as one job's would be
         return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
                         rels=[s.path for s in report.suites], base=base)
 
@@ -194,18 +198,30 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
                         python=python)
         return _publish(report, inputs, event, outcome, template, rels=rels)
-    asked = inputs.history and base_ref(settings, event)[0] is not None and not is_default_branch_push(event)
-    flaky = flaky_on_default_branch(api, event) if asked else None  # read only: a PR never writes it
+    flaky = _flaky_on_default_branch(inputs, settings, event, outcome)
     base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
                              secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map(),
                              flaky=flaky)
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
-    if inputs.history and is_default_branch_push(event):
-        kept = record_default_branch_run(api, event, out_dir / "results.json", out_dir, None)
-        if kept is not None:
-            outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))
+    _keep_history(inputs, event, outcome)
     return _publish(report, inputs, event, outcome, template, rels=rels, base=base)
+
+
+def _flaky_on_default_branch(inputs: Inputs, settings: Settings, event: Event, outcome: Outcome) -> FlakyIndex | None:
+    """On a run compared with its base (not a default-branch push): the cases flaky on the default
+    branch, read from its history; a pull request never writes it."""
+    asked = inputs.history and base_ref(settings, event)[0] is not None and not is_default_branch_push(event)
+    return flaky_on_default_branch(outcome.api, event) if asked else None
+
+
+def _keep_history(inputs: Inputs, event: Event, outcome: Outcome) -> None:
+    """On a push to the default branch: this run recorded in the history, named as an output to upload."""
+    if not (inputs.history and is_default_branch_push(event)):
+        return
+    kept = record_default_branch_run(outcome.api, event, outcome.out_dir / "results.json", outcome.out_dir, None)
+    if kept is not None:
+        outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))
 
 
 def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from evalkit.action.baseline import BaseResult, Settings, _run_base_in_worker, base_ref, compared, ensure_commit
 from evalkit.action.inputs import Inputs
 from evalkit.action.redact import redact, redact_file, redact_text
+from evalkit.compare.flaky import FlakyIndex
 from evalkit.engine import load_suites, merging
 from evalkit.engine.base_ref import Git, worktree
 from evalkit.errors import EvalkitError, UsageError
@@ -65,9 +66,10 @@ def save_shard_base(settings: Settings, event: Event, workspace: Path, rels: Seq
 
 
 def merged_comparison(settings: Settings, event: Event, workspace: Path, files: Sequence[Path], head: Report,
-                      *, inputs: Inputs, out_dir: Path) -> BaseResult:
+                      *, inputs: Inputs, out_dir: Path, flaky: FlakyIndex | None = None) -> BaseResult:
     """Join the base parts saved beside each shard's results (`files`) and compare `head` (the
-    merged head) with them; a missing part or a base that cannot be had gives the reason instead."""
+    merged head) with them; a missing part or a base that cannot be had gives the reason instead.
+    `flaky`: the history's flaky cases, as for an unsharded run."""
     ref, why = base_ref(settings, event)
     if ref is None:
         return BaseResult(why_none=why, gate=settings.gate)
@@ -94,7 +96,8 @@ def merged_comparison(settings: Settings, event: Event, workspace: Path, files: 
                           gate=settings.gate)
     base.save(out_dir / BASE_FILE)
     print(f"evalkit: merged the base results of {len(parts)} shards ({commit[:12]})")
-    return compared(base, head, event, ref, commit, missing_suites=absent, settings=settings, out_dir=out_dir)
+    return compared(base, head, event, ref, commit, missing_suites=absent, settings=settings, out_dir=out_dir,
+                    flaky=flaky)
 
 
 def _merge_base(git: Git, commit: str, parts: list[Report], head: Report,

@@ -202,3 +202,44 @@ def test_two_main_runs_at_once_lose_no_run_the_next_run_joins_them(action, tmp_p
     after = main_run(action, repo, github, tmp_path, "pass")
     assert "1 run(s) an overlapping upload had left out joined the history" in after.log, after.log
     assert [v for _, v in history_runs(after)] == ["pass", "pass", "fail", "pass"]
+
+
+def sharded(action, repo: Path, github: FakeGitHub, tmp_path: Path, event: dict, name: str, bob: str,
+            inputs: dict | None = None):
+    """Two `shard: I/2` jobs, each results folder downloaded into `shards/I/`, then the `merge` job."""
+    shutil.rmtree(repo / "shards", ignore_errors=True)
+    for i in (1, 2):
+        shutil.rmtree(tmp_path / "home" / ".cache", ignore_errors=True)
+        with FakeAnthropicServer(bob_says(bob)) as llm:
+            run = action(repo, event, name, github=github, anthropic=llm, inputs={**GREET, "shard": f"{i}/2"})
+        assert run.code in (0, 1), run.log
+        assert "history_artifact" not in run.outputs  # a shard's results are partial: never recorded
+        shutil.copytree(run.results, repo / "shards" / str(i))
+    return action(repo, event, name, github=github,
+                  inputs={"merge": "shards/*/results.json", "anthropic_api_key": "", **(inputs or {})})
+
+
+@pytest.mark.slow
+def test_a_sharded_push_to_main_is_recorded_by_its_merge_job(action, tmp_path, github):
+    repo = committed(tmp_path)
+    main_run(action, repo, github, tmp_path, "fail")
+    (repo / "prompts/greet.txt").write_text("sharded\n")
+    git(repo, "commit", "-qam", "main: sharded")
+    merged = sharded(action, repo, github, tmp_path, push_event(repo), "push", "pass")
+    assert merged.outputs["history_artifact"] == HISTORY, merged.log
+    assert history_runs(merged) == [("main", "fail"), ("main", "pass")]  # joined to the unsharded run before
+
+
+@pytest.mark.slow
+def test_a_sharded_pull_request_reads_mains_flaky_cases_in_its_merge_job(action, tmp_path, github):
+    repo = committed(tmp_path)
+    for bob in ("pass", "fail", "pass"):
+        main_run(action, repo, github, tmp_path, bob)
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-qb", "change")
+    (repo / "prompts/greet.txt").write_text("changed\n")
+    git(repo, "commit", "-qam", "the change")
+    merged = sharded(action, repo, github, tmp_path, pr_event(base), "pull_request", "fail",
+                     inputs={"gate": "regressions"})
+    assert "history of main: 1 flaky case(s)" in merged.log, merged.log
+    assert "history_artifact" not in merged.outputs  # a pull request never writes it
