@@ -14,7 +14,8 @@ What it reads:
 * **Sessions given by time** (``45 min easy``, ``20 min on the track``): a run day, its distance
   estimated from the runner's own zones (:func:`estimate_km`).
 * **The session's kind** from its words: rest, easy, long, tempo/threshold, marathon or goal pace,
-  track (intervals, repetitions, ``6 x 400 m``), race.
+  track (intervals, repetitions, ``6 x 400 m``, and any repeats of 300 m or a minute and more, such
+  as ``6 x 1 km at 4:10/km`` with no session word), race.
 * **Runs added in prose** outside the day list (``double up on Thursday``, ``add a second run``).
 
 It reads conservatively: a text without at least :data:`MIN_DAYS` distinct day names is "no day
@@ -239,9 +240,21 @@ def kind_of(text: str) -> str:
         return "pace"
     if _said(_RACE_RE, text):
         return "race"
+    if _repeats(text) and not _STRIDES_RE.search(text):
+        return "track"  # "6 x 1 km at 4:10/km", "5 x 3 min hard": intervals, whatever the session is called
     if _LONG_RE.search(text):
         return "long"
     return "easy"
+
+
+def _repeats(text: str) -> bool:
+    """Repeats of a size no stride has (from 300 m or a minute each): "6 x 1 km", "5 x 3 min"."""
+    for m in _REPS_RE.finditer(text):
+        n, size, unit = int(m.group(1)), _f(m.group(2)) or 0.0, m.group(3).lower()
+        minutes = size if unit.startswith("min") else size / 60.0 if unit.startswith("s") else None
+        if n >= 2 and (minutes >= 1.0 if minutes is not None else _to_km(size, unit) >= 0.3):
+            return True
+    return False
 
 
 #: The extraction's session kinds each reader kind stands for.

@@ -193,6 +193,22 @@ def test_strides_are_easy_and_repeats_on_the_track_are_not():
     assert kind_of("5 km with 6 x 400 m at 5:36/km") == "track"
 
 
+@pytest.mark.parametrize("words, kind", [
+    ("10 km: 6 x 1 km at 4:10/km", "track"),  # repeats with no session word: still intervals
+    ("8 km with 5 x 3 min hard", "track"),
+    ("9 km incl. 4 x 1 mile @ 6:40/mi", "track"),
+    ("12 km: 3 x 3 km at marathon pace 4:10/km", "pace"),  # the words name the session
+    ("10 km with 3 x 2 km at threshold", "tempo"),
+    ("8 km easy + 8 x 20 s", "easy"),  # short accelerations are part of an easy run
+    ("8 km easy with 6 x 1 min strides", "easy"),
+    ("16 km long run", "long"),
+])
+def test_repeats_are_a_hard_session_unless_the_words_say_which(words, kind):
+    from pace_ai.reading import kind_of
+
+    assert kind_of(words) == kind
+
+
 def test_easy_cross_training_is_not_a_run():
     from pace_ai.reading import kind_of
 
