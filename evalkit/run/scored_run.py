@@ -44,7 +44,8 @@ class RunScorer:
             called, client.truncated = turns.final, turns.truncated
         else:
             called = await target.call(case.input, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
-        # What `evalkit plan --results` counts callable targets by; the result is built at the end (see the runner's _run_case).
+        # What `evalkit plan --results` counts callable targets by; the result is built at the end (as in
+        # the runner's _run_case).
         run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests,
                                "trace": turns.final.trace if turns else trajectory(called, client, target)}
         if called.error:
