@@ -7,18 +7,18 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from evalkit.cli.exit_codes import ExitCodes
 from evalkit.cli.exit_codes import guard as _guard
+from evalkit.cli.history_options import history_options, read_flaky_cases
 from evalkit.cli.named_suites import load_named as _load
 from evalkit.cli.named_suites import suite_paths as _suite_paths
 from evalkit.cli.terminal import planned_cases, summarise
 from evalkit.cli.terminal import progress_printer as _progress_printer
 from evalkit.errors import UsageError
-from evalkit.exit_codes import passed_or_failed
 from evalkit.limits import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:  # the commands import the engine when they run, so `--help` stays quick
@@ -63,21 +63,6 @@ PROJECT_COMMANDS = frozenset({"validate", "list", "plan", "selftest", "calibrate
 
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path())
-
-
-def history_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--history and --history-branch: read which cases are flaky on the default branch."""
-    fn = click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
-                      help="With --history: the default branch, whose runs tell which cases are flaky.")(fn)
-    return click.option("--history", type=click.Path(dir_okay=False), help="A results history (`evalkit history "
-                        "record`): a regression of a case flaky on the default branch is marked so, not counted "
-                        "(unless a critical item).")(fn)
-
-
-def _flaky(history: str | None, branch: str) -> Any:
-    from evalkit.history.access import read_flaky  # imported per command: light commands stay fast
-
-    return read_flaky(history, branch=branch) if history else None
 
 
 tag_option = click.option("--tag", "tags", multiple=True, help="Only cases with this tag (repeatable), e.g. pr.")
@@ -195,81 +180,6 @@ def schema(output: str | None) -> None:
 
 
 @main.command()
-@click.argument("results", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["markdown", "junit", "json", "html"]), default="markdown")
-@click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
-@click.option("--base", type=click.Path(exists=True, dir_okay=False),
-              help="html: a base run's results, to show base vs head.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
-@_guard
-def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
-    """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
-    JSON or one self-contained HTML page."""
-    from evalkit._runtime.atomic_write import write_atomic
-    from evalkit.compare import load_results  # imported per command: --help and light commands stay fast
-    from evalkit.render.junit import render_junit
-    from evalkit.render.markdown import render_markdown
-
-    data = load_results(results)
-    if fmt == "markdown":
-        text = render_markdown(data, template=template)
-    elif fmt == "junit":
-        text = render_junit(data)
-    elif fmt == "html":
-        text = _html(data, base, results)
-    else:
-        text = data.model_dump_json(indent=2) + "\n"
-    if output:  # written whole or not at all; a full disk is one line, exit 2
-        click.echo(f"wrote {write_atomic(output, text)}", err=True)
-    else:
-        click.echo(text, nl=False)
-
-
-def _html(head: Any, base_path: str | None, head_path: str) -> str:
-    """The HTML page of `head`, compared with the results at `base_path` when given."""
-    from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
-    from evalkit.render.html import render_html
-
-    if base_path is None:
-        return render_html(head)
-    base = load_results(base_path)
-    return render_html(head, base=base, comparison=compare_reports(base, head, base_label=base_path,
-                                                                   head_label=head_path))
-
-
-@main.command()
-@click.argument("base", type=click.Path(dir_okay=False))
-@click.argument("head", type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json", "html"]), default="table",
-              show_default=True)
-@click.option("--template", type=click.Path(exists=True, dir_okay=False), help="A Jinja template for markdown.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Significance level of Fisher's exact test on items with repeats.")
-@history_options
-@_guard
-def compare(base: str, head: str, *, fmt: str, template: str | None, alpha: float, history: str | None,
-            history_branch: str) -> None:
-    """Compare two results files (JSON or JSONL) case by case (exit 1 when a case regressed)."""
-    from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
-    from evalkit.render.compare import comparison_table, render_comparison
-
-    base_report, head_report = load_results(base), load_results(head)
-    cmp = compare_reports(base_report, head_report, alpha=alpha, base_label=base, head_label=head,
-                          flaky=_flaky(history, history_branch))
-    if fmt == "html":
-        from evalkit.render.html import render_html  # imported per command: light commands stay fast
-
-        click.echo(render_html(head_report, comparison=cmp, base=base_report), nl=False)
-    elif fmt == "json":
-        click.echo(cmp.model_dump_json(indent=2))
-    elif fmt == "markdown":
-        click.echo(render_comparison(cmp, template=template, head=head_report), nl=False)
-    else:
-        click.echo(comparison_table(cmp), nl=False)
-    sys.exit(passed_or_failed(bool(cmp.regressed)))
-
-
-@main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--target", help="module:function to run (for fixture lists that name none).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
@@ -360,25 +270,11 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         from evalkit.engine.base_ref import base_spec, run_base
 
         spec = base_spec(options, concurrency=concurrency, cache_dir=cache_dir, no_cache=no_cache, shard=shard)
-        flaky = _flaky(history, history_branch)  # a bad history file stops the run before any call
+        flaky = read_flaky_cases(history, history_branch)  # a bad history file stops the run before any call
         base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
         sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky))
     sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path=html_path))
-
-
-@main.command()
-@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default="results.json", show_default=True,
-              help="The merged results JSON.")
-@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
-@_guard
-def merge(results: tuple[str, ...], output: str, markdown_path: str | None) -> None:
-    """Join the results of every shard of a run (`run --shard I/N`) into one report and gate it."""
-    from evalkit.engine import merge_and_save  # imported per command: --help and light commands stay fast
-
-    report = merge_and_save(list(results), Path(output), markdown_path=markdown_path)
-    sys.exit(summarise(report, Path(output)))
 
 
 def _note(message: str) -> None:
@@ -460,6 +356,12 @@ main.add_command(_history)
 from evalkit.cli.mutate import mutate as _mutate  # noqa: E402 - declared in its own module
 
 main.add_command(_mutate)
+
+from evalkit.cli.results_commands import compare, merge, report  # noqa: E402 - declared in their own module
+
+main.add_command(report)
+main.add_command(compare)
+main.add_command(merge)
 
 
 @main.command("action")

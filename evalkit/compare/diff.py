@@ -221,7 +221,7 @@ def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int,
         runs = f"{bn} run{'s' if bn != 1 else ''}" + (" a side" if bn == hn else f" on base, {hn} on head")
         why = (f"too few runs to tell: {test}with {runs} Fisher's exact test cannot reach p < {alpha:g}; {need}"
                if too_few else f"within noise: {test}{need}")
-    return ItemFlip(id=item_id, text=sample.text, decided_by=decided_by, critical=critical,  # type: ignore[arg-type]  # decided_by comes from a stored ItemResult: one of the Literal's values
+    return ItemFlip(id=item_id, text=sample.text, critical=critical, decided_by=decided_by,  # type: ignore[arg-type]  # decided_by comes from a stored ItemResult: one of the Literal's values
                     base_passed=bp, base_runs=bn, head_passed=hp, head_runs=hn,
                     base_reason=_reason(b, bp < bn), head_reason=_reason(h, hp < hn),
                     worse=worse, significant=significant, p_value=p_value, too_few_runs=too_few,

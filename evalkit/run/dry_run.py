@@ -27,7 +27,7 @@ from evalkit.llm.cache import ResponseCache
 from evalkit.llm.client import ModelClient
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.run.conversation import Scored, run_conversation, target_prompt
-from evalkit.run.runner import trajectory
+from evalkit.run.scored_run import trajectory
 from evalkit.run.targets import CaseTarget, Messages, TargetCall, resolve_target, target_executor
 from evalkit.run.tool_loop import ToolBox, ToolOutcome
 from evalkit.suite.model import Case, Suite, Turn

@@ -72,8 +72,8 @@ def truncated_item() -> ItemResult:
 
 
 def item_result(it: Item, status: str, reason: str) -> ItemResult:
-    return ItemResult(id=it.id, text=it.text, status=status, reason=reason,  # type: ignore[arg-type]  # pydantic checks status against the Literal when it builds the result
-                      decided_by=it.decided_by, critical=it.critical, required=it.required,  # type: ignore[arg-type]  # as above, for decided_by
+    return ItemResult(id=it.id, text=it.text, reason=reason, status=status,  # type: ignore[arg-type]  # pydantic checks status against the Literal when it builds the result
+                      critical=it.critical, required=it.required, decided_by=it.decided_by,  # type: ignore[arg-type]  # as above, for decided_by
                       weight=it.weight)
 
 

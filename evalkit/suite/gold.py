@@ -8,14 +8,50 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from evalkit.errors import Problem
 from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.suite.model import Case, GoldOutput
-from evalkit.suite.spec import FieldSpec, GoldSpec
+from evalkit.suite.spec import FieldSpec, GoldLabel
+from evalkit.suite.spec_base import Strict
 from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 from evalkit.trace.steps import read_trace
+
+
+class GoldSpec(Strict):
+    """A gold-labelled output: what a careful reader decides about one output of one case."""
+
+    case: str = Field(min_length=1, description="The id of the case this output answers.")
+    output: Any = Field(description="The output (text, or the data the target returns).")
+    fields: dict[str, Any] | None = Field(default=None, description="The field values a careful reader "
+                                                                    "records; a declared field left out is "
+                                                                    "not stated (null).")
+    misread: list[str] = Field(default_factory=list, description=(
+        "Fields recorded on purpose as a fooled extraction gives them (to prove that the code's second witness "
+        "catches it): `calibrate` does not score the extraction on them, and selftest does not compare them with "
+        "other entries of the same output."))
+    facts: dict[str, Any] = Field(default_factory=dict, description="The facts the target gave with this output; "
+                                                                    "`evalkit selftest` recomputes them with the "
+                                                                    "target and fails where they differ.")
+    extraction: dict[str, Any] | None = Field(default=None, description="An extraction reply recorded for this "
+                                                                        "output, as the model gave it; `evalkit "
+                                                                        "selftest` parses it like a run and "
+                                                                        "compares it with `fields:` (default: "
+                                                                        "`fields:` itself).")
+    trace: list[dict[str, Any]] | None = Field(default=None, description=(
+        "The run's trajectory (evalkit.trace.steps: messages and tool calls with their arguments and results), "
+        "for a suite whose checks read the agent's tool calls; a conversation's whole trace, turns included."))
+    labels: dict[str, GoldLabel] = Field(min_length=1, description="Item or check id -> pass, fail or n/a.")
+    note: str = Field(default="", description="One line: why these labels.")
+
+    @field_validator("output")
+    @classmethod
+    def _has_output(cls, v: Any) -> Any:
+        if v is None:
+            raise ValueError("a gold entry needs an `output`")
+        return v
+
 
 _TURN_FIELD = re.compile(r"^turn \d+\.")
 

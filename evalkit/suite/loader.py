@@ -3,7 +3,6 @@ problem of the file at once."""
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -23,20 +22,10 @@ from evalkit.suite._validation import clean_loc, pydantic_message
 from evalkit.suite.conditions import compile_condition
 from evalkit.suite.files import default_suite_name, resolve_suite_path
 from evalkit.suite.gold import GoldReader
-from evalkit.suite.model import Case, Item, JudgeThinking, Suite, Target, Tool, Turn
+from evalkit.suite.model import Case, Item, JudgeThinking, Suite, Turn
 from evalkit.suite.prompts import check_template
-from evalkit.suite.reading import read_suite_text
-from evalkit.suite.spec import (
-    AssistantTurnSpec,
-    CallableTargetSpec,
-    CaseSpec,
-    CheckSpec,
-    PromptTargetSpec,
-    RubricItemSpec,
-    SuiteSpec,
-    id_skeleton,
-)
-from evalkit.suite.tool_results import entry_problem
+from evalkit.suite.spec import AssistantTurnSpec, CaseSpec, CheckSpec, RubricItemSpec, SuiteSpec, id_skeleton
+from evalkit.suite.target_loader import check_tool_results, load_target
 from evalkit.suite.yaml_reader import YamlDocument, read_yaml
 
 
@@ -215,7 +204,7 @@ class _Loader:
                 check_specs=shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)],
                 rubric=cspec.rubric, wanted=cspec.fields, extract=repeats > 1)
             turns = self._turns(spec, checks, field_names, cspec, cloc=cloc) if cspec.conversation is not None else ()
-            self._check_tool_results(spec, cspec, cloc)
+            check_tool_results(spec.target, cspec, cloc, self.problem)
             cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
                               items=items, repeats=repeats, fields=fields, description=cspec.description,
                               tool_results=dict(cspec.tool_results),
@@ -233,7 +222,7 @@ class _Loader:
             name=spec.name or default_suite_name(self.doc.path),
             path=self.doc.path,
             cases=cases,
-            target=self._target(spec),
+            target=load_target(spec.target, self.doc.path.parent, self.problem),
             model=spec.model,
             judge_model=spec.judge_model,
             judge_thinking=JudgeThinking(spec.judge_thinking.effort, spec.judge_thinking.budget_tokens)
@@ -364,64 +353,11 @@ class _Loader:
                     compared.add(ref.case)
         return compared
 
-    def _check_tool_results(self, spec: SuiteSpec, cspec: CaseSpec, cloc: tuple[Any, ...]) -> None:
-        """A case's `tool_results:` answer tools the suite's prompt target declares, in a shape evalkit reads."""
-        if not cspec.tool_results:
-            return
-        target = spec.target
-        declared = [t.name for t in target.tools] if isinstance(target, PromptTargetSpec) else []
-        for name, value in cspec.tool_results.items():
-            where = cloc + ("tool_results", name)
-            if name not in declared:
-                self.problem(where, f"tool_results: the target declares no tool {name!r}; its tools: "
-                                    f"{', '.join(declared) or '(none: only a prompt target with `tools:` has them)'}",
-                             cspec.id)
-                continue
-            problem = entry_problem(value)
-            if problem:
-                self.problem(where, f"tool_results of {name}: {problem}", cspec.id)
-
     def _check_expression(self, expr: str, loc: tuple[Any, ...], case_id: str) -> None:
         try:
             compile_condition(expr)
         except ValueError as exc:
             self.problem(loc, str(exc), case_id)
-
-    def _target(self, spec: SuiteSpec) -> Target | None:
-        t = spec.target
-        if t is None:
-            return None
-        if isinstance(t, str):
-            t = CallableTargetSpec(function=t)
-        if isinstance(t, CallableTargetSpec):
-            if not re.fullmatch(r"[\w.]+:[\w.]+", t.function):
-                self.problem(("target",), f"target {t.function!r} is not of the form module:function")
-            return Target(function=t.function)
-        assert isinstance(t, PromptTargetSpec)
-        template, name = t.prompt, None
-        if t.prompt_file is not None:
-            file = self.doc.path.parent / t.prompt_file
-            name = t.prompt_file
-            if not file.resolve().is_relative_to(self.doc.path.parent.resolve()):
-                self.problem(("target", "prompt_file"), f"prompt file {t.prompt_file} is outside the suite's "
-                                                        f"folder {self.doc.path.parent}")
-                return None
-            try:
-                template = read_suite_text(file, "prompt file")
-            except (OSError, ValueError) as exc:  # missing or unreadable; or a FIFO, a device, not UTF-8
-                why = f"cannot read prompt file {t.prompt_file}: {exc.strerror}" if isinstance(exc, OSError) else exc
-                self.problem(("target", "prompt_file"), str(why))
-                return None
-        error = check_template(template or "")
-        if error:
-            self.problem(("target",), f"prompt template: {error}")
-        return Target(template=template, template_name=name, system=t.system, model=t.model,
-                      max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache,
-                      thinking=_thinking(t.thinking), effort=t.effort,
-                      tools=tuple(Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
-                                       function=tool.function) for tool in t.tools),
-                      max_steps=t.max_steps)
-
 
 def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None, judge_repeats: int = 1,
                 text: str | None = None) -> Item:
@@ -432,12 +368,3 @@ def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = 
                     judge_repeats=judge_repeats)
     return Item(id=item_id, text=text or check.describe(), check=check, required=True, line=line,
                 judge_repeats=judge_repeats)
-
-
-def _thinking(setting: Any) -> dict[str, Any] | None:
-    """A prompt target's `thinking:` as the API takes it."""
-    if setting is None:
-        return None
-    if isinstance(setting, str):
-        return {"type": setting}
-    return {"type": "enabled", "budget_tokens": setting.budget_tokens}

@@ -7,25 +7,23 @@ import re
 import unicodedata
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from evalkit.limits import DEFAULT_CHECK_TIMEOUT, DEFAULT_JUDGE_TIMEOUT, DEFAULT_TARGET_TIMEOUT
 from evalkit.llm.budget import max_cost_problem
 from evalkit.llm.tiers import DEFAULT_JUDGE_MODEL
+from evalkit.suite.spec_base import Strict
+from evalkit.suite.target_spec import EffortLevel, TargetSpec
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class CheckSpec(_Strict):
+class CheckSpec(Strict):
     """A check as written in YAML: `type` plus that type's own arguments (validated later)."""
 
     model_config = ConfigDict(extra="allow")
     type: str = Field(description="A registered check type, e.g. syntax, contains, field, llm_judge.")
 
 
-class FieldSpec(_Strict):
+class FieldSpec(Strict):
     type: Literal["number", "integer", "boolean", "enum", "string", "list"]
     description: str = ""
     values: list[str] | None = Field(default=None, description="Allowed values of an enum field.")
@@ -46,7 +44,7 @@ class FieldSpec(_Strict):
         return self
 
 
-class RubricItemSpec(_Strict):
+class RubricItemSpec(Strict):
     """One checklist item, decided by code (`check`), by the judge (`judge`), or by both (two
     witnesses: it passes only when both do)."""
 
@@ -81,90 +79,6 @@ RubricEntry = Annotated[
 RubricSpec = list[RubricEntry]
 
 
-class ToolSpec(_Strict):
-    """A tool the model may call in a prompt target's tool loop."""
-
-    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$", description="The tool's name, as the model calls it.")
-    description: str = Field(default="", description="What the tool does, for the model.")
-    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}},
-                                         description="JSON Schema of the tool's arguments (an object).")
-    function: str | None = Field(default=None, description=(
-        "module:function that answers the tool, called with the arguments as keywords, in a worker process like "
-        "a callable target; without it, each case's `tool_results:` answers."))
-
-    @field_validator("input_schema")
-    @classmethod
-    def _a_schema(cls, v: dict[str, Any]) -> dict[str, Any]:
-        import jsonschema  # on use: only suites with tools need it
-
-        try:
-            jsonschema.Draft202012Validator.check_schema(v)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"input_schema is not a JSON Schema: {exc.message}") from None
-        if v.get("type") != "object":
-            raise ValueError("a tool's input_schema describes an object (`type: object`)")
-        return v
-
-    @field_validator("function")
-    @classmethod
-    def _module_function(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[\w.]+:[\w.]+", v):
-            raise ValueError(f"function {v!r} is not of the form module:function")
-        return v
-
-
-class PromptTargetSpec(_Strict):
-    """A Jinja prompt sent to a model: inline `prompt` or a `prompt_file` beside the suite; with
-    `tools:`, evalkit runs the tool loop (tool_use, tool_result, ...) to the final answer."""
-
-    prompt: str | None = None
-    prompt_file: str | None = None
-    system: str | None = None
-    model: str | None = None
-    max_tokens: int | None = Field(default=None, gt=0)
-    temperature: float | None = Field(default=None, ge=0, le=1, description="Sent only to a model that takes "
-                                      "sampling parameters (current models do not): refused before the run otherwise.")
-    thinking: Literal["adaptive", "disabled", "between_tools"] | ThinkingBudget | None = Field(
-        default=None, description="The target model's thinking: adaptive, disabled, between_tools, or "
-        "{budget_tokens: N}; left out, the model's own default (generation-5 models think).")
-    effort: EffortLevel | None = Field(default=None, description="`output_config.effort` of the target's calls.")
-    prompt_cache: bool = Field(default=False, description=(
-        "Mark the `system` prompt, shared by every case, as a prompt-cache prefix: later calls read it "
-        "at about a tenth of the input price (the API caches prefixes of about 1,024 tokens and more)."))
-    tools: list[ToolSpec] = Field(default_factory=list, description="Tools the model may call; evalkit runs "
-                                  "the loop and records every step as the run's trace.")
-    max_steps: int = Field(default=10, ge=1, le=100, description="Model turns a tool loop may take; a model "
-                           "still calling tools after them makes an error row.")
-
-    @model_validator(mode="after")
-    def _one_template(self) -> "PromptTargetSpec":
-        names = [t.name for t in self.tools]
-        if len(set(names)) != len(names):
-            raise ValueError(f"tool {sorted({n for n in names if names.count(n) > 1})[0]!r} is declared twice")
-        if (self.prompt is None) == (self.prompt_file is None):
-            raise ValueError("a prompt target needs exactly one of `prompt` or `prompt_file`")
-        if self.prompt_cache and not self.system:
-            raise ValueError("`prompt_cache: true` caches the `system` prompt: give the target one")
-        return self
-
-
-class CallableTargetSpec(_Strict):
-    function: str = Field(description="module:function, resolved relative to the suite's folder.")
-
-
-def _target_kind(v: Any) -> str:
-    if isinstance(v, str):
-        return "~function"
-    if isinstance(v, CallableTargetSpec) or (isinstance(v, dict) and "function" in v):
-        return "~callable"
-    return "~prompt"
-
-
-TargetSpec = Annotated[
-    Union[Annotated[str, Tag("~function")], Annotated[CallableTargetSpec, Tag("~callable")],
-          Annotated[PromptTargetSpec, Tag("~prompt")]],
-    Discriminator(_target_kind),
-]
 CaseRubric = Annotated[
     Union[Annotated[str, Tag("~name")], Annotated[RubricSpec, Tag("~list")]],
     Discriminator(lambda v: _kind(v, {str: "~name"}, "~list")),
@@ -197,7 +111,7 @@ def id_skeleton(case_id: str) -> str:
     return case_id if case_id.isascii() else unicodedata.normalize("NFKC", case_id)
 
 
-class UserTurnSpec(_Strict):
+class UserTurnSpec(Strict):
     """A user turn of a conversation: its message (Jinja) and what its reply is scored on."""
 
     user: str = Field(description="The message (Jinja over `input`, `prompt` (the prompt target's own template "
@@ -211,7 +125,7 @@ class UserTurnSpec(_Strict):
                                                                "stored as `turn N.<field>`.")
 
 
-class AssistantTurnSpec(_Strict):
+class AssistantTurnSpec(Strict):
     """A scripted assistant turn: the reply to the user turn just before it, put in the history as a known
     state; that user turn is not sent to the model."""
 
@@ -229,7 +143,7 @@ TurnSpec = Annotated[
 ]
 
 
-class CaseSpec(_Strict):
+class CaseSpec(Strict):
     id: str = Field(min_length=1)
     description: str = ""
     input: Any = None
@@ -291,7 +205,7 @@ def plain_tags(tags: list[str]) -> list[str]:
     return tags
 
 
-class FieldRef(_Strict):
+class FieldRef(Strict):
     case: str | None = None
     field: str | None = None
     fact: str | None = None
@@ -307,7 +221,7 @@ class FieldRef(_Strict):
         return self
 
 
-class CompareSpec(_Strict):
+class CompareSpec(Strict):
     """A check across cases on extracted fields, e.g. one runner's volume below another's."""
 
     id: str
@@ -321,46 +235,12 @@ class CompareSpec(_Strict):
 GoldLabel = Literal["pass", "fail", "n/a"]
 
 
-class GoldSpec(_Strict):
-    """A gold-labelled output: what a careful reader decides about one output of one case."""
-
-    case: str = Field(min_length=1, description="The id of the case this output answers.")
-    output: Any = Field(description="The output (text, or the data the target returns).")
-    fields: dict[str, Any] | None = Field(default=None, description="The field values a careful reader "
-                                                                    "records; a declared field left out is "
-                                                                    "not stated (null).")
-    misread: list[str] = Field(default_factory=list, description=(
-        "Fields recorded on purpose as a fooled extraction gives them (to prove that the code's second witness "
-        "catches it): `calibrate` does not score the extraction on them, and selftest does not compare them with "
-        "other entries of the same output."))
-    facts: dict[str, Any] = Field(default_factory=dict, description="The facts the target gave with this output; "
-                                                                    "`evalkit selftest` recomputes them with the "
-                                                                    "target and fails where they differ.")
-    extraction: dict[str, Any] | None = Field(default=None, description="An extraction reply recorded for this "
-                                                                        "output, as the model gave it; `evalkit "
-                                                                        "selftest` parses it like a run and "
-                                                                        "compares it with `fields:` (default: "
-                                                                        "`fields:` itself).")
-    trace: list[dict[str, Any]] | None = Field(default=None, description=(
-        "The run's trajectory (evalkit.trace.steps: messages and tool calls with their arguments and results), "
-        "for a suite whose checks read the agent's tool calls; a conversation's whole trace, turns included."))
-    labels: dict[str, GoldLabel] = Field(min_length=1, description="Item or check id -> pass, fail or n/a.")
-    note: str = Field(default="", description="One line: why these labels.")
-
-    @field_validator("output")
-    @classmethod
-    def _has_output(cls, v: Any) -> Any:
-        if v is None:
-            raise ValueError("a gold entry needs an `output`")
-        return v
-
-
-class Thresholds(_Strict):
+class Thresholds(Strict):
     rubric: float = Field(default=0.8, ge=0, le=1, description="Minimum rubric pass rate per case.")
     agreement: float = Field(default=0.8, ge=0, le=1, description="Minimum field agreement per case.")
 
 
-class CalibrationBar(_Strict):
+class CalibrationBar(Strict):
     """What `evalkit calibrate` requires of the judge and the extraction on the gold outputs (exit 1 below it)."""
 
     min_agreement: float | None = Field(default=None, ge=0, le=1, description="Of every judge item (errors "
@@ -376,7 +256,7 @@ class CalibrationBar(_Strict):
                                                   "field against the gold values.")
 
 
-class Timeouts(_Strict):
+class Timeouts(Strict):
     target: float = Field(default=DEFAULT_TARGET_TIMEOUT, gt=0, description="Seconds one run of the target may "
                                                                            "take before it is an error row.")
     check: float = Field(default=DEFAULT_CHECK_TIMEOUT, gt=0, description="Seconds one check from a plugin may "
@@ -385,24 +265,7 @@ class Timeouts(_Strict):
                          "may take in all, retries included, before it is an error row.")
 
 
-EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
-
-
-class ThinkingBudget(_Strict):
-    """Extended thinking with a budget of tokens (`thinking: {budget_tokens: N}`), for a model that takes it."""
-
-    budget_tokens: int = Field(description="Tokens the model may think with before it answers (at least 1024, "
-                               "the API's least); billed as output tokens.")
-
-    @field_validator("budget_tokens")
-    @classmethod
-    def _at_least_the_api_minimum(cls, v: int) -> int:
-        if v < 1024:
-            raise ValueError(f"budget_tokens {v} is below 1024, the least the API takes")
-        return v
-
-
-class JudgeThinking(_Strict):
+class JudgeThinking(Strict):
     """The judge thinks before its verdicts: adaptive thinking at an `effort` level where the judge model
     takes it, else extended thinking with `budget_tokens` (or a budget for the effort level)."""
 
@@ -424,12 +287,12 @@ class JudgeThinking(_Strict):
         return self
 
 
-class ModelTiers(_Strict):
+class ModelTiers(Strict):
     high: str | None = None
     low: str | None = None
 
 
-class SuiteSpec(_Strict):
+class SuiteSpec(Strict):
     """A suite file: cases plus how to run and score them."""
 
     name: str | None = None

@@ -11,7 +11,8 @@ anthropic = pytest.importorskip("anthropic")
 
 from evalkit.errors import ProviderError  # noqa: E402
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse  # noqa: E402
-from evalkit.testing.fake_anthropic import DEFAULT_MODELS, FakeAnthropicServer, model_info  # noqa: E402
+from evalkit.testing.fake_anthropic import FakeAnthropicServer  # noqa: E402
+from evalkit.testing.fake_models import DEFAULT_MODELS, model_info  # noqa: E402
 from evalkit.testing.offline_server import OFFLINE_REASON, offline_script  # noqa: E402
 from evalkit.testing.script import Script, requested_schema, requested_tool  # noqa: E402
 from evalkit.testing.scripted import ScriptedProvider  # noqa: E402

@@ -346,8 +346,10 @@ class RunsHavePaces(_TraceCheck):
         if not runs_prescribed(ctx, src):
             return Outcome.not_applicable("the reply prescribes no run")
         general = [line for line in prose_outside_the_list(ctx.text).splitlines() if paces_in(line)]
-        covered = lambda session: any(re.search(rf"(?i)\b({_SESSION_WORD.get(session, session)})", line)  # noqa: E731
-                                      for line in general)
+
+        def covered(session: str) -> bool:  # a line of paces in the prose names this session
+            return any(re.search(rf"(?i)\b({_SESSION_WORD.get(session, session)})", line) for line in general)
+
         missing: list[str] = []
         extracted = [d for d in (ctx.fields or {}).get("days") or [] if isinstance(d, dict)]
         for d in extracted:
