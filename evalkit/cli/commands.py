@@ -70,7 +70,7 @@ def history_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
                       help="With --history: the default branch, whose runs tell which cases are flaky.")(fn)
     return click.option("--history", type=click.Path(dir_okay=False), help="A results history (`evalkit history "
-                        "record`): a regression of a case flaky on the default branch is marked so, not counted "
+                        "record`; a file or a PostgreSQL URL): a regression of a case flaky on the default branch is marked so, not counted "
                         "(unless a critical item).")(fn)
 
 
