@@ -51,12 +51,14 @@ def record(conn: HistoryConnection, report: Report, *, branch: str, commit: str 
         found = conn.execute("SELECT id FROM runs WHERE run_key = ?", (key,)).fetchone()
         if found:
             return Recorded(number=found[0], suites=0, cases=0, already=True)
-        inserted = conn.execute(
-            "INSERT INTO runs (run_key, recorded_at, started_at, git_commit, branch, verdict, cost_usd, "
-            "wall_seconds, calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (key, recorded_at, report.started_at or recorded_at, commit, branch, report.verdict,
+        # numbered here, under the write lock: both databases number runs alike, and a write rolled
+        # back leaves no gap (a PostgreSQL sequence would skip the number it handed out)
+        number = int(conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM runs").fetchone()[0])
+        conn.execute(
+            "INSERT INTO runs (id, run_key, recorded_at, started_at, git_commit, branch, verdict, cost_usd, "
+            "wall_seconds, calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (number, key, recorded_at, report.started_at or recorded_at, commit, branch, report.verdict,
              report.usage.cost_usd, report.wall_seconds, report.usage.calls))
-        number = int(inserted.fetchone()[0])
         cases = 0
         for suite in report.suites:
             _suite(conn, number, suite, report)
