@@ -134,3 +134,20 @@ def test_a_password_is_hidden_wherever_the_url_holds_it():
     assert shown("postgresql://u:p%40ss@h/db") == "postgresql://u:***@h/db"
     assert shown("postgres://u@h/db?password=s3cret&sslmode=require") == "postgres://u@h/db?password=***&sslmode=require"
     assert shown("history.sqlite") == "history.sqlite"
+
+
+def test_a_shared_database_takes_the_history_in_a_schema_of_its_own(postgres_server):
+    url = postgres_server.socket_url(postgres_server.new_database())
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as other:
+        other.execute("CREATE TABLE users (name TEXT)")
+        other.execute("CREATE SCHEMA evalkit")
+    own = url + "&options=-csearch_path%3Devalkit"  # as docs/history.md shows it
+    conn = open_history(own)
+    record(conn, report(case("a", "pass")), branch="main")
+    conn.close()
+    with psycopg.connect(url, autocommit=True) as other:
+        found = other.execute("SELECT table_schema, COUNT(*) FROM information_schema.tables "
+                              "WHERE table_schema IN ('public', 'evalkit') GROUP BY table_schema ORDER BY 1")
+        assert found.fetchall() == [("evalkit", 5), ("public", 1)]
