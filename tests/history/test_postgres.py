@@ -151,3 +151,17 @@ def test_a_shared_database_takes_the_history_in_a_schema_of_its_own(postgres_ser
         found = other.execute("SELECT table_schema, COUNT(*) FROM information_schema.tables "
                               "WHERE table_schema IN ('public', 'evalkit') GROUP BY table_schema ORDER BY 1")
         assert found.fetchall() == [("evalkit", 5), ("public", 1)]
+
+
+def test_a_writer_that_waits_too_long_for_the_lock_is_told_busy_in_one_line(postgres_url, tmp_path, monkeypatch):
+    from evalkit.history import postgres
+    from evalkit.history.access import record_file
+
+    monkeypatch.setattr(postgres, "LOCK_SECONDS", 1)  # not the minute a real writer waits
+    report(case("a", "pass")).save(tmp_path / "run.json")
+    holder = open_history(postgres_url)
+    with holder.transaction():  # another writer, halfway through its run
+        with pytest.raises(UsageError, match=r"^the history postgresql://\S+ is busy: another writer held it"):
+            record_file(tmp_path / "run.json", postgres_url, branch="main")
+    assert record_file(tmp_path / "run.json", postgres_url, branch="main").number == 1  # its turn now
+    holder.close()
