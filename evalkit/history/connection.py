@@ -4,7 +4,7 @@ code above never imports a driver (psycopg is an optional extra)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -41,7 +41,7 @@ class DriverErrors:
     base: type[Exception]
     conflict: type[Exception]
     busy: tuple[type[Exception], ...] = ()
-    is_busy: Any = None  # (exception) -> bool, for a driver that says busy in its message only
+    is_busy: Callable[[Exception], bool] | None = None  # a driver that says busy in its message only
 
 
 def one_line(exc: BaseException) -> str:
@@ -61,7 +61,7 @@ class HistoryConnection:
 
     def execute(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> Rows:
         try:
-            return _Rows(self.raw.execute(self.dialect.sql(sql), params), self)
+            return _Rows(self.raw.execute(self.dialect.sql(sql), params), self._errors.base, self._ours)
         except self._errors.base as exc:
             raise self._ours(exc) from exc
 
@@ -97,21 +97,22 @@ class HistoryConnection:
 class _Rows:
     """A driver's cursor whose errors while fetching (SQLite reads a damaged page only then) are ours."""
 
-    def __init__(self, cursor: Any, conn: HistoryConnection) -> None:
+    def __init__(self, cursor: Any, driver_error: type[Exception], ours: Callable[[Exception], HistoryError]) -> None:
         self._cursor = cursor
-        self._conn = conn
+        self._driver_error = driver_error
+        self._ours = ours
 
     def fetchone(self) -> Any:
         try:
             return self._cursor.fetchone()
-        except self._conn._errors.base as exc:
-            raise self._conn._ours(exc) from exc
+        except self._driver_error as exc:
+            raise self._ours(exc) from exc
 
     def fetchall(self) -> list[Any]:
         try:
             return list(self._cursor.fetchall())
-        except self._conn._errors.base as exc:
-            raise self._conn._ours(exc) from exc
+        except self._driver_error as exc:
+            raise self._ours(exc) from exc
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
