@@ -165,3 +165,13 @@ def test_a_writer_that_waits_too_long_for_the_lock_is_told_busy_in_one_line(post
             record_file(tmp_path / "run.json", postgres_url, branch="main")
     assert record_file(tmp_path / "run.json", postgres_url, branch="main").number == 1  # its turn now
     holder.close()
+
+
+def test_joining_copies_is_for_files_and_says_so(postgres_url, tmp_path):
+    from evalkit.history.merge import add_missing_runs
+
+    open_history(tmp_path / "copy.sqlite", create=True).close()
+    conn = open_history(postgres_url)
+    with pytest.raises(UsageError, match="joining histories is for SQLite files"):
+        add_missing_runs(conn, tmp_path / "copy.sqlite")
+    conn.close()
