@@ -1,5 +1,5 @@
 """The locks agree with pyproject.toml, offline: the Action image's (requirements-action.txt) and
-the development set's (requirements-dev.txt, the same plus the [test] extra, which .ci/run's main
+the development set's (requirements-dev.txt, the same plus the [test] and [postgres] extras, which .ci/run's main
 test run installs). Every dependency is pinned to a version its specifier allows, and every pin
 has hashes (pip --require-hashes refuses anything less). `.ci/lock --check` also re-resolves
 against the registry."""
@@ -35,7 +35,7 @@ def _dependencies(*extras: str) -> list[Requirement]:
     return [Requirement(d) for d in deps]
 
 
-@pytest.mark.parametrize("lock, extras", [("requirements-action.txt", ()), ("requirements-dev.txt", ("test",))])
+@pytest.mark.parametrize("lock, extras", [("requirements-action.txt", ()), ("requirements-dev.txt", ("test", "postgres"))])
 def test_every_dependency_is_pinned_to_an_allowed_version_with_hashes(lock, extras):
     pins = _pins(lock)
     for dep in _dependencies(*extras):

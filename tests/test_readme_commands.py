@@ -55,6 +55,13 @@ SKIPPED = {
     "mkdocs build --strict": "needs the docs extra, which only the locked job installs: tests/test_docs.py "
                              "builds the site where it is installed, and .ci/run builds it in its static checks",
     "mkdocs serve": "a preview server that runs until stopped",
+    "pip install 'evalkit[postgres]'": "installs from the package registry (network); the locked job's lock "
+                                       "holds the extra",
+    "evalkit history record main.json --branch main --history postgresql://evalkit@db.example.com/evals":
+        "the reader's own PostgreSQL server; tests/history/test_postgres.py runs these commands against a "
+        "throwaway server",
+    "evalkit history --history postgresql://evalkit@db.example.com/evals":
+        "as the `history record` above: tests/history/test_postgres.py runs it against a throwaway server",
     "evalkit mutate evals": "the reader's own suite folder (docs/mutate.md's support team's `evals/`, not in this "
                             "repository); tests/engine/test_mutate.py runs `evalkit mutate` on a team's suite and on "
                             "the bundled ones",

@@ -9,7 +9,7 @@ import click
 
 from evalkit.cli.exit_codes import guard
 
-HISTORY_HELP = "The history file (default .evalkit/history.sqlite)."
+HISTORY_HELP = "The history: a file (default .evalkit/history.sqlite) or a PostgreSQL URL (postgresql://...)."
 history_option = click.option("--history", "history_path", type=click.Path(), help=HISTORY_HELP)
 
 
@@ -56,14 +56,16 @@ def history(ctx: click.Context, history_path: str | None, branch: str | None, la
 def record(ctx: click.Context, results: str, history_path: str | None, branch: str | None,
            commit: str | None) -> None:
     """Add a run's results (JSON or JSONL) to the history: all of it or nothing."""
+    from evalkit.history import shown
     from evalkit.history.access import record_file
 
     where = _path(ctx, history_path)
     done = record_file(results, where, branch=branch, commit=commit)
     if done.already:
-        click.echo(f"{results} is run #{done.number} of {where} already: nothing added")
+        click.echo(f"{results} is run #{done.number} of {shown(where)} already: nothing added")
     else:
-        click.echo(f"recorded {results} as run #{done.number} of {where} ({done.suites} suites, {done.cases} cases)")
+        click.echo(f"recorded {results} as run #{done.number} of {shown(where)} ({done.suites} suites, "
+                   f"{done.cases} cases)")
 
 
 @history.command("case")

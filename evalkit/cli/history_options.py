@@ -13,8 +13,8 @@ def history_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
                       help="With --history: the default branch, whose runs tell which cases are flaky.")(fn)
     return click.option("--history", type=click.Path(dir_okay=False), help="A results history (`evalkit history "
-                        "record`): a regression of a case flaky on the default branch is marked so, not counted "
-                        "(unless a critical item).")(fn)
+                        "record`; a file or a PostgreSQL URL): a regression of a case flaky on the default branch "
+                        "is marked so, not counted (unless a critical item).")(fn)
 
 
 def read_flaky_cases(history: str | None, branch: str) -> Any:

@@ -1,5 +1,5 @@
-"""A memory of runs: the results history in one SQLite file (schema and migrations, recording a run
-whole or not at all, trends, one case over time) and the flaky cases it tells."""
+"""A memory of runs: the results history in one SQLite file or a PostgreSQL database (schema and
+migrations, recording a run whole or not at all, trends, one case over time) and the flaky cases it tells."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from evalkit.history.access import read_flaky, record_file
     from evalkit.history.database import DEFAULT_PATH, open_history
     from evalkit.history.flaky import DEFAULT_BRANCH, flaky_cases
+    from evalkit.history.location import shown
     from evalkit.history.merge import add_missing_runs
     from evalkit.history.migrations import SCHEMA_VERSION
 
@@ -24,6 +25,7 @@ __all__ = [
     "open_history",
     "read_flaky",
     "record_file",
+    "shown",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
@@ -35,6 +37,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "open_history": "evalkit.history.database",
     "DEFAULT_BRANCH": "evalkit.history.flaky",
     "flaky_cases": "evalkit.history.flaky",
+    "shown": "evalkit.history.location",
 })
 
 del annotations, TYPE_CHECKING, lazy_exports

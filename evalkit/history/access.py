@@ -4,13 +4,13 @@ for a comparison. Each opens the file, does its one thing and closes it."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 from pathlib import Path
 
 from evalkit.compare.flaky import FlakyIndex, index
 from evalkit.compare.load import load_results
 from evalkit.errors import UsageError
+from evalkit.history.connection import HistoryConflict, HistoryError
 from evalkit.history.database import busy_or_broken, open_history
 from evalkit.history.flaky import DEFAULT_BRANCH, DEFAULT_WINDOW, flaky_cases
 from evalkit.history.recording import Recorded, record, refuse_unfinished
@@ -42,10 +42,10 @@ def record_file(results: str | Path, history: str | Path, *, branch: str | None 
     conn = open_history(history, create=True)
     try:
         return record(conn, report, branch=branch, commit=commit)
-    except sqlite3.IntegrityError as exc:  # the whole run was rolled back
+    except HistoryConflict as exc:  # the whole run was rolled back
         raise UsageError(f"{results} cannot be recorded, nothing was written ({exc}: a suite name or a case "
                          "id twice in one run?)") from None
-    except sqlite3.Error as exc:
+    except HistoryError as exc:
         raise busy_or_broken(history, exc) from None
     finally:
         conn.close()
@@ -56,7 +56,7 @@ def read_flaky(history: str | Path, *, branch: str = DEFAULT_BRANCH, last: int =
     conn = open_history(history)
     try:
         return index(flaky_cases(conn, branch=branch, last=last))
-    except sqlite3.Error as exc:
+    except HistoryError as exc:
         raise busy_or_broken(history, exc) from None
     finally:
         conn.close()

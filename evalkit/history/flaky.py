@@ -8,11 +8,11 @@ outcome that comes back tells noise from a change."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 
 from evalkit.compare.flaky import FlakyCase
+from evalkit.history.connection import HistoryConnection
 
 DEFAULT_BRANCH = "main"
 DEFAULT_WINDOW = 10  # runs of the branch looked at
@@ -26,7 +26,7 @@ class _Outcome:
     passed: bool | None  # None: neither pass nor fail (skipped, inconclusive, not run)
 
 
-def flaky_cases(conn: sqlite3.Connection, *, branch: str = DEFAULT_BRANCH,
+def flaky_cases(conn: HistoryConnection, *, branch: str = DEFAULT_BRANCH,
                 last: int = DEFAULT_WINDOW) -> list[FlakyCase]:
     """The cases flaky over the last `last` runs of `branch`, by suite and id."""
     rows = conn.execute(
@@ -64,7 +64,7 @@ def _same_fingerprint(newest_first: list[_Outcome]) -> list[_Outcome]:
     return window[::-1]
 
 
-def _flipped_items(conn: sqlite3.Connection, suite: str, case_id: str, runs: list[int]) -> list[str]:
+def _flipped_items(conn: HistoryConnection, suite: str, case_id: str, runs: list[int]) -> list[str]:
     """Items of the case whose outcome (every scored run passed, or not) differed between these runs."""
     marks = ",".join("?" * len(runs))
     states: dict[str, set[bool]] = defaultdict(set)

@@ -5,39 +5,43 @@ that has both."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from evalkit.history.database import busy_or_broken, open_history, transaction
+from evalkit.errors import UsageError
+from evalkit.history.connection import HistoryConnection, HistoryError
+from evalkit.history.database import busy_or_broken, open_history
+from evalkit.history.dialect import SQLITE
 
 _CHILDREN = ("suite_runs", "case_runs", "item_runs")  # in the order their foreign keys need
 
 
-def add_missing_runs(conn: sqlite3.Connection, other: str | Path) -> int:
+def add_missing_runs(conn: HistoryConnection, other: str | Path) -> int:
     """Copy into `conn` the runs of the history at `other` whose run key it lacks; how many. `other`
     is checked and brought to the current schema as any history is (UsageError when it is unusable)."""
+    if conn.dialect is not SQLITE:  # the Action joins copies of its file; a server needs no joining
+        raise UsageError("joining histories is for SQLite files: a PostgreSQL history has every writer's runs")
     open_history(other).close()
     conn.execute("ATTACH DATABASE ? AS other", (str(other),))
     try:
-        with transaction(conn):
+        with conn.transaction():
             missing = conn.execute(
                 "SELECT id FROM other.runs WHERE run_key NOT IN (SELECT run_key FROM main.runs) "
                 "ORDER BY started_at, id").fetchall()
             run_columns = [c for c in _columns(conn, "runs") if c != "id"]
             listed = ", ".join(run_columns)
             for (old,) in missing:
-                new = conn.execute(f"INSERT INTO main.runs ({listed}) SELECT {listed} FROM other.runs WHERE id = ?",
-                                   (old,)).lastrowid
+                new = conn.execute(f"INSERT INTO main.runs ({listed}) SELECT {listed} FROM other.runs WHERE id = ? "
+                                   "RETURNING id", (old,)).fetchone()[0]
                 for table in _CHILDREN:
                     rest = [c for c in _columns(conn, table) if c != "run"]
                     conn.execute(f"INSERT INTO main.{table} (run, {', '.join(rest)}) SELECT ?, {', '.join(rest)} "
                                  f"FROM other.{table} WHERE run = ?", (new, old))
         return len(missing)
-    except sqlite3.Error as exc:
+    except HistoryError as exc:
         raise busy_or_broken(other, exc) from None
     finally:
         conn.execute("DETACH DATABASE other")
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+def _columns(conn: HistoryConnection, table: str) -> list[str]:
     return [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import sqlite3
 from dataclasses import dataclass, field
 
 from evalkit.errors import UsageError
+from evalkit.history.connection import HistoryConnection
 
 
 @dataclass(frozen=True)
@@ -59,35 +59,35 @@ class CaseOutcome:
     failed_items: list[str] = field(default_factory=list)
 
 
-def runs(conn: sqlite3.Connection, *, last: int = 20, branch: str | None = None) -> list[RunRow]:
+def runs(conn: HistoryConnection, *, last: int = 20, branch: str | None = None) -> list[RunRow]:
     """The last `last` runs recorded (of `branch`, when given), newest first."""
     rows = conn.execute(
         "SELECT r.id, r.started_at, r.branch, r.git_commit, r.verdict, COALESCE(SUM(s.cases), 0), "
         "COALESCE(SUM(s.passed), 0), r.cost_usd, r.wall_seconds FROM runs r LEFT JOIN suite_runs s ON s.run = r.id "
-        "WHERE (? IS NULL OR r.branch = ?) GROUP BY r.id ORDER BY r.id DESC LIMIT ?", (branch, branch, last))
+        "WHERE (CAST(? AS TEXT) IS NULL OR r.branch = ?) GROUP BY r.id ORDER BY r.id DESC LIMIT ?", (branch, branch, last))
     return [RunRow(*row) for row in rows]
 
 
-def suite_trends(conn: sqlite3.Connection, *, last: int = 10, branch: str | None = None) -> list[SuiteTrend]:
+def suite_trends(conn: HistoryConnection, *, last: int = 10, branch: str | None = None) -> list[SuiteTrend]:
     """Each suite's last `last` runs (of `branch`, when given), oldest first; suites by name."""
     trends = []
     names = [r[0] for r in conn.execute("SELECT DISTINCT suite FROM suite_runs ORDER BY suite")]
     for name in names:
         rows = conn.execute(
             "SELECT s.run, r.started_at, s.cases, s.passed, s.cost_usd, s.latency_median FROM suite_runs s "
-            "JOIN runs r ON r.id = s.run WHERE s.suite = ? AND (? IS NULL OR r.branch = ?) "
+            "JOIN runs r ON r.id = s.run WHERE s.suite = ? AND (CAST(? AS TEXT) IS NULL OR r.branch = ?) "
             "ORDER BY s.run DESC LIMIT ?", (name, branch, branch, last)).fetchall()
         if rows:
             trends.append(SuiteTrend(suite=name, points=[SuitePoint(*row) for row in reversed(rows)]))
     return trends
 
 
-def case_outcomes(conn: sqlite3.Connection, case_id: str, *, suite: str | None = None,
+def case_outcomes(conn: HistoryConnection, case_id: str, *, suite: str | None = None,
                   last: int = 50) -> list[CaseOutcome]:
     """The case's last `last` outcomes, oldest first; UsageError naming close ids when none is recorded."""
     rows = conn.execute(
         "SELECT c.run, r.started_at, r.branch, r.git_commit, c.suite, c.verdict, c.runs, c.passed_runs "
-        "FROM case_runs c JOIN runs r ON r.id = c.run WHERE c.case_id = ? AND (? IS NULL OR c.suite = ?) "
+        "FROM case_runs c JOIN runs r ON r.id = c.run WHERE c.case_id = ? AND (CAST(? AS TEXT) IS NULL OR c.suite = ?) "
         "ORDER BY c.run DESC, c.suite LIMIT ?", (case_id, suite, suite, last)).fetchall()
     if not rows:
         known = [r[0] for r in conn.execute("SELECT DISTINCT case_id FROM case_runs")]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from evalkit.compare.diff import latency, live_run_seconds
 from evalkit.errors import UsageError
-from evalkit.history.database import transaction
+from evalkit.history.connection import HistoryConnection
 from evalkit.history.fingerprint import input_hash, suite_hash
 from evalkit.results.report import CaseResult, ItemResult, Report, SuiteResult
 
@@ -42,22 +41,24 @@ def refuse_unfinished(report: Report, where: str) -> None:
                          "then record the merged results")
 
 
-def record(conn: sqlite3.Connection, report: Report, *, branch: str, commit: str | None = None,
+def record(conn: HistoryConnection, report: Report, *, branch: str, commit: str | None = None,
            now: datetime | None = None) -> Recorded:
     """Add `report` as one run of `branch` (commit: given, else the provenance's); all in or nothing."""
     key = run_key(report)
     commit = commit or (report.provenance.git_commit if report.provenance else None)
     recorded_at = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
-    with transaction(conn):
+    with conn.transaction():
         found = conn.execute("SELECT id FROM runs WHERE run_key = ?", (key,)).fetchone()
         if found:
             return Recorded(number=found[0], suites=0, cases=0, already=True)
-        cursor = conn.execute(
-            "INSERT INTO runs (run_key, recorded_at, started_at, git_commit, branch, verdict, cost_usd, "
-            "wall_seconds, calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, recorded_at, report.started_at or recorded_at, commit, branch, report.verdict,
+        # numbered here, under the write lock: both databases number runs alike, and a write rolled
+        # back leaves no gap (a PostgreSQL sequence would skip the number it handed out)
+        number = int(conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM runs").fetchone()[0])
+        conn.execute(
+            "INSERT INTO runs (id, run_key, recorded_at, started_at, git_commit, branch, verdict, cost_usd, "
+            "wall_seconds, calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (number, key, recorded_at, report.started_at or recorded_at, commit, branch, report.verdict,
              report.usage.cost_usd, report.wall_seconds, report.usage.calls))
-        number = int(cursor.lastrowid or 0)
         cases = 0
         for suite in report.suites:
             _suite(conn, number, suite, report)
@@ -67,7 +68,7 @@ def record(conn: sqlite3.Connection, report: Report, *, branch: str, commit: str
     return Recorded(number=number, suites=len(report.suites), cases=cases)
 
 
-def _suite(conn: sqlite3.Connection, run: int, suite: SuiteResult, report: Report) -> None:
+def _suite(conn: HistoryConnection, run: int, suite: SuiteResult, report: Report) -> None:
     scored = [c for c in suite.cases if c.verdict not in ("skipped", "not_run")]
     total = len(scored) if suite.cases else sum(n for v, n in suite.counts.items() if v not in ("skipped", "not_run"))
     passed = sum(c.verdict == "pass" for c in scored) if suite.cases else suite.counts.get("pass", 0)
@@ -80,7 +81,7 @@ def _suite(conn: sqlite3.Connection, run: int, suite: SuiteResult, report: Repor
          suite.wall_seconds, median, p95))
 
 
-def _case(conn: sqlite3.Connection, run: int, suite: str, case: CaseResult) -> None:
+def _case(conn: HistoryConnection, run: int, suite: str, case: CaseResult) -> None:
     conn.execute(
         "INSERT INTO case_runs (run, suite, case_id, verdict, input_hash, runs, passed_runs, cost_usd, "
         "wall_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -1,11 +1,15 @@
-"""Reports built in code for the history's tests: one suite, cases with their runs and items."""
+"""Reports built in code for the history's tests (one suite, cases with their runs and items), and
+where a test keeps its history: an SQLite file, or a database on a throwaway PostgreSQL server."""
 
 from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from evalkit.results.provenance import Provenance
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
+from tests.history import postgres_server as postgres_server_module
 
 
 def item(item_id: str, status: str, *, critical: bool = False, decided_by: str = "code") -> ItemResult:
@@ -31,3 +35,25 @@ def report(*cases: CaseResult, suite_file_hash: str = "h1", commit: str = "c0", 
                         cases=list(cases), models=models or {"target": "m1", "judge": "j1"})
     return Report(verdict=verdict, suites=[suite], run_id=run_id or uuid.uuid4().hex, started_at=started_at,  # type: ignore[arg-type]
                   provenance=Provenance(git_commit=commit, files={"suites/qa.yml": suite_file_hash}))
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throwaway PostgreSQL server a test session (a worker), stopped at its end."""
+    server = postgres_server_module.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """A new, empty database on the throwaway server: its URL (the unix socket, no password)."""
+    return postgres_server.socket_url(postgres_server.new_database())
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_at(request, tmp_path) -> str:
+    """Where a backend-agnostic test keeps its history: a new SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "h.sqlite")
+    return request.getfixturevalue("postgres_url")

@@ -8,7 +8,9 @@ import sqlite3
 import pytest
 
 from evalkit.errors import UsageError
-from evalkit.history.database import APPLICATION_ID, migrate, open_history, schema_version
+from evalkit.history.connection import HistoryConnection
+from evalkit.history.database import SQLITE_ERRORS, migrate, open_history, schema_version
+from evalkit.history.dialect import APPLICATION_ID, SQLITE
 from evalkit.history.migrations import SCHEMA_VERSION
 from evalkit.history.queries import case_outcomes, runs
 from evalkit.history.recording import record
@@ -29,8 +31,8 @@ def test_reading_a_missing_history_is_one_line(tmp_path):
 
 def test_a_history_of_the_first_schema_is_migrated_and_keeps_its_runs(tmp_path):
     path = tmp_path / "old.sqlite"
-    old = sqlite3.connect(path, isolation_level=None)
-    assert migrate(old, path, upto=1) == 1
+    old = HistoryConnection(sqlite3.connect(path, isolation_level=None), SQLITE, str(path), SQLITE_ERRORS)
+    assert migrate(old, upto=1) == 1
     old.execute("INSERT INTO runs VALUES (1, 'r1', '2025-01-01', '2025-01-01', 'c1', 'main', 'pass', 0.5, 2.0, 3)")
     old.execute("INSERT INTO suite_runs VALUES (1, 'qa', 'h', 'agent:answer', '{}', 'pass', 1, 1, 0.5, 2.0)")
     old.execute("INSERT INTO case_runs VALUES (1, 'qa', 'a', 'pass', 'i', 1, 1, 0.5, 2.0)")

@@ -69,15 +69,15 @@ def test_a_flip_of_a_case_flaky_on_main_is_not_a_regression_but_a_critical_one_i
     assert "1 flaky on the default branch (not counted as worse)" in cmp.sentence()
 
 
-def test_one_flip_on_main_is_a_change_not_flakiness(tmp_path):
-    conn = open_history(tmp_path / "h.sqlite", create=True)
+def test_one_flip_on_main_is_a_change_not_flakiness(history_at):
+    conn = open_history(history_at, create=True)
     for status in ["pass", "pass", "fail", "fail"]:  # broke once and stayed broken
         record(conn, report(case("a", status)), branch="main")
     assert flaky_cases(conn) == []
 
 
-def test_flips_across_a_change_of_the_suite_or_the_models_are_not_flakiness(tmp_path):
-    conn = open_history(tmp_path / "h.sqlite", create=True)
+def test_flips_across_a_change_of_the_suite_or_the_models_are_not_flakiness(history_at):
+    conn = open_history(history_at, create=True)
     for n, status in enumerate(["pass", "fail", "pass", "fail"]):
         record(conn, report(case("a", status), suite_file_hash=f"h{n}"), branch="main")
     for n, status in enumerate(["pass", "fail", "pass", "fail"]):
@@ -89,8 +89,8 @@ def test_flips_across_a_change_of_the_suite_or_the_models_are_not_flakiness(tmp_
     assert (found.id, found.failed, found.runs, found.flips) == ("a", 1, 3, 2)
 
 
-def test_an_item_that_never_flipped_on_main_still_regresses(tmp_path):
-    conn = open_history(tmp_path / "h.sqlite", create=True)
+def test_an_item_that_never_flipped_on_main_still_regresses(history_at):
+    conn = open_history(history_at, create=True)
     for status in ["pass", "fail", "pass", "fail"]:
         record(conn, report(case("a", status, item_id="tone")), branch="main")
     flaky = {("qa", c.id): c for c in flaky_cases(conn)}
