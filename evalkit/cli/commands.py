@@ -66,12 +66,14 @@ paths_argument = click.argument("paths", nargs=-1, type=click.Path())
 
 
 def history_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--history and --history-branch: read which cases are flaky on the default branch."""
+    """--history and --history-branch: read which cases are flaky on the default branch, and draw the
+    HTML report's trend charts."""
     fn = click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
-                      help="With --history: the default branch, whose runs tell which cases are flaky.")(fn)
+                      help="With --history: the default branch, whose runs tell which cases are flaky and "
+                           "whose last runs the HTML report's charts show.")(fn)
     return click.option("--history", type=click.Path(dir_okay=False), help="A results history (`evalkit history "
                         "record`): a regression of a case flaky on the default branch is marked so, not counted "
-                        "(unless a critical item).")(fn)
+                        "(unless a critical item); the HTML report draws each suite's last runs.")(fn)
 
 
 def _flaky(history: str | None, branch: str) -> Any:
@@ -201,8 +203,13 @@ def schema(output: str | None) -> None:
 @click.option("--base", type=click.Path(exists=True, dir_okay=False),
               help="html: a base run's results, to show base vs head.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
+@click.option("--history", type=click.Path(dir_okay=False), help="html: a results history (`evalkit history "
+              "record`), to draw each suite's last runs as charts and each case's as a strip.")
+@click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
+              help="With --history: the branch whose runs the charts show and whose flaky cases are marked.")
 @_guard
-def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
+def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None,
+           history: str | None, history_branch: str) -> None:
     """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
     JSON or one self-contained HTML page."""
     from evalkit._runtime.atomic_write import write_atomic
@@ -210,13 +217,15 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
     from evalkit.render.junit import render_junit
     from evalkit.render.markdown import render_markdown
 
+    if history and fmt != "html":
+        raise UsageError("--history draws the HTML report's trend charts: add --format html")
     data = load_results(results)
     if fmt == "markdown":
         text = render_markdown(data, template=template)
     elif fmt == "junit":
         text = render_junit(data)
     elif fmt == "html":
-        text = _html(data, base, results)
+        text = _html(data, base, results, _past(history, history_branch, data))
     else:
         text = data.model_dump_json(indent=2) + "\n"
     if output:  # written whole or not at all; a full disk is one line, exit 2
@@ -225,16 +234,23 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
         click.echo(text, nl=False)
 
 
-def _html(head: Any, base_path: str | None, head_path: str) -> str:
-    """The HTML page of `head`, compared with the results at `base_path` when given."""
+def _html(head: Any, base_path: str | None, head_path: str, past: Any = None) -> str:
+    """The HTML page of `head`, compared with the results at `base_path` when given, with the
+    history's charts and strips when `past` is given."""
     from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
     from evalkit.render.html import render_html
 
     if base_path is None:
-        return render_html(head)
+        return render_html(head, past=past)
     base = load_results(base_path)
     return render_html(head, base=base, comparison=compare_reports(base, head, base_label=base_path,
-                                                                   head_label=head_path))
+                                                                   head_label=head_path), past=past)
+
+
+def _past(history: str | None, branch: str, report: Any) -> Any:
+    from evalkit.cli.history_page import past  # imported per command: light commands stay fast
+
+    return past(history, branch, report)
 
 
 @main.command()
@@ -259,7 +275,8 @@ def compare(base: str, head: str, *, fmt: str, template: str | None, alpha: floa
     if fmt == "html":
         from evalkit.render.html import render_html  # imported per command: light commands stay fast
 
-        click.echo(render_html(head_report, comparison=cmp, base=base_report), nl=False)
+        click.echo(render_html(head_report, comparison=cmp, base=base_report,
+                               past=_past(history, history_branch, head_report)), nl=False)
     elif fmt == "json":
         click.echo(cmp.model_dump_json(indent=2))
     elif fmt == "markdown":
@@ -333,9 +350,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     compared = models_to_compare(suites, list(models))
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
-    if history and not baseline:
-        raise UsageError("--history reads flaky cases for a comparison: give --baseline REF too (or record this "
-                         "run with `evalkit history record`)")
+    if history and not baseline and not html_path:
+        raise UsageError("--history reads flaky cases for a comparison and draws the HTML report's charts: give "
+                         "--baseline REF or --html PATH too (or record this run with `evalkit history record`)")
     provider = anthropic_provider(max_connections=max(concurrency, 8), env=started_env)
 
     def new_client() -> Any:
@@ -363,8 +380,16 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         flaky = _flaky(history, history_branch)  # a bad history file stops the run before any call
         base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
-        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky))
-    sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path=html_path))
+        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky,
+                              history=(history, history_branch)))
+    if history:
+        _flaky(history, history_branch)  # a bad history file stops the run before any call
+    code = execute(suites, new_client(), options, out, markdown_path, html_path=html_path)
+    if history and html_path and Path(html_path).exists():
+        from evalkit.cli.history_page import redraw
+
+        redraw(out, html_path, history, history_branch)
+    sys.exit(code)
 
 
 @main.command()
