@@ -27,7 +27,14 @@ from evalkit.action.evaluate import ModelRuns, RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
-from evalkit.action.kept_history import ARTIFACT, flaky_on_default_branch, record_default_branch_run
+from evalkit.action.kept_history import (
+    ARTIFACT,
+    FILE,
+    ReadHistory,
+    past_of_recorded,
+    read_default_branch_history,
+    record_default_branch_run,
+)
 from evalkit.action.outcome import Outcome
 from evalkit.action.proxy import DEFAULT_UPSTREAM
 from evalkit.action.publish import annotate_suite_error, check_annotation, failures, log_report
@@ -46,6 +53,7 @@ from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
 from evalkit.github.event import Event
+from evalkit.history import ReportPast
 from evalkit.render.comment import (
     SUMMARY_CHARS,
     no_key_body,
@@ -195,17 +203,19 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
                         python=python)
         return _publish(report, inputs, event, outcome, template, rels=rels)
     asked = inputs.history and base_ref(settings, event)[0] is not None and not is_default_branch_push(event)
-    flaky = flaky_on_default_branch(api, event) if asked else None  # read only: a PR never writes it
+    read = read_default_branch_history(api, event, report) if asked else ReadHistory()  # a PR never writes it
     base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
                              secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map(),
-                             flaky=flaky)
+                             flaky=read.flaky)
+    past = read.past
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
     if inputs.history and is_default_branch_push(event):
         kept = record_default_branch_run(api, event, out_dir / "results.json", out_dir, None)
         if kept is not None:
             outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))
-    return _publish(report, inputs, event, outcome, template, rels=rels, base=base)
+            past = past_of_recorded(kept / FILE, report, event)
+    return _publish(report, inputs, event, outcome, template, rels=rels, base=base, past=past)
 
 
 def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:
@@ -239,9 +249,11 @@ def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, ou
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
+             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None,
+             past: ReportPast | None = None) -> int:
     """JUnit, comment, summary, log and outputs of a finished (or merged) run, or of a
-    model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code."""
+    model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code.
+    `past`: the default branch's last runs, for the HTML report's charts."""
     workspace, out_dir = outcome.workspace, outcome.out_dir
     if inputs.shard:
         print(f"evalkit: shard {inputs.shard}: no comment from this job; a final job with `merge` posts it")
@@ -258,7 +270,7 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
         report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
     else:
-        html = render_html(report, comparison=base.comparison, base=base.report)
+        html = render_html(report, comparison=base.comparison, base=base.report, past=past)
         lead = base.lead(exit_code(report.verdict), head=report)
         bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
                                  mark=outcome.mark, html_report=html_path.name, lead=lead, detailed=base.detailed(),
