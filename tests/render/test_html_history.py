@@ -137,3 +137,47 @@ def test_report_mistakes_are_one_line(tmp_path, args, message):
     done = CliRunner().invoke(main, ["report", str(tmp_path / "head.json"), *[a.format(tmp=tmp_path) for a in args]])
     assert done.exit_code == 2, done.output
     assert message in done.output and len(done.output.strip().splitlines()) == 1
+
+
+def test_run_with_html_and_a_history_draws_the_run_as_the_last_point(write, tmp_path):
+    from evalkit.testing.fake_anthropic import FakeAnthropicServer
+    from evalkit.testing.script import Script
+
+    recorded(tmp_path, ["pass", "fail"], name="greet").close()
+    suite = write("s.yml", """
+        name: greet
+        target: {prompt: "Greet {{ name }}"}
+        cases:
+          - {id: a, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
+    """)
+    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
+               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+        done = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html",
+                                         str(tmp_path / "r.html"), "--history", str(tmp_path / "h.sqlite")], env=env)
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    rates = svgs(page)[0]
+    assert rates.count("<circle") == 3 and "<title>this run" in rates and "Hello Ada" in page
+    assert "last 3 runs: 2 pass, 1 fail" in page  # case a: pass, fail in the history, then this run's pass
+
+
+def test_run_history_needs_html_or_a_baseline(write, tmp_path):
+    suite = write("s.yml", """
+        name: greet
+        target: {prompt: "Greet {{ name }}"}
+        cases:
+          - {id: a, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
+    """)
+    done = CliRunner().invoke(main, ["run", str(suite), "--history", str(tmp_path / "h.sqlite")])
+    assert done.exit_code == 2 and "give --baseline REF or --html PATH too" in done.output
+
+
+def test_compare_as_html_draws_the_charts_of_head(tmp_path):
+    recorded(tmp_path, ["pass", "fail", "pass"]).close()
+    report(case("a", "pass"), case("b", "pass")).save(tmp_path / "base.json")
+    head_report().save(tmp_path / "head.json")
+    done = CliRunner().invoke(main, ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"),
+                                     "--format", "html", "--history", str(tmp_path / "h.sqlite")])
+    assert done.exit_code == 0, done.output  # the regression of a, flaky on main, does not count
+    assert len(svgs(done.output)) == 3 and 'class="strip"' in done.output
