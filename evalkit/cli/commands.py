@@ -208,7 +208,7 @@ def schema(output: str | None) -> None:
 @click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
               help="With --history: the branch whose runs the charts show and whose flaky cases are marked.")
 @_guard
-def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None,
+def report(results: str, *, fmt: str, template: str | None, base: str | None, output: str | None,
            history: str | None, history_branch: str) -> None:
     """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
     JSON or one self-contained HTML page."""

@@ -61,11 +61,11 @@ def report_past(conn: sqlite3.Connection, report: Report, *, branch: str = DEFAU
     """Each suite of `report` over its last `last` runs: `last - 1` runs of `branch`, then the report's own."""
     found = conn.execute("SELECT id FROM runs WHERE run_key = ?", (run_key(report),)).fetchone()
     own_number = int(found[0]) if found else None
-    suites = {suite.name: _suite_past(conn, report, suite, own_number, branch, last) for suite in report.suites}
+    suites = {suite.name: _suite_past(conn, report, suite, own_number, branch=branch, last=last) for suite in report.suites}
     return ReportPast(branch=branch, last=last, suites=suites, flaky=index(flaky_cases(conn, branch=branch)))
 
 
-def _suite_past(conn: sqlite3.Connection, report: Report, suite: SuiteResult, own_number: int | None,
+def _suite_past(conn: sqlite3.Connection, report: Report, suite: SuiteResult, own_number: int | None, *,
                 branch: str, last: int) -> SuitePast:
     rows = conn.execute(
         "SELECT s.run, r.started_at, r.git_commit, s.cases, s.passed, s.cost_usd, s.latency_median "
