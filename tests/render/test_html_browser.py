@@ -307,6 +307,7 @@ def test_the_history_charts_are_drawn_with_one_point_a_run(page, with_history):
 def test_each_case_shows_its_strip_and_the_flaky_one_its_mark(page, with_history):
     page.goto(with_history.as_uri())
     row = page.locator('tr.case[data-key="qa/a"]')
+    row.scroll_into_view_if_needed()  # a strip off screen is not laid out (content-visibility: auto)
     cells = row.locator(".strip .cell")
     expect(cells).to_have_count(len(RECORDED) + 1)
     for cell in cells.all():
