@@ -24,7 +24,6 @@ class SuiteTrends:
 @dataclass(frozen=True)
 class HistoryView:
     branch: str
-    last: int
     suites: dict[str, SuiteTrends]
     strips: dict[str, Strip]  # "suite/case" -> its strip
     flaky: dict[str, str]  # "suite/case" -> "flaky on main (2 of 10)"
@@ -49,20 +48,21 @@ def seconds(value: float) -> str:
 
 
 def suite_trends(past: SuitePast) -> SuiteTrends:
-    labels = [run_label(r) for r in past.runs]
+    tips = [run_label(r) for r in past.runs]
     first = past.runs[0]
     ends = ("this run" if first.current else f"#{first.number}", "this run")
     costs = [r.cost_usd for r in past.runs]
-    drawn = [line_chart("pass rate", [r.pass_rate for r in past.runs], labels, fmt=percent, labels=ends, scale=1.0),
+    drawn = [line_chart("pass rate", [r.pass_rate for r in past.runs], tips, fmt=percent, labels=ends, scale=1.0),
              # every run free (cached or scripted replies): a flat line at $0 says nothing the table does not
-             line_chart("cost", costs, labels, fmt=dollars, labels=ends, tick_fmt=lambda v: f"${v:g}")
+             line_chart("cost", costs, tips, fmt=dollars, labels=ends, tick_fmt=lambda v: f"${v:g}")
              if any(costs) else None,
-             line_chart("latency (median, live runs)", [r.latency_median for r in past.runs], labels, fmt=seconds,
+             line_chart("latency (median, live runs)", [r.latency_median for r in past.runs], tips, fmt=seconds,
                         labels=ends, tick_fmt=lambda v: f"{v:g} s")]
-    return SuiteTrends(runs=past.runs, labels=labels, charts=[c for c in drawn if c is not None])
+    return SuiteTrends(runs=past.runs, labels=tips, charts=[c for c in drawn if c is not None])
 
 
 def history_view(past: ReportPast | None) -> HistoryView | None:
+    """The charts and strips of `past`; None without a history (the page is drawn without them)."""
     if past is None:
         return None
     strips, suites = {}, {}
@@ -75,4 +75,4 @@ def history_view(past: ReportPast | None) -> HistoryView | None:
             strip = case_strip(verdicts, trends.labels, flaky.get(key))
             if strip is not None:
                 strips[key] = strip
-    return HistoryView(branch=past.branch, last=past.last, suites=suites, strips=strips, flaky=flaky)
+    return HistoryView(branch=past.branch, suites=suites, strips=strips, flaky=flaky)

@@ -77,6 +77,16 @@ def test_each_suite_gets_its_three_charts_with_one_point_a_run(tmp_path):
     assert page.count("<details class=\"trend-table\">") == 1
 
 
+def test_runs_that_all_cost_nothing_draw_no_cost_chart(tmp_path):
+    conn = open_history(tmp_path / "h.sqlite", create=True)
+    for n in range(3):
+        record(conn, report(case("a", "pass"), run_id=f"free{n}"), branch="main")
+    head = report(case("a", "pass"))
+    drawn = svgs(render_html(head, past=report_past(conn, head)))
+    assert [re.search(r"<title>qa: (.*?)</title>", s).group(1) for s in drawn] == [
+        "pass rate", "latency (median, live runs)"]
+
+
 def test_each_case_has_its_strip_and_a_flaky_case_its_mark(tmp_path):
     conn = recorded(tmp_path, ["pass", "fail", "pass", "fail"])
     head = head_report()
