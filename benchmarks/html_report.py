@@ -2,10 +2,12 @@
 headless chromium (Playwright with Debian's chromium), filter, search and open a case. Prints
 the file size per case and medians over --rounds.
 
-    python benchmarks/html_report.py [--cases 5000] [--rounds 3] [--chromium /usr/bin/chromium]
+    python benchmarks/html_report.py [--cases 5000] [--rounds 3] [--chromium /usr/bin/chromium] [--history 19]
 
 The cases come from tests/render/html_reports.py (each output ~600 characters, three items, two
-extracted fields, one run; every 7th case regressed, every 17th raised).
+extracted fields, one run; every 7th case regressed, every 17th raised). With --history N, head is
+first recorded N times in a history (as N earlier runs of main) and the page draws the trend charts and
+a strip of N + 1 cells beside every case.
 """
 
 from __future__ import annotations
@@ -23,7 +25,24 @@ sys.path.insert(0, str(ROOT / "tests" / "render"))
 
 import html_reports  # noqa: E402  (a test helper, found through the path above)
 
+from evalkit.history.database import open_history  # noqa: E402
+from evalkit.history.recording import record  # noqa: E402
+from evalkit.history.report_past import ReportPast, report_past  # noqa: E402
 from evalkit.render.html import render_html  # noqa: E402
+from evalkit.results.report import Report  # noqa: E402
+
+
+def history_of(head: Report, runs: int, folder: Path) -> ReportPast | None:
+    """`head` recorded `runs` times as earlier runs of main, and what that history says of it."""
+    if not runs:
+        return None
+    conn = open_history(folder / "history.sqlite", create=True)
+    try:
+        for n in range(runs):
+            record(conn, head.model_copy(update={"run_id": f"earlier-{n}"}), branch="main", commit=f"{n:040x}")
+        return report_past(conn, head)
+    finally:
+        conn.close()
 
 
 def measure(path: Path, chromium: str) -> dict[str, float]:
@@ -71,6 +90,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    parser.add_argument("--history", type=int, default=0, help="Earlier runs in a history: draw the trends.")
     args = parser.parse_args()
 
     base, head, cmp = html_reports.pair(args.cases)
@@ -78,9 +98,10 @@ def main() -> None:
     renders, runs = [], []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "report.html"
+        past = history_of(head, args.history, Path(tmp))
         for _ in range(args.rounds):
             t0 = time.perf_counter()
-            page = render_html(head, comparison=cmp, base=base)
+            page = render_html(head, comparison=cmp, base=base, past=past)
             renders.append(time.perf_counter() - t0)
         path.write_text(page, encoding="utf-8")
         size = path.stat().st_size
@@ -90,7 +111,8 @@ def main() -> None:
     def med(key: str) -> float:
         return statistics.median(r[key] for r in runs)
 
-    print(f"cases: {cases} (head), {cmp.regressed} regressed; base outputs shown beside head's")
+    print(f"cases: {cases} (head), {cmp.regressed} regressed; base outputs shown beside head's"
+          + (f"; trends of {args.history} earlier runs" if args.history else ""))
     print(f"file: {size / 1e6:.1f} MB, {size / cases / 1000:.2f} kB per case")
     print(f"render (Python, Jinja): {statistics.median(renders):.2f} s")
     print(f"open in chromium (goto until load): {med('open_s'):.2f} s; load event at {med('load_event_ms'):.0f} ms")

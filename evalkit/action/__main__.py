@@ -27,7 +27,14 @@ from evalkit.action.evaluate import ModelRuns, RepoIndex, evaluate, index_suites
 from evalkit.action.guard import fork_head_refusal, missing_key_action
 from evalkit.action.inputs import Inputs, parse_inputs
 from evalkit.action.install import prepare_python
-from evalkit.action.kept_history import ARTIFACT, flaky_on_default_branch, record_default_branch_run
+from evalkit.action.kept_history import (
+    ARTIFACT,
+    FILE,
+    ReadHistory,
+    past_of_recorded,
+    read_default_branch_history,
+    record_default_branch_run,
+)
 from evalkit.action.outcome import Outcome
 from evalkit.action.proxy import DEFAULT_UPSTREAM
 from evalkit.action.publish import annotate_suite_error, check_annotation, failures, log_report
@@ -38,7 +45,6 @@ from evalkit.action.shard_base import merged_comparison, save_shard_base
 from evalkit.action.sharded import merge_shards
 from evalkit.action.workspace import give_to_workspace_owner, template_path
 from evalkit.compare import compare_reports
-from evalkit.compare.flaky import FlakyIndex
 from evalkit.compare.model_vs_model import compare_models
 from evalkit.engine.per_model_runs import model_path
 from evalkit.errors import EvalkitError, RefusedRequest, SuiteError, UsageError, safe_str
@@ -47,6 +53,7 @@ from evalkit.github import commands
 from evalkit.github.api import GitHubAPI
 from evalkit.github.changes import ChangedFiles, changed_files, select_suites
 from evalkit.github.event import Event
+from evalkit.history import ReportPast
 from evalkit.render.comment import (
     SUMMARY_CHARS,
     no_key_body,
@@ -142,12 +149,12 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if inputs.merge:  # merge mode: joins the shards' results, calls no model, needs no key
         report, files = merge_shards(inputs.merge, workspace, out_dir)
         print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
-        flaky = _flaky_on_default_branch(inputs, settings, event, outcome)
+        read = _read_history(inputs, settings, event, outcome, report)
         base = merged_comparison(settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir,
-                                 flaky=flaky)
-        _keep_history(inputs, event, outcome)  # the merged run is the default branch's run, as one job's would be
+                                 flaky=read.flaky)
+        past = _keep_history(inputs, event, outcome, report)  # the merged run is the default branch's run
         return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
-                        rels=[s.path for s in report.suites], base=base)
+                        rels=[s.path for s in report.suites], base=base, past=past or read.past)
 
     no_oidc = inputs.federation is not None and not env.get("ACTIONS_ID_TOKEN_REQUEST_URL")
     if (not inputs.anthropic_api_key and inputs.federation is None) or no_oidc:
@@ -198,30 +205,33 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
                         python=python)
         return _publish(report, inputs, event, outcome, template, rels=rels)
-    flaky = _flaky_on_default_branch(inputs, settings, event, outcome)
+    read = _read_history(inputs, settings, event, outcome, report)
     base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
                              secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map(),
-                             flaky=flaky)
+                             flaky=read.flaky)
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
-    _keep_history(inputs, event, outcome)
-    return _publish(report, inputs, event, outcome, template, rels=rels, base=base)
+    past = _keep_history(inputs, event, outcome, report) or read.past
+    return _publish(report, inputs, event, outcome, template, rels=rels, base=base, past=past)
 
 
-def _flaky_on_default_branch(inputs: Inputs, settings: Settings, event: Event, outcome: Outcome) -> FlakyIndex | None:
+def _read_history(inputs: Inputs, settings: Settings, event: Event, outcome: Outcome, report: Report) -> ReadHistory:
     """On a run compared with its base (not a default-branch push): the cases flaky on the default
-    branch, read from its history; a pull request never writes it."""
+    branch and its last runs for the charts, read from its history; a pull request never writes it."""
     asked = inputs.history and base_ref(settings, event)[0] is not None and not is_default_branch_push(event)
-    return flaky_on_default_branch(outcome.api, event) if asked else None
+    return read_default_branch_history(outcome.api, event, report) if asked else ReadHistory()
 
 
-def _keep_history(inputs: Inputs, event: Event, outcome: Outcome) -> None:
-    """On a push to the default branch: this run recorded in the history, named as an output to upload."""
+def _keep_history(inputs: Inputs, event: Event, outcome: Outcome, report: Report) -> ReportPast | None:
+    """On a push to the default branch: this run recorded in the history, named as an output to upload;
+    the branch's last runs with it, for the charts (None when not recorded)."""
     if not (inputs.history and is_default_branch_push(event)):
-        return
+        return None
     kept = record_default_branch_run(outcome.api, event, outcome.out_dir / "results.json", outcome.out_dir, None)
-    if kept is not None:
-        outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))
+    if kept is None:
+        return None
+    outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))
+    return past_of_recorded(kept / FILE, report, event)
 
 
 def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:
@@ -255,9 +265,11 @@ def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, ou
 
 
 def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None) -> int:
+             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None,
+             past: ReportPast | None = None) -> int:
     """JUnit, comment, summary, log and outputs of a finished (or merged) run, or of a
-    model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code."""
+    model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code.
+    `past`: the default branch's last runs, for the HTML report's charts."""
     workspace, out_dir = outcome.workspace, outcome.out_dir
     if inputs.shard:
         print(f"evalkit: shard {inputs.shard}: no comment from this job; a final job with `merge` posts it")
@@ -274,7 +286,7 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
                   for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
         report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
     else:
-        html = render_html(report, comparison=base.comparison, base=base.report)
+        html = render_html(report, comparison=base.comparison, base=base.report, past=past)
         lead = base.lead(exit_code(report.verdict), head=report)
         bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
                                  mark=outcome.mark, html_report=html_path.name, lead=lead, detailed=base.detailed(),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.compare.flaky import FlakyIndex
@@ -23,10 +24,12 @@ from evalkit.github import commands
 from evalkit.github.api import GitHubAPI, GitHubAPIError
 from evalkit.github.artifacts import artifact_files, branch_artifacts
 from evalkit.github.event import Event
-from evalkit.history.access import read_flaky, record_file
+from evalkit.history.access import read_flaky, read_report_past, record_file
 from evalkit.history.database import open_history
 from evalkit.history.merge import add_missing_runs
 from evalkit.history.migrations import SCHEMA_VERSION
+from evalkit.history.report_past import ReportPast
+from evalkit.results.report import Report
 
 ARTIFACT = "evalkit-history"
 FOLDER = "history"
@@ -68,25 +71,44 @@ def _download(api: GitHubAPI | None, event: Event, into: Path, last: int) -> tup
     return paths, None
 
 
-def flaky_on_default_branch(api: GitHubAPI | None, event: Event) -> FlakyIndex | None:
-    """On a pull request: the cases flaky on the default branch, from the newest history (read only);
-    None, with a line saying why, when there is none to read."""
+@dataclass(frozen=True)
+class ReadHistory:
+    """What a pull request reads of the default branch's history."""
+
+    flaky: FlakyIndex | None = None  # the cases flaky there, for the comparison
+    past: ReportPast | None = None  # its last runs of the report's suites, for the HTML report's charts
+
+
+def read_default_branch_history(api: GitHubAPI | None, event: Event, report: Report) -> ReadHistory:
+    """On a pull request: the cases flaky on the default branch and its last runs of `report`'s suites,
+    from the newest history (read only); nothing, with a line saying why, when there is none to read."""
+    branch = event.default_branch or "main"
     with tempfile.TemporaryDirectory(prefix="evalkit-history-") as tmp:
         paths, why = _download(api, event, Path(tmp), 1)
         if why:
             warn(f"{why}: no flaky cases known")
-            return None
+            return ReadHistory()
         if not paths:
             print(f"evalkit: no history yet (no {ARTIFACT} artifact of {event.default_branch}'s runs): "
                   "no flaky cases known")
-            return None
+            return ReadHistory()
         try:
-            flaky = read_flaky(paths[0], branch=event.default_branch or "main")
+            read = ReadHistory(read_flaky(paths[0], branch=branch), read_report_past(paths[0], report, branch=branch))
         except UsageError as exc:
             warn(f"the history artifact is not a usable history ({_short(exc)}): no flaky cases known")
-            return None
-    print(f"evalkit: history of {event.default_branch}: {len(flaky)} flaky case(s)")
-    return flaky
+            return ReadHistory()
+    print(f"evalkit: history of {event.default_branch}: {len(read.flaky or {})} flaky case(s)")
+    return read
+
+
+def past_of_recorded(history: Path, report: Report, event: Event) -> ReportPast | None:
+    """On a push to the default branch, once its run is recorded in `history`: the last runs of the
+    report's suites, for the HTML report's charts; None (with a warning) when it cannot be read."""
+    try:
+        return read_report_past(history, report, branch=event.default_branch or "main")
+    except UsageError as exc:
+        warn(f"the history could not be read for the report's charts ({_short(exc)})")
+        return None
 
 
 def record_default_branch_run(api: GitHubAPI | None, event: Event, results: Path, out_dir: Path,

@@ -243,9 +243,9 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     compared = models_to_compare(suites, list(models))
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
-    if history and not baseline:
-        raise UsageError("--history reads flaky cases for a comparison: give --baseline REF too (or record this "
-                         "run with `evalkit history record`)")
+    if history and not baseline and not html_path:
+        raise UsageError("--history reads flaky cases for a comparison and draws the HTML report's charts: give "
+                         "--baseline REF or --html PATH too (or record this run with `evalkit history record`)")
     provider = anthropic_provider(max_connections=max(concurrency, 8), env=started_env)
 
     def new_client() -> Any:
@@ -273,8 +273,16 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         flaky = read_flaky_cases(history, history_branch)  # a bad history file stops the run before any call
         base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
-        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky))
-    sys.exit(execute(suites, new_client(), options, out, markdown_path, html_path=html_path))
+        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky,
+                              history=(history, history_branch)))
+    if history:
+        read_flaky_cases(history, history_branch)  # a bad history file stops the run before any call
+    code = execute(suites, new_client(), options, out, markdown_path, html_path=html_path)
+    if history and html_path and Path(html_path).exists():
+        from evalkit.cli.history_page import redraw
+
+        redraw(out, html_path, history, history_branch)
+    sys.exit(code)
 
 
 def _note(message: str) -> None:

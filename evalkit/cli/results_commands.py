@@ -12,6 +12,7 @@ import click
 from evalkit.cli.exit_codes import guard
 from evalkit.cli.history_options import history_options, read_flaky_cases
 from evalkit.cli.terminal import summarise
+from evalkit.errors import UsageError
 from evalkit.exit_codes import passed_or_failed
 
 
@@ -22,8 +23,14 @@ from evalkit.exit_codes import passed_or_failed
 @click.option("--base", type=click.Path(exists=True, dir_okay=False),
               help="html: a base run's results, to show base vs head.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
+@click.option("--history", type=click.Path(dir_okay=False), help="html: a results history (`evalkit history "
+              "record`; a file or a PostgreSQL URL), to draw each suite's last runs as charts and each case's as a "
+              "strip.")
+@click.option("--history-branch", default="main", show_default=True, metavar="BRANCH",
+              help="With --history: the branch whose runs the charts show and whose flaky cases are marked.")
 @guard
-def report(results: str, fmt: str, template: str | None, base: str | None, output: str | None) -> None:
+def report(results: str, *, fmt: str, template: str | None, base: str | None, output: str | None,
+           history: str | None, history_branch: str) -> None:
     """Render a results file (JSON, or a run's JSONL: partial if it stopped) as markdown, JUnit XML,
     JSON or one self-contained HTML page."""
     from evalkit._runtime.atomic_write import write_atomic
@@ -31,13 +38,15 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
     from evalkit.render.junit import render_junit
     from evalkit.render.markdown import render_markdown
 
+    if history and fmt != "html":
+        raise UsageError("--history draws the HTML report's trend charts: add --format html")
     data = load_results(results)
     if fmt == "markdown":
         text = render_markdown(data, template=template)
     elif fmt == "junit":
         text = render_junit(data)
     elif fmt == "html":
-        text = _html(data, base, results)
+        text = _html(data, base, results, _past(history, history_branch, data))
     else:
         text = data.model_dump_json(indent=2) + "\n"
     if output:  # written whole or not at all; a full disk is one line, exit 2
@@ -46,16 +55,23 @@ def report(results: str, fmt: str, template: str | None, base: str | None, outpu
         click.echo(text, nl=False)
 
 
-def _html(head: Any, base_path: str | None, head_path: str) -> str:
-    """The HTML page of `head`, compared with the results at `base_path` when given."""
+def _html(head: Any, base_path: str | None, head_path: str, past: Any = None) -> str:
+    """The HTML page of `head`, compared with the results at `base_path` when given, with the
+    history's charts and strips when `past` is given."""
     from evalkit.compare import compare_reports, load_results  # imported per command: light commands stay fast
     from evalkit.render.html import render_html
 
     if base_path is None:
-        return render_html(head)
+        return render_html(head, past=past)
     base = load_results(base_path)
     return render_html(head, base=base, comparison=compare_reports(base, head, base_label=base_path,
-                                                                   head_label=head_path))
+                                                                   head_label=head_path), past=past)
+
+
+def _past(history: str | None, branch: str, report: Any) -> Any:
+    from evalkit.cli.history_page import past  # imported per command: light commands stay fast
+
+    return past(history, branch, report)
 
 
 @click.command()
@@ -80,7 +96,8 @@ def compare(base: str, head: str, *, fmt: str, template: str | None, alpha: floa
     if fmt == "html":
         from evalkit.render.html import render_html  # imported per command: light commands stay fast
 
-        click.echo(render_html(head_report, comparison=cmp, base=base_report), nl=False)
+        click.echo(render_html(head_report, comparison=cmp, base=base_report,
+                               past=_past(history, history_branch, head_report)), nl=False)
     elif fmt == "json":
         click.echo(cmp.model_dump_json(indent=2))
     elif fmt == "markdown":

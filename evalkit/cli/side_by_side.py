@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import click
 
+from evalkit.cli.history_page import past
 from evalkit.compare import compare_reports, load_results
 from evalkit.compare.model_vs_model import compare_models
 from evalkit.engine.per_model_runs import model_path, run_per_model
@@ -18,9 +19,10 @@ from evalkit.results.gates import exit_code
 
 
 def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, threshold_code: int,
-                 *, html_path: str | None = None, flaky: Any = None) -> int:
-    """Compare head's results with the base's (`flaky`: the history's flaky cases); print and save it;
-    the exit code `gate` asks for."""
+                 *, html_path: str | None = None, flaky: Any = None,
+                 history: tuple[str | None, str] = (None, "main")) -> int:
+    """Compare head's results with the base's (`flaky`: the history's flaky cases; `history`: its
+    file and branch, for the HTML report's charts); print and save it; the exit code `gate` asks for."""
     head = load_results(out)
     cmp = compare_reports(base.report, head, base_label=f"{base.ref} ({base.commit[:12]})", head_label="head",
                           flaky=flaky)
@@ -32,7 +34,7 @@ def against_base(base: Any, out: Path, markdown_path: str | None, gate: str, thr
         md = Path(markdown_path)
         md.write_text(render_comparison(cmp, head=head) + "\n" + md.read_text(encoding="utf-8"), encoding="utf-8")
     if html_path:
-        write_html(head, html_path, comparison=cmp, base=base.report)
+        write_html(head, html_path, comparison=cmp, base=base.report, past=past(*history, head))
     click.echo("\n" + comparison_table(cmp), nl=False)
     for side, report in (("base", base.report), ("head", head)):
         click.echo(f"{side}: {report.usage.calls} requests made, {report.usage.cache_hits} from the cache")

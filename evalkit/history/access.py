@@ -14,6 +14,8 @@ from evalkit.history.connection import HistoryConflict, HistoryError
 from evalkit.history.database import busy_or_broken, open_history
 from evalkit.history.flaky import DEFAULT_BRANCH, DEFAULT_WINDOW, flaky_cases
 from evalkit.history.recording import Recorded, record, refuse_unfinished
+from evalkit.history.report_past import DEFAULT_CHART_RUNS, ReportPast, report_past
+from evalkit.results.report import Report
 
 
 def current_branch(where: Path | None = None) -> str | None:
@@ -56,6 +58,19 @@ def read_flaky(history: str | Path, *, branch: str = DEFAULT_BRANCH, last: int =
     conn = open_history(history)
     try:
         return index(flaky_cases(conn, branch=branch, last=last))
+    except HistoryError as exc:
+        raise busy_or_broken(history, exc) from None
+    finally:
+        conn.close()
+
+
+def read_report_past(history: str | Path, report: Report, *, branch: str = DEFAULT_BRANCH,
+                     last: int = DEFAULT_CHART_RUNS) -> ReportPast:
+    """The past of `report`'s suites and cases on `branch` in the history at `history` (which must
+    exist), for the HTML report's charts and strips."""
+    conn = open_history(history)
+    try:
+        return report_past(conn, report, branch=branch, last=last)
     except HistoryError as exc:
         raise busy_or_broken(history, exc) from None
     finally:

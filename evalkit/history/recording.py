@@ -68,17 +68,34 @@ def record(conn: HistoryConnection, report: Report, *, branch: str, commit: str 
     return Recorded(number=number, suites=len(report.suites), cases=cases)
 
 
-def _suite(conn: HistoryConnection, run: int, suite: SuiteResult, report: Report) -> None:
+@dataclass(frozen=True)
+class SuiteFigures:
+    """What the history keeps of a suite's run: cases scored, passed, and its live runs' latency."""
+
+    cases: int
+    passed: int
+    latency_median: float | None
+    latency_p95: float | None
+
+
+def suite_figures(suite: SuiteResult) -> SuiteFigures:
+    """The suite's figures as recorded (skipped and not-run cases left out); a report that has
+    only the suite's counts gives no latency."""
     scored = [c for c in suite.cases if c.verdict not in ("skipped", "not_run")]
     total = len(scored) if suite.cases else sum(n for v, n in suite.counts.items() if v not in ("skipped", "not_run"))
     passed = sum(c.verdict == "pass" for c in scored) if suite.cases else suite.counts.get("pass", 0)
     median, p95 = latency(live_run_seconds(scored))
+    return SuiteFigures(total, passed, median, p95)
+
+
+def _suite(conn: HistoryConnection, run: int, suite: SuiteResult, report: Report) -> None:
+    figures = suite_figures(suite)
     conn.execute(
         "INSERT INTO suite_runs (run, suite, suite_hash, target, models, verdict, cases, passed, cost_usd, "
         "wall_seconds, latency_median, latency_p95) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (run, suite.name, suite_hash(suite, report.provenance), suite.target,
-         json.dumps(suite.models, sort_keys=True), suite.verdict, total, passed, suite.usage.cost_usd,
-         suite.wall_seconds, median, p95))
+         json.dumps(suite.models, sort_keys=True), suite.verdict, figures.cases, figures.passed,
+         suite.usage.cost_usd, suite.wall_seconds, figures.latency_median, figures.latency_p95))
 
 
 def _case(conn: HistoryConnection, run: int, suite: str, case: CaseResult) -> None:

@@ -15,12 +15,16 @@ import json
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit._runtime.atomic_write import write_atomic
 from evalkit.render import html_view
+from evalkit.render.history_view import history_view
 from evalkit.render.trajectory import step_count
 from evalkit.results.report import Report
+
+if TYPE_CHECKING:
+    from evalkit.history import ReportPast
 
 TEMPLATE = "report.html.j2"
 MAX_TRACE_STEPS_SHOWN = 200  # of a run's trajectory on the page; results.json keeps every step
@@ -73,9 +77,11 @@ def _environment() -> Any:
     return env
 
 
-def render_html(report: Report, *, comparison: Any = None, base: Report | None = None) -> str:
+def render_html(report: Report, *, comparison: Any = None, base: Report | None = None,
+                past: ReportPast | None = None) -> str:
     """The page for `report`; with `comparison` (an evalkit.compare Comparison) it shows base vs
-    head, and with the `base` Report too the outputs of both sides side by side."""
+    head, with the `base` Report too the outputs of both sides side by side, and with `past` (what
+    the history says of the report's suites) each suite's trend charts and each case's strip."""
     if comparison is None:
         comparison = getattr(report, "comparison", None)  # once a Report carries its own
     views = html_view.build(report, comparison, base)
@@ -84,7 +90,7 @@ def render_html(report: Report, *, comparison: Any = None, base: Report | None =
         report=report, cmp=comparison, views=views, provenance=getattr(report, "provenance", None),
         charts=html_view.charts(report, views, comparison), filters=html_view.FILTERS,
         filter_counts=html_view.filter_counts(views), verdict_counts=html_view.verdict_counts(views), change_order=html_view.CHANGE_ORDER,
-        total=sum(len(v.rows) for v in views)))
+        total=sum(len(v.rows) for v in views), past=history_view(past)))
 
 
 def write_html(report: Report, path: str | Path, **kwargs: Any) -> Path:

@@ -112,6 +112,9 @@ def test_main_records_each_run_and_a_pr_shows_a_flip_on_main_as_flaky(action, tm
     main_run(action, repo, github, tmp_path, "fail")
     last = main_run(action, repo, github, tmp_path, "pass")
     assert history_runs(last) == [("main", "pass"), ("main", "fail"), ("main", "pass")]  # each run downloads the last
+    page = last.file("html_path").read_text(encoding="utf-8")  # the report draws the runs it was recorded after
+    assert page.count('<circle class="point"') >= 2 and page.count('<circle class="point current"') >= 1
+    assert "Last 3 runs" in page and 'title="#2 · ' in page
 
     artifacts_before = len(github._artifacts)
     run = pr_run(action, repo, github, tmp_path, inputs={"gate": "regressions"})
@@ -121,6 +124,8 @@ def test_main_records_each_run_and_a_pr_shows_a_flip_on_main_as_flaky(action, tm
     assert len(github._artifacts) == artifacts_before and uploads_named(github) == 0
     body = marked(github, 12)[0]["body"]
     assert "flaky on main (1 of 3)" in body, body
+    page = run.file("html_path").read_text(encoding="utf-8")  # main's three runs, then the PR's own
+    assert "Last 4 runs" in page and '<span class="tag flaky"' in page
     assert run.outputs["regressed"] == "0"
 
 

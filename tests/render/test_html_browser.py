@@ -16,7 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import html_reports
 import pytest
 
+from evalkit.history.access import read_report_past, record_file
+from evalkit.llm.usage import Usage
 from evalkit.render.html import render_html
+from evalkit.results.provenance import Provenance
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
@@ -232,4 +235,107 @@ def test_hostile_output_makes_no_request_and_runs_no_script(page, beacon, tmp_pa
     page.wait_for_timeout(300)
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert requests == [path.as_uri()]
+    assert hits == []
+
+
+def _run_of_history(n: int, a_passes: bool, *, name: str = "qa", hostile_commit: bool = False) -> Report:
+    """Run `n` of suite `name`: case `a` passes or fails, `b` passes; cost and latency grow with `n`."""
+    def one(case_id: str, passed: bool) -> CaseResult:
+        item = ItemResult(id="tone", text="tone holds", status="pass" if passed else "fail", reason="r")
+        return CaseResult(id=case_id, verdict="pass" if passed else "fail", input={"q": case_id},
+                          runs=[RunResult(repeat=0, output="o", items=[item], passed=passed,
+                                          wall_seconds=0.5 + n / 10)])
+    cases = [one("a", a_passes), one("b", True)]
+    commit = f"<b onmouseover=x>{n}" if hostile_commit else f"c{n:03d}"
+    suite = SuiteResult(name=name, path="/repo/suites/qa.yml", verdict="pass" if a_passes else "fail",
+                        target="agent:answer", cases=cases, models={"target": "m1"},
+                        usage=Usage(calls=2, cost_usd=0.01 * (n + 1)))
+    return Report(verdict=suite.verdict, suites=[suite], run_id=f"run-{n}", started_at=f"2026-11-{n + 1:02d}T08:00:00",
+                  provenance=Provenance(git_commit=commit, files={"suites/qa.yml": "h1"}))
+
+
+RECORDED = [True, False, True, False, True, True]  # case a's verdicts in the recorded runs: it flips, so flaky
+
+
+@pytest.fixture(scope="module")
+def with_history(tmp_path_factory):
+    """A page drawn from a real SQLite history: six runs recorded through `record_file` (what `evalkit
+    history record` calls), then a seventh run's page reading it."""
+    folder = tmp_path_factory.mktemp("history")
+    history = folder / "history.sqlite"
+    for n, a_passes in enumerate(RECORDED):
+        _run_of_history(n, a_passes).save(folder / f"run{n}.json")
+        record_file(folder / f"run{n}.json", history, branch="main")
+    head = _run_of_history(len(RECORDED), False)
+    path = folder / "report.html"
+    path.write_text(render_html(head, past=read_report_past(history, head)), encoding="utf-8")
+    return path
+
+
+def test_the_history_charts_are_drawn_with_one_point_a_run(page, with_history):
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(with_history.as_uri())
+    charts = page.locator("svg.trend-chart")
+    expect(charts).to_have_count(3)
+    assert [c.locator("title").first.text_content() for c in charts.all()] == [
+        "qa: pass rate", "qa: cost", "qa: latency (median, live runs)"]
+    runs = len(RECORDED) + 1
+    for chart in charts.all():
+        box = chart.bounding_box()
+        assert box is not None and box["width"] > 100 and box["height"] > 50
+        expect(chart.locator("circle")).to_have_count(runs)
+        expect(chart.locator("circle.current")).to_have_count(1)
+        line = chart.locator("polyline.trend-line").bounding_box()
+        assert line is not None and line["width"] > 100  # the line spans the runs
+    rates = charts.first
+    # where the browser drew each point is where its value says: 100 % at the top line, 50 % halfway
+    top, bottom = (float(rates.locator("line.grid").nth(i).get_attribute("y1")) for i in (2, 0))
+    svg_top = rates.bounding_box()["y"]
+    centres = [c.bounding_box() for c in rates.locator("circle").all()]
+    ys = [round(b["y"] + b["height"] / 2 - svg_top, 1) for b in centres]
+    expected = [top if passed else (top + bottom) / 2 for passed in [*RECORDED, False]]
+    assert ys == pytest.approx(expected, abs=1.0)
+    assert rates.locator("circle").nth(1).locator("title").text_content() == "#2 · 2026-11-02 · c001: 50%"
+    assert rates.locator("circle.current title").text_content().startswith("this run · 2026-11-07 · c006: 50%")
+    assert "lowest 50%, highest 100%" in rates.locator("desc").text_content()
+    page.get_by_text("The same figures as a table").click()
+    expect(page.locator("details.trend-table tbody tr")).to_have_count(runs)
+    assert violations == []
+
+
+def test_each_case_shows_its_strip_and_the_flaky_one_its_mark(page, with_history):
+    page.goto(with_history.as_uri())
+    row = page.locator('tr.case[data-key="qa/a"]')
+    row.scroll_into_view_if_needed()  # a strip off screen is not laid out (content-visibility: auto)
+    cells = row.locator(".strip .cell")
+    expect(cells).to_have_count(len(RECORDED) + 1)
+    for cell in cells.all():
+        box = cell.bounding_box()
+        assert box is not None and box["width"] > 5 and box["height"] > 5
+    assert "".join(cells.all_inner_texts()) == "✓✗✓✗✓✓✗"
+    assert cells.nth(1).get_attribute("title") == "#2 · 2026-11-02 · c001: fail"
+    assert "current" in cells.last.get_attribute("class")
+    assert row.locator(".strip").get_attribute("aria-label") == "last 7 runs: 4 pass, 3 fail"
+    expect(row.locator(".tag.flaky")).to_have_text("flaky on main (2 of 6)")
+    expect(page.locator('tr.case[data-key="qa/b"] .strip .cell.s-pass')).to_have_count(len(RECORDED) + 1)
+    row.click()  # the strip is inside the row: the row still opens its case
+    expect(page.locator("section.detail:visible h2")).to_contain_text("qa / a")
+
+
+def test_hostile_names_in_the_history_run_no_script(page, beacon, tmp_path):
+    url, hits = beacon
+    name = f"s<script>window.__pwned='suite'</script><img src=\"{url}/x.png\">"
+    history = tmp_path / "history.sqlite"
+    for n in range(3):
+        _run_of_history(n, n % 2 == 0, name=name, hostile_commit=True).save(tmp_path / f"run{n}.json")
+        record_file(tmp_path / f"run{n}.json", history, branch="main")
+    head = _run_of_history(3, True, name=name, hostile_commit=True)
+    path = tmp_path / "hostile.html"
+    path.write_text(render_html(head, past=read_report_past(history, head)), encoding="utf-8")
+    page.goto(path.as_uri())
+    expect(page.locator("svg.trend-chart")).to_have_count(3)
+    page.locator(".strip .cell").first.hover()
+    assert page.locator("svg.trend-chart title").first.text_content() == f"{name}: pass rate"
+    assert page.evaluate("typeof window.__pwned") == "undefined"
     assert hits == []
