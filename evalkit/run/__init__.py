@@ -13,14 +13,18 @@ if TYPE_CHECKING:
     from evalkit.run.options import RunOptions
     from evalkit.run.runner import Runner
     from evalkit.run.sharding import parse_shard, shard_members
-    from evalkit.run.targets import TargetResult, prompt_request, resolve_target
+    from evalkit.run.targets import CaseTarget, TargetCall, TargetResult, prompt_request, resolve_target
+    from evalkit.run.tool_loop import ToolBox
 
 # What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
+    "CaseTarget",
     "DryRun",
     "RunOptions",
     "Runner",
+    "TargetCall",
     "TargetResult",
+    "ToolBox",
     "dry_run_missing",
     "fit_warnings",
     "parse_shard",
@@ -47,7 +51,10 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "Runner": "evalkit.run.runner",
     "parse_shard": "evalkit.run.sharding",
     "shard_members": "evalkit.run.sharding",
+    "CaseTarget": "evalkit.run.targets",
+    "TargetCall": "evalkit.run.targets",
     "TargetResult": "evalkit.run.targets",
+    "ToolBox": "evalkit.run.tool_loop",
     "prompt_request": "evalkit.run.targets",
     "resolve_target": "evalkit.run.targets",
 })

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         judged_item,
         truncated_item,
     )
-    from evalkit.scoring.judge import judge, judge_request
+    from evalkit.scoring.judge import asked_ids, judge, judge_request
     from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
     from evalkit.scoring.structured import NoRoute, Route, field_tokens, refuse_unroutable, route_for, verdict_tokens
 
@@ -31,6 +31,7 @@ __all__ = [
     "NoRoute",
     "Route",
     "applicable_items",
+    "asked_ids",
     "compare_cases",
     "decide_item",
     "decide_items",
@@ -62,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "item_result": "evalkit.scoring.items",
     "judged_item": "evalkit.scoring.items",
     "truncated_item": "evalkit.scoring.items",
+    "asked_ids": "evalkit.scoring.judge",
     "judge": "evalkit.scoring.judge",
     "judge_request": "evalkit.scoring.judge",
     "JudgeInput": "evalkit.scoring.judge_input",
