@@ -16,11 +16,30 @@ How each request is answered (so that the run goes on as a real one would):
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from evalkit.llm import CHARS_PER_TOKEN, ModelRequest, ModelResponse
-from evalkit.scoring import asked_ids
+from evalkit.scoring import DEFAULT_ROOM, EXTRACT_TOOL, THINKING_ROOM, asked_ids
+
+# Starts every estimated text: a request that holds one is not the one a run sends (its tokens are estimated).
+ESTIMATED = "[estimated by evalkit plan] "
+JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
+EXTRACT_TOKENS_PER_FIELD = 12
+
+
+@dataclass
+class RunMark:
+    """Which suite (and which call of its target) the requests made under it belong to."""
+
+    suite: str
+    own_calls: bool  # a callable target's, or a tool loop's: sent interactively, never in a Message Batch
+    loop_turns: int | None = None  # the turns a tool loop of this run is counted as taking (None: the guess)
+
+
+# Set by the plan's target for the call of the target and the scoring that follows it (one task).
+RUN_MARK: ContextVar[RunMark | None] = ContextVar("evalkit_plan_run", default=None)
 
 
 @dataclass
@@ -28,8 +47,10 @@ class Answered:
     """A request the estimating provider answered: one call a run would pay for."""
 
     request: ModelRequest
-    structured: bool  # asked for a schema-shaped reply (judge, extraction, or both)
+    tool: str | None  # the structured reply's tool (judge, extraction, both), None for a target's request
     output_tokens: int  # the reply's estimated size
+    mark: RunMark | None  # whose run
+    estimated_input: bool  # it holds an estimated text: not the request a run sends
 
 
 @dataclass
@@ -43,17 +64,18 @@ class EstimatingProvider:
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         schema, tool = requested_schema(request)
+        mark, estimated = RUN_MARK.get(), ESTIMATED in json.dumps(request.to_api_body())
         if schema is not None:
             answer = structured_answer(request, schema)
-            size = len(json.dumps(answer)) // CHARS_PER_TOKEN + 1
-            self.answered.append(Answered(request, True, size))
+            size = structured_tokens(request, schema)
+            self.answered.append(Answered(request, tool or str(schema.get("title") or ""), size, mark, estimated))
             if tool is None:  # output_config.format: the reply's text is the JSON document
                 return ModelResponse(text=json.dumps(answer), model=request.model, output_tokens=size,
                                      stop_reason="end_turn")
             return ModelResponse(text="", model=request.model, output_tokens=size, tool_name=tool,
                                  tool_input=answer, stop_reason="tool_use")
         out = self.out_tokens(request)
-        self.answered.append(Answered(request, False, out))
+        self.answered.append(Answered(request, None, out, mark, estimated))
         turn = loop_turn(request)
         if request.tools and turn < self.loop_turns(request):
             first = request.tools[0]
@@ -63,13 +85,13 @@ class EstimatingProvider:
                                  tool_uses=[use])
         # Each reply its own text, as a model's replies are: the judge's and the extraction's requests
         # that hold two of them are then two calls, as in a run, never one shared by the client.
-        text = f"estimated reply {len(self.answered)} ".ljust(out * CHARS_PER_TOKEN, "x")
+        text = f"{ESTIMATED}reply {len(self.answered)} ".ljust(out * CHARS_PER_TOKEN, "x")
         return ModelResponse(text=text, model=request.model, output_tokens=out,
                              stop_reason="end_turn")
 
     def stand_in_output(self, out_tokens: int) -> str:
         """A target's output of `out_tokens` tokens, its own text (see `generate`)."""
-        return f"estimated output {len(self.answered)} ".ljust(out_tokens * CHARS_PER_TOKEN, "x")
+        return f"{ESTIMATED}output {len(self.answered)} ".ljust(out_tokens * CHARS_PER_TOKEN, "x")
 
     async def aclose(self) -> None:
         return None
@@ -99,6 +121,25 @@ def requested_schema(request: ModelRequest) -> tuple[dict[str, Any] | None, str 
         if tool is not None:
             return dict(tool.get("input_schema") or {}), str(tool["name"])
     return None, None
+
+
+def structured_tokens(request: ModelRequest, schema: dict[str, Any]) -> int:
+    """A structured reply's estimated output tokens: a reason and a verdict an item, a few tokens a
+    field, and the whole room the request gives thinking (thinking is billed as output)."""
+    properties = schema.get("properties") or {}
+    fields = properties["fields"].get("properties") or {} if "fields" in properties else (
+        properties if schema.get("title") == EXTRACT_TOOL or "items" not in properties else {})
+    tokens = JUDGE_TOKENS_PER_ITEM * len(asked_ids(request)) + EXTRACT_TOKENS_PER_FIELD * len(fields)
+    return tokens + thinking_room(request)
+
+
+def thinking_room(request: ModelRequest) -> int:
+    """The tokens a structured request leaves its reply for thinking (evalkit.scoring.structured's route)."""
+    if request.output_format is None or (request.thinking or {}).get("type") == "disabled":
+        return 0  # a forced tool: no thinking
+    if (request.thinking or {}).get("type") == "enabled":
+        return int(request.thinking["budget_tokens"])  # type: ignore[index]  # checked just above
+    return THINKING_ROOM.get(request.effort or "", DEFAULT_ROOM)
 
 
 def structured_answer(request: ModelRequest, schema: dict[str, Any]) -> Any:

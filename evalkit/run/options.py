@@ -33,7 +33,7 @@ class RunOptions:
     resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
     max_cost: float | None = None  # the budget in US dollars; None: the smallest `max_cost:` of the suites, if any
     # `evalkit plan` only: each suite's target as the plan calls it (evalkit/engine/plan_run.py); None: as is.
-    wrap_target: "Callable[[CaseTarget], CaseTarget] | None" = None
+    wrap_target: "Callable[[Suite, CaseTarget], CaseTarget] | None" = None
 
 
 def run_budget(suites: list[Suite], options: RunOptions) -> float | None:
