@@ -81,7 +81,9 @@ class EstimatingProvider:
             first = request.tools[0]
             arguments = stand_in_value(first.get("input_schema") or {})
             use = {"id": f"toolu_plan_{turn}", "name": first["name"], "input": arguments}
-            return ModelResponse(text="", model=request.model, output_tokens=out, stop_reason="tool_use",
+            # With a text of the estimated size, as the plan has always counted a turn: the next request holds it.
+            text = f"{ESTIMATED}turn {len(self.answered)} ".ljust(out * CHARS_PER_TOKEN, "x")
+            return ModelResponse(text=text, model=request.model, output_tokens=out, stop_reason="tool_use",
                                  tool_uses=[use])
         # Each reply its own text, as a model's replies are: the judge's and the extraction's requests
         # that hold two of them are then two calls, as in a run, never one shared by the client.

@@ -38,7 +38,7 @@ class Line:
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
     cached: int = 0  # of them: distinct requests found in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
-    rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
+    rendered_runs: int = 0  # runs of a callable target whose requests were made in the plan's run
     tool_loops: int = 0  # a prompt target's tool loops (one per run, one per answered turn of a conversation)
     estimated_loops: int = 0  # of them: cut at a reply not cached, their remaining turns estimated
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
@@ -129,8 +129,8 @@ class Estimate:
             rows.append(f"callable targets' calls: as measured per run in {self.measured_in}")
         rendered = sum(ln.rendered_runs for ln in self.lines)
         if rendered:
-            rows.append(f"callable targets: {rendered} runs were run up to their model calls with a stand-in for "
-                        f"the model (no call made): their requests are counted as rendered")
+            rows.append(f"callable targets: {rendered} runs were run against a stand-in for the model (no call made): "
+                        f"their requests are counted as rendered")
         loops, estimated = sum(ln.tool_loops for ln in self.lines), sum(ln.estimated_loops for ln in self.lines)
         if estimated:
             rows.append(f"tool loops: {estimated} of {loops} estimated: followed from the response cache up to the "

@@ -8,7 +8,6 @@ from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.run.conversation import render_turn, size, target_prompt
-    from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
     from evalkit.run.model_fit import fit_warnings, refuse_unfit
     from evalkit.run.options import RunOptions
     from evalkit.run.runner import Runner
@@ -19,13 +18,11 @@ if TYPE_CHECKING:
 # What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
     "CaseTarget",
-    "DryRun",
     "RunOptions",
     "Runner",
     "TargetCall",
     "TargetResult",
     "ToolBox",
-    "dry_run_missing",
     "fit_warnings",
     "parse_shard",
     "prompt_request",
@@ -35,16 +32,12 @@ __all__ = [
     "shard_members",
     "size",
     "target_prompt",
-    "tool_loop",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "render_turn": "evalkit.run.conversation",
     "size": "evalkit.run.conversation",
     "target_prompt": "evalkit.run.conversation",
-    "DryRun": "evalkit.run.dry_run",
-    "dry_run_missing": "evalkit.run.dry_run",
-    "tool_loop": "evalkit.run.dry_run",
     "fit_warnings": "evalkit.run.model_fit",
     "refuse_unfit": "evalkit.run.model_fit",
     "RunOptions": "evalkit.run.options",
