@@ -88,8 +88,8 @@ class StandInTarget(CaseTarget):
     after an estimated reply becomes an output of the estimated size: the failure may be the
     estimate's (a target that parses its reply), and a run with the model's reply goes on to scoring."""
 
-    def __init__(self, inner: CaseTarget, suite: Suite, cache: ResponseCache | None, stand_in: Callable[[int], str],
-                 turns: dict[str, int]):
+    def __init__(self, inner: CaseTarget, suite: Suite, cache: ResponseCache | None, *,
+                 stand_in: Callable[[int], str], turns: dict[str, int]):
         self.inner, self.suite, self.cache, self.stand_in = inner, suite, cache, stand_in
         self.turns = turns  # a case's input (JSON) -> the turns its loops the cache finished took
         self.finished: dict[str, list[int]] = {}  # a case's input -> the requests of each loop the cache finished
@@ -168,7 +168,7 @@ def _run_once(suites: list[Suite], cache_dir: Path | None, capabilities: Capabil
     wrapped: list[StandInTarget] = []
 
     def wrap(suite: Suite, target: CaseTarget) -> CaseTarget:
-        wrapped.append(StandInTarget(target, suite, cache, provider.stand_in_output, turns))
+        wrapped.append(StandInTarget(target, suite, cache, stand_in=provider.stand_in_output, turns=turns))
         return wrapped[-1]
 
     async def every() -> Report:

@@ -1,6 +1,6 @@
 """`evalkit plan`: the calls a run would make, found by running the runner against a provider that
-never calls a model (evalkit/engine/plan_run.py), priced (evalkit/engine/plan_pricing.py) and
-presented here: one line per suite, the other profiles beside the planned one, and what is estimated.
+never calls a model (evalkit/engine/plan_run.py), priced and presented here: one line per suite, the
+other profiles beside the planned one, and what is estimated.
 
 A request whose reply is in the response cache is free, as in a run; so is one identical to another
 (the client shares it). Every other request is a call the run pays for, answered with an estimate: a
@@ -15,11 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from evalkit.engine.plan_provider import Answered, thinking_room
 from evalkit.engine.plan_run import TOOL_TURNS_GUESS as TOOL_TURNS_GUESS  # the tests and the render name it here
-from evalkit.engine.plan_run import plan_run
+from evalkit.engine.plan_run import PlannedRun, plan_run
 from evalkit.errors import one_line
-from evalkit.llm import CapabilityTable, ModelRequest, ResponseCache, cost_usd, request_tokens
+from evalkit.llm import (
+    CapabilityTable,
+    ModelRequest,
+    PrefixLedger,
+    ResponseCache,
+    cost_usd,
+    request_tokens,
+    text_tokens,
+)
 from evalkit.results import Report
+from evalkit.scoring import EXTRACT_TOOL, asked_ids
 from evalkit.suite.model import TAG_PREFIX, Suite, describe_selection
 
 CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
@@ -224,8 +234,6 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
     """The calls a run of `suites` would make (see the module's docstring), and beside them the cost of
     the other profiles: every case when tags select, else each tag's cases. `previous`, a run's results,
     is shown as where callable targets' calls were seen; the plan runs them itself."""
-    from evalkit.engine.plan_pricing import price  # it builds on this module's Line
-
     selectors = list(cases or [])
     tokens = InputCount(count_tokens)  # one memo for every profile: a request is counted once
     tiers = {suite.name: suite.tier_models(model, judge_model) for suite in suites}
@@ -267,3 +275,71 @@ def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
         extracted = gold.fields is not None and bool(suite.fields)
         calls += repeats * (1 if judged and extracted else int(judged) + int(extracted))  # both: one call
     return calls
+
+
+# Pricing: each request the estimating provider answered is one call a run pays for, put on its
+# suite's line by kind, with its input tokens (counted, or estimated when it holds an estimated text).
+KINDS = {None: "target_calls", EXTRACT_TOOL: "extraction_calls", "record_verdicts": "judge_calls",
+         "record_verdicts_and_fields": "graded_calls"}
+UNKNOWN_PROMPT = 200  # a callable target's prompt beyond its input, when its calls are not known
+
+
+def price(planned: PlannedRun, suites: list[Suite], chosen: list[str], tokens: InputCount, *,
+          repeat: int | None, tiers: dict[str, dict[str, str]]) -> tuple[list[Line], int]:
+    """One line per suite, and the most output tokens a judge call may think with."""
+    lines = {suite.name: _line(suite, chosen, repeat) for suite in suites}
+    usage = {s.name: s.usage for s in planned.report.suites}
+    for name, line in lines.items():
+        line.free = usage[name].cache_hits if name in usage else 0
+        line.cached = planned.cached.get(name, 0)
+        loops = planned.loops.get(name)
+        line.tool_loops, line.estimated_loops = (loops.made, loops.estimated) if loops else (0, 0)
+        line.rendered_runs = planned.rendered.get(name, 0)
+        line.unknown_runs = len(planned.unknown.get(name, []))
+    prefixes = PrefixLedger()  # prompt-cache prefixes written by the calls counted so far
+    confirms = _confirming(planned.answered, suites)
+    room = 0
+    for a in planned.answered:
+        line = lines[a.mark.suite] if a.mark is not None else next(iter(lines.values()))
+        kind = "confirm_calls" if id(a) in confirms else KINDS.get(a.tool, "judge_calls")
+        setattr(line, kind, getattr(line, kind) + 1)
+        request = a.request
+        in_tokens = tokens.guess(request) if a.estimated_input else tokens.tokens(request)
+        _, read, write = prefixes.split(request.to_api_body(), in_tokens)
+        own = a.tool is None and a.mark is not None and a.mark.own_calls
+        line.add(request.model, in_tokens, a.output_tokens, batchable=not own, read=read, write=write)
+        room = max(room, thinking_room(request) if a.tool is not None else 0)
+    for suite in suites:  # runs whose calls are not known: one call each, the usual guess
+        line, model = lines[suite.name], tiers[suite.name]["high"]
+        for case_input in planned.unknown.get(suite.name, []):
+            line.target_calls += 1
+            line.add(model, text_tokens(json.dumps(case_input, default=str)) + UNKNOWN_PROMPT, suite.max_tokens // 2,
+                     batchable=False)
+    return list(lines.values()), room
+
+
+def _line(suite: Suite, chosen: list[str], repeat: int | None) -> Line:
+    line = Line(suite.name)
+    for case in suite.select(chosen):
+        if not case.skip:
+            line.cases += 1
+            line.runs += repeat or case.repeats
+    return line
+
+
+def _confirming(answered: list[Answered], suites: list[Suite]) -> set[int]:
+    """The judge requests that are confirm_failures' (ids of the Answered): a run's judge requests on the
+    same items beyond the judge_repeats its items ask for (the first of them the combined call, if any)."""
+    repeats = {(suite.name, it.id): it.judge_repeats for suite in suites for case in suite.cases
+               for it in [*case.items, *(i for turn in case.turns for i in turn.items)]}
+    runs: dict[tuple[int, tuple[str, ...]], list[Answered]] = {}
+    for a in answered:
+        if a.tool in ("record_verdicts", "record_verdicts_and_fields") and a.mark is not None:
+            runs.setdefault((id(a.mark), tuple(asked_ids(a.request))), []).append(a)
+    confirming: set[int] = set()
+    for asked in runs.values():
+        suite = asked[0].mark.suite if asked[0].mark else ""
+        ids = asked_ids(asked[0].request)
+        wanted = max((repeats.get((suite, i), 1) for i in ids), default=1)
+        confirming.update(id(a) for a in asked[wanted:])
+    return confirming
