@@ -350,7 +350,7 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
     table = lifecycle_table(cache_dir)
     warnings = check_models(suites, model=options.get("model"), judge_model=options.get("judge_model"), table=table)
     planned = estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
-                       capabilities=CapabilityTable(table).of, **options)
+                       capabilities=CapabilityTable(table), **options)
     planned.warnings = warnings
     return planned
 

@@ -1,60 +1,38 @@
-"""`evalkit plan`: count the calls a run would make, by the runner's own rules, and estimate tokens
-and dollars.
+"""`evalkit plan`: the calls a run would make, found by running the runner against a provider that
+never calls a model (evalkit/engine/plan_run.py), priced and presented here: one line per suite, the
+other profiles beside the planned one, and what is estimated.
 
-The rules the runner follows, and the plan with it: every run of a case (repeats) calls its target;
-a prompt target makes one request (one per answered user turn of a conversation, each turn's reply
-judged on its own), built here exactly as the run builds it, so identical requests
-are counted once (the client shares them within a run) and requests already in the response cache
-are free. The judge is asked max(judge_repeats) times per run when a judged item applies (`when:`
-decided on the input; a condition on facts counts as applying unless a previous run recorded them);
-extraction is one call per run of a case with fields, folded into the judge's first call when a judged
-item applies (one call, not two: evalkit/scoring/grading.py). Judge and extraction requests hold the
-target's output: they are known, shared and looked up in the cache only when that output is (a
-cached prompt-target reply). A callable target's calls cannot be known before it runs: the plan
-says so, or counts them as measured per run in a previous run's results (`--results`).
-
-A prompt target with `tools:` runs a loop of model calls, each request holding the tool calls and
-results before it: the plan runs that loop against a stand-in for the model (evalkit/run/dry_run.py)
-that answers from the response cache. Where every reply is cached the loop's requests and the run's
-trajectory (which its judge request holds) are exact; from the first reply not cached on, the loop's
-remaining turns are estimated (`TOOL_TURNS_GUESS`, see `_Planner.loop_turns`) and the plan says so.
-
-This module is long because the plan follows every kind of run the runner makes (prompt, callable,
-tool loop, conversation; target, judge and extraction calls) in one walk that shares one ledger of
-requests seen, and splitting that walk would split the ledger's rules across modules."""
+A request whose reply is in the response cache is free, as in a run; so is one identical to another
+(the client shares it). Every other request is a call the run pays for, answered with an estimate: a
+text of half the request's max_tokens, a judge that fails every item (so confirm_failures' calls are
+the upper bound: every judged item failing on every run), a tool loop of TOOL_TURNS_GUESS model
+turns. A target whose code fails on an estimated reply is scored as if it had returned one."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
 
-from evalkit.checks.base import output_text
-from evalkit.errors import EvalkitError, one_line
-from evalkit.llm.budget import request_tokens
-from evalkit.llm.budget import text_tokens as _tokens
-from evalkit.llm.cache import ResponseCache
-from evalkit.llm.pricing import cost_usd
-from evalkit.llm.prompt_prefix import CHARS_PER_TOKEN, PrefixLedger
-from evalkit.llm.providers.interface import ModelRequest
-from evalkit.results.report import Report
-from evalkit.run.conversation import render_turn, size, target_prompt
-from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
-from evalkit.run.targets import prompt_request
-from evalkit.scoring.extract import extract_request
-from evalkit.scoring.grading import grade_request
-from evalkit.scoring.judge import judge_request
-from evalkit.scoring.structured import Route, route_for
-from evalkit.suite.conditions import condition_holds
-from evalkit.suite.model import TAG_PREFIX, Case, Item, JudgeThinking, Suite, describe_selection
-from evalkit.trace.steps import Step, judged_trace
+from evalkit.engine.plan_provider import Answered, thinking_room
+from evalkit.engine.plan_run import TOOL_TURNS_GUESS as TOOL_TURNS_GUESS  # the tests and the render name it here
+from evalkit.engine.plan_run import PlannedRun, plan_run
+from evalkit.errors import one_line
+from evalkit.llm import (
+    CapabilityTable,
+    ModelRequest,
+    PrefixLedger,
+    ResponseCache,
+    cost_usd,
+    request_tokens,
+    text_tokens,
+)
+from evalkit.results import Report
+from evalkit.scoring import EXTRACT_TOOL, asked_ids
+from evalkit.suite.model import TAG_PREFIX, Suite, describe_selection
 
-JUDGE_TOKENS_PER_ITEM = 90  # a short reason and a verdict
-EXTRACT_TOKENS_PER_FIELD = 12
 CALIBRATION_REPEATS = 3  # `evalkit calibrate`'s default --repeats
-# A tool loop whose replies are not cached: the model turns it is counted as taking, when no cached
-# run of the same case shows how many it takes (never more than the target's `max_steps`).
-TOOL_TURNS_GUESS = 3
 
 
 @dataclass
@@ -70,7 +48,7 @@ class Line:
     free: int = 0  # requests the run will not pay for: identical to another, or in the response cache
     cached: int = 0  # of them: distinct requests found in the response cache
     unknown_runs: int = 0  # runs of a callable target whose calls are not known (no previous results)
-    rendered_runs: int = 0  # runs of a callable target whose requests were seen as rendered (dry_run)
+    rendered_runs: int = 0  # runs of a callable target whose requests were made in the plan's run
     tool_loops: int = 0  # a prompt target's tool loops (one per run, one per answered turn of a conversation)
     estimated_loops: int = 0  # of them: cut at a reply not cached, their remaining turns estimated
     tokens: dict[str, list[int]] = field(default_factory=dict)  # model -> [input, output]
@@ -161,8 +139,8 @@ class Estimate:
             rows.append(f"callable targets' calls: as measured per run in {self.measured_in}")
         rendered = sum(ln.rendered_runs for ln in self.lines)
         if rendered:
-            rows.append(f"callable targets: {rendered} runs were run up to their model calls with a stand-in for "
-                        f"the model (no call made): their requests are counted as rendered")
+            rows.append(f"callable targets: {rendered} runs were run against a stand-in for the model (no call made): "
+                        f"their requests are counted as rendered")
         loops, estimated = sum(ln.tool_loops for ln in self.lines), sum(ln.estimated_loops for ln in self.lines)
         if estimated:
             rows.append(f"tool loops: {estimated} of {loops} estimated: followed from the response cache up to the "
@@ -248,320 +226,31 @@ def _dollars(amount: float) -> str:
     return f"${amount:.4f}"
 
 
-def _stand_in(out_tokens: int) -> str:
-    """An output not known yet, as text of its estimated size: the judge's and the extraction's requests
-    are then built as the run builds them (and counted as new: their cache keys are not the run's)."""
-    return "x" * (out_tokens * CHARS_PER_TOKEN)
-
-
-class _Planner:
-    """Walks the runs a run would make, counting each request once, as the client's memo does."""
-
-    def __init__(self, cache: ResponseCache | None, previous: Report | None,
-                 dry: dict[tuple[str, str, int], DryRun] | None = None, tokens: InputCount | None = None,
-                 *, capabilities: Callable[[str], Any] | None = None):
-        self.cache = cache
-        self.capabilities = capabilities  # a model's Capabilities: the judge's route, as the run picks it
-        self.seen: set[str] = set()
-        self.previous = {(s.name, c.id): c for s in previous.suites for c in s.cases} if previous else {}
-        self.dry = dry if dry is not None else {}  # (suite path, case id, repeat) -> the target's dry run
-        self.tokens = tokens if tokens is not None else InputCount(None)
-        self.prefixes = PrefixLedger()  # prompt-cache prefixes written by the requests counted so far
-        self.thinking: JudgeThinking | None = None  # the judge_thinking of the suite whose case is being walked
-        self.thinking_room = 0  # the most output tokens a judge call may think with
-        self.confirm = 0  # the confirm_failures of the suite whose case is being walked
-
-    def caps(self, model: str) -> Any:
-        """`model`'s Capabilities as the run knows them (None: the plan was given no table)."""
-        return self.capabilities(model) if self.capabilities is not None else None
-
-    def route(self, model: str, thinking: JudgeThinking | None = None) -> Route:
-        """How the run would ask `model` for a structured reply (evalkit.scoring.structured)."""
-        return route_for(self.capabilities(model) if self.capabilities is not None else None, thinking)
-
-    def request(self, line: Line, kind: str, key: str, model: str, *, in_tokens: int, out_tokens: int,
-                batchable: bool = True, request: ModelRequest | None = None) -> Any:
-        """Count one request by its cache key; returns its cached reply when there is one."""
-        hit = self.cache.get(key) if self.cache is not None else None
-        if key in self.seen or hit is not None:
-            line.free += 1
-            line.cached += hit is not None and key not in self.seen
-        else:
-            self.new(line, kind, model, in_tokens, out_tokens=out_tokens, batchable=batchable, request=request)
-        self.seen.add(key)
-        return hit
-
-    def new(self, line: Line, kind: str, model: str, in_tokens: int, *, out_tokens: int, batchable: bool = True,
-            request: ModelRequest | None = None) -> None:
-        """Count a request the run pays for; the prompt-cache prefixes it marks are read once written."""
-        setattr(line, kind, getattr(line, kind) + 1)
-        _, read, write = self.prefixes.split(request.to_api_body(), in_tokens) if request else (in_tokens, 0, 0)
-        line.add(model, in_tokens, out_tokens, batchable=batchable, read=read, write=write)
-
-    def exact(self, line: Line, kind: str, request: ModelRequest, key: str, *, out_tokens: int) -> Any:
-        return self.request(line, kind, key, request.model, in_tokens=self.tokens.tokens(request),
-                            out_tokens=out_tokens,
-                            request=request)
-
-    def case(self, line: Line, suite: Suite, case: Case, runs: int, *, tiers: dict[str, str]) -> None:
-        tmodel, jmodel = tiers["high"], tiers["low"]
-        self.thinking = suite.judge_thinking
-        self.confirm = suite.confirm_failures
-        out_tokens = suite.max_tokens // 2
-        guess = _tokens(json.dumps(case.input, default=str)) + 200  # a callable target's prompt: unknown
-        before = self.previous.get((suite.name, case.id))
-        fields = {n: suite.fields[n] for n in case.fields}
-        for r in range(runs):
-            past = before.runs[r] if before is not None and r < len(before.runs) else None
-            facts: dict[str, Any] | None = past.facts if past is not None else None
-            output: str | None = None
-            truncated = False
-            judged_input: Any = None
-            trace: list[Step] | None = None  # the judge sees a run's trajectory: its requests hold it
-            target = suite.target
-            dry = self.dry.get((str(suite.path), case.id, r))
-            sent = dict(dry.requests) if dry else {}
-            rendered = {key: self.tokens.tokens(req) for key, req in sent.items()}
-            if dry is not None and tool_loop(suite):
-                facts = {}
-                output, truncated, trace, judged_input = self.tool_runs(line, suite, case, r, dry=dry,
-                                                                        rendered=rendered,
-                                                                        tiers=tiers, out_tokens=out_tokens, past=past)
-                if dry.failed:
-                    continue  # the loop failed on cached replies (max_steps): a run fails there too, unscored
-            elif target is not None and target.template is not None and case.turns:
-                facts = {}
-                output, truncated, judged_input = self.prompt_conversation(line, suite, case, r, tiers=tiers,
-                                                                           out_tokens=out_tokens)
-            elif target is not None and target.template is not None:
-                facts = {}
-                try:
-                    pmodel = tiers.get(target.model or "", target.model or tmodel)
-                    req = prompt_request(target, case.input, model=pmodel, max_tokens=suite.max_tokens,
-                                         temperature=suite.temperature, capabilities=self.caps(pmodel))
-                except Exception:  # a template that does not render: `validate` names it; count the call
-                    line.target_calls += 1
-                    line.add(tmodel, guess, out_tokens)
-                else:
-                    hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens=out_tokens)
-                    if hit is not None:
-                        output, truncated = hit.text, hit.stop_reason == "max_tokens"
-            elif past is not None and past.target_requests is not None:
-                hits = [self.request(line, "target_calls", key, tmodel, in_tokens=rendered.get(key, guess),
-                                     out_tokens=out_tokens,
-                                     batchable=False, request=sent.get(key)) for key in past.target_requests]
-                # Every call served from the cache: the target will give the same output as last time.
-                if all(h is not None for h in hits) and len(past.output) == past.output_chars:
-                    output, truncated, trace = past.output, past.truncated, past.trace
-            elif dry is not None and dry.requests:
-                line.rendered_runs += 1
-                for key, req in dry.requests:
-                    self.request(line, "target_calls", key, req.model, in_tokens=rendered[key],
-                                 out_tokens=out_tokens, batchable=False,
-                                 request=req)
-                if dry.known:  # every reply was cached: the run's output is known, so are its judge requests
-                    output, truncated, trace = output_text(dry.output), dry.truncated, dry.trace
-                facts = dry.facts if dry.facts is not None else facts
-            else:
-                line.unknown_runs += 1
-                line.add(tmodel, guess, out_tokens, calls=case.target_calls, batchable=False)
-            if past is not None and past.error:
-                continue  # the target failed last time: no judge or extraction followed
-            if case.turns and not (target is not None and target.template is not None):
-                for turn in case.turns:  # a callable target's replies are not known: each turn's scoring, new
-                    self.score(line, replace(case, items=list(turn.items)), r, jmodel, output=None, truncated=False,
-                               facts=facts or {},
-                               out_tokens=out_tokens, fields={n: suite.fields[n] for n in turn.fields})
-            # A conversation's judge reads the messages its final reply answered beside the input (as a run's does).
-            self.score(line, case, r, jmodel, output=output, truncated=truncated, facts=facts, out_tokens=out_tokens,
-                       fields=fields, judged_input=judged_input, trace=trace)
-
-    def tool_runs(self, line: Line, suite: Suite, case: Case, r: int, *, dry: DryRun, rendered: dict[str, int],
-                  tiers: dict[str, str], out_tokens: int, past: Any) -> tuple[str | None, bool, Any, Any]:
-        """A run of a prompt target with tools, from its dry run: the requests it sent (exact while the
-        cache answered), the turns of each loop the cache did not finish (estimated), and a
-        conversation's turns scored; the final reply, whether it was cut off, its trajectory and what
-        its judge reads as the input (each None when not known)."""
-        target = suite.target
-        assert target is not None
-        for key, req in dry.requests:  # a tool loop waits on each reply: never a Message Batch
-            self.request(line, "target_calls", key, req.model, in_tokens=rendered[key], out_tokens=out_tokens,
-                         batchable=False,
-                         request=req)
-        last = dry.requests[-1][1] if dry.requests else None
-        grow = rendered[dry.requests[-1][0]] if dry.requests else 0
-        for loop in dry.loops:
-            line.tool_loops += 1
-            if not loop.cut:
-                continue
-            line.estimated_loops += 1
-            for _ in range(self.loop_turns(suite, case, past, len(dry.loops)) - loop.requests):
-                grow += out_tokens  # each turn adds a reply (its tool calls) and their results
-                self.new(line, "target_calls", last.model if last else tiers["high"], grow, out_tokens=out_tokens,
-                         batchable=False)
-        for seen in dry.turns:
-            self.score(line, replace(case, items=list(seen.turn.items)), r, tiers["low"],
-                       output=seen.reply if seen.known else None, truncated=seen.truncated, facts={},
-                       out_tokens=out_tokens, fields={n: suite.fields[n] for n in seen.turn.fields},
-                       judged_input={"input": case.input, "conversation": seen.messages},
-                       trace=seen.trace if seen.known else None)
-        if not dry.known:
-            return None, False, None, None
-        judged_input = {"input": case.input, "conversation": dry.messages} if case.turns else None
-        return output_text(dry.output), dry.truncated, dry.trace, judged_input
-
-    def loop_turns(self, suite: Suite, case: Case, past: Any, loops: int) -> int:
-        """The model turns a tool loop the cache does not finish is counted as taking: as many as this
-        case's loops the cache finished took (their mean, rounded up), else as many as the previous
-        run's (`--results`) loops took (its requests over its `loops` loops, rounded up), else
-        TOOL_TURNS_GUESS; never more than `max_steps`."""
-        assert suite.target is not None
-        finished = [loop.requests for (path, cid, _), d in self.dry.items() if path == str(suite.path)
-                    and cid == case.id for loop in d.loops if not loop.cut]
-        if finished:
-            turns = -(-sum(finished) // len(finished))
-        elif past is not None and past.target_requests and not past.error:
-            turns = -(-len(past.target_requests) // max(loops, 1))
-        else:
-            turns = TOOL_TURNS_GUESS
-        return max(1, min(turns, suite.target.max_steps))
-
-    def score(self, line: Line, case: Case, r: int, jmodel: str, *, output: str | None, truncated: bool,
-              facts: dict[str, Any] | None, out_tokens: int, fields: dict[str, Any], judged_input: Any = None,
-              trace: list[Step] | None = None) -> None:
-        """The judge's and the extraction's calls on one reply (a conversation's turn: `case` holds its items;
-        `judged_input`: what its judge reads as the input, when not the case's)."""
-        judged = [it for it in case.items if it.judge is not None and _applies(it, case, facts)]
-        if judged:
-            self.judge(line, judged, case, r, jmodel=jmodel, output=output, truncated=truncated, facts=facts or {},
-                       out_tokens=out_tokens,
-                       fields=fields if fields else None, judged_input=judged_input, trace=trace)
-        elif fields:
-            req = extract_request(jmodel, output if output is not None else _stand_in(out_tokens), fields,
-                                  route=self.route(jmodel))
-            if output is not None:
-                self.exact(line, "extraction_calls", req, req.cache_key(r),
-                           out_tokens=EXTRACT_TOKENS_PER_FIELD * len(fields))
-            else:  # counted as new, its size as the run would send it
-                self.new(line, "extraction_calls", jmodel, self.tokens.guess(req),
-                         out_tokens=EXTRACT_TOKENS_PER_FIELD * len(fields), request=req)
-
-    def prompt_conversation(self, line: Line, suite: Suite, case: Case, r: int, *, tiers: dict[str, str],
-                            out_tokens: int) -> tuple[str | None, bool, Any]:
-        """A prompt target's calls for a conversation case, one per user turn that no scripted turn
-        answers, and each turn's scoring; the final reply (when known), whether it was cut off, and what
-        the judge of the final reply reads as the case's input. A request after a reply the cache does
-        not hold is counted as new, with a stand-in for that reply."""
-        target = suite.target
-        assert target is not None
-        model = tiers.get(target.model or "", target.model or tiers["high"])
-        prompt = target_prompt(target, case.input)
-        messages: list[dict[str, Any]] = []
-        outputs: list[str] = []
-        known, reply, truncated = True, None, False
-        for turn in case.turns:
-            if turn.role == "assistant":
-                messages.append({"role": "assistant", "content": turn.text})
-                outputs.append(turn.text)
-                continue
-            try:
-                text = render_turn(case, turn, prompt, outputs, before=size(messages))
-            except EvalkitError:  # `validate` names it; the run stops at this turn
-                return None, False, None
-            messages.append({"role": "user", "content": text})
-            if turn.scripted:
-                continue
-            req = prompt_request(target, case.input, model=model, max_tokens=suite.max_tokens,
-                                 temperature=suite.temperature, messages=messages, capabilities=self.caps(model))
-            hit = self.exact(line, "target_calls", req, req.cache_key(r), out_tokens=out_tokens) if known else None
-            if not known:
-                self.new(line, "target_calls", req.model, self.tokens.guess(req), out_tokens=out_tokens, request=req)
-            known = hit is not None
-            reply, truncated = (hit.text, hit.stop_reason == "max_tokens") if hit is not None else (None, False)
-            self.score(line, replace(case, items=list(turn.items)), r, tiers["low"], output=reply,
-                       truncated=truncated, facts={}, out_tokens=out_tokens,
-                       fields={n: suite.fields[n] for n in turn.fields}, judged_input={"input": case.input,
-                                                                                       "conversation": list(messages)})
-            messages.append({"role": "assistant", "content": reply if reply is not None else _stand_in(out_tokens)})
-            outputs.append(messages[-1]["content"])
-        return reply, truncated, {"input": case.input, "conversation": messages[:-1]}
-
-    def judge(self, line: Line, judged: list[Item], case: Case, r: int, *, jmodel: str, output: str | None,
-              truncated: bool, facts: dict[str, Any], out_tokens: int, fields: dict[str, Any] | None = None,
-              judged_input: Any = None, trace: list[Step] | None = None) -> None:
-        """The judge's calls (judge_repeats: N calls, a majority per item); with fields, the first also
-        extracts them (the run's rule: evalkit.scoring.grading.score_output). A judge that thinks has
-        its output counted with the whole room its route gives thinking (at most what it may think)."""
-        calls = max(it.judge_repeats for it in judged)
-        criteria = {it.id: it.judge or "" for it in judged}
-        route = self.route(jmodel, self.thinking)
-        self.thinking_room = max(self.thinking_room, route.room)
-        verdict_tokens = JUDGE_TOKENS_PER_ITEM * len(judged) + route.room
-        text = output if output is not None else _stand_in(out_tokens)
-        case_input = case.input if judged_input is None else judged_input
-        for k in range(calls):  # each sample is cached apart (BoundClient.sampled)
-            if k == 0 and fields:
-                req = grade_request(jmodel, text, criteria, fields, case_input=case_input, facts=facts,
-                                    truncated=truncated, trace=judged_trace(trace), route=route)
-                kind, out = "graded_calls", verdict_tokens + EXTRACT_TOKENS_PER_FIELD * len(fields)
-            else:
-                req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated,
-                                    trace=judged_trace(trace), route=route)
-                kind, out = "judge_calls", verdict_tokens
-            if output is not None:
-                self.exact(line, kind, req, req.cache_key(f"{r}.{k}" if k else r), out_tokens=out)
-            else:
-                self.new(line, kind, jmodel, self.tokens.guess(req), out_tokens=out, request=req)
-        # confirm_failures: asked only about the items that fail, so only an upper bound is known: every
-        # judged item failing on every run, each confirming call a new one (never served by the cache).
-        req = judge_request(jmodel, text, criteria, case_input=case_input, facts=facts, truncated=truncated,
-                            trace=judged_trace(trace), route=route)
-        for _ in range(self.confirm):
-            self.new(line, "confirm_calls", jmodel, self.tokens.guess(req), out_tokens=verdict_tokens, request=req)
-
-
-def _applies(item: Item, case: Case, facts: dict[str, Any] | None) -> bool:
-    """The runner's `when:` rule; a condition that needs facts no run has recorded counts as applying."""
-    if item.when is None:
-        return True
-    try:
-        return condition_holds(item.when, input=case.input, facts=facts if facts is not None else {})
-    except ValueError:
-        return facts is None
-
-
 def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
              repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
              previous: Report | None = None, previous_path: str | None = None,
              count_tokens: Callable[[ModelRequest], int] | None = None,
-             capabilities: Callable[[str], Any] | None = None) -> Estimate:
-    """The calls a run of `suites` would make (see the module's docstring for the rules), and beside
-    them the cost of the other profiles: every case when tags select, else each tag's cases."""
+             capabilities: CapabilityTable | None = None) -> Estimate:
+    """The calls a run of `suites` would make (see the module's docstring), and beside them the cost of
+    the other profiles: every case when tags select, else each tag's cases. `previous`, a run's results,
+    is shown as where callable targets' calls were seen; the plan runs them itself."""
     selectors = list(cases or [])
-    dry: dict[tuple[str, str, int], DryRun] = {}
-
+    tokens = InputCount(count_tokens)  # one memo for every profile: a request is counted once
+    tiers = {suite.name: suite.tier_models(model, judge_model) for suite in suites}
     room = [0]
 
     def lines_for(chosen: list[str]) -> list[Line]:
-        planner = _Planner(cache, previous, dry, tokens, capabilities=capabilities)
-        lines = []
-        for suite in suites:
-            line = Line(suite.name)
-            tiers = suite.tier_models(model, judge_model)
-            planned = [(case, repeat or case.repeats) for case in suite.select(chosen) if not case.skip]
-            dry_run_missing(suite, planned, tiers, cache, dry)
-            for case, runs in planned:
-                line.cases += 1
-                line.runs += runs
-                planner.case(line, suite, case, runs, tiers=tiers)
-            line.calibration_calls = calibration_calls(suite)
-            lines.append(line)
-        room[0] = max(room[0], planner.thinking_room)
+        planned = plan_run(suites, cache_dir=Path(cache.dir) if cache is not None else None,
+                           capabilities=capabilities, model=model, judge_model=judge_model, repeat=repeat,
+                           cases=chosen)
+        lines, thinking = price(planned, suites, chosen, tokens, repeat=repeat, tiers=tiers)
+        room[0] = max(room[0], thinking)
+        for line in lines:
+            line.calibration_calls = calibration_calls(next(s for s in suites if s.name == line.suite))
         return lines
 
-    tokens = InputCount(count_tokens)  # one memo for every profile: a request is counted once
     result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None,
-                      tokens=tokens, thinking_room=room[0])
+                      tokens=tokens)
     ids = [s for s in selectors if not s.startswith(TAG_PREFIX)]
     if len(ids) < len(selectors):  # tags select: the nightly profile is every case (of the same ids)
         others = [(f"every case{' ' + describe_selection(ids) if ids else ''} (no --tag: the nightly profile)", ids)]
@@ -572,6 +261,7 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
         lines = lines_for(chosen)
         result.profiles.append(Profile(name, sum(ln.cost for ln in lines), sum(ln.batch_cost for ln in lines),
                                        sum(ln.calls for ln in lines)))
+    result.thinking_room = room[0]
     return result
 
 
@@ -585,3 +275,71 @@ def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
         extracted = gold.fields is not None and bool(suite.fields)
         calls += repeats * (1 if judged and extracted else int(judged) + int(extracted))  # both: one call
     return calls
+
+
+# Pricing: each request the estimating provider answered is one call a run pays for, put on its
+# suite's line by kind, with its input tokens (counted, or estimated when it holds an estimated text).
+KINDS = {None: "target_calls", EXTRACT_TOOL: "extraction_calls", "record_verdicts": "judge_calls",
+         "record_verdicts_and_fields": "graded_calls"}
+UNKNOWN_PROMPT = 200  # a callable target's prompt beyond its input, when its calls are not known
+
+
+def price(planned: PlannedRun, suites: list[Suite], chosen: list[str], tokens: InputCount, *,
+          repeat: int | None, tiers: dict[str, dict[str, str]]) -> tuple[list[Line], int]:
+    """One line per suite, and the most output tokens a judge call may think with."""
+    lines = {suite.name: _line(suite, chosen, repeat) for suite in suites}
+    usage = {s.name: s.usage for s in planned.report.suites}
+    for name, line in lines.items():
+        line.free = usage[name].cache_hits if name in usage else 0
+        line.cached = planned.cached.get(name, 0)
+        loops = planned.loops.get(name)
+        line.tool_loops, line.estimated_loops = (loops.made, loops.estimated) if loops else (0, 0)
+        line.rendered_runs = planned.rendered.get(name, 0)
+        line.unknown_runs = len(planned.unknown.get(name, []))
+    prefixes = PrefixLedger()  # prompt-cache prefixes written by the calls counted so far
+    confirms = _confirming(planned.answered, suites)
+    room = 0
+    for a in planned.answered:
+        line = lines[a.mark.suite] if a.mark is not None else next(iter(lines.values()))
+        kind = "confirm_calls" if id(a) in confirms else KINDS.get(a.tool, "judge_calls")
+        setattr(line, kind, getattr(line, kind) + 1)
+        request = a.request
+        in_tokens = tokens.guess(request) if a.estimated_input else tokens.tokens(request)
+        _, read, write = prefixes.split(request.to_api_body(), in_tokens)
+        own = a.tool is None and a.mark is not None and a.mark.own_calls
+        line.add(request.model, in_tokens, a.output_tokens, batchable=not own, read=read, write=write)
+        room = max(room, thinking_room(request) if a.tool is not None else 0)
+    for suite in suites:  # runs whose calls are not known: one call each, the usual guess
+        line, model = lines[suite.name], tiers[suite.name]["high"]
+        for case_input in planned.unknown.get(suite.name, []):
+            line.target_calls += 1
+            line.add(model, text_tokens(json.dumps(case_input, default=str)) + UNKNOWN_PROMPT, suite.max_tokens // 2,
+                     batchable=False)
+    return list(lines.values()), room
+
+
+def _line(suite: Suite, chosen: list[str], repeat: int | None) -> Line:
+    line = Line(suite.name)
+    for case in suite.select(chosen):
+        if not case.skip:
+            line.cases += 1
+            line.runs += repeat or case.repeats
+    return line
+
+
+def _confirming(answered: list[Answered], suites: list[Suite]) -> set[int]:
+    """The judge requests that are confirm_failures' (ids of the Answered): a run's judge requests on the
+    same items beyond the judge_repeats its items ask for (the first of them the combined call, if any)."""
+    repeats = {(suite.name, it.id): it.judge_repeats for suite in suites for case in suite.cases
+               for it in [*case.items, *(i for turn in case.turns for i in turn.items)]}
+    runs: dict[tuple[int, tuple[str, ...]], list[Answered]] = {}
+    for a in answered:
+        if a.tool in ("record_verdicts", "record_verdicts_and_fields") and a.mark is not None:
+            runs.setdefault((id(a.mark), tuple(asked_ids(a.request))), []).append(a)
+    confirming: set[int] = set()
+    for asked in runs.values():
+        suite = asked[0].mark.suite if asked[0].mark else ""
+        ids = asked_ids(asked[0].request)
+        wanted = max((repeats.get((suite, i), 1) for i in ids), default=1)
+        confirming.update(id(a) for a in asked[wanted:])
+    return confirming

@@ -8,20 +8,21 @@ from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from evalkit.run.conversation import render_turn, size, target_prompt
-    from evalkit.run.dry_run import DryRun, dry_run_missing, tool_loop
     from evalkit.run.model_fit import fit_warnings, refuse_unfit
     from evalkit.run.options import RunOptions
     from evalkit.run.runner import Runner
     from evalkit.run.sharding import parse_shard, shard_members
-    from evalkit.run.targets import TargetResult, prompt_request, resolve_target
+    from evalkit.run.targets import CaseTarget, TargetCall, TargetResult, prompt_request, resolve_target
+    from evalkit.run.tool_loop import ToolBox
 
 # What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
-    "DryRun",
+    "CaseTarget",
     "RunOptions",
     "Runner",
+    "TargetCall",
     "TargetResult",
-    "dry_run_missing",
+    "ToolBox",
     "fit_warnings",
     "parse_shard",
     "prompt_request",
@@ -31,23 +32,22 @@ __all__ = [
     "shard_members",
     "size",
     "target_prompt",
-    "tool_loop",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "render_turn": "evalkit.run.conversation",
     "size": "evalkit.run.conversation",
     "target_prompt": "evalkit.run.conversation",
-    "DryRun": "evalkit.run.dry_run",
-    "dry_run_missing": "evalkit.run.dry_run",
-    "tool_loop": "evalkit.run.dry_run",
     "fit_warnings": "evalkit.run.model_fit",
     "refuse_unfit": "evalkit.run.model_fit",
     "RunOptions": "evalkit.run.options",
     "Runner": "evalkit.run.runner",
     "parse_shard": "evalkit.run.sharding",
     "shard_members": "evalkit.run.sharding",
+    "CaseTarget": "evalkit.run.targets",
+    "TargetCall": "evalkit.run.targets",
     "TargetResult": "evalkit.run.targets",
+    "ToolBox": "evalkit.run.tool_loop",
     "prompt_request": "evalkit.run.targets",
     "resolve_target": "evalkit.run.targets",
 })

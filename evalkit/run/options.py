@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from evalkit.results.report import CaseResult, SuiteResult
 from evalkit.run.sharding import Shard
 from evalkit.suite.model import Inconclusive, Suite
 from evalkit.suite.spec import Thresholds
+
+if TYPE_CHECKING:
+    from evalkit.run.targets import CaseTarget
 
 
 @dataclass
@@ -29,6 +32,8 @@ class RunOptions:
     inconclusive: Inconclusive | None = None  # overrides the suites' setting
     resume: bool = False  # go on with the interrupted run in jsonl_path: its finished cases are not run again
     max_cost: float | None = None  # the budget in US dollars; None: the smallest `max_cost:` of the suites, if any
+    # `evalkit plan` only: each suite's target as the plan calls it (evalkit/engine/plan_run.py); None: as is.
+    wrap_target: "Callable[[Suite, CaseTarget], CaseTarget] | None" = None
 
 
 def run_budget(suites: list[Suite], options: RunOptions) -> float | None:

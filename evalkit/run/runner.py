@@ -211,6 +211,8 @@ class Runner:
                 target = resolve_target(suite.target, suite.dir)
             if target_name:  # user code: called in a worker process (resolved here too, for a clear error)
                 target = WorkerTarget(target_name, suite.dir, self._user, takes_messages=target.takes_messages)
+            if opts.wrap_target is not None:
+                target = opts.wrap_target(suite, target)
             result.target = target.name
         except EvalkitError as exc:
             result.error = str(exc)

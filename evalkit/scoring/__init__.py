@@ -19,18 +19,30 @@ if TYPE_CHECKING:
         judged_item,
         truncated_item,
     )
-    from evalkit.scoring.judge import judge, judge_request
+    from evalkit.scoring.judge import asked_ids, judge, judge_request
     from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
-    from evalkit.scoring.structured import NoRoute, Route, field_tokens, refuse_unroutable, route_for, verdict_tokens
+    from evalkit.scoring.structured import (
+        DEFAULT_ROOM,
+        THINKING_ROOM,
+        NoRoute,
+        Route,
+        field_tokens,
+        refuse_unroutable,
+        route_for,
+        verdict_tokens,
+    )
 
 # What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
+    "DEFAULT_ROOM",
     "EXTRACT_TOOL",
     "JudgeInput",
     "JudgeSettings",
     "NoRoute",
+    "THINKING_ROOM",
     "Route",
     "applicable_items",
+    "asked_ids",
     "compare_cases",
     "decide_item",
     "decide_items",
@@ -62,10 +74,13 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "item_result": "evalkit.scoring.items",
     "judged_item": "evalkit.scoring.items",
     "truncated_item": "evalkit.scoring.items",
+    "asked_ids": "evalkit.scoring.judge",
     "judge": "evalkit.scoring.judge",
     "judge_request": "evalkit.scoring.judge",
     "JudgeInput": "evalkit.scoring.judge_input",
     "JudgeSettings": "evalkit.scoring.judge_input",
+    "DEFAULT_ROOM": "evalkit.scoring.structured",
+    "THINKING_ROOM": "evalkit.scoring.structured",
     "NoRoute": "evalkit.scoring.structured",
     "Route": "evalkit.scoring.structured",
     "field_tokens": "evalkit.scoring.structured",

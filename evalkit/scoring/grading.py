@@ -15,6 +15,7 @@ from evalkit.scoring.confirm import confirm_failures
 from evalkit.scoring.extract import coerce_fields, extract_fields, field_listing, fields_tool_schema
 from evalkit.scoring.fencing import fence
 from evalkit.scoring.judge import (
+    IDS_ASKED,
     JUDGE_TOOL_SPEC,
     TRUNCATED_NOTE,
     ItemVerdict,
@@ -82,7 +83,7 @@ def grade_request(model: str, output_text: str, criteria: dict[str, str], fields
         TRUNCATED_NOTE if truncated else "",
         context_block(case_input, facts, trace),
         f"{route.ask(GRADE_TOOL)} once, with every field under `fields`, and under `items` a reason and a verdict "
-        f"for exactly these ids: {', '.join(criteria)}.",
+        f"for {IDS_ASKED}{', '.join(criteria)}.",
     ]))
     budget = verdict_tokens(len(criteria)) + field_tokens(fields.values())
     return structured_request(route, model=model, system=system, messages=({"role": "user", "content": content},),

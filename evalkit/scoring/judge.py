@@ -18,6 +18,7 @@ from evalkit.scoring.trajectory_text import render_trajectory
 from evalkit.trace.steps import Step
 
 JUDGE_TOOL = "record_verdicts"
+IDS_ASKED = "exactly these ids: "  # the last line of a judge (or combined) request: the ids to answer, then "."
 
 
 
@@ -106,10 +107,20 @@ def judge_request(model: str, output_text: str, criteria: dict[str, str], *, cas
         "The output to assess:\n" + fence(output_text),
         TRUNCATED_NOTE if truncated else "",
         context_block(case_input, facts, trace),
-        f"{route.ask(JUDGE_TOOL)} with exactly these ids: {', '.join(criteria)}.",
+        f"{route.ask(JUDGE_TOOL)} with {IDS_ASKED}{', '.join(criteria)}.",
     ]))
     return structured_request(route, model=model, system=system, messages=({"role": "user", "content": content},),
                               max_tokens=verdict_tokens(len(criteria)), tool=judge_tool(list(criteria)))
+
+
+def asked_ids(request: ModelRequest) -> list[str]:
+    """The ids a judge (or combined) request asks a verdict for, read from its last line; [] for another request."""
+    content = request.messages[-1].get("content") if request.messages else None
+    text = content if isinstance(content, str) else ""
+    at = text.rfind(IDS_ASKED)  # the last: an output quoted above it may hold the same words
+    if at < 0 or not text.endswith("."):
+        return []
+    return text[at + len(IDS_ASKED):-1].split(", ")
 
 
 def parse_judge_reply(tool_input: dict[str, Any] | None, text: str, expected: list[str]) -> dict[str, ItemVerdict]:
