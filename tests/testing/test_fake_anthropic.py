@@ -22,9 +22,8 @@ WEATHER_TOOL = {"name": "get_weather", "description": "Weather for a city",
 
 
 @pytest.fixture
-def fake():
-    with FakeAnthropicServer(Script()) as server:
-        yield server
+def fake(fake_anthropic):
+    return fake_anthropic(Script())
 
 
 def ask(client, prompt: str, **kwargs):
