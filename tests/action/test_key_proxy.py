@@ -18,7 +18,7 @@ REAL = "sk-ant-real-key-0123456789"
 def _post(url: str, path: str, headers: dict[str, str]) -> int:
     req = urllib.request.Request(url + path, data=b"{}", method="POST", headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -58,7 +58,7 @@ def _call(url: str, method: str, path: str, key: str) -> int:
     req = urllib.request.Request(url + path, data=b"{}" if method != "GET" else None, method=method,
                                  headers={"x-api-key": key})
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status
     except urllib.error.HTTPError as exc:
         return exc.code

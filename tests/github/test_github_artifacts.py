@@ -38,7 +38,7 @@ def test_the_fake_refuses_what_github_refuses(fake_github):
     req = urllib.request.Request(f"{gh.url}/repos/octo-org/hello/actions/artifacts/{art['id']}/zip",
                                  headers={"Authorization": "Bearer t0ken"})
     with pytest.raises(urllib.error.HTTPError) as http:
-        urllib.request.urlopen(req, timeout=10)
+        urllib.request.urlopen(req, timeout=60)
     assert http.value.code == 400
 
 

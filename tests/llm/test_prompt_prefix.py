@@ -4,6 +4,7 @@ warm-up (requests sharing a prefix wait for the one writing it, so they read it)
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -64,8 +65,20 @@ def run_concurrently(fake: FakeAnthropicServer, requests: list[ModelRequest], th
 @pytest.mark.parametrize("through_client, writes", [(False, 4), (True, 1)])
 def test_requests_sharing_a_prefix_wait_for_its_writer_and_read_it(through_client, writes, fake_anthropic):
     # The fake, as the API: a request sent while the writer is in flight writes the prefix again.
-    # The client holds the others until the first is answered: one write, three reads.
-    fake = fake_anthropic(Script().reply("ok"), latency=0.3)
+    # The client holds the others until the first is answered: one write, three reads. Straight to the
+    # provider, the fake answers none of the four before all four have arrived (a barrier, not a time
+    # window a loaded machine could miss); through the client, the first waits out a latency that the
+    # others would overlap were they not held.
+    if through_client:
+        fake = fake_anthropic(Script().reply("ok"), latency=0.3)
+    else:
+        all_arrived = threading.Barrier(4, timeout=120)  # a hang guard: the four arrive at once
+
+        def answer_once_all_arrived(body: dict) -> str:
+            all_arrived.wait()
+            return "ok"
+
+        fake = fake_anthropic(Script().respond(answer_once_all_arrived))
     replies = run_concurrently(fake, [request(f"task {i}") for i in range(4)], through_client)
     assert sum(r.cache_write_tokens > 0 for r in replies) == writes
     assert sum(r.cache_read_tokens > 0 for r in replies) == 4 - writes

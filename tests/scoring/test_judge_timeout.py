@@ -31,7 +31,7 @@ def test_a_silent_judge_is_an_error_row_at_the_limit(write, tmp_path, fake_anthr
     release = threading.Event()
 
     def silent(body):  # accepts the request and never answers (until the test ends)
-        release.wait(120)
+        release.wait(600)
         return "too late"
 
     script = (Script().respond(silent, tool="record_verdicts").respond(silent, tool="record_fields")
@@ -46,7 +46,7 @@ def test_a_silent_judge_is_an_error_row_at_the_limit(write, tmp_path, fake_anthr
         release.set()
     took = time.monotonic() - started
     assert result.exit_code == 1, result.output
-    assert took < 30, took  # the limit is 2 s; the HTTP client alone would wait 600 s a read
+    assert took < 100, took  # a hang guard: the limit is 2 s; unheld, the judge would answer only at 600 s
     run = json.loads((tmp_path / "r.json").read_text())["suites"][0]["cases"][0]["runs"][0]
     # The judge and the extraction of the output are one call: both are errors at its limit.
     assert run["extraction_error"] == "judge and extraction call took over 2 s (the suite's timeout.judge)"

@@ -238,7 +238,7 @@ def _get(url: str):
 
 def _open(req, raw: bool):
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             status, data = resp.status, resp.read()
     except urllib.error.HTTPError as err:
         status, data = err.code, err.read()
