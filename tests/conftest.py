@@ -1,4 +1,5 @@
-"""Shared fixtures for evalkit's own tests: suites written on the fly, scripted clients."""
+"""Shared fixtures for evalkit's own tests: suites written on the fly, scripted clients, and the
+loopback fakes with the environment a run against them needs (tests/fakes.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.run.runner import RunOptions
 from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
+from tests.fakes import anthropic_env, anthropic_environ, fake_anthropic, fake_github  # noqa: F401 - fixtures
 
 
 def _import_everything_once() -> None:

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 
 from evalkit.render.comment import MARKER
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script
 from tests.action.test_action_entrypoint import EVENTS, SUITE, TOKEN, action, make_repo, marked  # noqa: F401
 
@@ -54,18 +52,18 @@ def script(bob_polite: str = "Hello Bob!", bob_terse: str = "Go away.") -> Scrip
 
 
 @pytest.fixture
-def github():
-    with FakeGitHub(token=TOKEN) as fake:
-        fake.set_pr_files(12, [{"filename": "evals/greet.suite.yml"}])
-        yield fake
+def github(fake_github):
+    fake = fake_github(token=TOKEN)
+    fake.set_pr_files(12, [{"filename": "evals/greet.suite.yml"}])
+    return fake
 
 
 @pytest.mark.slow
-def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(action, tmp_path, github):
+def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
-    with FakeAnthropicServer(script()) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script())
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 1, run.log
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
@@ -80,14 +78,15 @@ def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(act
 
 
 @pytest.mark.slow
-def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(action, tmp_path, github):
+def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(action, tmp_path, github,
+                                                                                fake_anthropic):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, POLITE.replace("Greets people by name.", "Greets people."))
-    with FakeAnthropicServer(script(bob_polite="Go away.")) as fake_llm:
-        lenient = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                         inputs={"gate": "regressions"})
-        head_requests = fake_llm.request_count
-        strict = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script(bob_polite="Go away."))
+    lenient = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"gate": "regressions"})
+    head_requests = fake_llm.request_count
+    strict = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
     assert lenient.code == 0, lenient.log
     assert strict.code == 1, strict.log  # `both` (the default) still fails on the thresholds
     body = marked(github, 12)[0]["body"]
@@ -99,28 +98,28 @@ def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(
 
 
 @pytest.mark.slow
-def test_a_base_missing_from_a_shallow_clone_is_fetched(action, tmp_path, github):
+def test_a_base_missing_from_a_shallow_clone_is_fetched(action, tmp_path, github, fake_anthropic):
     origin = tmp_path / "origin"
     base, _ = two_commits(origin, POLITE, TERSE)
     repo = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(repo)], check=True)
     assert git(repo, "rev-parse", "--is-shallow-repository") == "true"
-    with FakeAnthropicServer(script()) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script())
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 1, run.log
     assert "1 case got worse" in marked(github, 12)[0]["body"]
 
 
 @pytest.mark.slow
-def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action, tmp_path, github):
+def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action, tmp_path, github, fake_anthropic):
     origin = tmp_path / "origin"
     base, _ = two_commits(origin, POLITE, TERSE)
     repo = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(repo)], check=True)
     shutil.rmtree(origin)  # the remote is gone: the fetch fails
-    with FakeAnthropicServer(script()) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"gate": "regressions"})
+    fake_llm = fake_anthropic(script())
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"gate": "regressions"})
     assert run.code == 1, run.log  # no comparison: the thresholds decide, even under gate: regressions
     body = marked(github, 12)[0]["body"]
     assert f"No comparison with the base branch:** the base commit {base[:12]} is not in this shallow checkout " \
@@ -130,14 +129,14 @@ def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action
 
 
 @pytest.mark.slow
-def test_baseline_none_and_a_bad_gate(action, tmp_path, github):
+def test_baseline_none_and_a_bad_gate(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
-    with FakeAnthropicServer(script()) as fake_llm:
-        off = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"baseline": "none"})
-        bad = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"gate": "sometimes"})
+    fake_llm = fake_anthropic(script())
+    off = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"baseline": "none"})
+    bad = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"gate": "sometimes"})
     assert off.code == 1, off.log
     assert "No comparison" not in off.summary and "got worse" not in off.summary and "A gate failed" in off.summary
     assert off.outputs["regressed"] == ""
@@ -159,14 +158,15 @@ cases:
 
 
 @pytest.mark.slow
-def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regressions(action, tmp_path, github):
+def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regressions(action, tmp_path, github,
+                                                                                  fake_anthropic):
     # Fisher's test alone gives 3/3 → 0/3 p = 0.1: before, this passed as "0 cases got worse" and exit 0.
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, COLLAPSE, COLLAPSE.replace("politely.", "tersely."))
     replies = Script().reply("Hello Ada!", prompt="GREET Ada politely").reply("Go away.", prompt="GREET Ada tersely")
-    with FakeAnthropicServer(replies) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"gate": "regressions"})
+    fake_llm = fake_anthropic(replies)
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"gate": "regressions"})
     assert run.code == 1, run.log
     assert run.outputs["regressed"] == "1"
     comparison = json.loads((run.results / "comparison.json").read_text())
@@ -189,7 +189,7 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
 
 
 @pytest.mark.slow
-def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github):
+def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "repo"
     judged = COLLAPSE.replace('{id: says_hello, check: {type: contains, value: "Hello"}, critical: true}',
                               '{id: polite, judge: "The reply is polite"}')
@@ -198,9 +198,9 @@ def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, 
                .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "curt", "verdict": "fail"}]},
                            prompt="Go away.")
                .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "warm", "verdict": "pass"}]}))
-    with FakeAnthropicServer(replies) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"gate": "regressions"})
+    fake_llm = fake_anthropic(replies)
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"gate": "regressions"})
     assert run.code == 0, run.log  # a judge's 3/3 → 0/3 cannot be told from noise: not a regression…
     body = marked(github, 12)[0]["body"]
     first = body[len(MARKER):].lstrip("\n").splitlines()[0]
@@ -211,7 +211,8 @@ def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, 
 
 
 @pytest.mark.slow
-def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_head(action, tmp_path, github):
+def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_head(action, tmp_path, github,
+                                                                                  fake_anthropic):
     repo = tmp_path / "repo"
     make_repo(repo)
     (repo / "evals/greet.suite.yml").write_text(POLITE)
@@ -221,8 +222,8 @@ def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_hea
     base = git(repo, "rev-parse", "HEAD")
     push = json.loads((EVENTS / "push.json").read_text())
     push["after"] = base
-    with FakeAnthropicServer(script()) as fake_llm:
-        saved = action(repo, push, "push", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script())
+    saved = action(repo, push, "push", github=github, anthropic=fake_llm)
     assert saved.outputs["base_artifact"] == f"evalkit-base-{base}"
     folder = repo / saved.outputs["base_artifact_path"]
     files = {p.name: p.read_bytes() for p in folder.iterdir()}
@@ -235,12 +236,12 @@ def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_hea
         shutil.rmtree(tmp_path / "home" / ".cache", ignore_errors=True)  # the fixture's HOME
 
     no_cache()
-    with FakeAnthropicServer(script()) as head_only:  # what the head alone asks of the model
-        alone = action(repo, pr_event(base), "pull_request", github=github, anthropic=head_only,
-                       inputs={"baseline": "none"})
+    head_only = fake_anthropic(script())  # what the head alone asks of the model
+    alone = action(repo, pr_event(base), "pull_request", github=github, anthropic=head_only,
+                   inputs={"baseline": "none"})
     no_cache()
-    with FakeAnthropicServer(script()) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script())
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
     assert alone.code == 1 and run.code == 1, run.log
     assert fake_llm.request_count == head_only.request_count > 0, run.log  # zero base calls
     assert f"reused the results the default branch saved for {base[:12]}" in run.log
@@ -252,8 +253,8 @@ def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_hea
 
     # another judge model: the saved results hash differently, and the base runs again
     no_cache()
-    with FakeAnthropicServer(script()) as fake_llm:
-        other = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                       inputs={"judge_model": "claude-opus-5-5"})
+    fake_llm = fake_anthropic(script())
+    other = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                   inputs={"judge_model": "claude-opus-5-5"})
     assert "hash differently for evals/greet.suite.yml" in other.log
     assert fake_llm.request_count > head_only.request_count

@@ -6,19 +6,19 @@ import json
 
 import pytest
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from tests.action.test_action_entrypoint import KEY, action, github, greet_script, repo  # noqa: F401 - fixtures
 
 
 @pytest.mark.slow
 def test_the_batch_input_sends_targets_and_judge_as_batches_all_through_the_key_proxy(action, repo,  # noqa: F811
-                                                                                        github):  # noqa: F811
+                                                                                        github,  # noqa: F811
+                                                                                        fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"batch": "true"})
-        calls = list(fake_llm.batches.calls)
-        creates = fake_llm.batches.creates
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"batch": "true"})
+    calls = list(fake_llm.batches.calls)
+    creates = fake_llm.batches.creates
     assert run.code == 0, run.log
     assert "Message Batch msgbatch_" in run.log
     assert creates >= 2  # the targets' wave, then the judge's

@@ -22,7 +22,6 @@ from evalkit.github.api import GitHubAPI
 from evalkit.github.event import Event
 from evalkit.render.comment import marker
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
-from evalkit.testing.fake_github import FakeGitHub
 
 EVENT = Event(name="pull_request", owner="octo-org", repo="hello", pr_number=12, head_sha="2" * 40,
               run_url="https://github.com/octo-org/hello/actions/runs/1")
@@ -77,13 +76,13 @@ def test_only_failing_cases_are_annotated_on_their_line_relative_to_the_workspac
     assert no_line.start_line == 1  # a case whose line the loader did not know: the file's first line
 
 
-def test_more_annotations_than_the_cap_say_how_many_in_the_summary(tmp_path):
+def test_more_annotations_than_the_cap_say_how_many_in_the_summary(tmp_path, fake_github):
     mark = marker()
     notes = [check_annotation(f) for f in failures(red_report(MAX_CHECK_ANNOTATIONS + 7, tmp_path), tmp_path)]
-    with FakeGitHub() as fake:
-        result = post_check_run(GitHubAPI("t", fake.url), EVENT, f"{mark}\n## ❌ evalkit: A gate failed\n",
-                                name="evalkit", conclusion="failure", annotations=notes, mark=mark)
-        [check] = fake.check_runs()
+    fake = fake_github()
+    result = post_check_run(GitHubAPI("t", fake.url), EVENT, f"{mark}\n## ❌ evalkit: A gate failed\n",
+                            name="evalkit", conclusion="failure", annotations=notes, mark=mark)
+    [check] = fake.check_runs()
     assert result is not None and result.annotations == MAX_CHECK_ANNOTATIONS == len(check["annotations"])
     assert check["output"]["summary"].startswith("> 7 more failing cases are not annotated here")
     assert check["output"]["title"] == "❌ evalkit: A gate failed" and mark not in check["output"]["summary"]

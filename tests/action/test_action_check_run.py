@@ -69,11 +69,11 @@ def test_input_off_makes_no_check_runs_call(action, repo, github):
 
 
 @pytest.mark.slow
-def test_without_checks_write_a_warning_and_the_same_verdict_and_comment(action, repo):
-    with FakeGitHub(token=TOKEN, checks_write=False) as github:
-        red = run(action, repo, github, red=True, check_run="true")
-        assert len(check_requests(github)) == 1 and github.check_runs() == []
-        assert len(marked(github, 12)) == 1  # the comment is not lost
+def test_without_checks_write_a_warning_and_the_same_verdict_and_comment(action, repo, fake_github):
+    github = fake_github(token=TOKEN, checks_write=False)
+    red = run(action, repo, github, red=True, check_run="true")
+    assert len(check_requests(github)) == 1 and github.check_runs() == []
+    assert len(marked(github, 12)) == 1  # the comment is not lost
     assert red.code == 1, red.log
     assert red.outputs["verdict"] == "fail"
     warnings = [line for line in red.proc.stdout.splitlines()

@@ -259,9 +259,8 @@ def repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def github():
-    with FakeGitHub(token=TOKEN) as fake:
-        yield fake
+def github(fake_github):
+    return fake_github(token=TOKEN)
 
 
 def marked(fake: FakeGitHub, number: int) -> list[dict]:
@@ -269,16 +268,16 @@ def marked(fake: FakeGitHub, number: int) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo, github):
+def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo, github, fake_anthropic):
     for i in range(120):
         github.add_comment(12, f"comment {i}", login=f"user{i % 7}")
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        first = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
-        assert first.code == 0, first.log
-        ours = marked(github, 12)
-        assert len(ours) == 1
-        second = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(greet_script())
+    first = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    assert first.code == 0, first.log
+    ours = marked(github, 12)
+    assert len(ours) == 1
+    second = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert second.code == 0, second.log
     after = marked(github, 12)
     assert [c["id"] for c in after] == [ours[0]["id"]], "the second run must edit, not add"
@@ -307,29 +306,29 @@ def test_second_run_edits_the_first_comment_even_behind_120_others(action, repo,
 
 
 @pytest.mark.slow
-def test_failing_gate_exits_1_with_an_annotation_on_the_case_line(action, repo, github):
+def test_failing_gate_exits_1_with_an_annotation_on_the_case_line(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     script = greet_script(reply_bob="Go away.", verdict_bob="fail", reason_bob="rude")
-    with FakeAnthropicServer(script) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
-        assert run.code == 1, run.log
-        assert run.outputs["verdict"] == "fail"
-        bob_line = SUITE.splitlines().index("  - id: bob") + 1
-        assert f"::error file=evals/greet.suite.yml,line={bob_line},title=evalkit greet%3A bob fail::" \
-            in run.proc.stdout
-        lenient = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                         inputs={"fail_on_gate": "false"})
+    fake_llm = fake_anthropic(script)
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    assert run.code == 1, run.log
+    assert run.outputs["verdict"] == "fail"
+    bob_line = SUITE.splitlines().index("  - id: bob") + 1
+    assert f"::error file=evals/greet.suite.yml,line={bob_line},title=evalkit greet%3A bob fail::" \
+        in run.proc.stdout
+    lenient = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                     inputs={"fail_on_gate": "false"})
     assert lenient.code == 0, lenient.log
     assert lenient.outputs["verdict"] == "fail"
     assert "A gate failed" in marked(github, 12)[0]["body"]
 
 
 @pytest.mark.slow
-def test_hostile_model_output_is_neutralised_in_the_comment_and_the_log(action, repo, github):
+def test_hostile_model_output_is_neutralised_in_the_comment_and_the_log(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     script = greet_script(reply_bob=HOSTILE + " ::warning::injected", verdict_bob="fail", reason_bob=HOSTILE)
-    with FakeAnthropicServer(script) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script)
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 1, run.log
     (comment,) = marked(github, 12)
     body = comment["body"]
@@ -348,11 +347,11 @@ def test_hostile_model_output_is_neutralised_in_the_comment_and_the_log(action, 
     assert stop != -1 and log.index(f"::{token}::", stop) > injected
 
 
-def test_fork_without_key_skips_cleanly(action, repo, github):
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "pull_request_synchronize_fork.json", "pull_request", github=github,
-                     anthropic=fake_llm, inputs={"anthropic_api_key": ""})
-        assert fake_llm.request_count == 0
+def test_fork_without_key_skips_cleanly(action, repo, github, fake_anthropic):
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "pull_request_synchronize_fork.json", "pull_request", github=github,
+                 anthropic=fake_llm, inputs={"anthropic_api_key": ""})
+    assert fake_llm.request_count == 0
     assert run.code == 0, run.log
     assert "::notice" in run.proc.stdout and "skipped" in run.proc.stdout
     assert "fork" in run.summary and "not a failure" in run.summary
@@ -361,14 +360,14 @@ def test_fork_without_key_skips_cleanly(action, repo, github):
 
 
 @pytest.mark.slow
-def test_the_key_appears_nowhere(action, repo, github, tmp_path):
+def test_the_key_appears_nowhere(action, repo, github, tmp_path, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}, {"filename": "other/x.py"}])
     dump = tmp_path / "env.json"
     script = greet_script(reply_bob=f"Hello Bob, the key is {KEY}", verdict_bob="fail", reason_bob=f"leaks {KEY}")
-    with FakeAnthropicServer(script) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)})
-        assert fake_llm.request_count > 0
+    fake_llm = fake_anthropic(script)
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)})
+    assert fake_llm.request_count > 0
     assert run.code == 1, run.log
     # A reply that echoes the key is redacted; the only place left is the mask command itself,
     # which the runner consumes.
@@ -393,13 +392,13 @@ def needles_file(path: Path, secrets=RUNNER_SECRETS) -> Path:
     return path
 
 
-def test_targets_see_no_secret_in_their_environment_proc_or_memory(action, repo, github, tmp_path):
+def test_targets_see_no_secret_in_their_environment_proc_or_memory(action, repo, github, tmp_path, fake_anthropic):
     dump = tmp_path / "env.json"
     github.set_pr_files(12, [{"filename": "other/x.py"}])
-    with FakeAnthropicServer(Script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8",
-                                "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json"))})
+    fake_llm = fake_anthropic(Script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8",
+                            "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json"))})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/envdump.suite.yml"
     seen = json.loads(dump.read_text())
@@ -424,11 +423,11 @@ def test_targets_see_no_secret_in_their_environment_proc_or_memory(action, repo,
     assert {"PATH", "HOME", "CI", "GITHUB_WORKSPACE", "PYTHONIOENCODING"} <= set(environ)
 
 
-def test_nothing_affected_gives_a_short_comment_and_exit_0(action, repo, github):
+def test_nothing_affected_gives_a_short_comment_and_exit_0(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "README.md"}, {"filename": "docs/@admin notes.md"}])
-    with FakeAnthropicServer(Script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
-        assert fake_llm.request_count == 0
+    fake_llm = fake_anthropic(Script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    assert fake_llm.request_count == 0
     assert run.code == 0, run.log
     assert run.outputs["verdict"] == "skipped" and run.outputs["selected_suites"] == ""
     (comment,) = marked(github, 12)
@@ -438,24 +437,25 @@ def test_nothing_affected_gives_a_short_comment_and_exit_0(action, repo, github)
 
 
 @pytest.mark.slow
-def test_pr_files_api_error_runs_every_suite(action, repo, tmp_path):
+def test_pr_files_api_error_runs_every_suite(action, repo, tmp_path, fake_anthropic, fake_github):
     dump = tmp_path / "env.json"
-    with FakeGitHub(token=TOKEN, fail_files=True) as gh, FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=gh, anthropic=fake_llm,
-                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)})
+    gh = fake_github(token=TOKEN, fail_files=True)
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=gh, anthropic=fake_llm,
+                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
 
 
 @pytest.mark.slow
-def test_workflow_dispatch_runs_the_suites_input(action, repo, github):
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        by_name = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                         inputs={"suites": "greet"})
-        by_glob = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                         inputs={"suites": "evals/g*.suite.yml"})
-        unknown = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                         inputs={"suites": "nope"})
+def test_workflow_dispatch_runs_the_suites_input(action, repo, github, fake_anthropic):
+    fake_llm = fake_anthropic(greet_script())
+    by_name = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
+                     inputs={"suites": "greet"})
+    by_glob = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
+                     inputs={"suites": "evals/g*.suite.yml"})
+    unknown = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
+                     inputs={"suites": "nope"})
     assert by_name.code == 0, by_name.log
     assert by_name.outputs["selected_suites"] == "evals/greet.suite.yml"
     assert by_glob.outputs["selected_suites"] == "evals/greet.suite.yml"
@@ -466,11 +466,12 @@ def test_workflow_dispatch_runs_the_suites_input(action, repo, github):
 
 
 @pytest.mark.slow
-def test_read_only_token_falls_back_to_the_summary(action, repo):
-    with FakeGitHub(token=TOKEN, read_only=True) as gh, FakeAnthropicServer(greet_script()) as fake_llm:
-        gh.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-        run = action(repo, "pull_request_opened.json", "pull_request", github=gh, anthropic=fake_llm)
-        assert gh.comments(12) == []
+def test_read_only_token_falls_back_to_the_summary(action, repo, fake_anthropic, fake_github):
+    gh = fake_github(token=TOKEN, read_only=True)
+    fake_llm = fake_anthropic(greet_script())
+    gh.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
+    run = action(repo, "pull_request_opened.json", "pull_request", github=gh, anthropic=fake_llm)
+    assert gh.comments(12) == []
     assert run.code == 0, run.log
     assert "::warning" in run.proc.stdout and "403" in run.proc.stdout
     assert "All gates passed" in run.summary
@@ -496,19 +497,19 @@ def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
 
 
 @pytest.mark.slow
-def test_custom_template_from_the_repository(action, repo, github):
+def test_custom_template_from_the_repository(action, repo, github, fake_anthropic):
     (repo / ".github").mkdir()
     (repo / ".github" / "evals.md.j2").write_text(
         "# Custom {{ report.verdict }}\n{% for s in report.suites %}- {{ s.name | clean }}\n{% endfor %}")
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                     inputs={"suites": "greet", "template": ".github/evals.md.j2"})
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
+                 inputs={"suites": "greet", "template": ".github/evals.md.j2"})
     assert run.code == 0, run.log
     assert "# Custom pass\n- greet" in run.summary
 
 
 @pytest.mark.slow
-def test_push_runs_the_suites_the_diff_touches(action, repo, github, tmp_path):
+def test_push_runs_the_suites_the_diff_touches(action, repo, github, tmp_path, fake_anthropic):
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)
@@ -519,22 +520,22 @@ def test_push_runs_the_suites_the_diff_touches(action, repo, github, tmp_path):
     after = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     payload = json.loads((EVENTS / "push.json").read_text())
     payload.update(before=before, after=after)
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, payload, "push", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, payload, "push", github=github, anthropic=fake_llm)
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/greet.suite.yml"
 
 
 @pytest.mark.slow
-def test_without_evalkit_yml_suites_are_discovered(action, tmp_path, github):
+def test_without_evalkit_yml_suites_are_discovered(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "plain"
     (repo / "evals").mkdir(parents=True)
     (repo / "evals" / "greet.suite.yml").write_text(SUITE)
     (repo / "node_modules" / "x").mkdir(parents=True)
     (repo / "node_modules" / "x" / "suite.yml").write_text("not: a suite\n")
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                     inputs={"suites": textwrap.dedent("greet\n")})
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
+                 inputs={"suites": textwrap.dedent("greet\n")})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/greet.suite.yml"
 
@@ -548,24 +549,24 @@ def test_a_broken_suite_file_is_annotated_on_its_line_and_exits_2(action, repo, 
 
 
 @pytest.mark.slow
-def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path):
+def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path, fake_anthropic):
     github.set_pr_files(12, [{"filename": f"docs/f{i}.md"} for i in range(3000)])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(tmp_path / "env.json")})
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(tmp_path / "env.json")})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
     assert "3,000+ files" in run.proc.stdout
 
 
 @pytest.mark.slow
-def test_the_max_cost_input_stops_the_run_and_the_comment_says_so(action, repo, github):
+def test_the_max_cost_input_stops_the_run_and_the_comment_says_so(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        # Less than any call costs: the first call is refused, so no case runs.
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"max_cost": "0.000001"})
-        sent = [r for r in fake_llm.requests if "messages" in r]
+    fake_llm = fake_anthropic(greet_script())
+    # Less than any call costs: the first call is refused, so no case runs.
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"max_cost": "0.000001"})
+    sent = [r for r in fake_llm.requests if "messages" in r]
     assert run.code == 1, run.log
     assert not sent
     assert run.outputs["verdict"] == "fail"

@@ -9,7 +9,6 @@ import json
 import pytest
 from test_action_entrypoint import action, github  # noqa: F401 - fixtures
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 MODEL = "claude-sonnet-4-5-20250929"
@@ -52,12 +51,13 @@ def _script():
 
 
 @pytest.mark.slow
-def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(action, github, tmp_path):
+def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(action, github, tmp_path,
+                                                                               fake_anthropic):
     repo = _repo(tmp_path / "team")
-    with FakeAnthropicServer(_script()) as fake:
-        run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake,
-                     inputs={"suites": "team", "env": "DJANGO_SETTINGS_MODULE\nAPP_*, NOT_SET_HERE"}, extra_env=TEAM_ENV)
-        sent = fake.request_count
+    fake = fake_anthropic(_script())
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake,
+                 inputs={"suites": "team", "env": "DJANGO_SETTINGS_MODULE\nAPP_*, NOT_SET_HERE"}, extra_env=TEAM_ENV)
+    sent = fake.request_count
     assert run.code == 0, run.log[-3000:]
     assert run.outputs["verdict"] == "pass"
     assert ("evalkit: env: user code gets APP_MODE, DJANGO_SETTINGS_MODULE beside the default allow-list; "
@@ -73,11 +73,11 @@ def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(a
     assert leaks == [f"::add-mask::{TEAM_ENV['APP_SECRET_KEY']}"]
 
 
-def test_without_env_the_teams_variables_stay_out(action, github, tmp_path):
+def test_without_env_the_teams_variables_stay_out(action, github, tmp_path, fake_anthropic):
     repo = _repo(tmp_path / "team")
-    with FakeAnthropicServer(_script()) as fake:
-        run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake,
-                     inputs={"suites": "team"}, extra_env=TEAM_ENV)
+    fake = fake_anthropic(_script())
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake,
+                 inputs={"suites": "team"}, extra_env=TEAM_ENV)
     assert run.code == 1, run.log[-3000:]
     results = json.loads(run.file("results_path").read_text())
     (case,) = results["suites"][0]["cases"]
@@ -131,7 +131,7 @@ def test_an_env_value_that_embeds_the_key_is_refused_naming_the_variable():
 
 
 @pytest.mark.slow
-def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(action, github, tmp_path):
+def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(action, github, tmp_path, fake_anthropic):
     from install_workspace import make_install_workspace
 
     repo = make_install_workspace(tmp_path / "own")
@@ -139,9 +139,9 @@ def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(actio
     suite.write_text(suite.read_text() + 'watch: ["evals/**"]\n')
     inputs = {"install": "requirements-eval.txt"}
     github.set_pr_files(12, [{"filename": "README.md"}])
-    with FakeAnthropicServer(Script()) as fake:
-        skipped = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake,
-                         inputs=inputs)
+    fake = fake_anthropic(Script())
+    skipped = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake,
+                     inputs=inputs)
     assert skipped.code == 0, skipped.log[-3000:]
     assert skipped.outputs["verdict"] == "skipped"
     assert "`install` skipped" in skipped.log and "evalkit: install" not in skipped.log
@@ -150,8 +150,8 @@ def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(actio
     assert "no suite affected" in body and "`evals/own.suite.yml`" in body and "`README.md`" in body
 
     github.set_pr_files(12, [{"filename": "evals/agent.py"}])
-    with FakeAnthropicServer(Script()) as fake:
-        ran = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake, inputs=inputs)
+    fake = fake_anthropic(Script())
+    ran = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake, inputs=inputs)
     assert ran.code == 0, ran.log[-3000:]
     assert ran.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in ran.log
     assert "`install` skipped" not in ran.log

@@ -21,7 +21,6 @@ from evalkit.action.credential import Federation, federated
 from evalkit.action.inputs import parse_inputs
 from evalkit.action.proxy import KeyProxy
 from evalkit.errors import UsageError
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, TokenExchange
 
@@ -74,7 +73,7 @@ def trusted(assertion: str) -> bool:
 
 
 def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_no_credential(
-        action, repo, github, tmp_path):  # noqa: F811 - fixtures
+        action, repo, github, tmp_path, fake_anthropic):  # noqa: F811 - fixtures
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}, {"filename": "other/x.py"}])
     dump, needles = tmp_path / "env.json", tmp_path / "needles.json"
     secrets = [TOKEN, REQUEST_TOKEN, JWT]
@@ -86,7 +85,8 @@ def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_n
             needles_file(needles, [*secrets, *self.minted])
             return status, answer
 
-    with FakeOidcIssuer() as oidc, FakeAnthropicServer(greet_script()) as fake_llm:
+    fake_llm = fake_anthropic(greet_script())
+    with FakeOidcIssuer() as oidc:
         fake_llm.token_exchange = exchange = Exchange(RULE, ORG, trusted)
         run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
                      inputs=FEDERATION_INPUTS,
@@ -124,14 +124,15 @@ def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_n
         assert [line for line in run.log.splitlines() if secret in line] == [f"::add-mask::{secret}"]
 
 
-def test_federation_without_id_token_write_fails_in_one_line_and_a_fork_is_skipped(action, repo, github):  # noqa: F811
+def test_federation_without_id_token_write_fails_in_one_line_and_a_fork_is_skipped(action, repo, github,
+                                                                                   fake_anthropic):  # noqa: F811
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        same_repo = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                           inputs=FEDERATION_INPUTS)
-        fork = action(repo, "pull_request_synchronize_fork.json", "pull_request", github=github, anthropic=fake_llm,
-                      inputs=FEDERATION_INPUTS)
-        assert fake_llm.request_count == 0
+    fake_llm = fake_anthropic(greet_script())
+    same_repo = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                       inputs=FEDERATION_INPUTS)
+    fork = action(repo, "pull_request_synchronize_fork.json", "pull_request", github=github, anthropic=fake_llm,
+                  inputs=FEDERATION_INPUTS)
+    assert fake_llm.request_count == 0
     assert same_repo.code == 2, same_repo.log
     errors = [line for line in same_repo.proc.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1 and "id-token: write" in errors[0], errors
@@ -140,9 +141,10 @@ def test_federation_without_id_token_write_fails_in_one_line_and_a_fork_is_skipp
     assert fork.outputs["verdict"] == "skipped"
 
 
-def test_a_refused_exchange_is_a_one_line_error(action, repo, github):  # noqa: F811
+def test_a_refused_exchange_is_a_one_line_error(action, repo, github, fake_anthropic):  # noqa: F811
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeOidcIssuer() as oidc, FakeAnthropicServer(greet_script()) as fake_llm:
+    fake_llm = fake_anthropic(greet_script())
+    with FakeOidcIssuer() as oidc:
         fake_llm.token_exchange = TokenExchange("fdrl_someOtherRule", ORG, trusted)
         run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
                      inputs=FEDERATION_INPUTS, extra_env={"ACTIONS_ID_TOKEN_REQUEST_URL": oidc.url})
@@ -153,8 +155,9 @@ def test_a_refused_exchange_is_a_one_line_error(action, repo, github):  # noqa: 
     assert "Traceback" not in run.log and JWT not in run.summary
 
 
-def test_the_proxy_mints_a_new_token_when_upstream_refuses_the_old_one():
-    with FakeOidcIssuer() as oidc, FakeAnthropicServer(Script().reply("hi")) as fake:
+def test_the_proxy_mints_a_new_token_when_upstream_refuses_the_old_one(fake_anthropic):
+    fake = fake_anthropic(Script().reply("hi"))
+    with FakeOidcIssuer() as oidc:
         fake.token_exchange = exchange = TokenExchange(RULE, ORG, trusted)
         env = {"ACTIONS_ID_TOKEN_REQUEST_URL": oidc.url, "ACTIONS_ID_TOKEN_REQUEST_TOKEN": REQUEST_TOKEN}
         credential = federated(Federation(RULE, ORG), env, fake.url)

@@ -30,10 +30,10 @@ HISTORY = "evalkit-history"
 
 
 @pytest.fixture
-def github():
-    with FakeGitHub(token=TOKEN) as fake:
-        fake.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-        yield fake
+def github(fake_github):
+    fake = fake_github(token=TOKEN)
+    fake.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
+    return fake
 
 
 def committed(tmp_path: Path) -> Path:
@@ -141,10 +141,10 @@ def test_without_the_history_the_same_flip_is_a_regression(action, tmp_path, git
     assert HISTORY not in listed
 
 
-def test_a_history_a_pull_request_uploaded_is_never_read(action, tmp_path, github):
+def test_a_history_a_pull_request_uploaded_is_never_read(action, tmp_path, github, fake_github):
     repo = committed(tmp_path)
-    with FakeGitHub(token=TOKEN) as elsewhere:  # main's three runs, kept where this PR cannot see them
-        runs = [main_run(action, repo, elsewhere, tmp_path, bob) for bob in ("pass", "fail", "pass")]
+    elsewhere = fake_github(token=TOKEN)  # main's three runs, kept where this PR cannot see them
+    runs = [main_run(action, repo, elsewhere, tmp_path, bob) for bob in ("pass", "fail", "pass")]
     assert history_runs(runs[-1]) == [("main", "pass"), ("main", "fail"), ("main", "pass")]
     files = {p.name: p.read_bytes() for p in (repo / runs[-1].outputs["base_artifact_path"]).iterdir()}
     github.add_artifact(runs[-1].outputs["base_artifact"], files)  # the base's results: main's indeed
@@ -185,10 +185,10 @@ def test_an_unusable_history_artifact_is_one_warning_and_the_run_goes_on(action,
     assert [line for line in pushed.log.splitlines() if line.startswith("::warning") and "left out" in line]
 
 
-def test_no_actions_read_on_main_records_nothing_rather_than_replace_the_history(action, tmp_path):
-    with FakeGitHub(token=TOKEN, actions_read=False) as github:
-        repo = committed(tmp_path)
-        run = main_run(action, repo, github, tmp_path, "pass", upload=False)
+def test_no_actions_read_on_main_records_nothing_rather_than_replace_the_history(action, tmp_path, fake_github):
+    github = fake_github(token=TOKEN, actions_read=False)
+    repo = committed(tmp_path)
+    run = main_run(action, repo, github, tmp_path, "pass", upload=False)
     assert "history_artifact" not in run.outputs, run.log
     assert "actions: read" in run.log and "this run is not recorded" in run.log
 

@@ -13,8 +13,6 @@ import pytest
 from evalkit.action.inputs import parse_inputs
 from evalkit.errors import UsageError
 from evalkit.render.comment import MARKER
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script, requested_tool
 from tests.action.test_action_baseline import pr_event, two_commits
 from tests.action.test_action_entrypoint import (  # noqa: F401
@@ -43,10 +41,10 @@ def two_models_script() -> Script:
 
 
 @pytest.fixture
-def github():
-    with FakeGitHub(token=TOKEN) as fake:
-        fake.set_pr_files(12, [{"filename": "evals/greet.suite.yml"}])
-        yield fake
+def github(fake_github):
+    fake = fake_github(token=TOKEN)
+    fake.set_pr_files(12, [{"filename": "evals/greet.suite.yml"}])
+    return fake
 
 
 def greet_repo(root: Path, suite: str = SUITE) -> Path:
@@ -55,12 +53,13 @@ def greet_repo(root: Path, suite: str = SUITE) -> Path:
     return root
 
 
-def test_compare_models_input_runs_each_model_and_leads_the_comment_with_the_table(action, tmp_path, github):
+def test_compare_models_input_runs_each_model_and_leads_the_comment_with_the_table(action, tmp_path, github,
+                                                                                   fake_anthropic):
     repo = greet_repo(tmp_path / "repo")
-    with FakeAnthropicServer(two_models_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"compare_models": "model-a\nmodel-b"})
-        sent = fake_llm.requests
+    fake_llm = fake_anthropic(two_models_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"compare_models": "model-a\nmodel-b"})
+    sent = fake_llm.requests
     assert run.code == 1, run.log  # model-b fails a gate
     target_models = sorted(r["model"] for r in sent if requested_tool(r) is None)
     assert target_models == ["model-a", "model-a", "model-b", "model-b"]
@@ -79,34 +78,35 @@ def test_compare_models_input_runs_each_model_and_leads_the_comment_with_the_tab
     assert "1 of 2 cases differ" in run.summary
 
 
-def test_a_suites_own_compare_models_list_is_used_when_the_input_is_empty(action, tmp_path, github):
+def test_a_suites_own_compare_models_list_is_used_when_the_input_is_empty(action, tmp_path, github, fake_anthropic):
     repo = greet_repo(tmp_path / "repo", SUITE + "compare_models: [model-a, model-b]\n")
-    with FakeAnthropicServer(two_models_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(two_models_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 1, run.log
     assert "model-a vs model-b" in marked(github, 12)[0]["body"]
 
 
-def test_a_retired_model_in_compare_models_stops_before_any_call(action, tmp_path, github):
+def test_a_retired_model_in_compare_models_stops_before_any_call(action, tmp_path, github, fake_anthropic):
     repo = greet_repo(tmp_path / "repo")
-    with FakeAnthropicServer(two_models_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"compare_models": "model-a, claude-2.0"})
-        assert fake_llm.request_count == 0
+    fake_llm = fake_anthropic(two_models_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"compare_models": "model-a, claude-2.0"})
+    assert fake_llm.request_count == 0
     assert run.code == 2, run.log
     assert "claude-2.0" in marked(github, 12)[0]["body"]
 
 
 @pytest.mark.slow
-def test_a_model_the_api_calls_retired_is_refused_though_the_worker_cannot_ask_the_api(action, tmp_path, github):
+def test_a_model_the_api_calls_retired_is_refused_though_the_worker_cannot_ask_the_api(action, tmp_path, github,
+                                                                                       fake_anthropic):
     # The worker's key reaches only the Messages API: the entrypoint asks GET /v1/models with the
     # real key and hands the answer to the worker.
     repo = greet_repo(tmp_path / "repo")
-    with FakeAnthropicServer(two_models_script()) as fake_llm:
-        fake_llm.models = [{"id": "model-b", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"compare_models": "model-a, model-b"})
-        assert fake_llm.request_count == 0 and fake_llm.models_requests == 1
+    fake_llm = fake_anthropic(two_models_script())
+    fake_llm.models = [{"id": "model-b", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z"}]
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"compare_models": "model-a, model-b"})
+    assert fake_llm.request_count == 0 and fake_llm.models_requests == 1
     assert run.code == 2, run.log
     assert "model-b reached end of life on 2026-01-01" in marked(github, 12)[0]["body"]
 
@@ -132,15 +132,15 @@ BASE_DUMPS_TO_ITS_OWN_FILE = ENV_TARGET.replace('os.environ["EVALKIT_TEST_ENV_DU
 
 
 @pytest.mark.slow
-def test_the_base_branchs_code_sees_no_secret_either(action, tmp_path, github):
+def test_the_base_branchs_code_sees_no_secret_either(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, BASE_DUMPS_TO_ITS_OWN_FILE, ENV_TARGET, file="evals/envdump_target.py")
     github.set_pr_files(12, [{"filename": "other/x.py"}])
     dump = tmp_path / "env.json"
-    with FakeAnthropicServer(Script()) as fake_llm:
-        run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8",
-                                "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json"))})
+    fake_llm = fake_anthropic(Script())
+    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
+                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8",
+                            "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json"))})
     assert run.code == 0, run.log
     assert (run.results / "comparison.json").is_file()  # the base did run
     seen = json.loads(Path(str(dump) + ".base").read_text())

@@ -15,8 +15,6 @@ import pytest
 from test_action_entrypoint import EVENTS, SUITE, TOKEN, action, github, greet_script, marked, repo  # noqa: F401 - fixtures
 
 from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
-from evalkit.testing.fake_github import FakeGitHub
 from evalkit.testing.script import Script, request_text
 
 GREEN = MARKER + "\n## ✅ evalkit: All gates passed\n"
@@ -35,10 +33,10 @@ def test_the_glob_rule_itself():
     assert not glob_accepts("../../_temp/evalkit/results.json") and not glob_accepts("a/./b") and not glob_accepts("")
 
 
-def test_output_paths_are_accepted_by_upload_artifact_and_name_the_files(action, repo, github):
+def test_output_paths_are_accepted_by_upload_artifact_and_name_the_files(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(greet_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 0, run.log
     for name in ("results_path", "html_path", "comment_path"):
         assert glob_accepts(run.outputs[name]), run.outputs[name]
@@ -49,10 +47,10 @@ def test_output_paths_are_accepted_by_upload_artifact_and_name_the_files(action,
     assert git.returncode == 0 and ".evalkit" not in status
 
 
-def test_a_broken_suite_after_a_green_run_turns_the_comment_red(action, repo, github):
+def test_a_broken_suite_after_a_green_run_turns_the_comment_red(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        green = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(greet_script())
+    green = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert green.code == 0 and "All gates passed" in marked(github, 12)[0]["body"]
     (repo / "evals" / "greet.suite.yml").write_text(SUITE.replace("cases:", "bogus: 1\ncases:"))
     broken = action(repo, "pull_request_opened.json", "pull_request", github=github)
@@ -86,7 +84,7 @@ cases:
 """ + "".join(f"  - id: case{i}\n    input: {{who: p{i}}}\n    rubric: r\n" for i in range(8))
 
 
-def test_a_1mb_reason_leaves_every_other_case_in_the_comment_and_a_small_log(action, tmp_path, github):
+def test_a_1mb_reason_leaves_every_other_case_in_the_comment_and_a_small_log(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "many"
     (repo / "evals").mkdir(parents=True)
     (repo / "evals" / "many.suite.yml").write_text(MANY)
@@ -102,9 +100,9 @@ def test_a_1mb_reason_leaves_every_other_case_in_the_comment_and_a_small_log(act
         return f"reply to {who}. " + ("Y" * 1_000_000 if who == "p0" else "")
 
     script = Script().respond(answer, prompt="ANSWER").respond(judge, tool="record_verdicts")
-    with FakeAnthropicServer(script) as fake_llm:
-        run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                     inputs={"suites": "many"})
+    fake_llm = fake_anthropic(script)
+    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
+                 inputs={"suites": "many"})
     assert run.code == 1, run.log[-3000:]
     body = (repo / run.outputs["comment_path"]).read_text()
     assert len(body) <= MAX_COMMENT_CHARS
@@ -116,12 +114,12 @@ def test_a_1mb_reason_leaves_every_other_case_in_the_comment_and_a_small_log(act
     assert len(run.log) < 200_000, len(run.log)
 
 
-def test_a_personal_token_edits_its_own_comment(action, repo):
-    with FakeGitHub(token=TOKEN, user_login="octocat") as gh:
-        gh.set_pr_files(12, [{"filename": "README.md"}])
-        first = action(repo, "pull_request_opened.json", "pull_request", github=gh)
-        second = action(repo, "pull_request_opened.json", "pull_request", github=gh)
-        comments = marked(gh, 12)
+def test_a_personal_token_edits_its_own_comment(action, repo, fake_github):
+    gh = fake_github(token=TOKEN, user_login="octocat")
+    gh.set_pr_files(12, [{"filename": "README.md"}])
+    first = action(repo, "pull_request_opened.json", "pull_request", github=gh)
+    second = action(repo, "pull_request_opened.json", "pull_request", github=gh)
+    comments = marked(gh, 12)
     assert first.code == 0 and second.code == 0, second.log
     assert len(comments) == 1 and comments[0]["user"]["login"] == "octocat"
     assert second.outputs["comment_id"] == first.outputs["comment_id"] == str(comments[0]["id"])
@@ -149,23 +147,23 @@ def test_the_default_key_is_the_workflow_and_job(action, repo, github):
     assert heads == ["<!-- evalkit:comment:LLM-evals.evals -->", "<!-- evalkit:comment:LLM-evals.smoke -->"]
 
 
-def test_two_overlapping_runs_end_with_one_comment(action, repo):
+def test_two_overlapping_runs_end_with_one_comment(action, repo, fake_github):
     # Both runs list the comments before either creates one (the fake holds each POST until
     # both have arrived), so both create; each then re-lists and one deletes its own.
-    with FakeGitHub(token=TOKEN, create_barrier=2) as gh:
-        gh.set_pr_files(12, [{"filename": "README.md"}])
-        runs: list = [None, None]
+    gh = fake_github(token=TOKEN, create_barrier=2)
+    gh.set_pr_files(12, [{"filename": "README.md"}])
+    runs: list = [None, None]
 
-        def go(i: int) -> None:
-            runs[i] = action(repo, "pull_request_opened.json", "pull_request", github=gh)
+    def go(i: int) -> None:
+        runs[i] = action(repo, "pull_request_opened.json", "pull_request", github=gh)
 
-        threads = [threading.Thread(target=go, args=(i,)) for i in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert len([r for r in gh.requests if r.method == "POST"]) == 2
-        comments = marked(gh, 12)
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len([r for r in gh.requests if r.method == "POST"]) == 2
+    comments = marked(gh, 12)
     assert all(r.code == 0 for r in runs), [r.log for r in runs]
     assert len(comments) == 1
     assert {r.outputs["comment_id"] for r in runs} == {str(comments[0]["id"])}
@@ -193,11 +191,11 @@ def test_missing_key_fails_on_a_same_repo_pr_and_skips_when_asked(action, repo, 
 
 
 @pytest.mark.slow
-def test_pull_request_target_on_a_fork_head_is_refused(action, repo, github):
+def test_pull_request_target_on_a_fork_head_is_refused(action, repo, github, fake_anthropic):
     event = json.loads((EVENTS / "pull_request_synchronize_fork.json").read_text())
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        refused = action(repo, event, "pull_request_target", github=github, anthropic=fake_llm)
-        assert fake_llm.request_count == 0
+    fake_llm = fake_anthropic(greet_script())
+    refused = action(repo, event, "pull_request_target", github=github, anthropic=fake_llm)
+    assert fake_llm.request_count == 0
     assert refused.code == 2
     assert "refusing to run" in refused.summary and "pull_request_target" in refused.summary
     assert refused.outputs["verdict"] == "error"
@@ -213,11 +211,11 @@ def test_pull_request_target_on_a_fork_head_is_refused(action, repo, github):
     assert allowed.code == 0 and "refusing" not in allowed.summary
 
 
-def test_math_and_issue_references_in_model_output_are_neutralised(action, repo, github):
+def test_math_and_issue_references_in_model_output_are_neutralised(action, repo, github, fake_anthropic):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     hostile = r"$$\text{✅ ALL GATES PASSED}$$ and $x$ see #7 and octo/repo#8"
-    with FakeAnthropicServer(greet_script(reply_bob="x", verdict_bob="fail", reason_bob=hostile)) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(greet_script(reply_bob="x", verdict_bob="fail", reason_bob=hostile))
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 1, run.log
     body = marked(github, 12)[0]["body"]
     assert "$" not in body.split("model calls")[0] and "ALL GATES PASSED" in body

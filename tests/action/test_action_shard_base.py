@@ -48,7 +48,8 @@ def categories(comparison: dict) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(action, tmp_path, github):  # noqa: F811
+def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(action, tmp_path, github,
+                                                                            fake_anthropic):  # noqa: F811
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
     event = pr_event(base)
@@ -79,8 +80,8 @@ def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(acti
 
     # the same pull request, unsharded: the same categories case by case
     shutil.rmtree(repo / "shards")
-    with FakeAnthropicServer(script()) as fake_llm:
-        whole = action(repo, event, "pull_request", github=github, anthropic=fake_llm)
+    fake_llm = fake_anthropic(script())
+    whole = action(repo, event, "pull_request", github=github, anthropic=fake_llm)
     assert whole.code == 1, whole.log
     unsharded = json.loads((whole.results / "comparison.json").read_text())
     assert categories(sharded) == categories(unsharded) == {"greet/ada": "still passing", "greet/bob": "regressed"}

@@ -9,7 +9,6 @@ import pytest
 
 from evalkit.action.inputs import parse_inputs
 from evalkit.errors import UsageError
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.action.test_action_entrypoint import SUITE, action  # noqa: F401
 from tests.action.test_action_models import JUDGE, github, greet_repo  # noqa: F401
@@ -22,12 +21,12 @@ def _script() -> Script:
     return Script().reply("Hello!").tool_reply("record_verdicts", verdict)
 
 
-def test_only_the_tagged_cases_run(action, tmp_path, github):  # noqa: F811
+def test_only_the_tagged_cases_run(action, tmp_path, github, fake_anthropic):  # noqa: F811
     repo = greet_repo(tmp_path / "repo", TAGGED)
-    with FakeAnthropicServer(_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"tags": "pr", "suites": "evals/greet.suite.yml"})
-        sent = [r["messages"][0]["content"] for r in fake_llm.requests if requested_tool(r) is None]
+    fake_llm = fake_anthropic(_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"tags": "pr", "suites": "evals/greet.suite.yml"})
+    sent = [r["messages"][0]["content"] for r in fake_llm.requests if requested_tool(r) is None]
     assert run.code == 0, run.log
     assert set(sent) == {"GREET Ada politely."}  # the base run (if any) selects alike
     report = json.loads((run.results / "results.json").read_text())
@@ -35,12 +34,12 @@ def test_only_the_tagged_cases_run(action, tmp_path, github):  # noqa: F811
     assert "(cases tagged pr)" in run.log
 
 
-def test_no_case_with_the_tags_is_skipped_not_an_error(action, tmp_path, github):  # noqa: F811
+def test_no_case_with_the_tags_is_skipped_not_an_error(action, tmp_path, github, fake_anthropic):  # noqa: F811
     repo = greet_repo(tmp_path / "repo", TAGGED)
-    with FakeAnthropicServer(_script()) as fake_llm:
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"tags": "nightly", "suites": "evals/greet.suite.yml"})
-        sent = list(fake_llm.requests)
+    fake_llm = fake_anthropic(_script())
+    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"tags": "nightly", "suites": "evals/greet.suite.yml"})
+    sent = list(fake_llm.requests)
     assert run.code == 0, run.log
     assert not [r for r in sent if "messages" in r]
     assert "nothing to run" in run.log and run.outputs["verdict"] == "skipped"

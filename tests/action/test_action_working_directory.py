@@ -7,8 +7,6 @@ from pathlib import Path
 
 from test_action_entrypoint import action, github, greet_script, make_repo, marked  # noqa: F401 - fixtures
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
-
 PR = "pull_request_opened.json"
 
 
@@ -20,12 +18,12 @@ def monorepo(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_project_in_the_working_directory_runs_when_its_files_change(action, github, tmp_path):
+def test_the_project_in_the_working_directory_runs_when_its_files_change(action, github, tmp_path, fake_anthropic):
     root = monorepo(tmp_path)
     github.set_pr_files(12, [{"filename": "services/bot/prompts/greet.txt"}])
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(root, PR, "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"working_directory": "services/bot", "baseline": "none"})
+    fake_llm = fake_anthropic(greet_script())
+    run = action(root, PR, "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"working_directory": "services/bot", "baseline": "none"})
     assert run.code == 0, run.log
     assert "services/bot/evals/greet.suite.yml" in run.outputs["selected_suites"]
     assert "services/bot/evals/envdump.suite.yml" not in run.outputs["selected_suites"]
@@ -41,12 +39,12 @@ def test_a_change_outside_the_project_runs_nothing(action, github, tmp_path):
     assert run.outputs["verdict"] == "skipped" and run.outputs["selected_suites"] == ""
 
 
-def test_the_suites_input_names_paths_in_the_working_directory(action, github, tmp_path):
+def test_the_suites_input_names_paths_in_the_working_directory(action, github, tmp_path, fake_anthropic):
     root = monorepo(tmp_path)
-    with FakeAnthropicServer(greet_script()) as fake_llm:
-        run = action(root, PR, "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"working_directory": "services/bot", "suites": "evals/greet.suite.yml",
-                             "baseline": "none"})
+    fake_llm = fake_anthropic(greet_script())
+    run = action(root, PR, "pull_request", github=github, anthropic=fake_llm,
+                 inputs={"working_directory": "services/bot", "suites": "evals/greet.suite.yml",
+                         "baseline": "none"})
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "services/bot/evals/greet.suite.yml"
 

@@ -33,27 +33,28 @@ def _env(github: FakeGitHub, anthropic: FakeAnthropicServer) -> dict[str, str]:
     }
 
 
-def test_entrypoint_in_the_image_comments_once_and_gates(run_action, tmp_path: Path):
+def test_entrypoint_in_the_image_comments_once_and_gates(run_action, tmp_path: Path, fake_anthropic, fake_github):
     repo = make_repo(tmp_path / "repo")
     before = _files(repo)
     event = json.loads((EVENTS / "pull_request_opened.json").read_text())
     script = greet_script(reply_bob=HOSTILE, verdict_bob="fail", reason_bob=HOSTILE)
-    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(script) as anthropic:
-        for i in range(120):
-            github.add_comment(12, f"earlier comment {i}")
-        github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
-        inputs = {"anthropic_api_key": KEY}
-        first = run_action(repo, inputs=inputs, env=_env(github, anthropic), event=event)
-        proc = first.process
-        assert proc.returncode == 1, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-        ours = [c for c in github.comments(12) if c["body"].startswith(MARKER)]
-        assert len(ours) == 1
-        second = run_action(repo, inputs=inputs, env=_env(github, anthropic), event=event)
-        assert second.process.returncode == 1, second.process.stdout + second.process.stderr
-        after = [c for c in github.comments(12) if c["body"].startswith(MARKER)]
-        assert [c["id"] for c in after] == [ours[0]["id"]]
-        assert anthropic.request_count > 0
-        recorded = [r.raw_body for r in github.requests]
+    github = fake_github(token=TOKEN)
+    anthropic = fake_anthropic(script)
+    for i in range(120):
+        github.add_comment(12, f"earlier comment {i}")
+    github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
+    inputs = {"anthropic_api_key": KEY}
+    first = run_action(repo, inputs=inputs, env=_env(github, anthropic), event=event)
+    proc = first.process
+    assert proc.returncode == 1, f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    ours = [c for c in github.comments(12) if c["body"].startswith(MARKER)]
+    assert len(ours) == 1
+    second = run_action(repo, inputs=inputs, env=_env(github, anthropic), event=event)
+    assert second.process.returncode == 1, second.process.stdout + second.process.stderr
+    after = [c for c in github.comments(12) if c["body"].startswith(MARKER)]
+    assert [c["id"] for c in after] == [ours[0]["id"]]
+    assert anthropic.request_count > 0
+    recorded = [r.raw_body for r in github.requests]
 
     body = after[0]["body"]
     assert "A gate failed" in body and "https://github.com/octo-org/hello/actions/runs/777" in body
@@ -87,43 +88,47 @@ def test_entrypoint_in_the_image_comments_once_and_gates(run_action, tmp_path: P
         assert KEY not in path.read_text(errors="replace")
 
 
-def test_fork_without_key_skips_in_the_image(run_action, tmp_path: Path):
+def test_fork_without_key_skips_in_the_image(run_action, tmp_path: Path, fake_anthropic, fake_github):
     repo = make_repo(tmp_path / "repo")
     event = json.loads((EVENTS / "pull_request_synchronize_fork.json").read_text())
-    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(greet_script()) as anthropic:
-        run = run_action(repo, inputs={"anthropic_api_key": ""}, env=_env(github, anthropic), event=event)
-        assert anthropic.request_count == 0
-        assert not [r for r in github.requests if r.method in ("POST", "PATCH")]
+    github = fake_github(token=TOKEN)
+    anthropic = fake_anthropic(greet_script())
+    run = run_action(repo, inputs={"anthropic_api_key": ""}, env=_env(github, anthropic), event=event)
+    assert anthropic.request_count == 0
+    assert not [r for r in github.requests if r.method in ("POST", "PATCH")]
     assert run.process.returncode == 0, run.process.stdout + run.process.stderr
     assert "::notice" in run.process.stdout
     assert run.outputs["verdict"] == "skipped"
     assert "fork" in run.summary and "not a failure" in run.summary
 
 
-def test_install_input_in_the_image_gives_targets_the_teams_packages(run_action, tmp_path: Path):
+def test_install_input_in_the_image_gives_targets_the_teams_packages(run_action, tmp_path: Path, fake_anthropic,
+                                                                     fake_github):
     from install_workspace import make_install_workspace
 
     repo = make_install_workspace(tmp_path / "own")
-    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(greet_script()) as anthropic:
-        run = run_action(repo, inputs={"anthropic_api_key": KEY, "install": "requirements-eval.txt",
-                                       "suites": "own-code"}, env=_env(github, anthropic), event={},
-                         event_name="workflow_dispatch")
+    github = fake_github(token=TOKEN)
+    anthropic = fake_anthropic(greet_script())
+    run = run_action(repo, inputs={"anthropic_api_key": KEY, "install": "requirements-eval.txt",
+                                   "suites": "own-code"}, env=_env(github, anthropic), event={},
+                     event_name="workflow_dispatch")
     out = run.process.stdout + run.process.stderr
     assert run.process.returncode == 0, out[-4000:]
     assert run.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in out
 
 
-def test_targets_in_the_image_see_no_secret(run_action, tmp_path: Path):
+def test_targets_in_the_image_see_no_secret(run_action, tmp_path: Path, fake_anthropic, fake_github):
     from test_action_entrypoint import needles_file
 
     repo = make_repo(tmp_path / "repo")
     needles_file(repo / "needles.json", (KEY, TOKEN, "runtime-secret"))
     event = json.loads((EVENTS / "pull_request_opened.json").read_text())
-    with FakeGitHub(token=TOKEN) as github, FakeAnthropicServer(greet_script()) as anthropic:
-        github.set_pr_files(12, [{"filename": "other/x.py"}])
-        env = {**_env(github, anthropic), "EVALKIT_TEST_ENV_DUMP": "/github/workspace/dump.json",
-               "EVALKIT_TEST_NEEDLES": "/github/workspace/needles.json"}
-        run = run_action(repo, inputs={"anthropic_api_key": KEY}, env=env, event=event)
+    github = fake_github(token=TOKEN)
+    anthropic = fake_anthropic(greet_script())
+    github.set_pr_files(12, [{"filename": "other/x.py"}])
+    env = {**_env(github, anthropic), "EVALKIT_TEST_ENV_DUMP": "/github/workspace/dump.json",
+           "EVALKIT_TEST_NEEDLES": "/github/workspace/needles.json"}
+    run = run_action(repo, inputs={"anthropic_api_key": KEY}, env=env, event=event)
     assert run.process.returncode == 0, (run.process.stdout + run.process.stderr)[-4000:]
     seen = json.loads((repo / "dump.json").read_text())
     for place in ("environ", "proc_self", "proc_parent"):

@@ -10,7 +10,6 @@ import anthropic
 
 from evalkit.action.proxy import KeyProxy
 from evalkit.action.sandbox import worker_environment
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 REAL = "sk-ant-real-key-0123456789"
@@ -19,14 +18,15 @@ REAL = "sk-ant-real-key-0123456789"
 def _post(url: str, path: str, headers: dict[str, str]) -> int:
     req = urllib.request.Request(url + path, data=b"{}", method="POST", headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status
     except urllib.error.HTTPError as exc:
         return exc.code
 
 
-def test_the_sdk_reaches_the_api_through_the_proxy_which_adds_the_key():
-    with FakeAnthropicServer(Script().reply("hi")) as fake, KeyProxy(REAL, fake.url) as proxy:
+def test_the_sdk_reaches_the_api_through_the_proxy_which_adds_the_key(fake_anthropic):
+    fake = fake_anthropic(Script().reply("hi"))
+    with KeyProxy(REAL, fake.url) as proxy:
         client = anthropic.Anthropic(api_key=proxy.placeholder, base_url=proxy.url, max_retries=0)
         reply = client.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
         sent = fake.request_headers[-1]
@@ -36,8 +36,9 @@ def test_the_sdk_reaches_the_api_through_the_proxy_which_adds_the_key():
     assert REAL not in repr(proxy)
 
 
-def test_a_wrong_key_or_a_path_outside_the_api_is_refused():
-    with FakeAnthropicServer(Script().reply("hi")) as fake, KeyProxy(REAL, fake.url) as proxy:
+def test_a_wrong_key_or_a_path_outside_the_api_is_refused(fake_anthropic):
+    fake = fake_anthropic(Script().reply("hi"))
+    with KeyProxy(REAL, fake.url) as proxy:
         assert _post(proxy.url, "/v1/messages", {"x-api-key": "guess"}) == 401
         assert _post(proxy.url, "/v1/messages", {}) == 401
         assert _post(proxy.url, "/admin", {"x-api-key": proxy.placeholder}) == 403
@@ -57,7 +58,7 @@ def _call(url: str, method: str, path: str, key: str) -> int:
     req = urllib.request.Request(url + path, data=b"{}" if method != "GET" else None, method=method,
                                  headers={"x-api-key": key})
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -70,8 +71,9 @@ REFUSED = [("GET", "/v1/models"), ("GET", "/v1/models/claude-sonnet-4-6"), ("GET
            ("POST", "/v1/messages/batches"), ("GET", "/v1/messages/batches/msgbatch_1/results")]
 
 
-def test_only_the_endpoints_a_run_needs_pass(capfd):
-    with FakeAnthropicServer(Script().reply("hi")) as fake, KeyProxy(REAL, fake.url) as proxy:
+def test_only_the_endpoints_a_run_needs_pass(capfd, fake_anthropic):
+    fake = fake_anthropic(Script().reply("hi"))
+    with KeyProxy(REAL, fake.url) as proxy:
         for method, path in REFUSED:
             assert _call(proxy.url, method, path, proxy.placeholder) == 403, (method, path)
         assert fake.request_count == 0 and fake.models_requests == 0 and not fake.batches.batch_ids
@@ -83,8 +85,9 @@ def test_only_the_endpoints_a_run_needs_pass(capfd):
     assert REAL not in log
 
 
-def test_a_batch_run_reaches_the_batch_endpoints_and_nothing_more():
-    with FakeAnthropicServer(Script().reply("hi")) as fake, KeyProxy(REAL, fake.url, batch=True) as proxy:
+def test_a_batch_run_reaches_the_batch_endpoints_and_nothing_more(fake_anthropic):
+    fake = fake_anthropic(Script().reply("hi"))
+    with KeyProxy(REAL, fake.url, batch=True) as proxy:
         client = anthropic.Anthropic(api_key=proxy.placeholder, base_url=proxy.url, max_retries=0)
         batch = client.messages.batches.create(requests=[{"custom_id": "a", "params": {
             "model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}}])

@@ -76,9 +76,11 @@ def test_processes_signals_file_writes_and_native_code_are_refused(body, refused
 def test_a_call_past_its_time_limit_fails_and_the_others_still_run():
     code = ("def main(input: str, **kwargs) -> str:\n"
             "    while input == 'loop':\n        pass\n    return input\n")
-    outcome = decide(code, [{"input": "loop", "expected": "loop"}, {"input": "ok", "expected": "ok"}], timeout=0.3)
+    # 2 s a call (the child's whole run gets 2 s a call more, plus its start): the quick call stays well
+    # inside on a loaded machine; the loop is stopped all the same.
+    outcome = decide(code, [{"input": "loop", "expected": "loop"}, {"input": "ok", "expected": "ok"}], timeout=2)
     assert not outcome.passed
-    assert outcome.reason.startswith("1 of 2 failed") and "took over 0.3 s" in outcome.reason
+    assert outcome.reason.startswith("1 of 2 failed") and "took over 2 s" in outcome.reason
 
 
 def test_a_main_that_ignores_the_timer_is_stopped():

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 SUITE = """
@@ -28,11 +27,10 @@ def invoke(*args, env=None):
 
 
 @pytest.fixture
-def fake_env(tmp_path):
+def fake_env(fake_anthropic, anthropic_env):
     script = Script().reply("Hello Ada", prompt="Ada").reply("Goodbye", prompt="Bob")
-    with FakeAnthropicServer(script) as fake:
-        yield fake, {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
-                     "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+    fake = fake_anthropic(script)
+    return fake, anthropic_env(fake)
 
 
 def test_run_exit_codes_output_and_jsonl(write, tmp_path, fake_env):

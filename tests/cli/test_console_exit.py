@@ -4,13 +4,11 @@ evalkit's own process leaves open is still flushed and closed, and its atexit ha
 from __future__ import annotations
 
 import gc
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from evalkit._runtime import gc_pause
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 # Imported by evalkit itself (a plugin registers its checks in evalkit's process): a file written
@@ -34,15 +32,14 @@ cases:
 '''
 
 
-def test_the_console_script_exit_flushes_what_user_code_left_open_and_runs_atexit(tmp_path: Path):
+def test_the_console_script_exit_flushes_what_user_code_left_open_and_runs_atexit(tmp_path: Path, fake_anthropic,
+                                                                                  anthropic_env):
     (tmp_path / "leaves_files_open.py").write_text(PLUGIN, encoding="utf-8")
     (tmp_path / "s.yml").write_text(SUITE, encoding="utf-8")
-    with FakeAnthropicServer(Script().reply("hi there")) as fake:
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")},
-               "ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.url, "PYTHONPATH": str(tmp_path),
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        done = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out.json"],
-                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    fake = fake_anthropic(Script().reply("hi there"))
+    env = anthropic_env(fake, inherit=True, pythonpath=[tmp_path])
+    done = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out.json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "module.txt").read_text() == "held by the module"
     ran, frozen = (tmp_path / "atexit.txt").read_text().split(", ")

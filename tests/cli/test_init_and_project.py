@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.offline_server import OFFLINE_REASON, offline_script, tool_input
 from evalkit.testing.script import Script, requested_tool
 
@@ -37,21 +36,16 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def fake_env(fake: FakeAnthropicServer, tmp_path: Path) -> dict[str, str]:
-    return {"ANTHROPIC_API_KEY": "offline", "ANTHROPIC_BASE_URL": fake.url,
-            "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-
-
-def test_a_new_team_reaches_a_passing_run_in_two_commands_after_install(repo, tmp_path):
+def test_a_new_team_reaches_a_passing_run_in_two_commands_after_install(repo, fake_anthropic, anthropic_env):
     made = evalkit("init", "--target", "app:reply", cwd=repo)
     assert made.returncode == 0, made.stderr
     assert "ok    " in made.stdout and "evals/suite.yml" in made.stdout
     assert not (repo / "evals" / "evals_target.py").exists()  # their own function, no stub
     assert ".evalkit/" in (repo / ".gitignore").read_text()
     assert "org/eval-action@v1" in (repo / ".github" / "workflows" / "evals.yml").read_text()
-    with FakeAnthropicServer(offline_script("unused", "pass")) as fake:
-        run = evalkit("run", "-o", "out.json", cwd=repo, env=fake_env(fake, tmp_path))
-        judged = [r for r in fake.requests if requested_tool(r)]
+    fake = fake_anthropic(offline_script("unused", "pass"))
+    run = evalkit("run", "-o", "out.json", cwd=repo, env=anthropic_env(fake))
+    judged = [r for r in fake.requests if requested_tool(r)]
     assert run.returncode == 0, run.stdout + run.stderr
     results = json.loads((repo / "out.json").read_text())
     cases = [c for s in results["suites"] for c in s["cases"]]
@@ -59,7 +53,7 @@ def test_a_new_team_reaches_a_passing_run_in_two_commands_after_install(repo, tm
     assert len(judged) == 3  # one judge call per run of the repeated case
 
 
-def test_the_stub_target_runs_against_the_offline_fake_command(repo, tmp_path):
+def test_the_stub_target_runs_against_the_offline_fake_command(repo, anthropic_env):
     assert evalkit("init", cwd=repo).returncode == 0
     assert (repo / "evals" / "evals_target.py").exists()
     with socket.socket() as s:  # a free port for the command to take
@@ -70,9 +64,7 @@ def test_the_stub_target_runs_against_the_offline_fake_command(repo, tmp_path):
     try:
         banner = server.stdout.readline()
         assert f"127.0.0.1:{port}" in banner
-        env = {"ANTHROPIC_API_KEY": "offline", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        run = evalkit("run", "-o", "out.json", cwd=repo, env=env)
+        run = evalkit("run", "-o", "out.json", cwd=repo, env=anthropic_env(f"http://127.0.0.1:{port}"))
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -120,17 +112,18 @@ def _suite(folder: Path, model_line: str = "") -> None:
     """))
 
 
-def test_evalkit_yml_gives_the_suites_and_the_model_and_the_command_line_wins(repo, tmp_path):
+def test_evalkit_yml_gives_the_suites_and_the_model_and_the_command_line_wins(repo, tmp_path, fake_anthropic,
+                                                                              anthropic_env):
     _suite(repo / "evals")
     (repo / "evalkit.yml").write_text("suites: [evals]\nmodel: claude-sonnet-4-6\nconcurrency: 3\n")
-    with FakeAnthropicServer(Script().reply("ok")) as fake:
-        env = fake_env(fake, tmp_path)
-        assert evalkit("run", "-o", "a.json", cwd=repo / "evals", env=env).returncode == 0  # from a subfolder too
-        from_file = [r["model"] for r in fake.requests]
-        fake.reset_counts()
-        assert evalkit("run", "-o", "b.json", "--model", "claude-haiku-4-5-20251001", cwd=repo,
-                       env={**env, "EVALKIT_CACHE_DIR": str(tmp_path / "c2")}).returncode == 0
-        from_cli = [r["model"] for r in fake.requests]
+    fake = fake_anthropic(Script().reply("ok"))
+    env = anthropic_env(fake)
+    assert evalkit("run", "-o", "a.json", cwd=repo / "evals", env=env).returncode == 0  # from a subfolder too
+    from_file = [r["model"] for r in fake.requests]
+    fake.reset_counts()
+    assert evalkit("run", "-o", "b.json", "--model", "claude-haiku-4-5-20251001", cwd=repo,
+                   env={**env, "EVALKIT_CACHE_DIR": str(tmp_path / "c2")}).returncode == 0
+    from_cli = [r["model"] for r in fake.requests]
     assert from_file == ["claude-sonnet-4-6"] and from_cli == ["claude-haiku-4-5-20251001"]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -12,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 SUITE = """
@@ -40,13 +38,14 @@ INJECT = textwrap.dedent("""
 """)
 
 
-def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tmp_path: Path):
+def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tmp_path: Path, fake_anthropic,
+                                                                              anthropic_env):
     (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "agent.py").write_text("def answer(text, client):\n    return text\n", encoding="utf-8")
-    with FakeAnthropicServer(Script()) as fake:
-        done = subprocess.run([sys.executable, "-c", INJECT, "run", "suite.yml", "-o", "out/results.json",
-                               "--concurrency", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                              env=_env(tmp_path, fake.url))
+    fake = fake_anthropic(Script())
+    done = subprocess.run([sys.executable, "-c", INJECT, "run", "suite.yml", "-o", "out/results.json",
+                           "--concurrency", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     line = [ln for ln in done.stderr.splitlines() if ln.startswith("evalkit: internal error")]
@@ -56,14 +55,6 @@ def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tm
     log.unlink()
     cases = [json.loads(ln) for ln in (tmp_path / "out" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [c.get("case", {}).get("id") for c in cases if "case" in c] == ["a"]
-
-
-def _env(tmp_path: Path, url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
-    env.update(EVALKIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=path, ANTHROPIC_API_KEY="k",
-               ANTHROPIC_BASE_URL=url)
-    return env
 
 
 # evalkit's runner made to raise, once its cases are written, what the exit-3 contract must still hold for.
@@ -89,13 +80,14 @@ INJECT_ODD = textwrap.dedent("""
 
 @pytest.mark.parametrize("fault, named", [("Unprintable()", "Unprintable: <Unprintable whose str() raised RuntimeError>"),
                                           ("NotAnException('odd')", "NotAnException: odd")])
-def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(tmp_path: Path, fault: str, named: str):
+def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(tmp_path: Path, fault: str, named: str,
+                                                                  fake_anthropic, anthropic_env):
     (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "agent.py").write_text("def answer(text, client):\n    return text\n", encoding="utf-8")
-    with FakeAnthropicServer(Script()) as fake:
-        done = subprocess.run([sys.executable, "-c", INJECT_ODD.format(fault=fault), "run", "suite.yml", "-o",
-                               "out/results.json"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                              env=_env(tmp_path, fake.url))
+    fake = fake_anthropic(Script())
+    done = subprocess.run([sys.executable, "-c", INJECT_ODD.format(fault=fault), "run", "suite.yml", "-o",
+                           "out/results.json"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     line = [ln for ln in done.stderr.splitlines() if ln.startswith("evalkit: internal error")]
@@ -103,7 +95,7 @@ def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(tmp_path: Path
     Path(re.search(r"the traceback is in (\S+\.log)", line[0]).group(1)).unlink()
 
 
-def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path):
+def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path, fake_anthropic, anthropic_env):
     (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "agent.py").write_text(
         "class Nasty(Exception):\n"
@@ -113,11 +105,11 @@ def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path):
         "    if text == 'y':\n"
         "        raise Nasty()\n"
         "    return text\n", encoding="utf-8")
-    with FakeAnthropicServer(Script()) as fake:
-        done = subprocess.run([sys.executable, "-c", "from evalkit.cli.commands import main; main()", "run", "suite.yml", "-o",
-                               "out/results.json"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                              env=_env(tmp_path, fake.url))
+    fake = fake_anthropic(Script())
+    done = subprocess.run([sys.executable, "-c", "from evalkit.cli.commands import main; main()", "run", "suite.yml", "-o",
+                           "out/results.json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]))
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     report = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))

@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from evalkit._runtime.redaction import RedactingStream, labelled, redact_text
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 pytest_plugins = ["pytester"]
 
 KEY = "sk-ant-api03-CLI-FAKE-KEY-never-shown-7f3a"
 TOKEN = "ghp_deployTokenForTheRedactionTest42"
-SECRETS = {"ANTHROPIC_API_KEY": KEY, "DEPLOY_TOKEN": TOKEN}
 
 # The workers hold no key (evalkit/_runtime/out_of_reach.py): user code that has one anyway (read from
 # a .env file of its own) and prints or returns it is redacted by the run's process.
@@ -74,33 +71,27 @@ cases:
 '''
 
 
-def _path(tmp_path: Path) -> str:
-    """The suite's folder first, then the PYTHONPATH this session runs evalkit from."""
-    return os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
-
-
 def _evalkit(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(Path(sys.executable).parent / "evalkit"), *args], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path, env=env)
 
 
-def test_the_key_and_tokens_appear_in_no_stream_and_no_file(write, tmp_path):
+def test_the_key_and_tokens_appear_in_no_stream_and_no_file(write, tmp_path, fake_anthropic, anthropic_env):
     write("leaky.py", TARGET)
     write("leaky_checks.py", PLUGIN)
     write("dotenv_like.py", DOTENV)
     write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
     write("s.yml", SUITE)
-    with FakeAnthropicServer(Script()) as fake:
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, **SECRETS,
-               "ANTHROPIC_BASE_URL": fake.url, "SHORT_KEY": "1", "PYTHONPATH": _path(tmp_path), "CI": "true",
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        runs = [_evalkit(tmp_path, env, "run", "s.yml", "-o", "out/results.json", "--markdown", "out/report.md",
-                         "--html", "out/report.html")]
-        assert runs[0].returncode == 1, runs[0].stderr
-        for fmt in ("junit", "html", "json", "markdown"):
-            runs.append(_evalkit(tmp_path, env, "report", "out/results.json", "--format", fmt, "-o", f"out/again.{fmt}"))
-        runs.append(_evalkit(tmp_path, env, "report", "out/results.jsonl"))  # markdown to stdout
-        assert all(r.returncode == 0 for r in runs[1:]), [r.stderr for r in runs]
+    fake = fake_anthropic(Script())
+    env = anthropic_env(fake, key=KEY, inherit=True, pythonpath=[tmp_path], DEPLOY_TOKEN=TOKEN, SHORT_KEY="1",
+                        CI="true")
+    runs = [_evalkit(tmp_path, env, "run", "s.yml", "-o", "out/results.json", "--markdown", "out/report.md",
+                     "--html", "out/report.html")]
+    assert runs[0].returncode == 1, runs[0].stderr
+    for fmt in ("junit", "html", "json", "markdown"):
+        runs.append(_evalkit(tmp_path, env, "report", "out/results.json", "--format", fmt, "-o", f"out/again.{fmt}"))
+    runs.append(_evalkit(tmp_path, env, "report", "out/results.jsonl"))  # markdown to stdout
+    assert all(r.returncode == 0 for r in runs[1:]), [r.stderr for r in runs]
     files = sorted(p for p in (tmp_path / "out").rglob("*") if p.is_file())
     assert {p.name for p in files} >= {"results.json", "results.jsonl", "report.md", "report.html", "again.junit"}
     texts = {str(p): p.read_text(encoding="utf-8", errors="replace") for p in files}
@@ -149,7 +140,7 @@ def test_the_stream_redacts_text_and_bytes_and_stays_open():
     assert sink.getvalue() == "a [k] b\n[k]after"
 
 
-def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path):
+def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path, anthropic_env):
     # `run --baseline` runs the base commit in a process of its own (evalkit/engine/base_ref.py child_main).
     write("leaky.py", TARGET)
     write("dotenv_like.py", DOTENV)
@@ -159,8 +150,7 @@ def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path):
                         "rubric_threshold": None, "agreement_threshold": None},
             "concurrency": 2, "no_cache": True, "shard": None, "api_key": None, "cache_dir": None,
             "paths": [str(tmp_path / "s.yml")], "out": str(tmp_path / "base.json")}
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, **SECRETS,
-           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": _path(tmp_path)}
+    env = anthropic_env("http://127.0.0.1:9", key=KEY, inherit=True, pythonpath=[tmp_path], DEPLOY_TOKEN=TOKEN)
     done = subprocess.run([sys.executable, "-c", "import sys; from evalkit.engine.base_ref import child_main; "
                            "sys.exit(child_main())"], input=json.dumps(spec), capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=120)
@@ -183,14 +173,12 @@ def run(i):
 '''
 
 
-def test_a_key_written_in_two_pieces_or_cut_at_the_output_limit_is_redacted_whole(write, tmp_path):
+def test_a_key_written_in_two_pieces_or_cut_at_the_output_limit_is_redacted_whole(write, tmp_path, anthropic_env):
     write("split.py", SPLIT_TARGET)
     write("dotenv_like.py", DOTENV)
     write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
     write("s.yml", "target: split:run\ncases:\n  - {id: a, input: {}, checks: [{type: contains, value: after}]}\n")
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, "ANTHROPIC_API_KEY": KEY,
-           "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PYTHONPATH": _path(tmp_path), "CI": "true",
-           "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+    env = anthropic_env("http://127.0.0.1:9", key=KEY, inherit=True, pythonpath=[tmp_path], CI="true")
     done = _evalkit(tmp_path, env, "run", "s.yml", "-o", "out/results.json")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "split [redacted ANTHROPIC_API_KEY] end" in done.stdout, done.stdout

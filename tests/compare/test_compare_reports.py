@@ -15,6 +15,7 @@ from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, Su
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from tests.conftest import verdicts
+from tests.fakes import model_env
 
 SUITE = """
 name: qa
@@ -54,7 +55,7 @@ def run_side(tmp_path, write, name, script, suite_text):
     suite = write(f"{name}/suite.yml", suite_text)
     out = tmp_path / f"{name}.json"
     with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url}
+        env = model_env(fake.url)
         invoke("run", suite, "-o", out, "--no-cache", env=env)
     return out
 

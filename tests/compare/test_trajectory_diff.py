@@ -226,7 +226,7 @@ cases:
 """
 
 
-def test_two_runs_of_a_prompt_target_with_tools_compare_their_trajectories(tmp_path, write):
+def test_two_runs_of_a_prompt_target_with_tools_compare_their_trajectories(tmp_path, write, anthropic_env):
     """End to end: `evalkit run` records each side's tool loop against the fake, `evalkit compare` reads it."""
     suite = write("suite.yml", TOOLS_SUITE)
     sides = {
@@ -236,7 +236,7 @@ def test_two_runs_of_a_prompt_target_with_tools_compare_their_trajectories(tmp_p
     }
     for side, script in sides.items():
         with FakeAnthropicServer(script) as fake:
-            env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url}
+            env = anthropic_env(fake)
             result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / f"{side}.json"), "--no-cache"],
                                         env=env, catch_exceptions=False)
         assert result.exit_code == 0, result.output

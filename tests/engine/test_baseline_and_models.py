@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.conftest import verdicts
 
@@ -53,16 +52,17 @@ def repo(tmp_path, write):
     return root
 
 
-def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_requests(repo, tmp_path, monkeypatch):
+def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_requests(repo, tmp_path, monkeypatch,
+                                                                                      fake_anthropic, anthropic_env):
     script = (Script().reply("Hello Ada", prompt="Greet Ada").reply("Hello Bob", prompt="Greet Bob")
               .reply("A warm goodbye", prompt="warm goodbye").reply("Bye.", prompt="curt goodbye"))
     monkeypatch.chdir(repo)
-    with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        result = invoke(["run", "a.suite.yml", "b.suite.yml", "--baseline", "HEAD~1",
-                                           "-o", str(tmp_path / "out/head.json"), "--html", tmp_path / "head.html"],
-                        env=env)
-        prompts = [b["messages"][0]["content"] for b in fake.requests]
+    fake = fake_anthropic(script)
+    env = anthropic_env(fake)
+    result = invoke(["run", "a.suite.yml", "b.suite.yml", "--baseline", "HEAD~1",
+                                       "-o", str(tmp_path / "out/head.json"), "--html", tmp_path / "head.html"],
+                    env=env)
+    prompts = [b["messages"][0]["content"] for b in fake.requests]
     assert result.exit_code == 1, result.output
     # base: four requests; head: only the two cases whose prompt changed
     assert sorted(prompts) == sorted(["Greet Ada", "Greet Bob", "Say a warm goodbye to Cy", "Say a warm goodbye to Di",
@@ -106,19 +106,20 @@ cases:
 """
 
 
-def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, tmp_path):
+def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, tmp_path, fake_anthropic,
+                                                                         anthropic_env):
     suite = write("s.yml", MODEL_SUITE)
     script = (Script().tool_reply("record_verdicts", verdicts({"warm": "pass"}))
               .reply("Hello Ada", prompt="Greet Ada")
               .reply("Hello Bob", prompt="Greet Bob", model="claude-sonnet-4-6")
               .reply("Hi there", prompt="Greet Bob", model="claude-opus-4-6"))
-    with FakeAnthropicServer(script, latency=0.01) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        out = tmp_path / "mc.json"
-        result = invoke(["run", suite, "--model", "claude-sonnet-4-6", "--model",
-                                           "claude-opus-4-6", "-o", out, "--markdown", tmp_path / "mc.md",
-                         "--html", tmp_path / "mc.html"], env=env)
-        judged = {b["model"] for b in fake.requests if requested_tool(b)}
+    fake = fake_anthropic(script, latency=0.01)
+    env = anthropic_env(fake)
+    out = tmp_path / "mc.json"
+    result = invoke(["run", suite, "--model", "claude-sonnet-4-6", "--model",
+                                       "claude-opus-4-6", "-o", out, "--markdown", tmp_path / "mc.md",
+                     "--html", tmp_path / "mc.html"], env=env)
+    judged = {b["model"] for b in fake.requests if requested_tool(b)}
     assert result.exit_code == 1, result.output  # opus fails bob's check
     assert judged == {"claude-haiku-4-5-20251001"}
     assert "1 of 2 cases differ between claude-sonnet-4-6 and claude-opus-4-6" in result.output
@@ -138,13 +139,13 @@ def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, 
     assert "claude-sonnet-4-6 → claude-opus-4-6" in page and "Output on claude-sonnet-4-6" in page
 
 
-def test_compare_models_in_the_suite_file(write, tmp_path):
+def test_compare_models_in_the_suite_file(write, tmp_path, fake_anthropic, anthropic_env):
     suite = write("s.yml", "compare_models: [claude-sonnet-4-6, claude-opus-4-6]\n" + MODEL_SUITE.replace(
         ", rubric: [{id: warm, judge: \"is warm\"}]", ""))
     script = Script().reply("Hello Ada", prompt="Greet Ada").reply("Hello Bob", prompt="Greet Bob")
-    with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = invoke(["run", suite, "-o", tmp_path / "mc.json"], env=env)
-        assert {b["model"] for b in fake.requests} == {"claude-sonnet-4-6", "claude-opus-4-6"}
+    fake = fake_anthropic(script)
+    env = anthropic_env(fake)
+    result = invoke(["run", suite, "-o", tmp_path / "mc.json"], env=env)
+    assert {b["model"] for b in fake.requests} == {"claude-sonnet-4-6", "claude-opus-4-6"}
     assert result.exit_code == 0, result.output
     assert "0 of 2 cases differ" in result.output

@@ -5,7 +5,6 @@ no request is paid twice, and a base run that fails says why."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from evalkit.engine.base_ref import _failure
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+from tests.fakes import child_env, model_env
 
 EVALKIT = str(Path(sys.executable).with_name("evalkit"))  # the console script installed beside this Python
 
@@ -57,8 +57,7 @@ def make_repo(root: Path, base_farewell: str = FAREWELL) -> Path:
 
 
 def evalkit(args: list[str], cwd: Path, fake: FakeAnthropicServer) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
-           "EVALKIT_CACHE_DIR": "../.cache/evalkit"}  # relative too: resolved where the user stands
+    env = {**child_env(), **model_env(fake.url, Path("../.cache/evalkit"))}  # relative too: resolved where the user stands
     return subprocess.run([EVALKIT, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -67,15 +66,16 @@ def prompts(fake: FakeAnthropicServer) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pays_nothing_twice(tmp_path):
+def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pays_nothing_twice(tmp_path,
+                                                                                                 fake_anthropic):
     repo = make_repo(tmp_path / "repo")
     command = ["run", "greet.suite.yml", "farewell.suite.yml", "--baseline", "HEAD~1", "--output", "out/r.json"]
-    with FakeAnthropicServer(SCRIPT) as fake:
-        first = evalkit(command, repo / "evals", fake)
-        made = prompts(fake)
-        fake.reset_counts()
-        again = evalkit(command, repo / "evals", fake)
-        made_again = prompts(fake)
+    fake = fake_anthropic(SCRIPT)
+    first = evalkit(command, repo / "evals", fake)
+    made = prompts(fake)
+    fake.reset_counts()
+    again = evalkit(command, repo / "evals", fake)
+    made_again = prompts(fake)
 
     assert first.returncode == 1, first.stderr  # the farewells regressed: a verdict, not an error
     assert "Traceback" not in first.stdout + first.stderr
@@ -103,22 +103,22 @@ def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pa
     assert "head: 0 requests made, 4 from the cache" in again.stdout
 
 
-def test_the_default_output_works_with_a_baseline(tmp_path):
+def test_the_default_output_works_with_a_baseline(tmp_path, fake_anthropic):
     repo = make_repo(tmp_path / "repo")
-    with FakeAnthropicServer(SCRIPT) as fake:
-        done = evalkit(["run", "greet.suite.yml", "--baseline", "HEAD~1"], repo / "evals", fake)
+    fake = fake_anthropic(SCRIPT)
+    done = evalkit(["run", "greet.suite.yml", "--baseline", "HEAD~1"], repo / "evals", fake)
     assert done.returncode == 0, done.stderr
     runs = sorted(p.name for p in (repo / "evals/.evalkit/runs").iterdir())
     assert len(runs) == 5 and [n for n in runs if n.endswith(".base.json")], runs
 
 
-def test_a_base_run_that_fails_says_why(tmp_path):
+def test_a_base_run_that_fails_says_why(tmp_path, fake_anthropic):
     broken = FAREWELL.replace("cases:", "cases: [")  # the base commit's suite file does not parse
     repo = make_repo(tmp_path / "repo", base_farewell=broken)
-    with FakeAnthropicServer(SCRIPT) as fake:
-        done = evalkit(["run", "farewell.suite.yml", "--baseline", "HEAD~1", "-o", "out/r.json"],
-                       repo / "evals", fake)
-        assert fake.request_count == 0  # refused before any call, on either side
+    fake = fake_anthropic(SCRIPT)
+    done = evalkit(["run", "farewell.suite.yml", "--baseline", "HEAD~1", "-o", "out/r.json"],
+                   repo / "evals", fake)
+    assert fake.request_count == 0  # refused before any call, on either side
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("evalkit: the run on HEAD~1 (") and "farewell.suite.yml" in line, line

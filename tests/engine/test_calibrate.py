@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from evalkit.cli.commands import main
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+from tests.fakes import model_env
 
 GOLD = "\n".join(f"""  - case: c
     output: "reply number {i}"
@@ -52,7 +53,7 @@ def run_calibrate(tmp_path, write, judge, *args, suite=SUITE):
     suite = write("cal.suite.yml", suite)
     script = Script().respond(judge, tool="record_verdicts").respond(extract, tool="record_fields")
     with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+        env = model_env(fake.url, tmp_path / "c")
         result = CliRunner().invoke(main, ["calibrate", str(suite), *args], env=env, catch_exceptions=False)
     return result, json.loads((tmp_path / "cal.calibration.json").read_text())
 

@@ -24,6 +24,7 @@ from evalkit.scoring.judge import judge_request
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from evalkit.trace.steps import judged_trace
+from tests.fakes import model_env
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE_FILES = ["pace_ai/suite.yml", "pace_ai/agent.suite.yml", "help_agents/progress_messages.suite.yml",
@@ -115,7 +116,7 @@ def judges(gold: Gold) -> dict[str, tuple[Callable[[dict], dict], Callable[[dict
 def calibrate(suite: Path, judge: Callable[[dict], dict], extract: Callable[[dict], dict]) -> tuple[Any, dict]:
     script = Script().respond(judge, tool="record_verdicts").respond(extract, tool="record_fields")
     with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url}
+        env = model_env(fake.url)
         result = CliRunner().invoke(main, ["calibrate", str(suite), "--repeats", "2", "--no-cache"], env=env,
                                     catch_exceptions=False)
     saved = suite.with_name("calibration.json" if suite.name == "suite.yml"

@@ -8,12 +8,12 @@ import json
 import re
 from collections import Counter
 
+import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
 from evalkit.suite import load_suite
 from evalkit.suite.calibration import calibration_note
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 # Replies 0-6 are labelled pass, 7-9 fail.
@@ -51,17 +51,23 @@ def flaky_once_judge():
     return judge, asked
 
 
-def calibrate(tmp_path, write, confirm: int, judge):
-    path = write("cal.suite.yml", suite_text(confirm))
-    with FakeAnthropicServer(Script().respond(judge, tool="record_verdicts")) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["calibrate", str(path), "--repeats", "1"], env=env, catch_exceptions=False)
-    return result, json.loads((tmp_path / "cal.calibration.json").read_text()), path
+@pytest.fixture
+def calibrate(tmp_path, write, fake_anthropic, anthropic_env):
+    """calibrate(confirm_failures, judge, repeats=1) -> (result, saved figures, suite path)."""
+
+    def run(confirm: int, judge, repeats: int = 1):
+        path = write("cal.suite.yml", suite_text(confirm))
+        fake = fake_anthropic(Script().respond(judge, tool="record_verdicts"))
+        result = CliRunner().invoke(main, ["calibrate", str(path), "--repeats", str(repeats)],
+                                    env=anthropic_env(fake), catch_exceptions=False)
+        return result, json.loads((tmp_path / "cal.calibration.json").read_text()), path
+
+    return run
 
 
-def test_the_confirmed_judge_is_measured_and_holds_the_bar(tmp_path, write):
+def test_the_confirmed_judge_is_measured_and_holds_the_bar(calibrate):
     judge, asked = flaky_once_judge()
-    result, saved, _ = calibrate(tmp_path, write, 2, judge)
+    result, saved, _ = calibrate(2, judge)
     # Every first answer fails: the single answers agree on the three bad replies only.
     assert saved["agreement"] == 0.3 and saved["items"][0]["false_fail"] == 7
     confirmed = saved["confirmed"]
@@ -74,26 +80,26 @@ def test_the_confirmed_judge_is_measured_and_holds_the_bar(tmp_path, write):
     assert "    confirmed: agreement 100% over 10 verdicts (10 gold)" in result.output
 
 
-def test_without_confirm_failures_the_same_judge_is_under_the_bar(tmp_path, write):
+def test_without_confirm_failures_the_same_judge_is_under_the_bar(calibrate):
     judge, asked = flaky_once_judge()
-    result, saved, _ = calibrate(tmp_path, write, 0, judge)
+    result, saved, _ = calibrate(0, judge)
     assert saved["confirmed"] is None and saved["agreement"] == 0.3
     assert sum(asked.values()) == 10
     assert result.exit_code == 1 and "kind agrees 30% < 90%" in result.output
 
 
-def test_a_judge_that_always_fails_a_good_reply_is_still_under_the_bar_when_confirmed(tmp_path, write):
+def test_a_judge_that_always_fails_a_good_reply_is_still_under_the_bar_when_confirmed(calibrate):
     def always_fails(body):
         return {"items": [{"id": "kind", "reason": "no", "verdict": "fail"}]}
 
-    result, saved, _ = calibrate(tmp_path, write, 2, always_fails)
+    result, saved, _ = calibrate(2, always_fails)
     assert saved["confirmed"]["agreement"] == 0.3 and saved["confirmed"]["items"][0]["false_fail"] == 7
     assert result.exit_code == 1 and "kind agrees 30% < 90%" in result.output
 
 
-def test_figures_measured_with_another_confirm_failures_read_stale(tmp_path, write):
+def test_figures_measured_with_another_confirm_failures_read_stale(calibrate):
     judge, _ = flaky_once_judge()
-    _, _, path = calibrate(tmp_path, write, 0, judge)
+    _, _, path = calibrate(0, judge)
     assert not calibration_note(load_suite(path)).startswith("STALE")  # type: ignore[union-attr]
     path.write_text(suite_text(2), encoding="utf-8")
     note = calibration_note(load_suite(path))
@@ -101,13 +107,9 @@ def test_figures_measured_with_another_confirm_failures_read_stale(tmp_path, wri
         "STALE (measured with confirm_failures: 0, the suite now has 2: rerun `evalkit calibrate`)")
 
 
-def test_each_repeat_is_confirmed_by_calls_of_its_own(tmp_path, write):
+def test_each_repeat_is_confirmed_by_calls_of_its_own(calibrate):
     judge, asked = flaky_once_judge()
-    path = write("cal.suite.yml", suite_text(2))
-    with FakeAnthropicServer(Script().respond(judge, tool="record_verdicts")) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["calibrate", str(path), "--repeats", "2"], env=env, catch_exceptions=False)
-    saved = json.loads((tmp_path / "cal.calibration.json").read_text())
+    result, saved, _ = calibrate(2, judge, repeats=2)
     # A good reply fails the first of its two single answers only (2 confirming calls), a bad one both
     # (4): were the repeats' confirming calls one cache entry, the bad replies would be asked 4 times, not 6.
     assert [asked[n] for n in range(10)] == [4] * 7 + [6] * 3, result.output

@@ -11,6 +11,7 @@ from evalkit.cli.commands import main
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.engine.test_calibrate import SUITE, extract, wrong_on_two
+from tests.fakes import model_env
 
 THINKING = "judge_model: claude-haiku-4-5\njudge_thinking: {budget_tokens: 1500}\n"  # a model that takes a budget
 
@@ -19,7 +20,7 @@ def _calibrate(tmp_path, write, suite):
     path = write("cal.suite.yml", suite)
     script = Script().respond(wrong_on_two, tool="record_verdicts").respond(extract, tool="record_fields")
     with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+        env = model_env(fake.url, tmp_path / "c")
         result = CliRunner().invoke(main, ["calibrate", str(path), "--repeats", "1"], env=env)
         return result, fake.requests
 

@@ -13,7 +13,6 @@ from click.testing import CliRunner
 
 from evalkit.cli.commands import main
 from evalkit.engine.gold_rewrites import break_output, key_terms
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 SUITE = """
@@ -158,15 +157,15 @@ def test_a_gold_rewrite_is_killed_by_the_code_witness_and_a_judge_only_item_wait
     assert "1 gold rewrite needs a judge (the judge alone decides the item): run with --judge" in text
 
 
-def test_with_judge_the_model_decides_the_rewrites_only_it_can(tmp_path, write):
+def test_with_judge_the_model_decides_the_rewrites_only_it_can(write, fake_anthropic, anthropic_env):
     path = write("judged.yml", JUDGED)
     def judge(body):
         said = json.dumps(body["messages"])
         return {"items": [{"id": "rest", "reason": "scripted",
                            "verdict": "pass" if "Monday is a rest day" in said else "fail"}]}
-    with FakeAnthropicServer(Script().respond(judge, tool="record_verdicts")) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        data = json.loads(mutate(str(path), "--json", "--judge", "--judge-model", "claude-haiku-5-5", env=env).output)
+    fake = fake_anthropic(Script().respond(judge, tool="record_verdicts"))
+    env = anthropic_env(fake)
+    data = json.loads(mutate(str(path), "--json", "--judge", "--judge-model", "claude-haiku-5-5", env=env).output)
     [rest] = [m for m in data["mutants"] if "item rest" in m["change"]]
     assert rest["status"] == "killed" and rest["by"].startswith("judge: fail")
 

@@ -8,7 +8,6 @@ import collections
 from evalkit.engine import load_suites, make_client, plan_calls, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.conftest import verdicts
 
@@ -39,17 +38,17 @@ def script() -> Script:
             .tool_reply("record_verdicts", verdicts({"rest": "pass"})))
 
 
-def test_the_plan_counts_a_conversation_as_the_run_makes_it(write, tmp_path):
+def test_the_plan_counts_a_conversation_as_the_run_makes_it(write, tmp_path, fake_anthropic):
     suites = load_suites([write("coach.yml", SUITE)])
     blind = plan_calls(suites, cache_dir=tmp_path / "cache", count_tokens=False)
     (line,) = blind.lines
     # per repeat: turns 1 and 4 call the target (turn 2 is answered by the scripted turn 3); two judges
     assert (line.target_calls, line.judge_calls, line.free) == (4, 4, 0)
-    with FakeAnthropicServer(script()) as fake:
-        client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                             deprecated=None)
-        report = run(suites, client, RunOptions())
-        kinds = collections.Counter(requested_tool(b) or "target" for b in fake.requests)
+    fake = fake_anthropic(script())
+    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
+                         deprecated=None)
+    report = run(suites, client, RunOptions())
+    kinds = collections.Counter(requested_tool(b) or "target" for b in fake.requests)
     assert report.verdict == "pass", report.suites[0].cases[0].runs[0]
     assert kinds == {"target": 4, "record_verdicts": 4}
     # on the cache the run filled, every request is built exactly as the run built it: all free

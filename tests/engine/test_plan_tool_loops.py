@@ -132,7 +132,7 @@ cases:
 """
 
 
-def test_a_conversation_s_tool_loops_are_followed_turn_by_turn(write, tmp_path):
+def test_a_conversation_s_tool_loops_are_followed_turn_by_turn(write, tmp_path, fake_anthropic):
     suites = load_suites([write("s.yml", CONVERSATION)])
     script = (Script()
               .reply("Hi!", turn=1)
@@ -140,11 +140,11 @@ def test_a_conversation_s_tool_loops_are_followed_turn_by_turn(write, tmp_path):
               .reply("A raincoat.", turn=3)
               .tool_reply(JUDGE_TOOL, verdicts({"turn 1: check1:llm_judge": "pass"}), prompt="Greets back")
               .tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"})))
-    with FakeAnthropicServer(script) as fake:
-        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=tmp_path / "cache",
-                             deprecated=None)
-        report = run(suites, client, RunOptions())
-        made = len(fake.requests)
+    fake = fake_anthropic(script)
+    client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=tmp_path / "cache",
+                         deprecated=None)
+    report = run(suites, client, RunOptions())
+    made = len(fake.requests)
     run_ = report.suites[0].cases[0].runs[0]
     assert run_.output == "A raincoat." and all(i.status == "pass" for i in run_.items), run_.items
     assert made == 3 + 2  # turn 1: one model call, turn 2: two; each turn judged

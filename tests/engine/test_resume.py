@@ -4,7 +4,6 @@ loopback fake, then `--resume` calls the model for the unfinished cases only."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, request_text
 
 N = 12
@@ -62,49 +60,44 @@ def wait_for(condition, proc: subprocess.Popen | None = None) -> None:
         time.sleep(0.02)
 
 
-@pytest.fixture
-def env(tmp_path):
-    return {**os.environ, "ANTHROPIC_API_KEY": "test-key", "EVALKIT_CACHE_DIR": str(tmp_path / "cache"),
-            "CI": "1"}
-
-
 @pytest.mark.parametrize("sig, code, said", [(signal.SIGINT, 130, "interrupted"),
                                              (signal.SIGTERM, 143, "stopped by SIGTERM")])
-def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, env, sig, code, said):
+def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, sig, code, said, fake_anthropic,
+                                                                 anthropic_env):
     suite = tmp_path / "suite.yml"
     suite.write_text(SUITE)
     out, jsonl = tmp_path / "out.json", tmp_path / "out.jsonl"
     release = threading.Event()
-    with FakeAnthropicServer(held_script(release), latency=0.02) as fake:
-        env = {**env, "ANTHROPIC_BASE_URL": fake.url}
-        proc = evalkit(["run", suite, "-o", out, "--concurrency", "2", "--no-cache"], env)
-        try:
-            # Three cases finished, two held in flight by the fake: stop the run there.
-            wait_for(lambda: len(case_lines(jsonl)) == FAST and fake.request_count == FAST + 2, proc)
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=SAFETY)
-        finally:
-            release.set()
-            proc.kill() if proc.poll() is None else None
-        assert proc.returncode == code, err
-        assert said in err and f"--resume {jsonl}" in err and "Traceback" not in err
-        assert not out.exists()  # no results JSON claims a whole run
-        finished = {line["id"] for line in case_lines(jsonl)}
-        assert finished == {f"c{i}" for i in range(FAST)}
+    fake = fake_anthropic(held_script(release), latency=0.02)
+    env = anthropic_env(fake, inherit=True, CI="1")
+    proc = evalkit(["run", suite, "-o", out, "--concurrency", "2", "--no-cache"], env)
+    try:
+        # Three cases finished, two held in flight by the fake: stop the run there.
+        wait_for(lambda: len(case_lines(jsonl)) == FAST and fake.request_count == FAST + 2, proc)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=SAFETY)
+    finally:
+        release.set()
+        proc.kill() if proc.poll() is None else None
+    assert proc.returncode == code, err
+    assert said in err and f"--resume {jsonl}" in err and "Traceback" not in err
+    assert not out.exists()  # no results JSON claims a whole run
+    finished = {line["id"] for line in case_lines(jsonl)}
+    assert finished == {f"c{i}" for i in range(FAST)}
 
-        partial = subprocess.run([sys.executable, "-c", CLI, "report", jsonl, "--format", "json"], env=env,
-                                 capture_output=True, text=True)
-        assert partial.returncode == 0, partial.stderr
-        data = json.loads(partial.stdout)
-        assert data["partial"] is True and len(data["suites"][0]["cases"]) == FAST
+    partial = subprocess.run([sys.executable, "-c", CLI, "report", jsonl, "--format", "json"], env=env,
+                             capture_output=True, text=True)
+    assert partial.returncode == 0, partial.stderr
+    data = json.loads(partial.stdout)
+    assert data["partial"] is True and len(data["suites"][0]["cases"]) == FAST
 
-        fake.reset_counts()
-        proc = evalkit(["run", "--resume", jsonl, "--no-cache"], env)
-        stdout, err = proc.communicate(timeout=SAFETY)
-        assert proc.returncode == 0, stdout + err
-        assert f"[{N - FAST}/{N - FAST} cases" in err  # the progress counts the cases left
-        asked = sorted(request_text(body).strip() for body in fake.requests)
-        assert asked == sorted(f"Say ok to case {i}" for i in range(FAST, N))  # exactly the unfinished ones
+    fake.reset_counts()
+    proc = evalkit(["run", "--resume", jsonl, "--no-cache"], env)
+    stdout, err = proc.communicate(timeout=SAFETY)
+    assert proc.returncode == 0, stdout + err
+    assert f"[{N - FAST}/{N - FAST} cases" in err  # the progress counts the cases left
+    asked = sorted(request_text(body).strip() for body in fake.requests)
+    assert asked == sorted(f"Say ok to case {i}" for i in range(FAST, N))  # exactly the unfinished ones
 
     report = json.loads(out.read_text())
     assert report["verdict"] == "pass" and report["partial"] is False
@@ -122,7 +115,7 @@ JUDGED = "name: judged\ntarget: {prompt: 'Say ok to case {{ i }}'}\ncases:\n" + 
 
 
 @pytest.mark.slow
-def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path, env):
+def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path, fake_anthropic, anthropic_env):
     from evalkit.scoring.judge import JUDGE_TOOL
     from tests.conftest import verdicts
 
@@ -138,22 +131,22 @@ def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path
 
     (tmp_path / "suite.yml").write_text(JUDGED)
     out, jsonl = tmp_path / "out.json", tmp_path / "out.jsonl"
-    with FakeAnthropicServer(Script().respond(said).respond(judge, tool=JUDGE_TOOL)) as fake:
-        env = {**env, "ANTHROPIC_BASE_URL": fake.url}
-        proc = evalkit(["run", tmp_path / "suite.yml", "-o", out, "--concurrency", "4"], env)
-        try:
-            # c0 and c1 finished (target and judge), c2's and c3's targets answered (paid), their judges held.
-            wait_for(lambda: len(case_lines(jsonl)) == 2 and sum("said ok" not in request_text(b) for b in fake.requests) == 4, proc)
-            proc.kill()  # SIGKILL: the session writes no totals
-            proc.communicate(timeout=SAFETY)
-        finally:
-            release.set()
-        paid_before = 6  # four targets and the judges of c0 and c1; the two held judge calls were never answered
-        fake.reset_counts()
-        proc = evalkit(["run", "--resume", jsonl], env)
-        stdout, err = proc.communicate(timeout=SAFETY)
-        assert proc.returncode == 0, stdout + err
-        assert len(fake.requests) == 2, [request_text(b)[:80] for b in fake.requests]  # only the two judges: the targets' replies come back from the cache
+    fake = fake_anthropic(Script().respond(said).respond(judge, tool=JUDGE_TOOL))
+    env = anthropic_env(fake, inherit=True, CI="1")
+    proc = evalkit(["run", tmp_path / "suite.yml", "-o", out, "--concurrency", "4"], env)
+    try:
+        # c0 and c1 finished (target and judge), c2's and c3's targets answered (paid), their judges held.
+        wait_for(lambda: len(case_lines(jsonl)) == 2 and sum("said ok" not in request_text(b) for b in fake.requests) == 4, proc)
+        proc.kill()  # SIGKILL: the session writes no totals
+        proc.communicate(timeout=SAFETY)
+    finally:
+        release.set()
+    paid_before = 6  # four targets and the judges of c0 and c1; the two held judge calls were never answered
+    fake.reset_counts()
+    proc = evalkit(["run", "--resume", jsonl], env)
+    stdout, err = proc.communicate(timeout=SAFETY)
+    assert proc.returncode == 0, stdout + err
+    assert len(fake.requests) == 2, [request_text(b)[:80] for b in fake.requests]  # only the two judges: the targets' replies come back from the cache
     report = json.loads(out.read_text())
     assert report["usage"]["calls"] == paid_before + 2, report["usage"]  # every paid call, once
     assert report["usage"]["cache_hits"] == 0, report["usage"]  # a reply paid in this run is no cache hit

@@ -7,8 +7,6 @@ import json
 import pytest
 from github_helpers import SPEC, TOKEN, OpenAPI
 
-from evalkit.testing.fake_github import FakeGitHub
-
 
 @pytest.fixture(scope="session")
 def openapi() -> OpenAPI:
@@ -16,6 +14,5 @@ def openapi() -> OpenAPI:
 
 
 @pytest.fixture
-def fake():
-    with FakeGitHub(token=TOKEN) as server:
-        yield server
+def fake(fake_github):
+    return fake_github(token=TOKEN)

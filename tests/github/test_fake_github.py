@@ -22,7 +22,7 @@ def call(fake, method, path, body=None, token=TOKEN):
     req = urllib.request.Request(fake.url + path, data=data, method=method,
                                  headers={"Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status, json.loads(resp.read()), dict(resp.headers.items())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read()), dict(exc.headers.items())
@@ -120,7 +120,7 @@ def test_delete_comment_and_injected_faults(fake):
     created = fake.add_comment(5, "x", login="github-actions[bot]", user_type="Bot")
     req = urllib.request.Request(f"{fake.url}/repos/o/r/issues/comments/{created['id']}", method="DELETE",
                                  headers={"Authorization": f"Bearer {TOKEN}"})
-    with urllib.request.urlopen(req, timeout=5) as resp:
+    with urllib.request.urlopen(req, timeout=60) as resp:
         assert resp.status == 204 and resp.read() == b""
     assert fake.comments(5) == []
     fake.fail_next(403, "You have exceeded a secondary rate limit", {"Retry-After": "3"})

@@ -6,7 +6,6 @@ import pytest
 from github_helpers import TOKEN
 
 from evalkit.github.api import GitHubAPI, GitHubAPIError, next_link
-from evalkit.testing.fake_github import FakeGitHub
 
 COMMENTS = "/repos/octo-org/hello/issues/7/comments"
 
@@ -43,11 +42,11 @@ def test_next_link_parsing():
     assert next_link(None) is None
 
 
-def test_error_carries_status_and_github_message_but_never_the_token():
-    with FakeGitHub(token="the-right-one") as fake:
-        api = GitHubAPI(TOKEN, fake.url)
-        with pytest.raises(GitHubAPIError) as info:
-            api.get(COMMENTS)
+def test_error_carries_status_and_github_message_but_never_the_token(fake_github):
+    fake = fake_github(token="the-right-one")
+    api = GitHubAPI(TOKEN, fake.url)
+    with pytest.raises(GitHubAPIError) as info:
+        api.get(COMMENTS)
     assert info.value.status == 401
     assert "Bad credentials" in str(info.value)
     assert TOKEN not in str(info.value) and TOKEN not in repr(info.value)

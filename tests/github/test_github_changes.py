@@ -42,11 +42,10 @@ def test_the_3000_file_limit_means_unknown(fake):
     assert changed.paths is None and "3,000" in changed.reason
 
 
-def test_an_api_error_means_unknown():
-    from evalkit.testing.fake_github import FakeGitHub
+def test_an_api_error_means_unknown(fake_github):
 
-    with FakeGitHub(fail_files=True) as fake:
-        changed = changed_files(pr_event(), GitHubAPI(TOKEN, fake.url), ".")
+    fake = fake_github(fail_files=True)
+    changed = changed_files(pr_event(), GitHubAPI(TOKEN, fake.url), ".")
     assert changed.paths is None and "every suite" in changed.reason
     assert TOKEN not in changed.reason
 

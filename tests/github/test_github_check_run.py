@@ -13,7 +13,6 @@ from evalkit.github.check_run import (
     create_check_run,
     fit_summary,
 )
-from evalkit.testing.fake_github import FakeGitHub
 
 CREATE = "/repos/{owner}/{repo}/check-runs"
 UPDATE = "/repos/{owner}/{repo}/check-runs/{check_run_id}"
@@ -75,9 +74,9 @@ def test_a_cut_summary_closes_its_code_fence_and_says_where_the_rest_is():
     assert fit_summary("short") == "short"
 
 
-def test_403_is_a_reason_naming_the_permission_not_an_exception(openapi):
-    with FakeGitHub(token=TOKEN, checks_write=False) as fake:
-        result = create(fake, failing(3))
+def test_403_is_a_reason_naming_the_permission_not_an_exception(openapi, fake_github):
+    fake = fake_github(token=TOKEN, checks_write=False)
+    result = create(fake, failing(3))
     assert result.action == "failed" and result.status == 403
     assert "permissions: checks: write" in result.reason and fake.check_runs() == []
 

@@ -8,7 +8,6 @@ from github_helpers import TOKEN
 from evalkit.github.api import GitHubAPI
 from evalkit.github.sticky_comment import BOT_LOGIN, find_sticky, upsert_comment
 from evalkit.render.comment import MARKER, MAX_COMMENT_CHARS, finish, marker, with_marker
-from evalkit.testing.fake_github import FakeGitHub
 
 PR = 7
 
@@ -88,18 +87,18 @@ def test_marker_appears_exactly_once_at_the_start():
     assert body.startswith(MARKER) and body.count(MARKER) == 1
 
 
-def test_read_only_token_falls_back_without_raising():
-    with FakeGitHub(read_only=True) as fake:
-        result = upsert(fake, "report")
+def test_read_only_token_falls_back_without_raising(fake_github):
+    fake = fake_github(read_only=True)
+    result = upsert(fake, "report")
     assert result.action == "fallback" and result.id is None
     assert "403" in result.reason and "read-only" in result.reason
     assert TOKEN not in result.reason
 
 
-def test_read_only_token_falls_back_on_edit_too():
-    with FakeGitHub(read_only=True) as fake:
-        fake.add_comment(PR, MARKER + "\nold", login=BOT_LOGIN, user_type="Bot")
-        result = upsert(fake, "report")
+def test_read_only_token_falls_back_on_edit_too(fake_github):
+    fake = fake_github(read_only=True)
+    fake.add_comment(PR, MARKER + "\nold", login=BOT_LOGIN, user_type="Bot")
+    result = upsert(fake, "report")
     assert result.action == "fallback" and "403" in result.reason
 
 

@@ -50,13 +50,13 @@ def test_gives_up_after_four_attempts(fake):
     assert info.value.status == 500 and len(waits) == 3
 
 
-def test_a_personal_token_finds_its_own_comment_and_ignores_the_bots():
-    with FakeGitHub(token=TOKEN, user_login="octocat") as fake:
-        fake.add_comment(7, MARKER + "\nbot's", login="github-actions[bot]", user_type="Bot")
-        api = GitHubAPI(TOKEN, fake.url)
-        first = upsert_comment(api, "octo-org", "hello", 7, finish("one"), marker=MARKER)
-        second = upsert_comment(api, "octo-org", "hello", 7, finish("two"), marker=MARKER)
-        bodies = [c["body"] for c in fake.comments(7)]
+def test_a_personal_token_finds_its_own_comment_and_ignores_the_bots(fake_github):
+    fake = fake_github(token=TOKEN, user_login="octocat")
+    fake.add_comment(7, MARKER + "\nbot's", login="github-actions[bot]", user_type="Bot")
+    api = GitHubAPI(TOKEN, fake.url)
+    first = upsert_comment(api, "octo-org", "hello", 7, finish("one"), marker=MARKER)
+    second = upsert_comment(api, "octo-org", "hello", 7, finish("two"), marker=MARKER)
+    bodies = [c["body"] for c in fake.comments(7)]
     assert first.action == "created" and second.action == "updated" and second.id == first.id
     assert bodies == [MARKER + "\nbot's", MARKER + "\ntwo"]
 

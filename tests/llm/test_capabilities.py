@@ -16,7 +16,6 @@ from evalkit.llm.capabilities import UNKNOWN, Capabilities, CapabilityTable, bun
 from evalkit.llm.model_lifecycle import LifecycleTable, write_api_cache
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 FORMAT = {"type": "json_schema", "schema": {"type": "object", "title": "t", "additionalProperties": False,
@@ -97,31 +96,31 @@ def test_a_reply_with_thinking_keeps_only_its_text():
     assert response.text == '{"x": 4}' and response.tool_input is None
 
 
-def test_the_provider_sends_them_as_the_sdks_own_parameters():
-    with FakeAnthropicServer(Script().tool_reply("t", {"x": 4})) as fake:
-        provider = AnthropicProvider(api_key="k", base_url=fake.url)
-        request = ModelRequest(model="claude-haiku-4-5", messages=({"role": "user", "content": "x?"},),
-                               max_tokens=2048, output_format=FORMAT, thinking=THINKING)
+def test_the_provider_sends_them_as_the_sdks_own_parameters(fake_anthropic):
+    fake = fake_anthropic(Script().tool_reply("t", {"x": 4}))
+    provider = AnthropicProvider(api_key="k", base_url=fake.url)
+    request = ModelRequest(model="claude-haiku-4-5", messages=({"role": "user", "content": "x?"},),
+                           max_tokens=2048, output_format=FORMAT, thinking=THINKING)
 
-        async def ask():
-            try:
-                return await provider.generate(request)
-            finally:
-                await provider.aclose()
+    async def ask():
+        try:
+            return await provider.generate(request)
+        finally:
+            await provider.aclose()
 
-        response = asyncio.run(ask())
-        [body] = fake.requests
+    response = asyncio.run(ask())
+    [body] = fake.requests
     assert body["output_config"] == {"format": FORMAT} and body["thinking"] == THINKING
     assert json.loads(response.text) == {"x": 4}
 
 
-def test_models_shows_how_each_model_is_asked(monkeypatch, tmp_path):
+def test_models_shows_how_each_model_is_asked(monkeypatch, fake_anthropic, anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 25))
-    with FakeAnthropicServer(Script()) as fake:
-        fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None,
-                        "structured_outputs": False, "thinking": True}]
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        out = CliRunner().invoke(main, ["models"], env=env).output
+    fake = fake_anthropic(Script())
+    fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None,
+                    "structured_outputs": False, "thinking": True}]
+    env = anthropic_env(fake)
+    out = CliRunner().invoke(main, ["models"], env=env).output
     header, *lines = out.splitlines()
     assert "verdict asked by" in header and "thinks by default" in header and "sampling" in header
     rows = {line.split()[0]: line for line in lines if line.startswith("claude-")}

@@ -4,7 +4,6 @@ rewrites ANTHROPIC_BASE_URL (at import or when called) cannot redirect it, key a
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -26,7 +25,7 @@ cases:
 
 
 @pytest.mark.slow
-def test_user_code_cannot_redirect_the_judge(tmp_path: Path):
+def test_user_code_cannot_redirect_the_judge(tmp_path: Path, anthropic_env):
     with socket.socket() as trap:  # where user code tries to send evalkit's requests
         trap.bind(("127.0.0.1", 0))
         trap.listen()
@@ -43,9 +42,7 @@ def test_user_code_cannot_redirect_the_judge(tmp_path: Path):
             "    return text\n", encoding="utf-8")
         script = Script().tool_reply("record_verdicts", {"items": [{"id": "kind", "reason": "warm", "verdict": "pass"}]})
         with FakeAnthropicServer(script) as fake:
-            env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")},
-                   "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "PYTHONPATH": str(tmp_path),
-                   "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+            env = anthropic_env(fake, inherit=True, pythonpath=[tmp_path])
             done = subprocess.run([sys.executable, "-c", "from evalkit.cli.commands import main; main()", "run", "suite.yml",
                                    "-o", "r.json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
             assert done.returncode == 0, done.stderr

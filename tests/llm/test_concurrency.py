@@ -14,7 +14,6 @@ from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.llm.providers.ratelimit import Bucket, RateLimitInfo, parse_rate_limit_headers
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.rate_limit import RateLimit
 from evalkit.testing.script import Script
 
@@ -132,54 +131,54 @@ def test_rate_limit_headers_are_read_in_any_case_from_httpx_headers_and_from_a_m
     assert parse_rate_limit_headers(httpx2.Headers({"content-type": "application/json"})) is None
 
 
-def test_the_provider_surfaces_rate_limit_headers():
+def test_the_provider_surfaces_rate_limit_headers(fake_anthropic):
     limit = RateLimit(600, burst=5)
-    with FakeAnthropicServer(Script().reply("ok"), rate_limit=limit) as fake:
-        async def call():
-            provider = AnthropicProvider(api_key="k", base_url=fake.url)
-            try:
-                return await provider.generate(ModelRequest.from_prompt("hi", model="claude-haiku-4-5"))
-            finally:
-                await provider.aclose()
+    fake = fake_anthropic(Script().reply("ok"), rate_limit=limit)
+    async def call():
+        provider = AnthropicProvider(api_key="k", base_url=fake.url)
+        try:
+            return await provider.generate(ModelRequest.from_prompt("hi", model="claude-haiku-4-5"))
+        finally:
+            await provider.aclose()
 
-        response = asyncio.run(call())
+    response = asyncio.run(call())
     bucket = response.rate_limit.requests
     assert (bucket.limit, bucket.remaining) == (600, 4) and bucket.reset_in is not None
     assert parse_rate_limit_headers({}) is None
 
 
-def test_against_a_token_bucket_the_run_paces_itself_with_few_rejections(write, tmp_path):
+def test_against_a_token_bucket_the_run_paces_itself_with_few_rejections(write, tmp_path, fake_anthropic):
     n = 300
     cases = "\n".join(f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}" for i in range(n))
     suite = write("s.yml", "name: limited\ntarget: {prompt: 'Say ok {{ i }}'}\nmodel: claude-haiku-4-5\n"
                            f"cases:\n{cases}\n")
     limit = RateLimit(12_000, burst=20)  # 200 a second after a burst of 20
-    with FakeAnthropicServer(Script().reply("ok"), latency=0.02, rate_limit=limit) as fake:
-        client = make_client(AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64),
-                             concurrency=64, no_cache=True, deprecated=None)
-        report = run(load_suites([suite]), client, RunOptions())
+    fake = fake_anthropic(Script().reply("ok"), latency=0.02, rate_limit=limit)
+    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64),
+                         concurrency=64, no_cache=True, deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
     assert report.verdict == "pass"
     assert limit.accepted == n
     assert limit.rejected < 0.05 * (limit.accepted + limit.rejected)
     assert report.rate_limit.paced and report.rate_limit.rejected == limit.rejected
 
 
-def test_a_client_with_a_fixed_window_would_meet_many_more_429s(tmp_path):
+def test_a_client_with_a_fixed_window_would_meet_many_more_429s(tmp_path, fake_anthropic):
     # The contrast that makes the previous test mean something: a bucket of the same burst, no pacing.
     # It refills at 10 a second (not 200): on a loaded machine the calls could trickle out slowly
     # enough for a fast bucket to keep up, and the test would fail for the machine's sake.
     limit = RateLimit(600, burst=20)
-    with FakeAnthropicServer(Script().reply("ok"), latency=0.02, rate_limit=limit) as fake:
-        async def burst():
-            provider = AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64)
-            client = ModelClient(provider, concurrency=64)
-            client.limiter._pace = lambda info: None  # headers ignored and the whole ceiling at once, as before
-            client.limiter.window, client.limiter._slow_start = 64.0, False
-            reqs = [ModelRequest.from_prompt(f"x{i}", model="claude-haiku-4-5") for i in range(60)]
-            await asyncio.gather(*(client.generate(r) for r in reqs), return_exceptions=True)
-            await provider.aclose()
+    fake = fake_anthropic(Script().reply("ok"), latency=0.02, rate_limit=limit)
+    async def burst():
+        provider = AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64)
+        client = ModelClient(provider, concurrency=64)
+        client.limiter._pace = lambda info: None  # headers ignored and the whole ceiling at once, as before
+        client.limiter.window, client.limiter._slow_start = 64.0, False
+        reqs = [ModelRequest.from_prompt(f"x{i}", model="claude-haiku-4-5") for i in range(60)]
+        await asyncio.gather(*(client.generate(r) for r in reqs), return_exceptions=True)
+        await provider.aclose()
 
-        asyncio.run(burst())
+    asyncio.run(burst())
     assert limit.rejected > 0.05 * (limit.accepted + limit.rejected)
 
 

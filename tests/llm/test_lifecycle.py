@@ -9,7 +9,6 @@ from click.testing import CliRunner
 
 from evalkit.cli.commands import main
 from evalkit.llm import model_lifecycle
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 SUITE = """
@@ -30,47 +29,48 @@ def test_parse_the_sdk_dates():
 
 
 @pytest.mark.parametrize("today, code", [(date(2026, 12, 1), 2), (date(2026, 11, 30), 2), (date(2026, 11, 23), 0)])
-def test_retired_model_exits_2_before_any_request(write, tmp_path, monkeypatch, today, code):
+def test_retired_model_exits_2_before_any_request(write, tmp_path, monkeypatch, today, code, fake_anthropic,
+                                                  anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: today)
     suite = write("s.yml", SUITE.format(model="claude-sonnet-4-5-20250929"))
-    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
-        assert result.exit_code == code, result.output
-        if code == 2:
-            assert fake.request_count == 0
-            lines = result.output.strip().splitlines()
-            assert lines == ["evalkit: model claude-sonnet-4-5-20250929 reached end of life on 2026-11-30: choose "
-                             "a current one (`evalkit models` lists them) and pass it with --model or `model:`"]
-        else:  # seven days before: the run goes on and warns with the date
-            assert fake.request_count == 1
-            assert "claude-sonnet-4-5-20250929 is deprecated and reaches end-of-life on 2026-11-30" \
-                in result.output
+    fake = fake_anthropic(Script().reply("Hello Ada"))
+    env = anthropic_env(fake)
+    result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
+    assert result.exit_code == code, result.output
+    if code == 2:
+        assert fake.request_count == 0
+        lines = result.output.strip().splitlines()
+        assert lines == ["evalkit: model claude-sonnet-4-5-20250929 reached end of life on 2026-11-30: choose "
+                         "a current one (`evalkit models` lists them) and pass it with --model or `model:`"]
+    else:  # seven days before: the run goes on and warns with the date
+        assert fake.request_count == 1
+        assert "claude-sonnet-4-5-20250929 is deprecated and reaches end-of-life on 2026-11-30" \
+            in result.output
 
 
-def test_a_retired_model_on_the_command_line_is_refused_too(write, tmp_path, monkeypatch):
+def test_a_retired_model_on_the_command_line_is_refused_too(write, monkeypatch, fake_anthropic, anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 23))
     suite = write("s.yml", SUITE.format(model="claude-sonnet-4-6"))
-    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["run", str(suite), "--judge-model", "claude-sonnet-4-20250514"], env=env)
-        assert result.exit_code == 2 and "claude-sonnet-4-20250514 reached end of life on 2026-06-15" in result.output
-        assert result.output.strip().endswith("pass it with --judge-model or `judge_model:`"), result.output
-        assert fake.request_count == 0
+    fake = fake_anthropic(Script().reply("Hello Ada"))
+    env = anthropic_env(fake)
+    result = CliRunner().invoke(main, ["run", str(suite), "--judge-model", "claude-sonnet-4-20250514"], env=env)
+    assert result.exit_code == 2 and "claude-sonnet-4-20250514 reached end of life on 2026-06-15" in result.output
+    assert result.output.strip().endswith("pass it with --judge-model or `judge_model:`"), result.output
+    assert fake.request_count == 0
 
 
-def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, tmp_path, monkeypatch):
+def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, monkeypatch, fake_anthropic, anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 23))
     text = SUITE.format(model="claude-sonnet-4-6").replace("judge_model: claude-haiku-4-5-20251001",
                                                            "judge_model: claude-sonnet-4-20250514")
     suite = write("s.yml", text)
-    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["run", str(suite)], env=env)
-        assert result.exit_code == 2 and fake.request_count == 0, result.output
-        assert result.output.strip().splitlines() == [
-            "evalkit: model claude-sonnet-4-20250514 reached end of life on 2026-06-15: choose a current one "
-            "(`evalkit models` lists them) and pass it with --judge-model or `judge_model:`"]
+    fake = fake_anthropic(Script().reply("Hello Ada"))
+    env = anthropic_env(fake)
+    result = CliRunner().invoke(main, ["run", str(suite)], env=env)
+    assert result.exit_code == 2 and fake.request_count == 0, result.output
+    assert result.output.strip().splitlines() == [
+        "evalkit: model claude-sonnet-4-20250514 reached end of life on 2026-06-15: choose a current one "
+        "(`evalkit models` lists them) and pass it with --judge-model or `judge_model:`"]
 
 
 def test_a_retired_model_that_is_both_target_and_judge_names_model():
@@ -102,22 +102,22 @@ def test_models_shows_opus_4_5s_retirement_from_evalkits_table_without_a_key(mon
     assert rows["claude-sonnet-4-6"].endswith("SDK model list")
 
 
-def test_with_a_key_the_api_decides_and_its_answer_is_kept_a_day(tmp_path, monkeypatch):
+def test_with_a_key_the_api_decides_and_its_answer_is_kept_a_day(tmp_path, monkeypatch, fake_anthropic, anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 25))
-    with FakeAnthropicServer(Script()) as fake:
-        # The API knows something evalkit's table does not: Sonnet 4.6 retired.
-        fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "retired", "retires_at": "2026-11-01T00:00:00Z"}]
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        out = CliRunner().invoke(main, ["models", "--all"], env=env).output
-        rows = {line.split()[0]: line for line in out.splitlines()[1:]}
-        assert "retired 2026-11-01" in rows["claude-sonnet-4-6"] and rows["claude-sonnet-4-6"].endswith("API 2026-11-25")
-        # Models the API no longer lists keep evalkit's dates.
-        assert rows["claude-opus-4-5-20251101"].endswith("evalkit table 2026-11-25")
-        suite = tmp_path / "s.yml"
-        suite.write_text(SUITE.format(model="claude-sonnet-4-6"), encoding="utf-8")
-        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
-        assert result.exit_code == 2 and "claude-sonnet-4-6 reached end of life on 2026-11-01" in result.output
-        assert fake.request_count == 0 and fake.models_requests == 1  # the day's answer was reused
+    fake = fake_anthropic(Script())
+    # The API knows something evalkit's table does not: Sonnet 4.6 retired.
+    fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "retired", "retires_at": "2026-11-01T00:00:00Z"}]
+    env = anthropic_env(fake)
+    out = CliRunner().invoke(main, ["models", "--all"], env=env).output
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert "retired 2026-11-01" in rows["claude-sonnet-4-6"] and rows["claude-sonnet-4-6"].endswith("API 2026-11-25")
+    # Models the API no longer lists keep evalkit's dates.
+    assert rows["claude-opus-4-5-20251101"].endswith("evalkit table 2026-11-25")
+    suite = tmp_path / "s.yml"
+    suite.write_text(SUITE.format(model="claude-sonnet-4-6"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
+    assert result.exit_code == 2 and "claude-sonnet-4-6 reached end of life on 2026-11-01" in result.output
+    assert fake.request_count == 0 and fake.models_requests == 1  # the day's answer was reused
 
 
 def test_a_stale_api_answer_is_asked_again_and_a_failed_ask_falls_back_to_the_table(tmp_path):

@@ -4,6 +4,7 @@ warm-up (requests sharing a prefix wait for the one writing it, so they read it)
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -62,33 +63,45 @@ def run_concurrently(fake: FakeAnthropicServer, requests: list[ModelRequest], th
 
 
 @pytest.mark.parametrize("through_client, writes", [(False, 4), (True, 1)])
-def test_requests_sharing_a_prefix_wait_for_its_writer_and_read_it(through_client, writes):
+def test_requests_sharing_a_prefix_wait_for_its_writer_and_read_it(through_client, writes, fake_anthropic):
     # The fake, as the API: a request sent while the writer is in flight writes the prefix again.
-    # The client holds the others until the first is answered: one write, three reads.
-    with FakeAnthropicServer(Script().reply("ok"), latency=0.3) as fake:
-        replies = run_concurrently(fake, [request(f"task {i}") for i in range(4)], through_client)
+    # The client holds the others until the first is answered: one write, three reads. Straight to the
+    # provider, the fake answers none of the four before all four have arrived (a barrier, not a time
+    # window a loaded machine could miss); through the client, the first waits out a latency that the
+    # others would overlap were they not held.
+    if through_client:
+        fake = fake_anthropic(Script().reply("ok"), latency=0.3)
+    else:
+        all_arrived = threading.Barrier(4, timeout=120)  # a hang guard: the four arrive at once
+
+        def answer_once_all_arrived(body: dict) -> str:
+            all_arrived.wait()
+            return "ok"
+
+        fake = fake_anthropic(Script().respond(answer_once_all_arrived))
+    replies = run_concurrently(fake, [request(f"task {i}") for i in range(4)], through_client)
     assert sum(r.cache_write_tokens > 0 for r in replies) == writes
     assert sum(r.cache_read_tokens > 0 for r in replies) == 4 - writes
 
 
-def test_a_failed_writer_leaves_the_prefix_to_be_written_by_the_next_request():
+def test_a_failed_writer_leaves_the_prefix_to_be_written_by_the_next_request(fake_anthropic):
     # Had the failed call counted as written, the two after it would both go at once and both write.
     script = Script().fault("400", prompt="task 0").reply("ok")
-    with FakeAnthropicServer(script, latency=0.3) as fake:
-        provider = AnthropicProvider(api_key="k", base_url=fake.url)
-        client = ModelClient(provider, concurrency=8)
+    fake = fake_anthropic(script, latency=0.3)
+    provider = AnthropicProvider(api_key="k", base_url=fake.url)
+    client = ModelClient(provider, concurrency=8)
 
-        async def three():
-            first = asyncio.ensure_future(client.generate(request("task 0")))
-            await asyncio.sleep(0.05)  # the others arrive while it is in flight
-            rest = asyncio.gather(*(client.generate(request(f"task {i}")) for i in (1, 2)))
-            with pytest.raises(Exception, match="400|Bad request"):
-                await first
-            replies = await rest
-            await provider.aclose()
-            return replies
+    async def three():
+        first = asyncio.ensure_future(client.generate(request("task 0")))
+        await asyncio.sleep(0.05)  # the others arrive while it is in flight
+        rest = asyncio.gather(*(client.generate(request(f"task {i}")) for i in (1, 2)))
+        with pytest.raises(Exception, match="400|Bad request"):
+            await first
+        replies = await rest
+        await provider.aclose()
+        return replies
 
-        replies = asyncio.run(three())
+    replies = asyncio.run(three())
     assert sorted((r.cache_write_tokens > 0, r.cache_read_tokens > 0) for r in replies) == [(False, True), (True, False)]
 
 
@@ -97,7 +110,7 @@ def test_a_failed_writer_leaves_the_prefix_to_be_written_by_the_next_request():
     ("claude-sonnet-4-6", "Runner data. " * 200, False),  # ~650 tokens: under Sonnet's 1,024
     ("claude-haiku-4-5", SHARED, False),  # ~1,300 tokens: under Haiku's larger minimum
 ])
-def test_the_fake_caches_no_prefix_under_the_models_minimum(model, shared, cached):
-    with FakeAnthropicServer(Script().reply("ok")) as fake:
-        replies = run_concurrently(fake, [request("a", model, shared)], through_client=False)
+def test_the_fake_caches_no_prefix_under_the_models_minimum(model, shared, cached, fake_anthropic):
+    fake = fake_anthropic(Script().reply("ok"))
+    replies = run_concurrently(fake, [request("a", model, shared)], through_client=False)
     assert (replies[0].cache_write_tokens > 0) is cached and replies[0].cache_read_tokens == 0

@@ -11,8 +11,8 @@ from evalkit.errors import ProviderError
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.llm.refusals import run_stop
 from evalkit.scoring.judge import JUDGE_TOOL
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
+from tests.fakes import model_env
 
 CASES = "\n".join(f"  - {{id: c{i}, input: {{who: p{i}}}, rubric: [{{id: polite, judge: It is polite}}]}}"
                   for i in range(6))
@@ -24,17 +24,17 @@ def _suite(extra: str = "") -> str:
 
 
 def _cli(tmp_path, fake, suite):
-    env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+    env = model_env(fake.url, tmp_path / "c")
     return CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--concurrency", "1"],
                               env=env)
 
 
-def test_a_judge_request_the_api_refuses_stops_the_run_with_exit_3_and_one_line(write, tmp_path):
+def test_a_judge_request_the_api_refuses_stops_the_run_with_exit_3_and_one_line(write, tmp_path, fake_anthropic):
     script = Script().reply("Hello", prompt="Greet").fault("400", tool=JUDGE_TOOL, times=None)
     suite = write("s.yml", _suite())
-    with FakeAnthropicServer(script) as fake:
-        result = _cli(tmp_path, fake, suite)
-        judged = [b for b in fake.requests if requested_tool(b) == JUDGE_TOOL]
+    fake = fake_anthropic(script)
+    result = _cli(tmp_path, fake, suite)
+    judged = [b for b in fake.requests if requested_tool(b) == JUDGE_TOOL]
     assert result.exit_code == 3, result.output
     lines = [ln for ln in result.output.splitlines() if "evalkit's fault" in ln]
     assert len(lines) == 1 and "evalkit's fault, not your suite's" in lines[0]
@@ -44,7 +44,7 @@ def test_a_judge_request_the_api_refuses_stops_the_run_with_exit_3_and_one_line(
     assert "Traceback" not in result.output
 
 
-def test_a_refused_setting_of_the_suite_is_named_with_exit_2(write, tmp_path):
+def test_a_refused_setting_of_the_suite_is_named_with_exit_2(write, tmp_path, fake_anthropic):
     def refuse(body):
         from evalkit.testing.script import _Refused
 
@@ -53,9 +53,9 @@ def test_a_refused_setting_of_the_suite_is_named_with_exit_2(write, tmp_path):
     script = Script().respond(refuse, prompt="Greet")
     # The table says Haiku 4.5 takes sampling parameters; sources disagree, and this API says no.
     suite = write("s.yml", _suite("model: claude-haiku-4-5\ntemperature: 0.3\n"))
-    with FakeAnthropicServer(script) as fake:
-        result = _cli(tmp_path, fake, suite)
-        assert fake.request_count == 1
+    fake = fake_anthropic(script)
+    result = _cli(tmp_path, fake, suite)
+    assert fake.request_count == 1
     assert result.exit_code == 2, result.output
     assert "model claude-haiku-4-5 refused temperature of this suite" in result.output
     assert "Traceback" not in result.output

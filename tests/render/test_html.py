@@ -117,8 +117,7 @@ def test_report_and_compare_commands_write_html(tmp_path):
     assert result.exit_code == 2
 
 
-def test_run_writes_html_through_the_engine(write, tmp_path):
-    from evalkit.testing.fake_anthropic import FakeAnthropicServer
+def test_run_writes_html_through_the_engine(write, tmp_path, fake_anthropic, anthropic_env):
     from evalkit.testing.script import Script
 
     suite = write("s.yml", """
@@ -127,11 +126,10 @@ def test_run_writes_html_through_the_engine(write, tmp_path):
         cases:
           - {id: ada, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
     """)
-    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
-        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html",
-                                           str(tmp_path / "r.html")], env=env)
+    fake = fake_anthropic(Script().reply("Hello Ada"))
+    env = anthropic_env(fake)
+    result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html",
+                                       str(tmp_path / "r.html")], env=env)
     assert result.exit_code == 0, result.output
     page = (tmp_path / "r.html").read_text()
     assert "Hello Ada" in page and "Greet Ada" in page  # the output and the rendered prompt

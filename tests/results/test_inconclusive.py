@@ -14,6 +14,7 @@ from evalkit.render.markdown import render_markdown
 from evalkit.results.report import Report
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+from tests.fakes import model_env
 
 SUITE = """
 name: noisy
@@ -38,7 +39,7 @@ def run_cli(tmp_path, write, suite_text, *args):
     script = Script().reply("hi").respond(three_of_five(), tool="record_verdicts")
     out = tmp_path / "r.json"
     with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+        env = model_env(fake.url, tmp_path / "c")
         result = CliRunner().invoke(main, ["run", str(suite), "-o", str(out), "--no-cache", *args], env=env,
                                     catch_exceptions=False)
     return result, Report.model_validate(json.loads(out.read_text()))

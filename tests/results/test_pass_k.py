@@ -21,6 +21,7 @@ from evalkit.results.report import ItemResult, Report, RunResult
 from evalkit.suite.spec import Thresholds
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+from tests.fakes import model_env
 
 # `flaky`: the judge fails its item on one of three runs (2/3 runs pass; the rate, 67 %, meets the
 # 50 % threshold); `steady`: a code check every run passes (3/3).
@@ -50,7 +51,7 @@ def run_suite(tmp_path, write, suite_text):
     script = Script().reply("hi").respond(one_fail_in_three(), tool="record_verdicts")
     out = tmp_path / "r.json"
     with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+        env = model_env(fake.url, tmp_path / "c")
         result = CliRunner().invoke(main, ["run", str(suite), "-o", str(out), "--no-cache"], env=env,
                                     catch_exceptions=False)
     return result, Report.model_validate(json.loads(out.read_text()))

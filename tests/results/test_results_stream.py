@@ -15,7 +15,6 @@ from evalkit.results.reader import load_report, scan_results, write_report
 from evalkit.results.report import Report
 from evalkit.run.case_queue import run_windowed
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 
@@ -111,9 +110,8 @@ def test_resuming_a_finished_run_calls_nothing(write, tmp_path):
 
 
 @pytest.fixture
-def cli_env(tmp_path):
-    with FakeAnthropicServer(km_script()) as fake:
-        yield {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+def cli_env(fake_anthropic, anthropic_env):
+    return anthropic_env(fake_anthropic(km_script()))
 
 
 def invoke(*args, env):

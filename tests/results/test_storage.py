@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
+from tests.fakes import child_env, model_env
 
 EVALKIT = str(Path(sys.executable).parent / "evalkit")
 
@@ -51,17 +51,17 @@ def _suite(folder: Path, cases: dict[str, str], *, target: str = "{prompt: 'Say 
 def _run(tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120,
          preexec_fn=None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([EVALKIT, "run", *args], capture_output=True, text=True, timeout=timeout, cwd=tmp_path,
-                          env={**os.environ, "ANTHROPIC_API_KEY": "k", "CI": "true", **(env or {})},
+                          env={**child_env(), "CI": "true", **(env or {})},
                           preexec_fn=preexec_fn)
 
 
-def test_nasty_replies_are_kept_through_the_real_client_and_the_run_completes(tmp_path):
+def test_nasty_replies_are_kept_through_the_real_client_and_the_run_completes(tmp_path, fake_anthropic):
     script = Script()
     for key, text in NASTY.items():
         script.reply(text, prompt=f"Say {key}")
-    with FakeAnthropicServer(script) as fake:
-        proc = _run(tmp_path, str(_suite(tmp_path, NASTY)), "-o", "out/r.json", "--no-cache",
-                    "--markdown", "out/r.md", "--html", "out/r.html", env={"ANTHROPIC_BASE_URL": fake.url})
+    fake = fake_anthropic(script)
+    proc = _run(tmp_path, str(_suite(tmp_path, NASTY)), "-o", "out/r.json", "--no-cache",
+                "--markdown", "out/r.md", "--html", "out/r.html", env=model_env(fake.url))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     results = json.loads((tmp_path / "out" / "r.json").read_text(encoding="utf-8"))
@@ -198,11 +198,12 @@ def _tmpfs(folder: Path, *options: str):
         subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
-def test_an_output_on_a_read_only_file_system_is_exit_2_before_any_call(tmp_path):
+def test_an_output_on_a_read_only_file_system_is_exit_2_before_any_call(tmp_path, fake_anthropic):
     suite = _suite(tmp_path, {"a": ""})
-    with FakeAnthropicServer(Script().reply("hello")) as fake, _tmpfs(tmp_path / "ro", "size=1m", "ro"):
+    fake = fake_anthropic(Script().reply("hello"))
+    with _tmpfs(tmp_path / "ro", "size=1m", "ro"):
         proc = _run(tmp_path, str(suite), "-o", "ro/results.json", "--no-cache",
-                    env={"ANTHROPIC_BASE_URL": fake.url})
+                    env=model_env(fake.url))
         calls = fake.request_count
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == ("evalkit: cannot write ro/results.json: Read-only file system "
@@ -211,31 +212,32 @@ def test_an_output_on_a_read_only_file_system_is_exit_2_before_any_call(tmp_path
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
-def test_an_output_folder_without_permission_is_exit_2_before_any_call(tmp_path):
+def test_an_output_folder_without_permission_is_exit_2_before_any_call(tmp_path, fake_anthropic):
     suite = _suite(tmp_path, {"a": ""})
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o555)
-    with FakeAnthropicServer(Script().reply("hello")) as fake:
-        proc = _run(tmp_path, str(suite), "-o", "locked/results.json", "--no-cache",
-                    env={"ANTHROPIC_BASE_URL": fake.url})
+    fake = fake_anthropic(Script().reply("hello"))
+    proc = _run(tmp_path, str(suite), "-o", "locked/results.json", "--no-cache",
+                env=model_env(fake.url))
     assert proc.returncode == 2 and "cannot write locked/results.json: Permission denied" in proc.stderr
     assert fake.request_count == 0
 
 
-def test_a_full_disk_keeps_whole_files_and_says_what_was_kept(tmp_path):
+def test_a_full_disk_keeps_whole_files_and_says_what_was_kept(tmp_path, fake_anthropic):
     big = "word " * 20_000  # 100 KB a reply: a 256 KB disk fills after a few cases
     cases = {f"c{k}": "" for k in range(12)}
     suite = _suite(tmp_path, cases)
-    with FakeAnthropicServer(Script().reply("small")) as fake, _tmpfs(tmp_path / "disk", "size=256k"):
+    fake = fake_anthropic(Script().reply("small"))
+    with _tmpfs(tmp_path / "disk", "size=256k"):
         first = _run(tmp_path, str(suite), "-o", "disk/results.json", "--no-cache",
-                     env={"ANTHROPIC_BASE_URL": fake.url})
+                     env=model_env(fake.url))
         assert first.returncode == 0, first.stdout + first.stderr
         previous = (tmp_path / "disk" / "results.json").read_text()
         fake.script.reply(big)
         fake.script._rules.insert(0, fake.script._rules.pop())  # the big reply now answers first
         proc = _run(tmp_path, str(suite), "-o", "disk/results.json", "--no-cache",
-                    env={"ANTHROPIC_BASE_URL": fake.url})
+                    env=model_env(fake.url))
         jsonl = (tmp_path / "disk" / "results.jsonl").read_bytes()
         after = (tmp_path / "disk" / "results.json").read_text()
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -248,7 +250,7 @@ def test_a_full_disk_keeps_whole_files_and_says_what_was_kept(tmp_path):
     assert after == previous  # the results of the run before, whole
 
 
-def test_a_file_size_limit_mid_run_leaves_whole_lines(tmp_path):
+def test_a_file_size_limit_mid_run_leaves_whole_lines(tmp_path, fake_anthropic):
     # The same without root: RLIMIT_FSIZE makes a write fail part-way (EFBIG), as a full disk does.
     big = "word " * 4_000
     suite = _suite(tmp_path, {f"c{k}": "" for k in range(20)})
@@ -257,9 +259,9 @@ def test_a_file_size_limit_mid_run_leaves_whole_lines(tmp_path):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
 
-    with FakeAnthropicServer(Script().reply(big)) as fake:
-        proc = _run(tmp_path, str(suite), "-o", "out/results.json", "--no-cache", "--concurrency", "2",
-                    env={"ANTHROPIC_BASE_URL": fake.url}, preexec_fn=limit)
+    fake = fake_anthropic(Script().reply(big))
+    proc = _run(tmp_path, str(suite), "-o", "out/results.json", "--no-cache", "--concurrency", "2",
+                env=model_env(fake.url), preexec_fn=limit)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and "File too large; it keeps, whole" in proc.stderr
     jsonl = (tmp_path / "out" / "results.jsonl").read_bytes()

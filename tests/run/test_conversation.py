@@ -10,7 +10,6 @@ import re
 from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 from tests.conftest import verdicts
@@ -52,12 +51,12 @@ def coach_script() -> Script:
             .tool_reply("record_verdicts", verdicts({"turn 1: plan": "pass"})))
 
 
-def test_each_user_turn_is_a_call_with_the_conversation_so_far(write, tmp_path):
+def test_each_user_turn_is_a_call_with_the_conversation_so_far(write, tmp_path, fake_anthropic):
     suite = write("coach.yml", COACH)
-    with FakeAnthropicServer(coach_script()) as fake:
-        report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
-        bodies = [b for b in fake.requests if requested_tool(b) is None]
-        judged = [b for b in fake.requests if requested_tool(b)]
+    fake = fake_anthropic(coach_script())
+    report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
+    bodies = [b for b in fake.requests if requested_tool(b) is None]
+    judged = [b for b in fake.requests if requested_tool(b)]
     turn1 = "Plan a week for ada at 40 km."
     reply1 = "This week: Mon easy, Wed tempo, Sat long."
     turn2 = f"Earlier you said: {reply1} Is that turn 2?"
@@ -86,7 +85,7 @@ def test_each_user_turn_is_a_call_with_the_conversation_so_far(write, tmp_path):
         ("assistant", "Rest three days, then easy runs.")]
 
 
-def test_a_failing_turn_is_an_error_row_naming_it_and_nothing_after_it_runs(write, tmp_path):
+def test_a_failing_turn_is_an_error_row_naming_it_and_nothing_after_it_runs(write, tmp_path, fake_anthropic):
     suite = write("s.yml", """
         target: {prompt: "unused"}
         cases:
@@ -98,9 +97,9 @@ def test_a_failing_turn_is_an_error_row_naming_it_and_nothing_after_it_runs(writ
               - user: "third"
         """)
     script = Script().reply("three", prompt="third").fault("400", prompt="second").reply("one", prompt="first")
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
-        sent = [b["messages"][-1]["content"] for b in fake.requests]
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
+    sent = [b["messages"][-1]["content"] for b in fake.requests]
     case = report.suites[0].cases[0]
     assert sent == ["first", "second"]  # turn 3 never ran
     assert case.verdict == "error"
@@ -275,7 +274,8 @@ def test_a_turn_s_own_trace_is_spliced_into_the_conversation(write):
                                {"role": "user", "content": "and tomorrow?"}]
 
 
-def test_a_turn_of_a_prompt_target_with_tools_runs_its_tool_loop_and_the_trace_holds_it(write, tmp_path):
+def test_a_turn_of_a_prompt_target_with_tools_runs_its_tool_loop_and_the_trace_holds_it(write, tmp_path,
+                                                                                        fake_anthropic):
     suite = write("s.yml", """
         model: claude-haiku-4-5-20251001
         target:
@@ -297,9 +297,9 @@ def test_a_turn_of_a_prompt_target_with_tools_runs_its_tool_loop_and_the_trace_h
               .reply("Hi!", turn=1)
               .tool_use([("get_weather", {"city": "Paris"})], text="Checking.", turn=2)
               .reply("A raincoat.", turn=3))
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
-        bodies = fake.requests
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), fake_client(fake, tmp_path), RunOptions())
+    bodies = fake.requests
     run_ = report.suites[0].cases[0].runs[0]
     assert run_.output == "A raincoat." and [(i.id, i.status) for i in run_.items] == [
         ("turn 2: check1:contains", "pass")]

@@ -6,7 +6,6 @@ sealed by the run's process with a key the worker never sees; a tampered entry i
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.scoring.judge import JUDGE_TOOL
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from tests.conftest import verdicts
+from tests.fakes import child_env, model_env
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="/proc and prctl are Linux's")
 
@@ -90,23 +89,22 @@ def _run(tmp_path: Path, fake_url: str) -> tuple[subprocess.CompletedProcess[str
     out = tmp_path / "probe.json"
     proc = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out/results.json"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                          env={**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url, "CI": "true",
-                               "EVALKIT_CACHE_DIR": str(tmp_path / "cache"), "PROBE_OUT": str(out),
-                               "PROBE_KEY_HINT": KEY[::-1]})
+                          env={**child_env(), **model_env(fake_url, tmp_path / "cache", key=KEY), "CI": "true",
+                               "PROBE_OUT": str(out), "PROBE_KEY_HINT": KEY[::-1]})
     return proc, json.loads(out.read_text()) if out.is_file() else {}
 
 
-def test_a_target_finds_no_key_in_reach_and_a_rewritten_cache_changes_no_verdict(write, tmp_path):
+def test_a_target_finds_no_key_in_reach_and_a_rewritten_cache_changes_no_verdict(write, tmp_path, fake_anthropic):
     write("probe.py", PROBE)
     write("s.yml", SUITE)
     script = Script().reply("a wrong answer").tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "fail"}))
-    with FakeAnthropicServer(script) as fake:
-        first, found = _run(tmp_path, fake.url)
-        assert first.returncode == 1, first.stdout + first.stderr
-        assert found["memory"] != "found" and found["environ"] != "found", found
-        assert found["own environment"] == "not found", found
-        judged = fake.request_count
-        second, found = _run(tmp_path, fake.url)  # the judge's "fail" is in the cache now: the probe rewrites it
+    fake = fake_anthropic(script)
+    first, found = _run(tmp_path, fake.url)
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert found["memory"] != "found" and found["environ"] != "found", found
+    assert found["own environment"] == "not found", found
+    judged = fake.request_count
+    second, found = _run(tmp_path, fake.url)  # the judge's "fail" is in the cache now: the probe rewrites it
     assert found["cache entries rewritten"] >= 1, found
     assert second.returncode == 1, "a rewritten cache entry served a verdict: " + second.stdout + second.stderr
     assert fake.request_count > judged, "the tampered entry was a miss: the judge was asked again"

@@ -125,14 +125,14 @@ cases:
 """ + "".join(f"  - {{id: c{i}, input: {{w: '{i} {TEXT}'}}, checks: [{{type: contains, value: y}}]}}\n" for i in range(40))
 
 
-def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_path):
+def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_path, fake_anthropic, anthropic_env):
     suite = write("small.yml", SMALL)
     out = tmp_path / "r.json"
-    with FakeAnthropicServer(Script().reply(REPLY)) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["run", str(suite), "--max-cost", "0.01", "--concurrency", "2",
-                                           "-o", str(out), "--no-cache"], env=env)
-        sent = fake.request_count
+    fake = fake_anthropic(Script().reply(REPLY))
+    env = anthropic_env(fake)
+    result = CliRunner().invoke(main, ["run", str(suite), "--max-cost", "0.01", "--concurrency", "2",
+                                       "-o", str(out), "--no-cache"], env=env)
+    sent = fake.request_count
     assert result.exit_code == 1, result.output
     assert 0 < sent < 40
     assert "budget: stopped the run: $" in result.output and f"of $0.01, {40 - sent} cases not run" in result.output

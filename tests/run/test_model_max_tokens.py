@@ -15,7 +15,6 @@ from evalkit.llm.capabilities import CapabilityTable, bundled, from_api
 from evalkit.llm.model_lifecycle import LifecycleTable
 from evalkit.run.model_fit import refuse_unfit
 from evalkit.testing.api_rules import refusal
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 SUITE = """target: {{prompt: "Greet {{{{ who }}}}"}}
@@ -69,14 +68,14 @@ def test_the_fake_refuses_a_max_tokens_over_the_model_s_as_the_api_does():
 
 
 @pytest.mark.parametrize("command", ["validate", "plan", "run"])
-def test_validate_plan_and_run_refuse_it_before_any_call(write, tmp_path, command):
+def test_validate_plan_and_run_refuse_it_before_any_call(write, tmp_path, command, fake_anthropic, anthropic_env):
     suite = write("s.yml", SUITE.format(extra="max_tokens: 9000"))
-    with FakeAnthropicServer(Script().reply("Hello")) as fake:
-        fake.models = [{"id": "claude-haiku-4-5", "max_tokens": 8192}]  # the API's word over the table's
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        args = [command, str(suite)] + (["-o", str(tmp_path / "r.json")] if command == "run" else [])
-        result = CliRunner().invoke(main, args, env=env)
-        calls = len(fake.requests)
+    fake = fake_anthropic(Script().reply("Hello"))
+    fake.models = [{"id": "claude-haiku-4-5", "max_tokens": 8192}]  # the API's word over the table's
+    env = anthropic_env(fake)
+    args = [command, str(suite)] + (["-o", str(tmp_path / "r.json")] if command == "run" else [])
+    result = CliRunner().invoke(main, args, env=env)
+    calls = len(fake.requests)
     assert result.exit_code == 2, result.output
     assert calls == 0
     assert "`max_tokens: 9000`: model claude-haiku-4-5 writes at most 8,192 output tokens (its maximum, from the API" \

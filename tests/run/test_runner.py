@@ -13,7 +13,6 @@ from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.results.gates import exit_code
 from evalkit.results.report import Report
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_schema, requested_tool
 from tests.conftest import verdicts
 
@@ -48,18 +47,18 @@ def greet_script() -> Script:
 
 
 @pytest.mark.parametrize("fault", ["429", "529", "500", "drop", "bad_json"])
-def test_transient_faults_are_retried_through_the_real_client(write, tmp_path, fault):
+def test_transient_faults_are_retried_through_the_real_client(write, tmp_path, fault, fake_anthropic):
     suite = write("s.yml", PROMPT_SUITE)
     script = Script().fault(fault, prompt="Ada", times=2).extend(greet_script())
-    with FakeAnthropicServer(script) as fake:
-        client = real_client(fake, tmp_path)
-        report = run(load_suites([suite]), client, RunOptions())
-        assert report.verdict == "pass"
-        assert fake.request_count == 5  # 3 replies + 2 faults
-        assert client.retries == 2
+    fake = fake_anthropic(script)
+    client = real_client(fake, tmp_path)
+    report = run(load_suites([suite]), client, RunOptions())
+    assert report.verdict == "pass"
+    assert fake.request_count == 5  # 3 replies + 2 faults
+    assert client.retries == 2
 
 
-def test_retry_after_is_honoured(write, tmp_path):
+def test_retry_after_is_honoured(write, tmp_path, fake_anthropic):
     suite = write("s.yml", PROMPT_SUITE)
     slept: list[float] = []
 
@@ -67,22 +66,22 @@ def test_retry_after_is_honoured(write, tmp_path):
         slept.append(seconds)
 
     script = Script().fault("429", retry_after=3, prompt="Ada").extend(greet_script())
-    with FakeAnthropicServer(script) as fake:
-        provider = AnthropicProvider(api_key="k", base_url=fake.url)
-        client = make_client(provider, no_cache=True, deprecated=None)
-        client._sleep = sleep
-        report = run(load_suites([suite]), client, RunOptions())
+    fake = fake_anthropic(script)
+    provider = AnthropicProvider(api_key="k", base_url=fake.url)
+    client = make_client(provider, no_cache=True, deprecated=None)
+    client._sleep = sleep
+    report = run(load_suites([suite]), client, RunOptions())
     # The limiter holds every new call (the retry too) until retry-after has passed.
     assert report.verdict == "pass" and slept == [pytest.approx(3.0, abs=0.05)]
     assert client.limiter.stats.rejected == 1 and client.limiter.stats.paused_seconds == pytest.approx(3.0)
 
 
-def test_no_retry_on_400_gives_an_error_row_and_the_rest_of_the_run_goes_on(write, tmp_path):
+def test_no_retry_on_400_gives_an_error_row_and_the_rest_of_the_run_goes_on(write, tmp_path, fake_anthropic):
     suite = write("s.yml", PROMPT_SUITE)
     script = Script().fault("400", prompt="Ada").extend(greet_script())
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
-        assert fake.request_count == 3
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
+    assert fake.request_count == 3
     cases = {c.id: c for c in report.suites[0].cases}
     assert cases["ada"].verdict == "error"
     assert "400" in cases["ada"].errors[0]
@@ -90,33 +89,33 @@ def test_no_retry_on_400_gives_an_error_row_and_the_rest_of_the_run_goes_on(writ
     assert report.verdict == "error" and exit_code(report.verdict) == 1
 
 
-def test_retries_give_up_after_the_policy(write, tmp_path):
+def test_retries_give_up_after_the_policy(write, tmp_path, fake_anthropic):
     suite = write("s.yml", PROMPT_SUITE)
     script = Script().fault("529", prompt="Ada", times=None).extend(greet_script())
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
     ada = report.suites[0].cases[0]
     assert ada.verdict == "error" and "gave up after 4 attempts" in ada.errors[0]
 
 
-def test_rerun_is_served_wholly_from_the_cache(write, tmp_path):
+def test_rerun_is_served_wholly_from_the_cache(write, tmp_path, fake_anthropic):
     suite = write("s.yml", PROMPT_SUITE + """
 rubric_placeholder: null
 """.replace("rubric_placeholder: null\n", ""))
-    with FakeAnthropicServer(greet_script()) as fake:
-        first = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
-        assert fake.request_count == 3
-        fake.reset_counts()
-        second = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
-        assert fake.request_count == 0
-        assert second.usage.cache_hits == 3 and second.usage.calls == 0
-        assert [c.verdict for c in second.suites[0].cases] == [c.verdict for c in first.suites[0].cases]
-        third = run(load_suites([suite]), make_client(AnthropicProvider(api_key="k", base_url=fake.url),
-                                                      no_cache=True, deprecated=None), RunOptions())
-        assert fake.request_count == 3 and third.usage.calls == 3
+    fake = fake_anthropic(greet_script())
+    first = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
+    assert fake.request_count == 3
+    fake.reset_counts()
+    second = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
+    assert fake.request_count == 0
+    assert second.usage.cache_hits == 3 and second.usage.calls == 0
+    assert [c.verdict for c in second.suites[0].cases] == [c.verdict for c in first.suites[0].cases]
+    third = run(load_suites([suite]), make_client(AnthropicProvider(api_key="k", base_url=fake.url),
+                                                  no_cache=True, deprecated=None), RunOptions())
+    assert fake.request_count == 3 and third.usage.calls == 3
 
 
-def test_repeats_are_cached_separately_and_identical_requests_share_one_call(write, tmp_path):
+def test_repeats_are_cached_separately_and_identical_requests_share_one_call(write, tmp_path, fake_anthropic):
     suite = write("s.yml", """
         target: {prompt: "Plan for {{ who }}"}
         fields: {km: {type: number}}
@@ -125,9 +124,9 @@ def test_repeats_are_cached_separately_and_identical_requests_share_one_call(wri
           - {id: again, input: {who: x}, repeats: 3}
     """)
     script = Script().reply("Run 40 km", prompt="Plan").tool_reply("record_fields", {"km": 40})
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
-        targets = [r for r in fake.requests if requested_tool(r) is None]
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), real_client(fake, tmp_path), RunOptions())
+    targets = [r for r in fake.requests if requested_tool(r) is None]
     # plan (repeat 0) and again's repeat 0 are the same request: one call; repeats 1 and 2 are their own.
     assert len(targets) == 3
     assert report.suites[0].cases[1].agreement == 1.0
@@ -371,15 +370,15 @@ def test_deprecated_model_warned_once_and_costs_counted(write):
     assert report.usage.cost_usd > 0 and report.usage.unpriced_calls == 0
 
 
-def test_many_sync_targets_through_the_real_client_do_not_deadlock(write, tmp_path):
+def test_many_sync_targets_through_the_real_client_do_not_deadlock(write, tmp_path, fake_anthropic):
     """Sync targets wait in threads for their model calls; more of them than worker threads
     must still finish (they once shared the executor the HTTP client resolves names in)."""
     write("syncmod.py", "def run(input, llm):\n    return llm.complete('case ' + str(input['i']))\n")
     cases = "\n".join(f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}"
                       for i in range(40))
     suite = write("s.yml", f"target: syncmod:run\ncases:\n{cases}\n")
-    with FakeAnthropicServer(Script().reply("ok")) as fake:
-        report = run(load_suites([suite]), real_client(fake, tmp_path, concurrency=2), RunOptions())
+    fake = fake_anthropic(Script().reply("ok"))
+    report = run(load_suites([suite]), real_client(fake, tmp_path, concurrency=2), RunOptions())
     assert report.verdict == "pass" and report.usage.calls == 40
 
 
@@ -406,20 +405,20 @@ def test_models_follow_cli_then_suite_then_tiers_then_environment(write, monkeyp
     assert (target_model(tiered, cli), judge_model(explicit, cli)) == ("cli-m", "cli-j")
 
 
-def test_a_truncated_reply_fails_the_builtin_complete_check_unless_the_suite_allows_it(write, tmp_path):
+def test_a_truncated_reply_fails_the_builtin_complete_check_unless_the_suite_allows_it(write, tmp_path, fake_anthropic):
     suite_text = PROMPT_SUITE.replace("cases:", "cases:", 1)
     script = (Script().reply("Hello Ada, and", prompt="Ada", stop_reason="max_tokens")
               .reply("Hello Bob", prompt="Bob").reply("Hello Cy", prompt="Cy"))
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([write("s.yml", suite_text)]), real_client(fake, tmp_path), RunOptions())
+    fake = fake_anthropic(script)
+    report = run(load_suites([write("s.yml", suite_text)]), real_client(fake, tmp_path), RunOptions())
     ada = report.suites[0].cases[0]
     assert ada.verdict == "fail" and ada.runs[0].truncated
     complete = ada.runs[0].items[-1]
     assert (complete.id, complete.status, complete.required) == ("complete", "fail", True)
     assert [c.runs[0].truncated for c in report.suites[0].cases[1:]] == [False, False]
     allowed = write("t.yml", "complete: false\n" + suite_text)
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([allowed]), real_client(fake, tmp_path, no_cache=True), RunOptions())
+    fake = fake_anthropic(script)
+    report = run(load_suites([allowed]), real_client(fake, tmp_path, no_cache=True), RunOptions())
     assert report.suites[0].cases[0].verdict == "pass" and report.suites[0].cases[0].runs[0].truncated
 
 

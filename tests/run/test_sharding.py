@@ -106,19 +106,18 @@ cases:
 """
 
 
-def test_cli_shards_then_merge(write, tmp_path):
+def test_cli_shards_then_merge(write, tmp_path, fake_anthropic, anthropic_env):
     from click.testing import CliRunner
 
     from evalkit.cli.commands import main
-    from evalkit.testing.fake_anthropic import FakeAnthropicServer
     from evalkit.testing.script import Script
 
     suite = write("s.yml", GREET)
     script = Script().reply("Hello Ada", prompt="Ada").reply("Goodbye", prompt="Bob").reply("Hi Cy", prompt="Cy")
-    with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        codes = [CliRunner().invoke(main, ["run", str(suite), "--shard", f"{i}/2", "-o", str(tmp_path / f"{i}.json")],
-                                    env=env).exit_code for i in (1, 2)]
+    fake = fake_anthropic(script)
+    env = anthropic_env(fake)
+    codes = [CliRunner().invoke(main, ["run", str(suite), "--shard", f"{i}/2", "-o", str(tmp_path / f"{i}.json")],
+                                env=env).exit_code for i in (1, 2)]
     assert sorted(codes) == [0, 1]  # bob's shard fails, the other passes
     result = CliRunner().invoke(main, ["merge", str(tmp_path / "1.json"), str(tmp_path / "2.json"),
                                        "-o", str(tmp_path / "all.json")])

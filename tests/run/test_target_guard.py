@@ -80,7 +80,7 @@ def suite(write, target: str, check: str = "{type: contains, value: hello}", ext
     write("guard_targets.py", TARGETS)
     return write("s.yml", f"""
         target: guard_targets:{target}
-        timeout: {{target: 5, check: 1}}  # 5 s: a quick case on a loaded CI machine stays well inside
+        timeout: {{target: 5, check: 5}}  # 5 s: a quick case on a loaded CI machine stays well inside
         {extra}
         cases:
           - {{id: a, input: {{n: 1}}, checks: [{check}]}}
@@ -130,7 +130,7 @@ def test_a_hanging_plugin_check_times_out(write, run_scripted):
     report = run_scripted(suite(write, "echo", check="{type: slow}", extra="plugins: [slowcheck]"), Script())
     cases = {c.id: c for c in report.suites[0].cases}
     assert {k: c.verdict for k, c in cases.items()} == {"a": "pass", "b": "error", "c": "pass"}
-    assert cases["b"].runs[0].items[0].reason == "check timed out: slow took over 1 s"
+    assert cases["b"].runs[0].items[0].reason == "check timed out: slow took over 5 s"
     assert time.perf_counter() - t0 < 30  # a hang guard
 
 
@@ -165,13 +165,13 @@ def test_a_quick_job_never_waits_behind_a_hung_one_in_the_daemon_pool():
 
     for _ in range(20):
         pool, release = DaemonPool(4, "test-pool"), threading.Event()
-        pool.submit(lambda: None).result(timeout=10)
+        pool.submit(lambda: None).result(timeout=60)
         while pool._idle != 1:  # the warm worker is back, waiting for a job
             time.sleep(0.001)
         pool.submit(release.wait)
         quick = pool.submit(lambda: "done")
         try:
-            assert quick.result(timeout=10) == "done"
+            assert quick.result(timeout=60) == "done"
         finally:
             release.set()
             pool.shutdown()
@@ -187,7 +187,7 @@ def test_an_abandoned_worker_is_replaced_for_the_jobs_already_queued():
     quick = pool.submit(lambda: "done")  # the one worker is taken: this one waits
     pool.abandon()  # the hung call timed out: its worker no longer counts
     try:
-        assert quick.result(timeout=10) == "done"
+        assert quick.result(timeout=60) == "done"
     finally:
         release.set()
         pool.shutdown()
@@ -200,7 +200,7 @@ def test_a_prompt_targets_model_call_past_the_deadline_is_an_error_row_and_the_r
 
     path = write("p.yml", """
         target: {prompt: "Say {{ w }}"}
-        timeout: {target: 0.5}
+        timeout: {target: 2}
         cases:
           - {id: slow, input: {w: slow}, checks: [{type: contains, value: ok}]}
           - {id: quick, input: {w: quick}, checks: [{type: contains, value: ok}]}
@@ -209,7 +209,7 @@ def test_a_prompt_targets_model_call_past_the_deadline_is_an_error_row_and_the_r
     class SlowOnce(ScriptedProvider):
         async def generate(self, request):
             if "slow" in str(request.messages):
-                await asyncio.sleep(30)
+                await asyncio.sleep(600)
             return await super().generate(request)
 
     t0 = time.perf_counter()
@@ -217,5 +217,5 @@ def test_a_prompt_targets_model_call_past_the_deadline_is_an_error_row_and_the_r
     report = run(load_suites([path]), client, RunOptions())
     cases = {c.id: c for c in report.suites[0].cases}
     assert cases["slow"].verdict == "error" and cases["quick"].verdict == "pass"
-    assert cases["slow"].runs[0].error.startswith("target timed out after 0.5 s")
-    assert time.perf_counter() - t0 < 20
+    assert cases["slow"].runs[0].error.startswith("target timed out after 2 s")
+    assert time.perf_counter() - t0 < 120  # a hang guard: not the 600 s the slow call would take

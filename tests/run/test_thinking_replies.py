@@ -11,7 +11,6 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelResponse
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 MODEL = "claude-sonnet-5-5"
@@ -55,11 +54,11 @@ def _assistant_turns(body):
     return [m["content"] for m in body["messages"] if m["role"] == "assistant"]
 
 
-def test_a_tool_loop_on_a_model_that_thinks_by_default_sends_the_thinking_back(write, tmp_path):
+def test_a_tool_loop_on_a_model_that_thinks_by_default_sends_the_thinking_back(write, tmp_path, fake_anthropic):
     suite = write("s.yml", LOOP_SUITE)
-    with FakeAnthropicServer(loop_script()) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
-        bodies = fake.requests
+    fake = fake_anthropic(loop_script())
+    report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
+    bodies = fake.requests
     case = report.suites[0].cases[0]
     assert case.verdict == "pass", case.reasons
     assert case.runs[0].output == "Rain: spend it in the Louvre." and len(bodies) == 3
@@ -70,22 +69,22 @@ def test_a_tool_loop_on_a_model_that_thinks_by_default_sends_the_thinking_back(w
     assert [s.name for s in case.runs[0].trace if s.type == "tool_call"] == ["get_weather", "find_museum"]
 
     # A rerun is answered from the cache: each cached reply kept its thinking, so each request is the same.
-    with FakeAnthropicServer(Script()) as empty:
-        again = run(load_suites([suite]), client_for(empty, tmp_path / "cache"), RunOptions())
-        assert empty.request_count == 0
+    empty = fake_anthropic(Script())
+    again = run(load_suites([suite]), client_for(empty, tmp_path / "cache"), RunOptions())
+    assert empty.request_count == 0
     assert again.suites[0].cases[0].verdict == "pass"
 
 
-def test_the_same_loop_that_dropped_the_thinking_would_be_refused(write, tmp_path):
+def test_the_same_loop_that_dropped_the_thinking_would_be_refused(write, tmp_path, fake_anthropic):
     """The loop's test above can fail: the fake refuses the third request without the blocks."""
     suite = write("s.yml", LOOP_SUITE)
-    with FakeAnthropicServer(loop_script()) as fake:
-        run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
-        body = fake.requests[2]
-        dropped = {**body, "messages": [
-            {**m, "content": [b for b in m["content"] if b["type"] != "thinking"]} if m["role"] == "assistant" else m
-            for m in body["messages"]]}
-        action = fake.script.action_for(dropped)
+    fake = fake_anthropic(loop_script())
+    run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
+    body = fake.requests[2]
+    dropped = {**body, "messages": [
+        {**m, "content": [b for b in m["content"] if b["type"] != "thinking"]} if m["role"] == "assistant" else m
+        for m in body["messages"]]}
+    action = fake.script.action_for(dropped)
     assert "Expected `thinking` or `redacted_thinking`, but found `text`." in action.message
 
 
@@ -105,12 +104,12 @@ cases:
 """
 
 
-def test_a_two_turn_conversation_puts_the_models_turn_back_with_its_thinking(write, tmp_path):
+def test_a_two_turn_conversation_puts_the_models_turn_back_with_its_thinking(write, tmp_path, fake_anthropic):
     suite = write("c.yml", CONVERSATION)
     script = Script().reply("Rest three days.", prompt="knee hurts").reply("A week of easy runs.", prompt="Plan a week")
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
-        bodies = fake.requests
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
+    bodies = fake.requests
     case = report.suites[0].cases[0]
     assert case.verdict == "pass", case.reasons
     [turn] = _assistant_turns(bodies[1])
@@ -146,14 +145,14 @@ cases:
 """
 
 
-def test_agent_code_in_a_worker_gets_the_thinking_blocks_to_send_back(write, tmp_path):
+def test_agent_code_in_a_worker_gets_the_thinking_blocks_to_send_back(write, tmp_path, fake_anthropic):
     write("my_agent.py", OWN_LOOP_AGENT)
     suite = write("s.yml", AGENT_SUITE)
     script = (Script().tool_use([("get_weather", {"city": "Paris"})], turn=1)
               .tool_use([("get_weather", {"city": "Paris"})], turn=2).reply("It will rain.", turn=3))
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
-        bodies = fake.requests
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
+    bodies = fake.requests
     case = report.suites[0].cases[0]
     assert case.verdict == "pass", case.reasons
     assert [[b["type"] for b in t] for t in _assistant_turns(bodies[2])] == [["thinking", "tool_use"]] * 2

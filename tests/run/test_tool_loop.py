@@ -13,7 +13,6 @@ from evalkit.engine import load_suites, make_client, run
 from evalkit.errors import SuiteError
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 TOOLS_SUITE = """
@@ -61,12 +60,12 @@ def agent_script(final: str = "Wear the raincoat, Ada.") -> Script:
             .reply(final, turn=2))
 
 
-def test_two_tools_run_to_the_final_answer_and_the_trace_is_kept(write, tmp_path):
+def test_two_tools_run_to_the_final_answer_and_the_trace_is_kept(write, tmp_path, fake_anthropic):
     write("weather_tools.py", WEATHER_TOOLS)
     suite = write("s.yml", TOOLS_SUITE)
-    with FakeAnthropicServer(agent_script()) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        bodies = fake.requests
+    fake = fake_anthropic(agent_script())
+    report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    bodies = fake.requests
     case = report.suites[0].cases[0]
     assert case.verdict == "pass", case.reasons
     run_ = case.runs[0]
@@ -88,15 +87,15 @@ def test_two_tools_run_to_the_final_answer_and_the_trace_is_kept(write, tmp_path
     assert run_.trace[0].text == "What should Ada wear in Paris?"
 
 
-def test_a_failing_tool_is_told_to_the_model_as_an_error_and_recorded(write, tmp_path):
+def test_a_failing_tool_is_told_to_the_model_as_an_error_and_recorded(write, tmp_path, fake_anthropic):
     write("weather_tools.py", WEATHER_TOOLS)
     suite = write("s.yml", TOOLS_SUITE)
     script = (Script()
               .tool_use([("get_weather", {"city": "Atlantis"}), ("lookup_wardrobe", {"person": "Bo"})], turn=1)
               .reply("I could not check; take a raincoat.", turn=2))
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        answered = fake.requests[1]["messages"][2]["content"]
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    answered = fake.requests[1]["messages"][2]["content"]
     assert [b.get("is_error") for b in answered] == [True, True]
     assert "LookupError: no such city" in answered[0]["content"]
     assert answered[1]["content"] == "unknown person"  # the entry without `arguments` answers any other call
@@ -105,13 +104,13 @@ def test_a_failing_tool_is_told_to_the_model_as_an_error_and_recorded(write, tmp
     assert report.suites[0].cases[0].verdict == "pass"  # the agent handled it; checks decide the rest
 
 
-def test_a_model_still_calling_tools_after_max_steps_is_an_error_row_with_its_trace(write, tmp_path):
+def test_a_model_still_calling_tools_after_max_steps_is_an_error_row_with_its_trace(write, tmp_path, fake_anthropic):
     write("weather_tools.py", WEATHER_TOOLS)
     suite = write("s.yml", TOOLS_SUITE)
     script = Script().tool_use([("get_weather", {"city": "Paris"})])  # every turn asks again
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        assert len(fake.requests) == 4  # max_steps: 4 model turns
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    assert len(fake.requests) == 4  # max_steps: 4 model turns
     case = report.suites[0].cases[0]
     assert case.verdict == "error"
     run_ = case.runs[0]
@@ -120,21 +119,21 @@ def test_a_model_still_calling_tools_after_max_steps_is_an_error_row_with_its_tr
     assert len(calls) == 4 and calls[-1].error.startswith("not run: the loop stopped at max_steps")
 
 
-def test_an_unscripted_tool_without_a_function_gives_the_model_an_error(write, tmp_path):
+def test_an_unscripted_tool_without_a_function_gives_the_model_an_error(write, tmp_path, fake_anthropic):
     suite = write("s.yml", TOOLS_SUITE.replace("      function: weather_tools:get_weather\n", ""))
-    with FakeAnthropicServer(agent_script()) as fake:
-        run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        answered = fake.requests[1]["messages"][2]["content"]
+    fake = fake_anthropic(agent_script())
+    run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    answered = fake.requests[1]["messages"][2]["content"]
     assert answered[0]["is_error"] and "has no function, and this case scripts no result" in answered[0]["content"]
 
 
-def test_a_cached_rerun_replays_the_loop_without_calls(write, tmp_path):
+def test_a_cached_rerun_replays_the_loop_without_calls(write, tmp_path, fake_anthropic):
     write("weather_tools.py", WEATHER_TOOLS)
     suite = write("s.yml", TOOLS_SUITE)
-    with FakeAnthropicServer(agent_script()) as fake:
-        first = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        second = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        assert len(fake.requests) == 2
+    fake = fake_anthropic(agent_script())
+    first = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    second = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    assert len(fake.requests) == 2
     def steps(report):
         return [(s.type, s.role, s.text, s.name, s.arguments, s.result, s.error)
                 for s in report.suites[0].cases[0].runs[0].trace]
@@ -194,12 +193,13 @@ def answer(case_input, client):
 '''
 
 
-def test_agent_code_running_its_own_loop_through_the_client_gets_a_trace_without_instrumentation(write, tmp_path):
+def test_agent_code_running_its_own_loop_through_the_client_gets_a_trace_without_instrumentation(write, tmp_path,
+                                                                                                 fake_anthropic):
     write("my_agent.py", OWN_LOOP_AGENT)
     suite = write("s.yml", AGENT_SUITE)
     script = Script().tool_use([("get_weather", {"city": "Paris"})], turn=1).reply("It will rain.", turn=2)
-    with FakeAnthropicServer(script) as fake:
-        report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    fake = fake_anthropic(script)
+    report = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
     run_ = report.suites[0].cases[0].runs[0]
     assert run_.output == "It will rain."
     assert [(s.type, s.role or s.name) for s in run_.trace] == [

@@ -30,6 +30,8 @@ def hostile(i):
     if how == "segfault":
         ctypes.string_at(0)
     if how == "slow":
+        if "mark" in i:  # the test waits for this file: the call has begun
+            open(i["mark"], "w").close()
         time.sleep(float(i.get("seconds", 0.3)))
     return f"hello {how}"
 
@@ -263,10 +265,21 @@ def test_workers_end_with_the_run(write, tmp_path):
     children = _workers_of(proc.pid)
     assert children, "no worker process started"
     proc.terminate()
-    assert proc.wait(timeout=30) == 143
-    time.sleep(0.5)
-    assert all(not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
-               for pid in children)
+    assert proc.wait(timeout=120) == 143
+    # Each worker ends as its run does; on a loaded machine it may take a moment to be scheduled, so
+    # wait for it (a hang guard, not a timing): a worker that outlived its run is still there at 60 s.
+    deadline = time.monotonic() + 60
+    while not all(_gone(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(_gone(pid) for pid in children)
+
+
+def _gone(pid: str) -> bool:
+    """The process has ended: no longer listed, or a zombie waiting for its parent to reap it."""
+    try:
+        return "zombie" in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
 
 
 def test_os_exit_0_in_a_module_evalkit_imports_is_never_a_silent_success(write, tmp_path):
@@ -322,18 +335,22 @@ def test_a_worker_that_cannot_start_is_said_as_such_not_blamed_on_the_target(wri
 def test_sigterm_to_the_whole_process_group_stops_the_run_without_error_rows(write, tmp_path):
     # What CI may do on cancel: SIGTERM to every process of the job. The workers leave it to the
     # run, which stops (143) with no case marked as killed: `--resume` runs them again.
-    path = _suite(write, """
-          - {id: a, input: {how: slow, seconds: 30}, checks: [{type: contains, value: hello}]}
-          - {id: b, input: {how: slow, seconds: 30}, checks: [{type: contains, value: hello}]}
+    in_call = tmp_path / "in-call"
+    path = _suite(write, f"""
+          - {{id: a, input: {{how: slow, seconds: 30, mark: "{in_call}"}}, checks: [{{type: contains, value: hello}}]}}
+          - {{id: b, input: {{how: slow, seconds: 30}}, checks: [{{type: contains, value: hello}}]}}
         """)
     proc = subprocess.Popen([str(Path(sys.executable).parent / "evalkit"), "run", str(path), "-o", "r.json"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "ANTHROPIC_API_KEY": "k", "CI": "true",
                                                          "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
     assert _workers_of(proc.pid), "no worker process started"
-    time.sleep(1.0)  # the worker is in the calls
+    deadline = time.monotonic() + 60  # a hang guard: the worker is in the calls once the mark is there
+    while not in_call.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert in_call.exists(), "the target was never called"
     os.killpg(proc.pid, signal.SIGTERM)
-    assert proc.wait(timeout=30) == 143
+    assert proc.wait(timeout=120) == 143
     jsonl = (tmp_path / "r.jsonl").read_text()
     assert '"case": ' not in jsonl and '"stopped"' in jsonl
 

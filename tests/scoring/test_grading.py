@@ -17,7 +17,6 @@ from evalkit.scoring.judge import JUDGE_TOOL
 from evalkit.scoring.judge_input import JudgeInput, JudgeSettings
 from evalkit.suite.spec import FieldSpec
 from evalkit.testing import script as wire
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from evalkit.testing.scripted import ScriptedProvider
 from tests.conftest import verdicts
@@ -147,7 +146,7 @@ cases:
 """
 
 
-def test_a_run_makes_one_call_for_both_counts_it_once_and_plan_counts_it_so(write, tmp_path):
+def test_a_run_makes_one_call_for_both_counts_it_once_and_plan_counts_it_so(write, tmp_path, fake_anthropic):
     suite = write("coach.yml", SUITE)
     script = (Script().reply("Easy 40 km", prompt="Coach").tool_reply(JUDGE_TOOL, verdicts({"kind": "pass"}))
               .tool_reply(EXTRACT_TOOL, {"km": 40}))
@@ -155,11 +154,11 @@ def test_a_run_makes_one_call_for_both_counts_it_once_and_plan_counts_it_so(writ
     [line] = plan.lines
     assert (line.target_calls, line.graded_calls, line.judge_calls, line.extraction_calls) == (2, 1, 0, 1)
     assert "both: the judge and the extraction of one output in one call" in plan.render()
-    with FakeAnthropicServer(script) as fake:
-        client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                             deprecated=None)
-        report = run(load_suites([suite]), client, RunOptions())
-        tools = sorted(requested_tool(b) or "target" for b in fake.requests)
+    fake = fake_anthropic(script)
+    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
+                         deprecated=None)
+    report = run(load_suites([suite]), client, RunOptions())
+    tools = sorted(requested_tool(b) or "target" for b in fake.requests)
     assert tools == [EXTRACT_TOOL, GRADE_TOOL, "target", "target"] and report.verdict == "pass"
     judged = report.suites[0].cases[0]
     assert judged.runs[0].fields == {"km": 40.0} and judged.usage.calls == 2  # its target and one more

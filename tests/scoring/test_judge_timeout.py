@@ -9,7 +9,6 @@ import time
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 SUITE = """
@@ -28,26 +27,26 @@ cases:
 """
 
 
-def test_a_silent_judge_is_an_error_row_at_the_limit(write, tmp_path):
+def test_a_silent_judge_is_an_error_row_at_the_limit(write, tmp_path, fake_anthropic, anthropic_env):
     release = threading.Event()
 
     def silent(body):  # accepts the request and never answers (until the test ends)
-        release.wait(120)
+        release.wait(600)
         return "too late"
 
     script = (Script().respond(silent, tool="record_verdicts").respond(silent, tool="record_fields")
               .reply("Hello Ada"))
     suite = write("s.yml", SUITE.format(limit=2))
-    with FakeAnthropicServer(script) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        started = time.monotonic()
-        try:
-            result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
-        finally:
-            release.set()
-        took = time.monotonic() - started
+    fake = fake_anthropic(script)
+    env = anthropic_env(fake)
+    started = time.monotonic()
+    try:
+        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
+    finally:
+        release.set()
+    took = time.monotonic() - started
     assert result.exit_code == 1, result.output
-    assert took < 30, took  # the limit is 2 s; the HTTP client alone would wait 600 s a read
+    assert took < 100, took  # a hang guard: the limit is 2 s; unheld, the judge would answer only at 600 s
     run = json.loads((tmp_path / "r.json").read_text())["suites"][0]["cases"][0]["runs"][0]
     # The judge and the extraction of the output are one call: both are errors at its limit.
     assert run["extraction_error"] == "judge and extraction call took over 2 s (the suite's timeout.judge)"

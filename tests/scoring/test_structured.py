@@ -80,12 +80,12 @@ def _run(write, tmp_path, fake, judge_model=SUPPORTED, extra=""):
     return run(load_suites([suite]), client, RunOptions())
 
 
-def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(write, tmp_path):
+def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(write, tmp_path, fake_anthropic):
     """Strict tool use: valid by construction, and the tool stays where the documented prompt-cache
     order puts it (before the judge's cached system prompt)."""
-    with FakeAnthropicServer(_script()) as fake:
-        report = _run(write, tmp_path, fake)
-        [body] = _judged(fake)
+    fake = fake_anthropic(_script())
+    report = _run(write, tmp_path, fake)
+    [body] = _judged(fake)
     assert report.verdict == "pass" and report.suites[0].cases[0].runs[0].items[0].status == "pass"
     assert "output_config" not in body and "temperature" not in body
     assert body["tool_choice"] == {"type": "tool", "name": JUDGE_TOOL} and body["thinking"] == {"type": "disabled"}
@@ -97,12 +97,12 @@ def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(wr
     assert f"Call {JUDGE_TOOL} with exactly these ids: polite." in body["messages"][0]["content"]
 
 
-def test_a_judge_model_evalkit_does_not_know_is_asked_the_way_current_models_take(write, tmp_path):
+def test_a_judge_model_evalkit_does_not_know_is_asked_the_way_current_models_take(write, tmp_path, fake_anthropic):
     """No forced tool (a model that thinks by default refuses it), no thinking setting, and room in
     max_tokens for whatever thinking the model does."""
-    with FakeAnthropicServer(_script()) as fake:
-        report = _run(write, tmp_path, fake, judge_model=UNKNOWN)
-        [body] = _judged(fake)
+    fake = fake_anthropic(_script())
+    report = _run(write, tmp_path, fake, judge_model=UNKNOWN)
+    [body] = _judged(fake)
     assert report.verdict == "pass"
     assert "tool_choice" not in body and "tools" not in body and "thinking" not in body and "temperature" not in body
     assert body["output_config"]["format"]["schema"]["title"] == JUDGE_TOOL
@@ -110,13 +110,13 @@ def test_a_judge_model_evalkit_does_not_know_is_asked_the_way_current_models_tak
     assert "Answer with the JSON object with exactly these ids: polite." in body["messages"][0]["content"]
 
 
-def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path):
+def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path, anthropic_env):
     suite = write("s.yml", SUITE.format(judge="claude-opus-4-8", extra=""))
     for supported in (True, False):
         with FakeAnthropicServer(_script()) as fake:
             fake.models = [{"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None,
                             "structured_outputs": supported, "thinking": True}]  # `disabled` taken: a forced tool
-            env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url}
+            env = anthropic_env(fake)
             client = make_client(anthropic_provider(env=env), cache_dir=tmp_path / f"cache-{supported}")
             report = run(load_suites([suite]), client, RunOptions())
             [body] = _judged(fake)
@@ -125,11 +125,11 @@ def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path):
 
 
 @pytest.mark.parametrize("judge_model", [SUPPORTED, UNKNOWN])
-def test_a_malformed_reply_is_an_error_row_never_a_pass(write, tmp_path, judge_model):
+def test_a_malformed_reply_is_an_error_row_never_a_pass(write, tmp_path, judge_model, fake_anthropic):
     script = Script().reply("Hello Ada", prompt="Greet").reply("It passes, trust me.", tool=JUDGE_TOOL)
-    with FakeAnthropicServer(script) as fake:
-        report = _run(write, tmp_path, fake, judge_model=judge_model)
-        judged = _judged(fake)
+    fake = fake_anthropic(script)
+    report = _run(write, tmp_path, fake, judge_model=judge_model)
+    judged = _judged(fake)
     [item] = report.suites[0].cases[0].runs[0].items
     assert item.status == "error" and "judge reply invalid after a retry" in item.reason
     assert report.verdict != "pass" and len(judged) == 2  # asked once more, by the same route
@@ -140,10 +140,10 @@ def test_a_malformed_reply_is_an_error_row_never_a_pass(write, tmp_path, judge_m
     assert "That reply was invalid" in judged[1]["messages"][2]["content"]
 
 
-def test_judge_thinking_asks_with_thinking_and_no_tool_choice_or_temperature(write, tmp_path):
-    with FakeAnthropicServer(_script()) as fake:
-        report = _run(write, tmp_path, fake, extra="judge_thinking: {budget_tokens: 2048}")
-        [body] = _judged(fake)
+def test_judge_thinking_asks_with_thinking_and_no_tool_choice_or_temperature(write, tmp_path, fake_anthropic):
+    fake = fake_anthropic(_script())
+    report = _run(write, tmp_path, fake, extra="judge_thinking: {budget_tokens: 2048}")
+    [body] = _judged(fake)
     # The fake answered a thinking block before the JSON: the verdict is read from the text alone.
     assert report.verdict == "pass" and report.suites[0].cases[0].runs[0].items[0].status == "pass"
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
@@ -151,12 +151,13 @@ def test_judge_thinking_asks_with_thinking_and_no_tool_choice_or_temperature(wri
     assert body["max_tokens"] == 2048 + 512 + 256 and "output_config" in body
 
 
-def test_judge_thinking_on_a_model_whose_thinking_is_not_known_is_refused_before_any_call(write, tmp_path):
+def test_judge_thinking_on_a_model_whose_thinking_is_not_known_is_refused_before_any_call(write, tmp_path,
+                                                                                          fake_anthropic, anthropic_env):
     suite = write("s.yml", SUITE.format(judge=UNKNOWN, extra="judge_thinking: {budget_tokens: 2048}"))
-    with FakeAnthropicServer(_script()) as fake:
-        env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url, "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
-        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
-        assert fake.request_count == 0
+    fake = fake_anthropic(_script())
+    env = anthropic_env(fake)
+    result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json")], env=env)
+    assert fake.request_count == 0
     assert result.exit_code == 2, result.output
     [line] = [ln for ln in result.output.splitlines() if "judge_thinking" in ln]
     assert f"judge model {UNKNOWN} with judge_thinking (budget_tokens 2048) cannot be asked" in line
@@ -170,16 +171,16 @@ def test_a_thinking_budget_below_the_apis_minimum_is_a_suite_error_with_its_line
     assert "line 3: budget_tokens 500 is below 1024, the least the API takes" in str(caught.value).splitlines()[1]
 
 
-def test_the_fake_refuses_thinking_with_a_forced_tool_as_the_api_does():
+def test_the_fake_refuses_thinking_with_a_forced_tool_as_the_api_does(fake_anthropic):
     """The fallback can never carry thinking: the API (and the fake) refuse that combination."""
     request = judge_request(SUPPORTED, "out", CRITERIA)
     body = {**request.to_api_body(), "thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 4096}
-    with FakeAnthropicServer(_script()) as fake:
-        import anthropic
+    fake = fake_anthropic(_script())
+    import anthropic
 
-        client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)
-        with pytest.raises(anthropic.BadRequestError, match="tool_choice forces tool use"):
-            client.messages.create(**body)
+    client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)
+    with pytest.raises(anthropic.BadRequestError, match="tool_choice forces tool use"):
+        client.messages.create(**body)
 
 
 def _caps(model):
@@ -291,12 +292,12 @@ def test_the_in_process_judge_reads_a_structured_reply_with_thinking():
 
 
 @pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-opus-4-8", "claude-haiku-5-5"])
-def test_a_judge_thinking_suite_runs_on_a_model_of_each_thinking_kind(write, tmp_path, model):
+def test_a_judge_thinking_suite_runs_on_a_model_of_each_thinking_kind(write, tmp_path, model, fake_anthropic):
     """A budget on Haiku 4.5 (no adaptive thinking), adaptive at an effort on Opus 4.8 and Haiku 5.5,
     through the fake that refuses what the API refuses."""
-    with FakeAnthropicServer(_script(), unknown_models="404") as fake:
-        report = _run(write, tmp_path, fake, judge_model=model, extra="judge_thinking: {effort: medium}")
-        [body] = _judged(fake)
+    fake = fake_anthropic(_script(), unknown_models="404")
+    report = _run(write, tmp_path, fake, judge_model=model, extra="judge_thinking: {effort: medium}")
+    [body] = _judged(fake)
     assert report.verdict == "pass" and report.suites[0].cases[0].runs[0].items[0].status == "pass"
     expected = {"type": "enabled", "budget_tokens": 4096} if model == "claude-haiku-4-5" else {"type": "adaptive"}
     assert body["thinking"] == expected and "tool_choice" not in body and "temperature" not in body

@@ -14,7 +14,6 @@ from evalkit.cli.commands import main
 from evalkit.engine import load_suites
 from evalkit.errors import UsageError
 from evalkit.suite.files import resolve_suite_paths
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 
@@ -57,11 +56,10 @@ def test_list_validate_and_plan_see_every_suite_of_the_folder(evals, command):
             assert re.search(rf"(^|[\s(]){name}\b", result.output, re.M), (command, args, result.output)
 
 
-def test_run_runs_every_suite_of_the_folder(evals, tmp_path):
-    with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
-        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        result = invoke("run", "evals", "-o", tmp_path / "res.json", env=env)
+def test_run_runs_every_suite_of_the_folder(evals, tmp_path, fake_anthropic, anthropic_env):
+    fake = fake_anthropic(Script().reply("Hello Ada"))
+    env = anthropic_env(fake)
+    result = invoke("run", "evals", "-o", tmp_path / "res.json", env=env)
     assert result.exit_code == 0, result.output
     ran = [s["name"] for s in json.loads((tmp_path / "res.json").read_text())["suites"]]
     assert sorted(ran) == ["agent", "chat", "main"]

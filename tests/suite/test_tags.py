@@ -64,19 +64,18 @@ def test_list_and_plan_take_tags(suite_file):
     assert planned.output.splitlines()[1].split()[1:3] == ["2", "2"]  # cases, runs
 
 
-def test_run_takes_tags_and_a_selection_that_matches_nothing_says_so(suite_file, tmp_path, monkeypatch):
-    from evalkit.testing.fake_anthropic import FakeAnthropicServer
+def test_run_takes_tags_and_a_selection_that_matches_nothing_says_so(suite_file, tmp_path, fake_anthropic,
+                                                                     anthropic_environ):
     from evalkit.testing.script import Script
 
-    with FakeAnthropicServer(Script().reply("ok")) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        out = tmp_path / "r.json"
-        result = CliRunner().invoke(main, ["run", str(suite_file), "--tag", "nightly", "--no-cache", "-o", str(out)])
-        assert result.exit_code == 0, result.output
-        assert [c["id"] for s in json.loads(out.read_text())["suites"] for c in s["cases"]] == ["c"]
-        assert [r["messages"][0]["content"] for r in server.requests] == ["Say gamma"]
-        nothing = CliRunner().invoke(main, ["run", str(suite_file), "--case", "a", "--tag", "nightly", "--no-cache"])
+    server = fake_anthropic(Script().reply("ok"))
+    anthropic_environ(server)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["run", str(suite_file), "--tag", "nightly", "--no-cache", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [c["id"] for s in json.loads(out.read_text())["suites"] for c in s["cases"]] == ["c"]
+    assert [r["messages"][0]["content"] for r in server.requests] == ["Say gamma"]
+    nothing = CliRunner().invoke(main, ["run", str(suite_file), "--case", "a", "--tag", "nightly", "--no-cache"])
     assert nothing.exit_code == 2
     assert "--case a --tag nightly matches no case" in nothing.output
 

@@ -30,8 +30,9 @@ def test_alias_bomb_is_refused_quickly_with_the_line_of_the_first_alias(tmp_path
     t0 = time.perf_counter()
     with pytest.raises(ValueError, match=r"bomb.yml:3: .*aliases are expanded"):
         read_yaml(path)
-    # A hang guard, not a benchmark (benchmarks/yaml_limits.py prints the figure).
-    assert time.perf_counter() - t0 < 5
+    # A hang guard, not a benchmark (benchmarks/yaml_limits.py prints the figure): expanded, the bomb
+    # would take hours; refused, well under a second, with room for a loaded machine.
+    assert time.perf_counter() - t0 < 60
 
 
 def test_alias_bomb_through_the_cli_exits_2_with_the_line(tmp_path):
@@ -97,7 +98,7 @@ def test_deep_nesting_is_refused_not_a_crash(tmp_path):
     t0 = time.perf_counter()
     with pytest.raises(ValueError) as refused:
         read_yaml(path)
-    assert time.perf_counter() - t0 < 5
+    assert time.perf_counter() - t0 < 60  # a hang guard, with room for a loaded machine
     message = str(refused.value)
     assert message.startswith(f"{path}:1: ") and "\n" not in message, message
 

@@ -22,9 +22,8 @@ WEATHER_TOOL = {"name": "get_weather", "description": "Weather for a city",
 
 
 @pytest.fixture
-def fake():
-    with FakeAnthropicServer(Script()) as server:
-        yield server
+def fake(fake_anthropic):
+    return fake_anthropic(Script())
 
 
 def ask(client, prompt: str, **kwargs):
@@ -239,7 +238,7 @@ def _get(url: str):
 
 def _open(req, raw: bool):
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=60) as resp:
             status, data = resp.status, resp.read()
     except urllib.error.HTTPError as err:
         status, data = err.code, err.read()

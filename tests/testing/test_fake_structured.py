@@ -11,7 +11,6 @@ anthropic = pytest.importorskip("anthropic")
 
 from evalkit.errors import ProviderError  # noqa: E402
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse  # noqa: E402
-from evalkit.testing.fake_anthropic import FakeAnthropicServer  # noqa: E402
 from evalkit.testing.fake_models import DEFAULT_MODELS, model_info  # noqa: E402
 from evalkit.testing.offline_server import OFFLINE_REASON, offline_script  # noqa: E402
 from evalkit.testing.script import Script, requested_schema, requested_tool  # noqa: E402
@@ -25,10 +24,8 @@ THINKING = {"type": "enabled", "budget_tokens": 1024}
 
 
 @pytest.fixture
-def fake():
-    script = Script().tool_reply("record_city", {"city": "Oslo"}).reply("plain prose")
-    with FakeAnthropicServer(script) as server:
-        yield server
+def fake(fake_anthropic):
+    return fake_anthropic(Script().tool_reply("record_city", {"city": "Oslo"}).reply("plain prose"))
 
 
 def ask(client, **kwargs):

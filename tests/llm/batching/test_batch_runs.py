@@ -14,7 +14,6 @@ from evalkit.llm.batching import PollPolicy, store_path_for, use_batches
 from evalkit.llm.pricing import cost_usd
 from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.run.runner import RunOptions
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script, requested_tool
 from tests.conftest import verdicts
 
@@ -67,16 +66,16 @@ def outcome(report):
             for s in report.suites for c in s.cases]
 
 
-def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write, tmp_path):
+def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write, tmp_path, fake_anthropic):
     suite = write("coach.yml", SUITE)
-    with FakeAnthropicServer(coach_script()) as fake:
-        interactive = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-        assert fake.batches.creates == 0 and fake.request_count == 6  # a target, the judge with the extraction
-        fake.reset_counts()
-        batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
-                      RunOptions())
-        assert fake.request_count == 0  # nothing went call by call
-        waves = [fake.batches.requests_of(b) for b in fake.batches.batch_ids]
+    fake = fake_anthropic(coach_script())
+    interactive = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    assert fake.batches.creates == 0 and fake.request_count == 6  # a target, the judge with the extraction
+    fake.reset_counts()
+    batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
+                  RunOptions())
+    assert fake.request_count == 0  # nothing went call by call
+    waves = [fake.batches.requests_of(b) for b in fake.batches.batch_ids]
     assert outcome(batched) == outcome(interactive)
     assert [c.verdict for c in batched.suites[0].cases] == ["pass", "fail", "pass"]
     # Targets first, then the judge and extraction calls for their outputs (one call an output).
@@ -90,13 +89,13 @@ def test_a_batch_run_gives_the_verdicts_of_an_interactive_run_in_two_waves(write
     assert not store_path_for(tmp_path / "r.json").exists()  # a finished run leaves nothing to resume
 
 
-def test_batch_calls_are_priced_at_batch_rates(write, tmp_path):
+def test_batch_calls_are_priced_at_batch_rates(write, tmp_path, fake_anthropic):
     suite = write("coach.yml", SUITE)
-    with FakeAnthropicServer(coach_script()) as fake:  # each its own fake: prompt-cache writes alike
-        interactive = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
-    with FakeAnthropicServer(coach_script()) as fake:
-        batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
-                      RunOptions())
+    fake = fake_anthropic(coach_script())  # each its own fake: prompt-cache writes alike
+    interactive = run(load_suites([suite]), client_for(fake, tmp_path), RunOptions())
+    fake = fake_anthropic(coach_script())
+    batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
+                  RunOptions())
     usage = batched.usage
     assert usage.cache_read_tokens > 0
     assert (usage.cache_read_tokens, usage.cache_write_tokens) == (interactive.usage.cache_read_tokens,
@@ -108,28 +107,28 @@ def test_batch_calls_are_priced_at_batch_rates(write, tmp_path):
     assert cost_usd(MODEL, 1_000_000, 0, batch=True) == pytest.approx(cost_usd(MODEL, 1_000_000, 0) / 2)
 
 
-def test_an_interrupted_batch_run_resumes_by_batch_id_without_resubmitting(write, tmp_path):
+def test_an_interrupted_batch_run_resumes_by_batch_id_without_resubmitting(write, tmp_path, fake_anthropic):
     suite = write("coach.yml", SUITE)
     results = tmp_path / "r.json"
-    with FakeAnthropicServer(coach_script(), batch_delay=3600) as fake:
+    fake = fake_anthropic(coach_script(), batch_delay=3600)
 
-        async def interrupted() -> None:
-            task = asyncio.ensure_future(run_async(load_suites([suite]), client_for(fake, tmp_path,
-                                                                                    batch_results=results)))
-            while fake.batches.creates == 0:
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.1)  # a few polls of a batch that is still in progress
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+    async def interrupted() -> None:
+        task = asyncio.ensure_future(run_async(load_suites([suite]), client_for(fake, tmp_path,
+                                                                                batch_results=results)))
+        while fake.batches.creates == 0:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # a few polls of a batch that is still in progress
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
 
-        asyncio.run(interrupted())
-        saved = json.loads(store_path_for(results).read_text())["batches"]
-        assert list(saved) == fake.batches.batch_ids and len(next(iter(saved.values()))) == 3
-        fake.batches.processing_delay = 0  # the batch ends while nobody watches
-        report = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=results), RunOptions())
-        target_batches = [b for b in fake.batches.batch_ids
-                          if all(requested_tool(r["params"]) is None for r in fake.batches.requests_of(b))]
+    asyncio.run(interrupted())
+    saved = json.loads(store_path_for(results).read_text())["batches"]
+    assert list(saved) == fake.batches.batch_ids and len(next(iter(saved.values()))) == 3
+    fake.batches.processing_delay = 0  # the batch ends while nobody watches
+    report = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=results), RunOptions())
+    target_batches = [b for b in fake.batches.batch_ids
+                      if all(requested_tool(r["params"]) is None for r in fake.batches.requests_of(b))]
     assert len(target_batches) == 1  # the targets' batch was picked up by id, not submitted again
     assert fake.batches.creates == 2 and fake.batches.batched_requests == 3 + 3
     assert [c.verdict for c in report.suites[0].cases] == ["pass", "fail", "pass"]
@@ -138,15 +137,15 @@ def test_an_interrupted_batch_run_resumes_by_batch_id_without_resubmitting(write
 
 
 @pytest.mark.parametrize("kind", ["expired", "errored"])
-def test_a_failed_request_is_retried_once_in_the_next_batch_then_is_an_error_row(write, tmp_path, kind):
+def test_a_failed_request_is_retried_once_in_the_next_batch_then_is_an_error_row(write, tmp_path, kind, fake_anthropic):
     suite = write("coach.yml", SUITE)
-    with FakeAnthropicServer(coach_script()) as fake:
-        fake.batches.fail(kind, prompt="Coach Bob")  # every time: the retry fails too
-        fake.batches.fail(kind, prompt="Coach Cy", times=1)  # once: the retry succeeds
-        report = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
-                     RunOptions())
-        bob_sent = sum(1 for b in fake.batches.batch_ids for r in fake.batches.requests_of(b)
-                       if "Coach Bob" in json.dumps(r["params"]) and requested_tool(r["params"]) is None)
+    fake = fake_anthropic(coach_script())
+    fake.batches.fail(kind, prompt="Coach Bob")  # every time: the retry fails too
+    fake.batches.fail(kind, prompt="Coach Cy", times=1)  # once: the retry succeeds
+    report = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
+                 RunOptions())
+    bob_sent = sum(1 for b in fake.batches.batch_ids for r in fake.batches.requests_of(b)
+                   if "Coach Bob" in json.dumps(r["params"]) and requested_tool(r["params"]) is None)
     cases = {c.id: c for c in report.suites[0].cases}
     assert bob_sent == 2  # one retry, no more
     assert cases["bob"].verdict == "error"
@@ -155,39 +154,38 @@ def test_a_failed_request_is_retried_once_in_the_next_batch_then_is_an_error_row
     assert cases["cy"].verdict == "pass" and cases["ada"].verdict == "pass"
 
 
-def test_callable_targets_call_the_model_as_usual_and_the_output_says_so(write, tmp_path):
+def test_callable_targets_call_the_model_as_usual_and_the_output_says_so(write, tmp_path, fake_anthropic):
     write("agent.py", """
         def coach(case, llm):
             return llm.complete(f"Coach {case['who']} for a race.")
     """)
     suite = write("coach.yml", SUITE.replace('target: {prompt: "Coach {{ who }} for a race."}',
                                              "target: agent:coach"))
-    with FakeAnthropicServer(coach_script()) as fake:
-        client = client_for(fake, tmp_path)
-        from evalkit.llm.batching import batch_run  # the CLI's own setup, with its notes
+    fake = fake_anthropic(coach_script())
+    client = client_for(fake, tmp_path)
+    from evalkit.llm.batching import batch_run  # the CLI's own setup, with its notes
 
-        notes: list[str] = []
-        batch_run(client, tmp_path / "r.json", load_suites([suite]), None, notes.append)
-        client.batcher.poll = FAST
-        report = run(load_suites([suite]), client, RunOptions())
-        assert fake.request_count == 3  # the agent's own calls, one by one
-        assert fake.batches.batched_requests == 3  # the judge and the extraction, one call an output
+    notes: list[str] = []
+    batch_run(client, tmp_path / "r.json", load_suites([suite]), None, notes.append)
+    client.batcher.poll = FAST
+    report = run(load_suites([suite]), client, RunOptions())
+    assert fake.request_count == 3  # the agent's own calls, one by one
+    assert fake.batches.batched_requests == 3  # the judge and the extraction, one call an output
     assert [c.verdict for c in report.suites[0].cases] == ["pass", "fail", "pass"]
     assert notes and "coach" in notes[0] and "one by one" in notes[0]
     assert notes[0] in report.warnings
 
 
-def test_the_cli_runs_with_batch(write, tmp_path, monkeypatch):
+def test_the_cli_runs_with_batch(write, tmp_path, monkeypatch, fake_anthropic, anthropic_environ):
     from evalkit.cli.commands import main
 
     suite = write("coach.yml", SUITE)
-    with FakeAnthropicServer(coach_script()) as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-        monkeypatch.setattr("evalkit.llm.batching.setup.PollPolicy", lambda: FAST)
-        result = CliRunner().invoke(main, ["run", str(suite), "--batch", "--no-cache", "-o",
-                                           str(tmp_path / "out.json")])
-        assert fake.batches.creates == 2 and fake.request_count == 0
+    fake = fake_anthropic(coach_script())
+    anthropic_environ(fake)
+    monkeypatch.setattr("evalkit.llm.batching.setup.PollPolicy", lambda: FAST)
+    result = CliRunner().invoke(main, ["run", str(suite), "--batch", "--no-cache", "-o",
+                                       str(tmp_path / "out.json")])
+    assert fake.batches.creates == 2 and fake.request_count == 0
     assert result.exit_code == 1, result.output  # bob fails its rubric item
     assert "Message Batch msgbatch_" in result.output and "3 requests submitted" in result.output
     assert (tmp_path / "out.json").exists() and not (tmp_path / "out.batches.json").exists()
@@ -195,14 +193,14 @@ def test_the_cli_runs_with_batch(write, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("family", ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8", "claude-haiku-5-5",
                                     "claude-sonnet-5-5", "claude-fable-5-1"])
-def test_a_batch_run_on_each_model_family_is_refused_nothing(write, tmp_path, family):
+def test_a_batch_run_on_each_model_family_is_refused_nothing(write, tmp_path, family, fake_anthropic):
     """Batch params are held to the same published rules as a call (no sampling parameter, no forced
     tool while thinking): every batched request succeeds, on a model of each family."""
     suite = write("coach.yml", SUITE.replace(MODEL, family))
-    with FakeAnthropicServer(coach_script(), unknown_models="404") as fake:
-        batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
-                      RunOptions())
-        waves = [fake.batches.requests_of(b) for b in fake.batches.batch_ids]
+    fake = fake_anthropic(coach_script(), unknown_models="404")
+    batched = run(load_suites([suite]), client_for(fake, tmp_path, batch_results=tmp_path / "r.json"),
+                  RunOptions())
+    waves = [fake.batches.requests_of(b) for b in fake.batches.batch_ids]
     assert [c.verdict for c in batched.suites[0].cases] == ["pass", "fail", "pass"]
     assert [len(w) for w in waves] == [3, 3] and all(r["params"]["model"] == family for w in waves for r in w)
     assert not any({"temperature", "top_p", "top_k"} & set(r["params"]) for w in waves for r in w)

@@ -23,11 +23,11 @@ def run_on_fake(suite, fake):
     return run(load_suites([suite]), client, RunOptions())
 
 
-def test_judge_and_extraction_prefixes_are_written_once_then_read_and_priced_as_such(write):
+def test_judge_and_extraction_prefixes_are_written_once_then_read_and_priced_as_such(write, fake_anthropic):
     suite = write("coach.yml", SUITE)
-    with FakeAnthropicServer(coach_script()) as fake:
-        report = run_on_fake(suite, fake)
-        judged = [b for b in fake.requests if requested_tool(b)]
+    fake = fake_anthropic(coach_script())
+    report = run_on_fake(suite, fake)
+    judged = [b for b in fake.requests if requested_tool(b)]
     assert judged and all(b["system"][-1]["cache_control"] == {"type": "ephemeral"} for b in judged)
     usage = report.usage
     # Three cases share one checklist and one field list: each prefix is written once and read twice.

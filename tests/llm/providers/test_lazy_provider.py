@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,7 +15,6 @@ import pytest
 from evalkit.errors import MissingKeyError, ProviderError
 from evalkit.llm.providers.interface import ModelRequest
 from evalkit.llm.providers.lazy import LazyProvider
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
 
@@ -47,23 +45,22 @@ def cli_in_subprocess(env, *args):
 
 
 @pytest.mark.slow
-def test_a_fully_cached_run_never_imports_anthropic(tmp_path):
+def test_a_fully_cached_run_never_imports_anthropic(tmp_path, fake_anthropic, anthropic_env):
     suite = tmp_path / "s.yml"
     suite.write_text(SUITE, encoding="utf-8")
     script = Script().reply("Hello there").tool_reply("record_verdicts", {"items": [
         {"id": "warm", "reason": "friendly", "verdict": "pass"}]})
-    with FakeAnthropicServer(script) as fake:
-        env = {**os.environ, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache"), "CI": "1"}
-        run = ["run", str(suite), "-o", str(tmp_path / "r.json")]
-        first, _ = cli_in_subprocess(env, *run)
-        assert first == {"code": 0, "anthropic": True} and fake.request_count == 3
-        second, err = cli_in_subprocess(env, *run)
-        assert second == {"code": 0, "anthropic": False}, err
-        assert fake.request_count == 3  # nothing asked again
-        # One request the cache cannot answer: the client is built after all.
-        third, _ = cli_in_subprocess({**env, "EVALKIT_CACHE_DIR": str(tmp_path / "other")}, *run)
-        assert third == {"code": 0, "anthropic": True} and fake.request_count == 6
+    fake = fake_anthropic(script)
+    env = anthropic_env(fake, inherit=True, CI="1")
+    run = ["run", str(suite), "-o", str(tmp_path / "r.json")]
+    first, _ = cli_in_subprocess(env, *run)
+    assert first == {"code": 0, "anthropic": True} and fake.request_count == 3
+    second, err = cli_in_subprocess(env, *run)
+    assert second == {"code": 0, "anthropic": False}, err
+    assert fake.request_count == 3  # nothing asked again
+    # One request the cache cannot answer: the client is built after all.
+    third, _ = cli_in_subprocess({**env, "EVALKIT_CACHE_DIR": str(tmp_path / "other")}, *run)
+    assert third == {"code": 0, "anthropic": True} and fake.request_count == 6
 
 
 def test_concurrent_first_calls_build_the_provider_once():

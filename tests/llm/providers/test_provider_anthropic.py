@@ -10,7 +10,6 @@ import pytest
 
 from evalkit.errors import MissingKeyError, ProviderError
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse, Provider
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 
 anthropic = pytest.importorskip("anthropic")
@@ -24,9 +23,8 @@ TOOL = {"name": "grade", "description": "Record a grade",
 
 
 @pytest.fixture
-def fake():
-    with FakeAnthropicServer(Script()) as server:
-        yield server
+def fake(fake_anthropic):
+    return fake_anthropic(Script())
 
 
 def run(fake, *requests: ModelRequest, **provider_kwargs):
@@ -81,9 +79,8 @@ def test_forced_tool_reply(fake):
     assert fake.requests[0]["tool_choice"] == {"type": "tool", "name": "grade"}
 
 
-def test_env_vars_give_key_and_url(fake, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+def test_env_vars_give_key_and_url(fake, anthropic_environ):
+    anthropic_environ(fake, key="env-key")
     fake.script.reply("from env")
 
     async def main():
@@ -272,9 +269,8 @@ def test_concurrent_requests_overlap(fake):
     assert fake.peak_in_flight >= 8, fake.peak_in_flight
 
 
-def test_lifecycles_come_from_the_models_endpoint(fake, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+def test_lifecycles_come_from_the_models_endpoint(fake, anthropic_environ):
+    anthropic_environ(fake)
     fake.models = [{"id": "claude-new-1", "lifecycle": "active", "retires_at": None, "structured_outputs": True,
                     "thinking": True},
                    {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z",
@@ -296,9 +292,8 @@ def test_lifecycles_come_from_the_models_endpoint(fake, monkeypatch):
     assert fake.models_requests == 1 and fake.request_count == 0
 
 
-def test_a_models_endpoint_that_fails_raises_for_the_caller_to_fall_back(fake, monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+def test_a_models_endpoint_that_fails_raises_for_the_caller_to_fall_back(fake, anthropic_environ):
+    anthropic_environ(fake)
     fake.models = None  # 404
     with pytest.raises(Exception):
         fetch_lifecycles()

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from evalkit.cli.commands import main
-from evalkit.testing.fake_anthropic import FakeAnthropicServer
 
 pytest_plugins = ["pytester"]
 
@@ -22,13 +21,12 @@ VERBOSE_LINE = re.compile(r"::(?:test_\w+\[)?([\w-]+)\]? (PASSED|FAILED|SKIPPED|
 
 
 @pytest.fixture(params=["pass", "fail"])
-def fake(request, monkeypatch, tmp_path):
-    with FakeAnthropicServer(demo.script(request.param)) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / f"cache-{request.param}"))
-        server.variant = request.param
-        yield server
+def fake(request, monkeypatch, tmp_path, fake_anthropic, anthropic_environ):
+    server = fake_anthropic(demo.script(request.param))
+    anthropic_environ(server)
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / f"cache-{request.param}"))
+    server.variant = request.param
+    return server
 
 
 def _cli_verdicts(tmp_path, *args):

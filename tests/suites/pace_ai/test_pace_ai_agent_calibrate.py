@@ -22,6 +22,7 @@ from evalkit.scoring.judge import judge_request
 from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from evalkit.trace.steps import judged_trace
+from tests.fakes import model_env
 
 REPO = Path(__file__).resolve().parents[3]
 _FENCED = re.compile(r"<(output-[0-9a-f]{12})>\n(.*)\n</\1>", re.DOTALL)
@@ -68,7 +69,7 @@ def calibrate(suite: Path, judge: Callable[[dict], dict], extract: Callable[[dic
     script = Script().respond(judge, tool="record_verdicts").respond(extract, tool="record_fields")
     with FakeAnthropicServer(script) as fake:
         result = CliRunner().invoke(main, ["calibrate", str(suite), "--repeats", "2", "--no-cache"],
-                                    env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url},
+                                    env=model_env(fake.url),
                                     catch_exceptions=False)
     return result, json.loads(suite.with_name("agent.calibration.json").read_text())
 

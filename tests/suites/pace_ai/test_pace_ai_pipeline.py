@@ -185,10 +185,10 @@ def test_three_inconsistent_runs_fail_agreement():
     assert {"recommended_weekly_km", "run_days_per_week", "long_run_km", "includes_rest_day"} <= disagreed
 
 
-def test_rerun_with_the_same_cache_dir_makes_no_new_requests(tmp_path):
-    with FakeAnthropicServer(demo.script("pass")) as fake:
-        first, made = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
-        second, again = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
+def test_rerun_with_the_same_cache_dir_makes_no_new_requests(tmp_path, fake_anthropic):
+    fake = fake_anthropic(demo.script("pass"))
+    first, made = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
+    second, again = run_suite(None, cache_dir=tmp_path, fake=fake, deprecated=None)
     assert len(made) == 113 and again == []
     assert second.verdict == first.verdict == "pass"
     assert second.usage.calls == 0 and second.usage.cache_hits == 128
