@@ -60,13 +60,17 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         suite = write_suite(Path(tmp), args.cases)
-        server = subprocess.Popen([sys.executable, "-c", SERVER, str(args.delay)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-c", SERVER, str(args.delay)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         url = server.stdout.readline().strip()  # type: ignore[union-attr]
         try:
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", HARNESS, url, str(suite), str(args.poll),
-                                  str(Path(tmp) / "results.json")], capture_output=True, text=True)
+            out = subprocess.run(
+                [sys.executable, "-c", HARNESS, url, str(suite), str(args.poll), str(Path(tmp) / "results.json")],
+                capture_output=True,
+                text=True,
+            )
             wall = time.perf_counter() - t0
         finally:
             server.stdin.close()  # type: ignore[union-attr]
@@ -74,10 +78,14 @@ def main() -> None:
             server.wait(timeout=30)
     creates, batched, interactive = (int(x) for x in stats.split()[1:4])
     result = next((ln[7:] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), out.stderr[-500:])
-    print(f"{args.cases} one-call cases through Message Batches (fake ends a batch after {args.delay:g} s, "
-          f"polled every {args.poll:g} s)")
-    print(f"  wall {wall:.1f} s (fresh process, start-up included); {creates} batch(es) holding {batched} "
-          f"requests, {interactive} requests one by one; {result}")
+    print(
+        f"{args.cases} one-call cases through Message Batches (fake ends a batch after {args.delay:g} s, "
+        f"polled every {args.poll:g} s)"
+    )
+    print(
+        f"  wall {wall:.1f} s (fresh process, start-up included); {creates} batch(es) holding {batched} "
+        f"requests, {interactive} requests one by one; {result}"
+    )
     os._exit(0)
 
 

@@ -28,8 +28,13 @@ SUITES = [str(ROOT / "suites" / "pace_ai"), str(ROOT / "suites" / "help_agents")
 
 def evalkit_run(env: dict[str, str], out: Path, *extra: str) -> tuple[float, subprocess.CompletedProcess[str]]:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, *extra, EVALKIT, "run", *SUITES, "-o", str(out)],
-                          env=env, capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, *extra, EVALKIT, "run", *SUITES, "-o", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"evalkit run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -54,8 +59,13 @@ def main() -> int:
         script.extend(part)
     with FakeAnthropicServer(script) as fake, tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        env = {**os.environ, "ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": fake.url,
-               "EVALKIT_CACHE_DIR": str(work / "cache"), "CI": "1"}
+        env = {
+            **os.environ,
+            "ANTHROPIC_API_KEY": "bench",
+            "ANTHROPIC_BASE_URL": fake.url,
+            "EVALKIT_CACHE_DIR": str(work / "cache"),
+            "CI": "1",
+        }
         cold_env = {**env, "EVALKIT_CACHE_DIR": str(work / "cold")}
         _, first = evalkit_run(env, work / "fill.json")
         filled = calls(work / "fill.json")
@@ -69,8 +79,10 @@ def main() -> int:
         _, traced = evalkit_run(env, work / "traced.json", "-X", "importtime")
         imported = any(line.rstrip().endswith("| anthropic") for line in traced.stderr.splitlines())
     print(f"both bundled suites ({filled} model calls when nothing is cached), medians of {args.rounds}:")
-    print(f"  fully cached re-run : {statistics.median(cached):.2f} s wall (min {min(cached):.2f}), "
-          f"0 calls, anthropic imported: {'yes' if imported else 'no'}")
+    print(
+        f"  fully cached re-run : {statistics.median(cached):.2f} s wall (min {min(cached):.2f}), "
+        f"0 calls, anthropic imported: {'yes' if imported else 'no'}"
+    )
     print(f"  empty cache (0 ms)  : {statistics.median(uncached):.2f} s wall (min {min(uncached):.2f})")
     return 0
 

@@ -57,23 +57,46 @@ HELP = "suites/help_agents/help_agents/"
 
 T_PACE = "tests/suites/pace_ai/"
 #: the agent suite's own tests: its purpose-built trajectories and its gold set, bad caught and sound passed
-T_AGENT = (T_PACE + "test_pace_ai_agent.py", T_PACE + "test_pace_ai_agent_gold.py", T_PACE + "test_pace_ai_agent_edges.py")
+T_AGENT = (
+    T_PACE + "test_pace_ai_agent.py",
+    T_PACE + "test_pace_ai_agent_gold.py",
+    T_PACE + "test_pace_ai_agent_edges.py",
+)
 #: file → (module name, suite folders whose selftest is the oracle, the unit tests that cover the file:
 #: the fast ones, a few seconds each, so that they can run on every selftest survivor)
 SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
-    PACE + "checks.py": ("pace_ai.checks", ("suites/pace_ai",),
-                         (T_PACE + "test_pace_ai_rubric_checks.py", T_PACE + "test_pace_ai_safety_and_taper.py",
-                          T_PACE + "test_pace_ai_edges.py")),
-    PACE + "agent_checks.py": ("pace_ai.agent_checks", ("suites/pace_ai",), (T_PACE + "test_pace_ai_edges.py", *T_AGENT)),
-    PACE + "reading.py": ("pace_ai.reading", ("suites/pace_ai",),
-                          (T_PACE + "test_pace_ai_reading.py", T_PACE + "test_pace_ai_edges.py")),
+    PACE + "checks.py": (
+        "pace_ai.checks",
+        ("suites/pace_ai",),
+        (
+            T_PACE + "test_pace_ai_rubric_checks.py",
+            T_PACE + "test_pace_ai_safety_and_taper.py",
+            T_PACE + "test_pace_ai_edges.py",
+        ),
+    ),
+    PACE + "agent_checks.py": (
+        "pace_ai.agent_checks",
+        ("suites/pace_ai",),
+        (T_PACE + "test_pace_ai_edges.py", *T_AGENT),
+    ),
+    PACE + "reading.py": (
+        "pace_ai.reading",
+        ("suites/pace_ai",),
+        (T_PACE + "test_pace_ai_reading.py", T_PACE + "test_pace_ai_edges.py"),
+    ),
     PACE + "trajectory.py": ("pace_ai.trajectory", ("suites/pace_ai",), (T_PACE + "test_pace_ai_edges.py", *T_AGENT)),
-    PACE + "tools.py": ("pace_ai.tools", ("suites/pace_ai",),
-                        (T_PACE + "test_pace_ai_tools.py", T_PACE + "test_pace_ai_edges.py")),
+    PACE + "tools.py": (
+        "pace_ai.tools",
+        ("suites/pace_ai",),
+        (T_PACE + "test_pace_ai_tools.py", T_PACE + "test_pace_ai_edges.py"),
+    ),
     HELP + "agents.py": ("help_agents.agents", ("suites/help_agents",), ("tests/suites/help_agents/test_agents.py",)),
     HELP + "models.py": ("help_agents.models", ("suites/help_agents",), ("tests/suites/help_agents/test_agents.py",)),
-    "evalkit/checks/trajectory.py": ("evalkit.checks.trajectory", ("suites/pace_ai",),
-                                     ("tests/checks/test_trajectory.py",)),
+    "evalkit/checks/trajectory.py": (
+        "evalkit.checks.trajectory",
+        ("suites/pace_ai",),
+        ("tests/checks/test_trajectory.py",),
+    ),
 }
 
 
@@ -87,6 +110,7 @@ __all__ = ["Mutant", "generate", "sampled"]  # the package's, re-exported for th
 
 # --- the equivalence list ----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Equivalent:
     file: str
@@ -98,9 +122,13 @@ class Equivalent:
     occurrence: int | None = None  # when the same change recurs in the function: which one (1-based)
 
     def covers(self, m: Mutant) -> bool:
-        return (m.file, m.function, m.operator, m.before, m.after) == \
-            (self.file, self.function, self.operator, self.before, self.after) \
-            and self.occurrence in (None, m.occurrence)
+        return (m.file, m.function, m.operator, m.before, m.after) == (
+            self.file,
+            self.function,
+            self.operator,
+            self.before,
+            self.after,
+        ) and self.occurrence in (None, m.occurrence)
 
 
 def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
@@ -113,6 +141,7 @@ def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
 
 
 # --- the oracle --------------------------------------------------------------------------------
+
 
 def _selftest(folders: Sequence[str], root: Path) -> tuple[bool, str]:
     from evalkit.engine import load_suites
@@ -134,13 +163,19 @@ def _tests(files: Sequence[str], root: Path) -> tuple[bool, str]:
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115  # the child's own output, closed at exit
     # --assert=plain: pytest's assertion rewriter imports evalkit's modules itself (its plugin's
     # distribution), ahead of the mutant on the import path
-    code = pytest.main(["-q", "-x", "--assert=plain", "-p", "no:cacheprovider", "-p", "no:xdist",
-                        *[str(root / f) for f in files]])
+    code = pytest.main(
+        ["-q", "-x", "--assert=plain", "-p", "no:cacheprovider", "-p", "no:xdist", *[str(root / f) for f in files]]
+    )
     return code == 0, f"pytest exit {int(code)}"
 
 
-def _in_child(m: Mutant | None, run: Callable[[Sequence[str], Path], tuple[bool, str]],
-              folders: Sequence[str], root: Path, timeout: float) -> tuple[str, str]:
+def _in_child(
+    m: Mutant | None,
+    run: Callable[[Sequence[str], Path], tuple[bool, str]],
+    folders: Sequence[str],
+    root: Path,
+    timeout: float,
+) -> tuple[str, str]:
     """("passed" | "failed" | "error" | "timeout", detail) of `run` with `m` in place, in a forked child."""
     module = SOURCES[m.file][0] if m is not None else ""  # "": nothing served, nothing forgotten
     return _core.run_isolated(m, module, root, lambda: run(folders, root), timeout)
@@ -162,8 +197,14 @@ class Measured:
     reason: str = ""
 
 
-def measure(mutants: list[Mutant], equivalents: list[Equivalent], tests: bool = False, root: Path = ROOT,
-            timeout: float = TIMEOUT_S, echo: Callable[[str], None] = print) -> list[Measured]:
+def measure(
+    mutants: list[Mutant],
+    equivalents: list[Equivalent],
+    tests: bool = False,
+    root: Path = ROOT,
+    timeout: float = TIMEOUT_S,
+    echo: Callable[[str], None] = print,
+) -> list[Measured]:
     results = []
     for m in mutants:
         _, suites, test_folders = SOURCES[m.file]
@@ -172,8 +213,7 @@ def measure(mutants: list[Mutant], equivalents: list[Equivalent], tests: bool = 
             results.append(Measured(m, "killed", f"selftest {status}: {detail}"))
             continue
         if tests:
-            status, detail = _in_child(m, _tests, [f for f in test_folders if (root / f).exists()], root,
-                                       timeout * 4)
+            status, detail = _in_child(m, _tests, [f for f in test_folders if (root / f).exists()], root, timeout * 4)
             if status != "passed":
                 results.append(Measured(m, "killed", f"tests {status}: {detail}"))
                 continue
@@ -230,8 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         print("the unmutated code does not pass; nothing measured:\n  " + "\n  ".join(problems))
         return 2
-    print(f"{len(chosen)} of {len(everything)} generated mutants over {len(files)} files "
-          f"(oracle: selftest{' + the unit tests that cover each file' if tests else ''})", flush=True)
+    print(
+        f"{len(chosen)} of {len(everything)} generated mutants over {len(files)} files "
+        f"(oracle: selftest{' + the unit tests that cover each file' if tests else ''})",
+        flush=True,
+    )
     results = measure(chosen, equivalents, tests)
     killed, counted = score(results)
     by_op: dict[str, list[int]] = {}
@@ -242,8 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     print("by operator: " + ", ".join(f"{op} {k}/{n}" for op, (k, n) in sorted(by_op.items())))
     equivalent = sum(r.status == "equivalent" for r in results)
     ratio = killed / counted if counted else 1.0
-    print(f"mutation score: {killed}/{counted} non-equivalent mutants killed ({ratio:.1%}); "
-          f"{equivalent} equivalent (benchmarks/equivalent_mutants.yml); {time.perf_counter() - t0:.0f} s")
+    print(
+        f"mutation score: {killed}/{counted} non-equivalent mutants killed ({ratio:.1%}); "
+        f"{equivalent} equivalent (benchmarks/equivalent_mutants.yml); {time.perf_counter() - t0:.0f} s"
+    )
     return 0 if ratio >= args.target else 1
 
 

@@ -64,14 +64,17 @@ def measure(path: Path, chromium: str) -> dict[str, float]:
         shown_regressed = int(page.inner_text("#shown"))
         page.click("button[data-filter=regressed]")
         # Typing pauses 120 ms before the search runs; time from the keystroke to the filtered table.
-        searched = page.evaluate("""async (word) => {
+        searched = page.evaluate(
+            """async (word) => {
             const t = performance.now(), box = document.getElementById("search");
             box.value = word;
             box.dispatchEvent(new Event("input"));
             await new Promise(done => { const i = setInterval(() => {
                 if (document.getElementById("shown").textContent === "1") { clearInterval(i); done(); } }, 2); });
             void document.body.getBoundingClientRect();  // the filtered table laid out
-            return performance.now() - t; }""", html_reports.word(4321))
+            return performance.now() - t; }""",
+            html_reports.word(4321),
+        )
         expect(page.locator("#shown")).to_have_text("1")
         # Opening a case: the click, then a forced layout of the panel.
         opened_case = page.evaluate("""() => {
@@ -81,8 +84,14 @@ def measure(path: Path, chromium: str) -> dict[str, float]:
             return performance.now() - t; }""")
         assert page.locator("section.detail:not([hidden])").count() == 1
         browser.close()
-    return {"open_s": opened, "load_event_ms": load_event, "filter_ms": filtered, "search_s": searched,
-            "open_case_s": opened_case, "regressed_shown": shown_regressed}
+    return {
+        "open_s": opened,
+        "load_event_ms": load_event,
+        "filter_ms": filtered,
+        "search_s": searched,
+        "open_case_s": opened_case,
+        "regressed_shown": shown_regressed,
+    }
 
 
 def main() -> None:
@@ -111,15 +120,21 @@ def main() -> None:
     def med(key: str) -> float:
         return statistics.median(r[key] for r in runs)
 
-    print(f"cases: {cases} (head), {cmp.regressed} regressed; base outputs shown beside head's"
-          + (f"; trends of {args.history} earlier runs" if args.history else ""))
+    print(
+        f"cases: {cases} (head), {cmp.regressed} regressed; base outputs shown beside head's"
+        + (f"; trends of {args.history} earlier runs" if args.history else "")
+    )
     print(f"file: {size / 1e6:.1f} MB, {size / cases / 1000:.2f} kB per case")
     print(f"render (Python, Jinja): {statistics.median(renders):.2f} s")
     print(f"open in chromium (goto until load): {med('open_s'):.2f} s; load event at {med('load_event_ms'):.0f} ms")
-    print(f"filter 'regressed' (in-page, click to laid out): {med('filter_ms'):.0f} ms, "
-          f"{runs[0]['regressed_shown']:.0f} rows shown")
-    print(f"search one word (in-page, keystroke to filtered table, incl. the 120 ms typing pause): "
-          f"{med('search_s'):.0f} ms")
+    print(
+        f"filter 'regressed' (in-page, click to laid out): {med('filter_ms'):.0f} ms, "
+        f"{runs[0]['regressed_shown']:.0f} rows shown"
+    )
+    print(
+        f"search one word (in-page, keystroke to filtered table, incl. the 120 ms typing pause): "
+        f"{med('search_s'):.0f} ms"
+    )
     print(f"open a case's drill-down (in-page, click to laid out): {med('open_case_s'):.0f} ms")
     print(f"medians over {args.rounds} rounds")
 

@@ -46,73 +46,175 @@ class Mutation:
 
 PACE = "suites/pace_ai/pace_ai/"
 MUTATIONS = [
-    Mutation("acwr_window", "pace_ai", PACE + "tools.py", "last4 = weeks[-4:]", "last4 = weeks[-5:-1]",
-             "ACWR window wrong: chronic load over the 4 weeks before the last, not the last 4"),
-    Mutation("zones_wrong_vdot", "pace_ai", PACE + "profiles.py",
-             'zones = calculate_training_zones(prediction["vdot_exact"])',
-             'zones = calculate_training_zones(predict_race_time(goal["distance"], goal["goal_time"], '
-             'goal["distance"])["vdot_exact"])',
-             "training zones from the goal time's VDOT instead of the recent race's"),
-    Mutation("repetition_not_track", "pace_ai", PACE + "plan.py",
-             'TRACK_SESSIONS = frozenset({"interval", "repetition"})', 'TRACK_SESSIONS = frozenset({"interval"})',
-             "repetitions not counted as track work (beginner and masters limits)"),
-    Mutation("witness_missing_quote", "pace_ai", PACE + "safety.py",
-             'return f"no quote ({name})"', "return None",
-             "a MUST item's code witness accepts a missing quote"),
-    Mutation("moderate_at_optimal", "pace_ai", PACE + "safety.py",
-             '"optimal": ("low", "optimal"),', '"optimal": ("low", "optimal", "moderate"),',
-             '"moderate" injury risk accepted at an optimal ACWR'),
-    Mutation("rest_days_off_by_one", "pace_ai", PACE + "plan.py",
-             "rest_days=max(7, len(days)) - len(runs),", "rest_days=max(7, len(days)) - len(runs) + 1,",
-             "rest days off by one (one more than the week holds)"),
-    Mutation("acwr_band_edge", "pace_ai", PACE + "tools.py",
-             "    if ratio_2dp < 1.5:\n        return \"elevated\"", "    if ratio_2dp <= 1.5:\n        return \"elevated\"",
-             "ACWR 1.50 called elevated, not high (the danger zone starts above it)"),
-    Mutation("hard_day_without_quality_is_easy", "pace_ai", PACE + "plan.py",
-             "hard_km += float(quality) if ok else _km(d)", "hard_km += float(quality) if ok else 0.0",
-             "a hard session without quality km counted as easy running (easy share)"),
-    Mutation("long_run_few_days_always", "pace_ai", PACE + "checks.py",
-             "high = self.few_days_max_pct if week.run_days <= self.few_run_days else self.max_pct",
-             "high = self.few_days_max_pct",
-             "the long-run share's 45 % allowance for 3-day weeks given to every week"),
-    Mutation("volume_band_30", "pace_ai", PACE + "coach.py",
-             "VOLUME_BAND = (0.80, 1.20)", "VOLUME_BAND = (0.70, 1.30)",
-             "the weekly-volume band widened from ±20 % to ±30 %"),
-    Mutation("next_week_acwr_window", "pace_ai", PACE + "checks.py",
-             "ratio = km / ((sum(weeks[-3:]) + km) / 4) if km > 0 else 0.0",
-             "ratio = km / ((sum(weeks[-4:]) + km) / 5) if km > 0 else 0.0",
-             "next week's ACWR over a 5-week window (volume_in_acwr_band)"),
-    Mutation("taper_cut_band", "pace_ai", PACE + "checks.py",
-             "TAPER_CUT_PCT = (20.0, 75.0)", "TAPER_CUT_PCT = (10.0, 90.0)",
-             "a taper's volume cut accepted from 10 % to 90 % (not 20-75 %)"),
-    Mutation("overreaching_equal_volume", "pace_ai", PACE + "safety.py",
-             "if total is not None and total >= last", "if total is not None and total > last",
-             "a plan as big as last week's spike accepted as backing off (flags_overreaching)"),
-    Mutation("stated_total_tolerance", "pace_ai", PACE + "checks.py",
-             "off <= self.tolerance + 1e-9,", "off <= 2 * self.tolerance + 1e-9,",
-             "a stated weekly total 20 % off the days' sum accepted"),
-    Mutation("older_beginner_at_60", "pace_ai", PACE + "safety.py",
-             'older_beginner = age >= 50 and experience == "beginner"',
-             'older_beginner = age >= 60 and experience == "beginner"',
-             "all-out efforts and max heart rates forbidden only from 60, not 50"),
-    Mutation("miles_as_km", "pace_ai", PACE + "reading.py",
-             "MILE_KM = 1.609344", "MILE_KM = 1.0",
-             "miles read as km by the reply's own-words reader"),
-    Mutation("hard_plan_days_ignored", "pace_ai", PACE + "safety.py",
-             "also = [\"the plan still holds \" + \", \".join(hard)] if hard else []", "also = []",
-             "a warning against hard workouts accepted while the plan still holds them"),
-    Mutation("codenode_any_function", "help_agents", "suites/help_agents/help_agents/models.py",
-             'isinstance(n, ast.FunctionDef) and n.name == "main"', "isinstance(n, ast.FunctionDef)",
-             "CodeNode accepts code whose only function is not `main`"),
-    Mutation("has_main_no_kwargs", "help_agents", "evalkit/checks/code.py",
-             "    if args.kwarg is None:\n        problems.append(\"no `**kwargs`\")\n", "",
-             "has_main no longer requires `**kwargs`"),
-    Mutation("max_words_off_by_one", "help_agents", "evalkit/checks/text.py",
-             "if len(m.split()) > self.per_message]", "if len(m.split()) > self.per_message + 1]",
-             "max_words lets a message one word over the limit through"),
-    Mutation("count_min_only", "help_agents", "evalkit/checks/text.py",
-             "if self.expected is not None and n != self.expected:", "if self.expected is not None and n < self.expected:",
-             "count accepts more messages than expected"),
+    Mutation(
+        "acwr_window",
+        "pace_ai",
+        PACE + "tools.py",
+        "last4 = weeks[-4:]",
+        "last4 = weeks[-5:-1]",
+        "ACWR window wrong: chronic load over the 4 weeks before the last, not the last 4",
+    ),
+    Mutation(
+        "zones_wrong_vdot",
+        "pace_ai",
+        PACE + "profiles.py",
+        'zones = calculate_training_zones(prediction["vdot_exact"])',
+        'zones = calculate_training_zones(predict_race_time(goal["distance"], goal["goal_time"], '
+        'goal["distance"])["vdot_exact"])',
+        "training zones from the goal time's VDOT instead of the recent race's",
+    ),
+    Mutation(
+        "repetition_not_track",
+        "pace_ai",
+        PACE + "plan.py",
+        'TRACK_SESSIONS = frozenset({"interval", "repetition"})',
+        'TRACK_SESSIONS = frozenset({"interval"})',
+        "repetitions not counted as track work (beginner and masters limits)",
+    ),
+    Mutation(
+        "witness_missing_quote",
+        "pace_ai",
+        PACE + "safety.py",
+        'return f"no quote ({name})"',
+        "return None",
+        "a MUST item's code witness accepts a missing quote",
+    ),
+    Mutation(
+        "moderate_at_optimal",
+        "pace_ai",
+        PACE + "safety.py",
+        '"optimal": ("low", "optimal"),',
+        '"optimal": ("low", "optimal", "moderate"),',
+        '"moderate" injury risk accepted at an optimal ACWR',
+    ),
+    Mutation(
+        "rest_days_off_by_one",
+        "pace_ai",
+        PACE + "plan.py",
+        "rest_days=max(7, len(days)) - len(runs),",
+        "rest_days=max(7, len(days)) - len(runs) + 1,",
+        "rest days off by one (one more than the week holds)",
+    ),
+    Mutation(
+        "acwr_band_edge",
+        "pace_ai",
+        PACE + "tools.py",
+        '    if ratio_2dp < 1.5:\n        return "elevated"',
+        '    if ratio_2dp <= 1.5:\n        return "elevated"',
+        "ACWR 1.50 called elevated, not high (the danger zone starts above it)",
+    ),
+    Mutation(
+        "hard_day_without_quality_is_easy",
+        "pace_ai",
+        PACE + "plan.py",
+        "hard_km += float(quality) if ok else _km(d)",
+        "hard_km += float(quality) if ok else 0.0",
+        "a hard session without quality km counted as easy running (easy share)",
+    ),
+    Mutation(
+        "long_run_few_days_always",
+        "pace_ai",
+        PACE + "checks.py",
+        "high = self.few_days_max_pct if week.run_days <= self.few_run_days else self.max_pct",
+        "high = self.few_days_max_pct",
+        "the long-run share's 45 % allowance for 3-day weeks given to every week",
+    ),
+    Mutation(
+        "volume_band_30",
+        "pace_ai",
+        PACE + "coach.py",
+        "VOLUME_BAND = (0.80, 1.20)",
+        "VOLUME_BAND = (0.70, 1.30)",
+        "the weekly-volume band widened from ±20 % to ±30 %",
+    ),
+    Mutation(
+        "next_week_acwr_window",
+        "pace_ai",
+        PACE + "checks.py",
+        "ratio = km / ((sum(weeks[-3:]) + km) / 4) if km > 0 else 0.0",
+        "ratio = km / ((sum(weeks[-4:]) + km) / 5) if km > 0 else 0.0",
+        "next week's ACWR over a 5-week window (volume_in_acwr_band)",
+    ),
+    Mutation(
+        "taper_cut_band",
+        "pace_ai",
+        PACE + "checks.py",
+        "TAPER_CUT_PCT = (20.0, 75.0)",
+        "TAPER_CUT_PCT = (10.0, 90.0)",
+        "a taper's volume cut accepted from 10 % to 90 % (not 20-75 %)",
+    ),
+    Mutation(
+        "overreaching_equal_volume",
+        "pace_ai",
+        PACE + "safety.py",
+        "if total is not None and total >= last",
+        "if total is not None and total > last",
+        "a plan as big as last week's spike accepted as backing off (flags_overreaching)",
+    ),
+    Mutation(
+        "stated_total_tolerance",
+        "pace_ai",
+        PACE + "checks.py",
+        "off <= self.tolerance + 1e-9,",
+        "off <= 2 * self.tolerance + 1e-9,",
+        "a stated weekly total 20 % off the days' sum accepted",
+    ),
+    Mutation(
+        "older_beginner_at_60",
+        "pace_ai",
+        PACE + "safety.py",
+        'older_beginner = age >= 50 and experience == "beginner"',
+        'older_beginner = age >= 60 and experience == "beginner"',
+        "all-out efforts and max heart rates forbidden only from 60, not 50",
+    ),
+    Mutation(
+        "miles_as_km",
+        "pace_ai",
+        PACE + "reading.py",
+        "MILE_KM = 1.609344",
+        "MILE_KM = 1.0",
+        "miles read as km by the reply's own-words reader",
+    ),
+    Mutation(
+        "hard_plan_days_ignored",
+        "pace_ai",
+        PACE + "safety.py",
+        'also = ["the plan still holds " + ", ".join(hard)] if hard else []',
+        "also = []",
+        "a warning against hard workouts accepted while the plan still holds them",
+    ),
+    Mutation(
+        "codenode_any_function",
+        "help_agents",
+        "suites/help_agents/help_agents/models.py",
+        'isinstance(n, ast.FunctionDef) and n.name == "main"',
+        "isinstance(n, ast.FunctionDef)",
+        "CodeNode accepts code whose only function is not `main`",
+    ),
+    Mutation(
+        "has_main_no_kwargs",
+        "help_agents",
+        "evalkit/checks/code.py",
+        '    if args.kwarg is None:\n        problems.append("no `**kwargs`")\n',
+        "",
+        "has_main no longer requires `**kwargs`",
+    ),
+    Mutation(
+        "max_words_off_by_one",
+        "help_agents",
+        "evalkit/checks/text.py",
+        "if len(m.split()) > self.per_message]",
+        "if len(m.split()) > self.per_message + 1]",
+        "max_words lets a message one word over the limit through",
+    ),
+    Mutation(
+        "count_min_only",
+        "help_agents",
+        "evalkit/checks/text.py",
+        "if self.expected is not None and n != self.expected:",
+        "if self.expected is not None and n < self.expected:",
+        "count accepts more messages than expected",
+    ),
 ]
 
 
@@ -159,8 +261,21 @@ def selftest(repo: Path, suite: str) -> tuple[int, str]:
 
 
 def suite_tests(repo: Path, suite: str) -> tuple[int, str]:
-    return _run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist",
-                 f"tests/suites/{suite}"], repo)
+    return _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            f"tests/suites/{suite}",
+        ],
+        repo,
+    )
 
 
 def _first_failure(output: str) -> str:
@@ -192,8 +307,10 @@ def apply(repo: Path, m: Mutation) -> str:
     path = repo / m.file
     text = path.read_text(encoding="utf-8")
     if text.count(m.old) != 1:
-        raise SystemExit(f"mutation {m.id}: its text occurs {text.count(m.old)} times in {m.file}, not once "
-                         f"(the code changed: update the mutation)")
+        raise SystemExit(
+            f"mutation {m.id}: its text occurs {text.count(m.old)} times in {m.file}, not once "
+            f"(the code changed: update the mutation)"
+        )
     path.write_text(text.replace(m.old, m.new), encoding="utf-8")
     return text
 
@@ -245,12 +362,17 @@ def main(argv: list[str] | None = None) -> int:
             r = measure(repo, m, args.both)
             results.append(r)
             verdict = "KILLED  " if r.killed else "SURVIVED"
-            print(f"{verdict} {m.id:34} {m.what} [{r.seconds:.0f} s]" +
-                  (f"\n         by {'; '.join(r.killed_by)}" if r.killed else ""), flush=True)
+            print(
+                f"{verdict} {m.id:34} {m.what} [{r.seconds:.0f} s]"
+                + (f"\n         by {'; '.join(r.killed_by)}" if r.killed else ""),
+                flush=True,
+            )
     killed = sum(r.killed for r in results)
-    print(f"mutation score: {killed}/{len(results)} killed ({killed / len(results):.0%}); "
-          f"{sum(any(k.startswith('selftest') for k in r.killed_by) for r in results)} by selftest"
-          + (", the rest by the suites' tests" if not args.both else ""))
+    print(
+        f"mutation score: {killed}/{len(results)} killed ({killed / len(results):.0%}); "
+        f"{sum(any(k.startswith('selftest') for k in r.killed_by) for r in results)} by selftest"
+        + (", the rest by the suites' tests" if not args.both else "")
+    )
     return 0 if killed == len(results) else 1
 
 

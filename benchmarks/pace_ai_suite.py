@@ -40,15 +40,22 @@ def _demo():
 
 def _role(body: dict) -> str:
     tool = (body.get("tool_choice") or {}).get("name")
-    return {"record_verdicts": "judge", "record_fields": "extraction",
-            "record_verdicts_and_fields": "judge+extraction"}.get(tool, "target")
+    return {
+        "record_verdicts": "judge",
+        "record_fields": "extraction",
+        "record_verdicts_and_fields": "judge+extraction",
+    }.get(tool, "target")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=2.0, help="seconds the fake takes per call")
-    parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
-                        help=f"model calls in flight (evalkit's default {DEFAULT_CONCURRENCY})")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"model calls in flight (evalkit's default {DEFAULT_CONCURRENCY})",
+    )
     parser.add_argument("--rpm", type=float, default=1000, help="requests a minute the fake allows (0: no limit)")
     parser.add_argument("--itpm", type=float, default=None, help="input tokens a minute the fake allows")
     parser.add_argument("--variant", choices=("pass", "fail"), default="pass")
@@ -65,8 +72,12 @@ def main() -> int:
     runs = sum(c.repeats for c in cases)
     limit = RateLimit(args.rpm, input_tokens_per_minute=args.itpm) if args.rpm else None
     with FakeAnthropicServer(_demo().script(args.variant), latency=args.latency, rate_limit=limit) as fake:
-        client = make_client(AnthropicProvider(api_key="bench", base_url=fake.url),
-                             concurrency=args.concurrency, no_cache=True, deprecated=None)
+        client = make_client(
+            AnthropicProvider(api_key="bench", base_url=fake.url),
+            concurrency=args.concurrency,
+            no_cache=True,
+            deprecated=None,
+        )
         t0 = time.perf_counter()
         report = run(suites, client, RunOptions())
         wall = time.perf_counter() - t0
@@ -74,23 +85,33 @@ def main() -> int:
     calls = sum(roles.values())
     suite = report.suites[0]
     scenario = sum(1 for c in cases if c.repeats == 1)
-    print(f"pace_ai suite: {len(cases)} cases ({scenario} scenario + {len(cases) - scenario} consistency x3), "
-          f"{runs} runs, verdict {report.verdict}")
-    print(f"fake latency {args.latency:g} s/call, concurrency {args.concurrency}, "
-          f"{f'{args.rpm:g} requests a minute' if args.rpm else 'no rate limit'}"
-          f"{f', {args.itpm:g} input tokens a minute' if args.itpm else ''}; 429s: {report.rate_limit.rejected}")
+    print(
+        f"pace_ai suite: {len(cases)} cases ({scenario} scenario + {len(cases) - scenario} consistency x3), "
+        f"{runs} runs, verdict {report.verdict}"
+    )
+    print(
+        f"fake latency {args.latency:g} s/call, concurrency {args.concurrency}, "
+        f"{f'{args.rpm:g} requests a minute' if args.rpm else 'no rate limit'}"
+        f"{f', {args.itpm:g} input tokens a minute' if args.itpm else ''}; 429s: {report.rate_limit.rejected}"
+    )
     print(f"wall time: {wall:.1f} s")
-    print(f"model calls: {calls} (target {roles['target']}, judge and extraction in one call "
-          f"{roles['judge+extraction']}, judge {roles['judge']}, extraction {roles['extraction']}); "
-          f"shared in-run: {report.usage.cache_hits}")
-    print(f"cases passed: {suite.count('pass')}/{len(suite.cases)}; comparisons passed: "
-          f"{sum(c.status == 'pass' for c in suite.comparisons)}/{len(suite.comparisons)}")
+    print(
+        f"model calls: {calls} (target {roles['target']}, judge and extraction in one call "
+        f"{roles['judge+extraction']}, judge {roles['judge']}, extraction {roles['extraction']}); "
+        f"shared in-run: {report.usage.cache_hits}"
+    )
+    print(
+        f"cases passed: {suite.count('pass')}/{len(suite.cases)}; comparisons passed: "
+        f"{sum(c.status == 'pass' for c in suite.comparisons)}/{len(suite.comparisons)}"
+    )
     sequential = calls * args.latency
     print(f"the same calls one after another: {sequential:.0f} s")
     lo, hi = DOC_ESTIMATE_S
     print(f"design document: ~{DOC_TESTS} sequential tests, {lo}-{hi} s (2-5 s per test)")
-    print(f"this run: {wall:.1f} s = {wall / hi:.2f}-{wall / lo:.2f} x the estimate, "
-          f"with {calls} calls ({calls / DOC_TESTS:.1f} per document test)")
+    print(
+        f"this run: {wall:.1f} s = {wall / hi:.2f}-{wall / lo:.2f} x the estimate, "
+        f"with {calls} calls ({calls / DOC_TESTS:.1f} per document test)"
+    )
     return 0 if report.verdict in ("pass", "fail") else 1
 
 

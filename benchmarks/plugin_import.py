@@ -32,10 +32,15 @@ def importtime_us(runs: int) -> float:
     """Median of `-X importtime`'s cumulative microseconds for evalkit.pytest_plugin (pytest preloaded)."""
     samples = []
     for _ in range(runs):
-        err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest, evalkit.pytest_plugin"],
-                             check=True, capture_output=True, text=True).stderr
-        cumulative = [int(line.split("|")[1]) for line in err.splitlines()
-                      if line.rstrip().endswith("evalkit.pytest_plugin")]
+        err = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import pytest, evalkit.pytest_plugin"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stderr
+        cumulative = [
+            int(line.split("|")[1]) for line in err.splitlines() if line.rstrip().endswith("evalkit.pytest_plugin")
+        ]
         samples.append(cumulative[-1] if cumulative else 0)
     return statistics.median(samples)
 
@@ -48,10 +53,19 @@ def main() -> None:
     bare = timed("pass", runs)
     with_pytest = timed("import pytest", runs)
     with_plugin = timed("import pytest, evalkit.pytest_plugin", runs)
-    heavy = json.loads(subprocess.run(
-        [sys.executable, "-c", f"import sys, json, evalkit.pytest_plugin; "
-                               f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"],
-        check=True, capture_output=True, text=True).stdout)
+    heavy = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import sys, json, evalkit.pytest_plugin; "
+                f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     anthropic = timed("import anthropic", max(3, runs // 3))
     print(f"median of {runs} fresh interpreters:")
     print(f"  python -c pass                          {bare:7.1f} ms")

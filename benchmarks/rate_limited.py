@@ -74,8 +74,12 @@ FLOOR = textwrap.dedent("""
 
 
 def measure(code: str, rpm: float, burst: float, latency: float, *args: str) -> tuple[float, int, int, str]:
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(rpm), str(burst), str(latency)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(rpm), str(burst), str(latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     url = server.stdout.readline().strip()
     try:
         t0 = time.perf_counter()
@@ -102,16 +106,20 @@ def main() -> None:
     burst = args.burst if args.burst is not None else args.rpm
     n, c = args.cases, args.concurrency
     ideal = max(0.0, n - burst) / (args.rpm / 60)
-    print(f"{n} one-call cases, ceiling {c}, limit {args.rpm:g} requests/min (bucket {burst:g}), "
-          f"fake latency {args.latency * 1000:.0f} ms; ideal {ideal:.1f} s")
+    print(
+        f"{n} one-call cases, ceiling {c}, limit {args.rpm:g} requests/min (bucket {burst:g}), "
+        f"fake latency {args.latency * 1000:.0f} ms; ideal {ideal:.1f} s"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         suite = write_suite(Path(tmp), n)
         runs = [("evalkit", HARNESS, str(suite))] + ([] if args.no_floor else [("bare client", FLOOR, str(n))])
         for name, code, what in runs:
             wall, accepted, rejected, result = measure(code, args.rpm, burst, args.latency, what, str(c))
             sent = accepted + rejected
-            print(f"  {name:12} wall {wall:6.1f} s = {wall / ideal if ideal else 0:.2f}× ideal; "
-                  f"{sent} requests, {rejected} rejected ({rejected / max(sent, 1):.1%}); {result}")
+            print(
+                f"  {name:12} wall {wall:6.1f} s = {wall / ideal if ideal else 0:.2f}× ideal; "
+                f"{sent} requests, {rejected} rejected ({rejected / max(sent, 1):.1%}); {result}"
+            )
     os._exit(0)
 
 

@@ -47,8 +47,10 @@ def check_results(out: Path, n: int) -> None:
     """The run passed with n calls, read in a child process: a parent holding a large report would
     pass its peak memory on to every process it starts next (Linux keeps the high-water mark of
     the memory a child is spawned from), and the figures after it would be its own."""
-    code = ("import json, sys; r = json.load(open(sys.argv[1])); "
-            "sys.exit(0 if r['verdict'] == 'pass' and r['usage']['calls'] == int(sys.argv[2]) else 1)")
+    code = (
+        "import json, sys; r = json.load(open(sys.argv[1])); "
+        "sys.exit(0 if r['verdict'] == 'pass' and r['usage']['calls'] == int(sys.argv[2]) else 1)"
+    )
     if subprocess.run([sys.executable, "-c", code, str(out), str(n)]).returncode != 0:
         raise SystemExit(f"the run of {n} cases did not pass with {n} calls: see {out}")
 
@@ -65,8 +67,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     c = args.concurrency
-    server = subprocess.Popen([sys.executable, "-c", SERVER, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     url = server.stdout.readline().strip()  # type: ignore[union-attr]
     env = {**os.environ, "ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": url, "CI": "1"}
     print(f"one-call cases against the loopback fake (0 ms), concurrency {c}, median of {args.rounds} rounds")
@@ -76,8 +79,11 @@ def main() -> None:
                 suite, out = write_suite(Path(tmp), n), Path(tmp) / "out.json"
                 rows: dict[str, list[tuple[float, float]]] = {"evalkit run": [], "bare client": [], "suite load": []}
                 for _ in range(args.rounds):
-                    rows["evalkit run"].append(measure([EVALKIT, "run", str(suite), "-o", str(out), "--no-cache",
-                                                        "--concurrency", str(c)], env))
+                    rows["evalkit run"].append(
+                        measure(
+                            [EVALKIT, "run", str(suite), "-o", str(out), "--no-cache", "--concurrency", str(c)], env
+                        )
+                    )
                     check_results(out, n)
                     assert finished_cases(out.with_suffix(".jsonl")) == n
                     rows["bare client"].append(measure([sys.executable, "-c", FLOOR, url, str(n), str(c)]))
@@ -88,9 +94,11 @@ def main() -> None:
             for name, samples in rows.items():
                 wall = statistics.median(s[0] for s in samples)
                 mem = statistics.median(s[1] for s in samples)
-                print(f"  {name:12} wall {wall:7.1f} s ({wall / floor_wall:.3f}× the floor's)  peak {mem:6.0f} MB "
-                      f"({mem / floor:.2f}× the floor's)  samples: {', '.join(f'{s[0]:.1f}' for s in samples)} s; "
-                      f"{', '.join(f'{s[1]:.0f}' for s in samples)} MB")
+                print(
+                    f"  {name:12} wall {wall:7.1f} s ({wall / floor_wall:.3f}× the floor's)  peak {mem:6.0f} MB "
+                    f"({mem / floor:.2f}× the floor's)  samples: {', '.join(f'{s[0]:.1f}' for s in samples)} s; "
+                    f"{', '.join(f'{s[1]:.0f}' for s in samples)} MB"
+                )
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=30)

@@ -95,8 +95,13 @@ def cli_command(suite: Path, out: Path, concurrency: int) -> list[str]:
 
 
 def write_suite(folder: Path, n: int) -> Path:
-    lines = ["name: throughput", "target: {prompt: 'Say ok to case {{ i }}'}",
-             "model: claude-haiku-4-5-20251001", "max_tokens: 64", "cases:"]
+    lines = [
+        "name: throughput",
+        "target: {prompt: 'Say ok to case {{ i }}'}",
+        "model: claude-haiku-4-5-20251001",
+        "max_tokens: 64",
+        "cases:",
+    ]
     lines += [f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}" for i in range(n)]
     path = folder / "suite.yml"
     path.write_text("\n".join(lines) + "\n")
@@ -115,13 +120,17 @@ def main() -> None:
         suite = write_suite(Path(tmp), n)
         print(f"{n} one-call cases, concurrency {c}, median of {args.rounds} rounds (wall includes start-up)")
         for latency in [float(x) for x in args.latencies.split(",")]:
-            server = subprocess.Popen([sys.executable, "-c", SERVER, str(latency)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True)
+            server = subprocess.Popen(
+                [sys.executable, "-c", SERVER, str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            )
             url = server.stdout.readline().strip()
             env = {**os.environ, "ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": url, "CI": "1"}
             try:
-                rows: dict[str, list[tuple[float, float, float]]] = {"evalkit run": [], "engine.run": [],
-                                                                     "bare client": []}
+                rows: dict[str, list[tuple[float, float, float]]] = {
+                    "evalkit run": [],
+                    "engine.run": [],
+                    "bare client": [],
+                }
                 for _ in range(args.rounds):  # interleaved, so a busy minute weighs on all three
                     rows["evalkit run"].append(measure_command(cli_command(suite, Path(tmp) / "out.json", c), env))
                     rows["engine.run"].append(measure(HARNESS, url, str(suite), str(c)))
@@ -138,8 +147,10 @@ def main() -> None:
                 mem = statistics.median(s[2] for s in samples)
                 vs_ideal = f"wall {wall / ideal:.2f}× ideal" if ideal else ""
                 in_loop = f"(loop {loop:5.2f} s)" if loop == loop else " " * 14
-                print(f"  {name:12} wall {wall:6.2f} s {in_loop}  {n / wall:6.1f} cases/s  "
-                      f"peak {mem:4.0f} MB  {wall / floor_wall:.2f}× floor wall  {vs_ideal}")
+                print(
+                    f"  {name:12} wall {wall:6.2f} s {in_loop}  {n / wall:6.1f} cases/s  "
+                    f"peak {mem:4.0f} MB  {wall / floor_wall:.2f}× floor wall  {vs_ideal}"
+                )
 
 
 if __name__ == "__main__":

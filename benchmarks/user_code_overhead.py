@@ -55,8 +55,7 @@ CLI = textwrap.dedent("""
 
 def write_suite(folder: Path, n: int, target: str) -> Path:
     (folder / "bench_target.py").write_text(TARGET)
-    lines = ["name: user-code-overhead", f"target: bench_target:{target}", "model: claude-haiku-4-5-20251001",
-             "cases:"]
+    lines = ["name: user-code-overhead", f"target: bench_target:{target}", "model: claude-haiku-4-5-20251001", "cases:"]
     lines += [f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}" for i in range(n)]
     path = folder / f"suite_{target}.yml"
     path.write_text("\n".join(lines) + "\n")
@@ -85,8 +84,9 @@ def main() -> None:
     if args.before:
         sources = {"before": args.before, **sources}
     with tempfile.TemporaryDirectory() as tmp:
-        server = subprocess.Popen([sys.executable, "-c", SERVER, str(args.latency)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-c", SERVER, str(args.latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         url = server.stdout.readline().strip()  # type: ignore[union-attr]
         try:
             for target in args.targets.split(","):
@@ -97,20 +97,34 @@ def main() -> None:
                         env = {**os.environ, "ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": url, "CI": "1"}
                         if source:
                             env["EVALKIT_BENCH_SOURCE"] = source
-                        command = [sys.executable, "-c", CLI, "run", str(suite), "--no-cache", "--concurrency",
-                                   str(args.concurrency), "-o", str(Path(tmp) / f"out-{name.replace(' ', '')}.json")]
+                        command = [
+                            sys.executable,
+                            "-c",
+                            CLI,
+                            "run",
+                            str(suite),
+                            "--no-cache",
+                            "--concurrency",
+                            str(args.concurrency),
+                            "-o",
+                            str(Path(tmp) / f"out-{name.replace(' ', '')}.json"),
+                        ]
                         walls[name].append(measure(command, env))
                 calls = "no model call" if target == "echo" else "one model call each through its client"
-                print(f"{args.cases} cases of `{target}` ({calls}), concurrency "
-                      f"{args.concurrency}, fake latency {args.latency * 1000:.0f} ms, median of {args.rounds}:")
+                print(
+                    f"{args.cases} cases of `{target}` ({calls}), concurrency "
+                    f"{args.concurrency}, fake latency {args.latency * 1000:.0f} ms, median of {args.rounds}:"
+                )
                 medians = {name: statistics.median(w) for name, w in walls.items()}
                 for name, wall in medians.items():
                     spread = f"{min(walls[name]):.2f}–{max(walls[name]):.2f}"
                     print(f"  {name:10} wall {wall:6.2f} s  ({spread})  {wall / args.cases * 1e3:6.3f} ms a case")
                 if "before" in medians:
                     delta = medians["this tree"] - medians["before"]
-                    print(f"  difference {delta:+.2f} s, {delta / args.cases * 1e6:+.0f} µs a case "
-                          f"({medians['this tree'] / medians['before']:.2f}×)")
+                    print(
+                        f"  difference {delta:+.2f} s, {delta / args.cases * 1e6:+.0f} µs a case "
+                        f"({medians['this tree'] / medians['before']:.2f}×)"
+                    )
         finally:
             server.stdin.close()  # type: ignore[union-attr]
             server.wait(timeout=10)

@@ -1,6 +1,6 @@
 """Print how long refusing a billion-laughs YAML file takes, and the peak memory of the process.
 
-    .venv/bin/python benchmarks/yaml_limits.py
+.venv/bin/python benchmarks/yaml_limits.py
 """
 
 from __future__ import annotations
@@ -24,5 +24,7 @@ with tempfile.TemporaryDirectory() as tmp:
         read_yaml(path)
     except ValueError as exc:
         print(f"refused: {exc}")
-    print(f"alias bomb refused in {time.perf_counter() - t0:.3f} s; "
-          f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(
+        f"alias bomb refused in {time.perf_counter() - t0:.3f} s; "
+        f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )

@@ -47,28 +47,31 @@ __all__ = [
     "run_checks",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "Case": "evalkit.suite.model",
-    "Check": "evalkit.checks.base",
-    "CheckContext": "evalkit.checks.base",
-    "EvalkitError": "evalkit.errors",
-    "ModelRequest": "evalkit.llm.providers.interface",
-    "ModelResponse": "evalkit.llm.providers.interface",
-    "Outcome": "evalkit.checks.base",
-    "Problem": "evalkit.errors",
-    "ProviderError": "evalkit.errors",
-    "Report": "evalkit.results.report",
-    "Step": "evalkit.trace.steps",
-    "Suite": "evalkit.suite.model",
-    "SuiteError": "evalkit.errors",
-    "TargetResult": "evalkit.run.targets",
-    "get_client": "evalkit.engine.agent_client",
-    "llm_judge": "evalkit.pytest_plugin.helpers",
-    "load_fixtures": "evalkit.pytest_plugin.helpers",
-    "load_suite": "evalkit.suite.loader",
-    "register_check": "evalkit.checks.registry",
-    "run_checks": "evalkit.pytest_plugin.helpers",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Case": "evalkit.suite.model",
+        "Check": "evalkit.checks.base",
+        "CheckContext": "evalkit.checks.base",
+        "EvalkitError": "evalkit.errors",
+        "ModelRequest": "evalkit.llm.providers.interface",
+        "ModelResponse": "evalkit.llm.providers.interface",
+        "Outcome": "evalkit.checks.base",
+        "Problem": "evalkit.errors",
+        "ProviderError": "evalkit.errors",
+        "Report": "evalkit.results.report",
+        "Step": "evalkit.trace.steps",
+        "Suite": "evalkit.suite.model",
+        "SuiteError": "evalkit.errors",
+        "TargetResult": "evalkit.run.targets",
+        "get_client": "evalkit.engine.agent_client",
+        "llm_judge": "evalkit.pytest_plugin.helpers",
+        "load_fixtures": "evalkit.pytest_plugin.helpers",
+        "load_suite": "evalkit.suite.loader",
+        "register_check": "evalkit.checks.registry",
+        "run_checks": "evalkit.pytest_plugin.helpers",
+    },
+)
 
 # Only the public names stay bound on the package (a test compares vars() with __all__).
 del annotations, TYPE_CHECKING, lazy_exports

@@ -43,14 +43,14 @@ def code(value: Any) -> str:
 
 # -- the Action --------------------------------------------------------------------------------
 
+
 def action_tables(action_yml: Path) -> dict[str, str]:
     meta = yaml.safe_load(action_yml.read_text(encoding="utf-8"))
     inputs = ["| input | default | description |", "|---|---|---|"]
     for name, spec in meta.get("inputs", {}).items():
         default = spec.get("default", "")
         shown = code(str(default)) if default != "" else '`""`'
-        inputs.append(f"| `{name}` | {shown} | "
-                      f"{cell(spec.get('description', ''))} |")
+        inputs.append(f"| `{name}` | {shown} | {cell(spec.get('description', ''))} |")
     outputs = ["| output | description |", "|---|---|"]
     for name, spec in meta.get("outputs", {}).items():
         outputs.append(f"| `{name}` | {cell(spec.get('description', ''))} |")
@@ -59,11 +59,17 @@ def action_tables(action_yml: Path) -> dict[str, str]:
 
 # -- the JSON Schema of suite files --------------------------------------------------------------
 
+
 def suite_schema() -> dict[str, Any]:
     """What `evalkit schema` prints, through the command a user runs."""
     command = Path(sys.executable).parent / "evalkit"  # the console script of this environment
-    done = subprocess.run([str(command) if command.exists() else "evalkit", "schema"], capture_output=True,
-                          text=True, check=True, cwd=REPO)
+    done = subprocess.run(
+        [str(command) if command.exists() else "evalkit", "schema"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
     return json.loads(done.stdout)
 
 
@@ -104,8 +110,10 @@ def properties_table(schema: dict[str, Any]) -> str:
     rows = ["| key | type | default | description |", "|---|---|---|---|"]
     for name, spec in schema.get("properties", {}).items():
         default = "required" if name in required else (code(spec["default"]) if "default" in spec else "")
-        rows.append(f"| `{name}` | {cell(type_of(spec) + limits(spec))} | {cell(default)} | "
-                    f"{cell(spec.get('description', ''))} |")
+        rows.append(
+            f"| `{name}` | {cell(type_of(spec) + limits(spec))} | {cell(default)} | "
+            f"{cell(spec.get('description', ''))} |"
+        )
     return "\n".join(rows)
 
 
@@ -132,8 +140,13 @@ def schema_page(schema: dict[str, Any]) -> str:
     ]
     for name in sorted(defs):
         if name == "CheckSpec":
-            parts += ["", f"## {name}", "", cell(defs[name].get("description", "")) + " One of the types on the "
-                      "[checks](../checks.md#check-types) page, each with its own arguments."]
+            parts += [
+                "",
+                f"## {name}",
+                "",
+                cell(defs[name].get("description", "")) + " One of the types on the "
+                "[checks](../checks.md#check-types) page, each with its own arguments.",
+            ]
             continue
         parts += ["", f"## {name}", ""]
         if defs[name].get("description"):
@@ -150,8 +163,11 @@ def checks_table(schema: dict[str, Any]) -> str:
         for name, spec in variant["properties"].items():
             if name == "type":
                 continue
-            default = " (required)" if name in required else (
-                f" = {code(spec['default'])}" if "default" in spec and spec["default"] is not None else "")
+            default = (
+                " (required)"
+                if name in required
+                else (f" = {code(spec['default'])}" if "default" in spec and spec["default"] is not None else "")
+            )
             args.append(f"`{name}`: {type_of(spec, link=False)}{default}")
         doc = " ".join(variant.get("description", "").split())
         rows.append(f"| `{variant['title']}` | {cell('; '.join(args) or '—')} | {cell(doc)} |")
@@ -159,6 +175,7 @@ def checks_table(schema: dict[str, Any]) -> str:
 
 
 # -- writing ---------------------------------------------------------------------------------------
+
 
 def replace_part(text: str, name: str, body: str, page: Path) -> str:
     begin, end = BEGIN.format(name=name), END.format(name=name)

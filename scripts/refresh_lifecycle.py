@@ -39,14 +39,18 @@ def main() -> int:
         else:
             models[model] = {"lifecycle": info["lifecycle"], "retires_at": info["retires_at"]}
     table["as_of"] = date.today().isoformat()
-    table["source"] = ("Anthropic's GET /v1/models, read " + table["as_of"] + ", over the earlier table. "
-                       "Refresh with `python scripts/refresh_lifecycle.py` (needs ANTHROPIC_API_KEY).")
+    table["source"] = (
+        "Anthropic's GET /v1/models, read " + table["as_of"] + ", over the earlier table. "
+        "Refresh with `python scripts/refresh_lifecycle.py` (needs ANTHROPIC_API_KEY)."
+    )
     table["models"] = dict(sorted(models.items(), key=lambda kv: (kv[1]["retires_at"] or "", kv[0])))
     TABLE.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {TABLE}: {len(models)} deprecated or retired models, as of {table['as_of']}")
     refreshed, added = refresh_capabilities(answer)
-    print(f"wrote {CAPABILITIES}: {refreshed} models refreshed from the API"
-          + (f"; new, to review: {', '.join(added)}" if added else ""))
+    print(
+        f"wrote {CAPABILITIES}: {refreshed} models refreshed from the API"
+        + (f"; new, to review: {', '.join(added)}" if added else "")
+    )
     return 0
 
 
@@ -66,8 +70,11 @@ def refresh_capabilities(answer: dict[str, dict]) -> tuple[int, list[str]]:
     source = f"GET /v1/models, read {caps['as_of']}: structured_outputs, thinking and effort of the models it lists"
     caps["sources"] = [s for s in caps["sources"] if not s.startswith("GET /v1/models, read")] + [source]
     lines = ["{"] + [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in caps.items() if k != "models"]
-    lines.append(' "models": {\n  ' + ",\n  ".join(f"{json.dumps(m)}: {json.dumps(v)}"
-                                                   for m, v in caps["models"].items()) + "\n }")
+    lines.append(
+        ' "models": {\n  '
+        + ",\n  ".join(f"{json.dumps(m)}: {json.dumps(v)}" for m, v in caps["models"].items())
+        + "\n }"
+    )
     CAPABILITIES.write_text("\n".join(lines) + "\n}\n", encoding="utf-8")
     return refreshed, added
 

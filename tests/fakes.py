@@ -87,8 +87,14 @@ def anthropic_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
     (tmp_path/cache). inherit=True starts from child_env(pythonpath) (for a child process); `more`
     is added last."""
 
-    def env(fake: FakeAnthropicServer | str, *, key: str = FAKE_KEY, inherit: bool = False,
-            pythonpath: Sequence[str | Path] = (), **more: str) -> dict[str, str]:
+    def env(
+        fake: FakeAnthropicServer | str,
+        *,
+        key: str = FAKE_KEY,
+        inherit: bool = False,
+        pythonpath: Sequence[str | Path] = (),
+        **more: str,
+    ) -> dict[str, str]:
         url = fake if isinstance(fake, str) else fake.url
         base = child_env(pythonpath) if inherit else {}
         return {**base, **model_env(url, tmp_path / "cache", key=key), **more}

@@ -23,8 +23,13 @@ MAX_README_LINES = 250
 
 
 def gen_check(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(root / "scripts" / "gen_docs.py"), "--check"], cwd=root,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(root / "scripts" / "gen_docs.py"), "--check"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_generated_parts_of_the_docs_are_current():
@@ -61,8 +66,10 @@ def check_examples() -> list[tuple[int, list]]:
     start = text.index("## One example each")
     end = text.index("\n## ", start + 1)
     offset = text[:start].count("\n")
-    return [(offset + text[start:m.start()].count("\n") + 1, yaml.safe_load(m.group(1)))
-            for m in re.finditer(r"```yaml\n(.*?)```", text[start:end], re.S)]
+    return [
+        (offset + text[start : m.start()].count("\n") + 1, yaml.safe_load(m.group(1)))
+        for m in re.finditer(r"```yaml\n(.*?)```", text[start:end], re.S)
+    ]
 
 
 def test_every_check_type_has_an_example_that_the_schema_accepts():
@@ -119,16 +126,24 @@ def test_every_relative_link_of_the_readme_lands_on_a_file_and_a_heading():
 
 def test_the_slug_matches_what_mkdocs_gives_a_heading():
     assert slug("Running the tests") == "running-the-tests"
-    assert slug("Intervals, and an honest \"inconclusive\"") == "intervals-and-an-honest-inconclusive"
+    assert slug('Intervals, and an honest "inconclusive"') == "intervals-and-an-honest-inconclusive"
     assert slug("`evalkit selftest`: are the checks right?") == "evalkit-selftest-are-the-checks-right"
 
 
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
-    pytest.importorskip("mkdocs", reason="the docs extra is not installed here (pip install -e '.[docs]'); "
-                                          ".ci/run builds the site in its docs step")
-    done = subprocess.run([str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=REPO, capture_output=True, text=True, timeout=300,
-                          env={"PATH": str(BIN), "NO_MKDOCS_2_WARNING": "1", "HOME": str(tmp_path)})
+    pytest.importorskip(
+        "mkdocs",
+        reason="the docs extra is not installed here (pip install -e '.[docs]'); "
+        ".ci/run builds the site in its docs step",
+    )
+    done = subprocess.run(
+        [str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": str(BIN), "NO_MKDOCS_2_WARNING": "1", "HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "getting-started" / "index.html").is_file()
 
@@ -142,8 +157,9 @@ def test_the_readme_suite_and_its_target_pass_validate(tmp_path):
     suite = next(body for body in fenced(text, "yaml") if body.startswith("name: "))
     (tmp_path / "suite.yml").write_text(suite, encoding="utf-8")
     (tmp_path / "my_agent.py").write_text(fenced(text, "python")[0], encoding="utf-8")
-    done = subprocess.run([str(BIN / "evalkit"), "validate", "suite.yml"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [str(BIN / "evalkit"), "validate", "suite.yml"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -156,8 +172,13 @@ def test_the_readme_agent_and_conversation_suites_pass_validate(tmp_path):
     (tmp_path / "shop" / "orders.py").write_text("def find(order_id=None):\n    return {}\n", encoding="utf-8")
     for number, block in enumerate(blocks):
         (tmp_path / f"s{number}.yml").write_text(f"name: readme{number}\n{block}", encoding="utf-8")
-        done = subprocess.run([str(BIN / "evalkit"), "validate", f"s{number}.yml"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [str(BIN / "evalkit"), "validate", f"s{number}.yml"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, block + done.stdout + done.stderr
 
 
@@ -175,13 +196,27 @@ def test_the_readme_workflow_uses_only_inputs_and_outputs_action_yml_declares():
 # What the troubleshooting page quotes, each a literal part of a message evalkit prints: the page's
 # table must quote it, and the source must still print it (a reworded message makes the page stale).
 TROUBLESHOOTING_MESSAGES = (
-    "No ANTHROPIC_API_KEY: set it", "name suite files or folders, or list them under", "unknown setting(s)",
-    "its repository's root and sys.path", "cannot be called as", "names no target; pass --target module:function",
-    "unknown check type", "YAML syntax error", "matches no case (cases include:", "reached end of life on",
-    "no gold outputs (add `gold:`", "is a file, not a folder", "no such commit in", "changed since the run began",
-    "is not an evalkit results file (JSON report or JSONL)", "timed out after",
-    "internal error, evalkit's fault and not yours", "evals are switched off", "no model key: ",
-    "the run did not finish", "evals could not run",
+    "No ANTHROPIC_API_KEY: set it",
+    "name suite files or folders, or list them under",
+    "unknown setting(s)",
+    "its repository's root and sys.path",
+    "cannot be called as",
+    "names no target; pass --target module:function",
+    "unknown check type",
+    "YAML syntax error",
+    "matches no case (cases include:",
+    "reached end of life on",
+    "no gold outputs (add `gold:`",
+    "is a file, not a folder",
+    "no such commit in",
+    "changed since the run began",
+    "is not an evalkit results file (JSON report or JSONL)",
+    "timed out after",
+    "internal error, evalkit's fault and not yours",
+    "evals are switched off",
+    "no model key: ",
+    "the run did not finish",
+    "evals could not run",
 )
 
 

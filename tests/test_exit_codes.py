@@ -16,8 +16,11 @@ NOT_A_VERDICT = {("workers/worker_main.py", 0)}
 
 
 def _modules(package: Path) -> dict[str, ast.Module]:
-    return {path.relative_to(package).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
-            for path in sorted(package.rglob("*.py")) if path.name != TABLE or path.parent != package}
+    return {
+        path.relative_to(package).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted(package.rglob("*.py"))
+        if path.name != TABLE or path.parent != package
+    }
 
 
 def _leaves(node: ast.AST | None) -> list[ast.AST]:
@@ -39,8 +42,11 @@ def _leaves(node: ast.AST | None) -> list[ast.AST]:
 
 
 def _numbers(node: ast.AST | None) -> list[int]:
-    return [leaf.value for leaf in _leaves(node) if isinstance(leaf, ast.Constant)
-            and isinstance(leaf.value, int) and not isinstance(leaf.value, bool)]
+    return [
+        leaf.value
+        for leaf in _leaves(node)
+        if isinstance(leaf, ast.Constant) and isinstance(leaf.value, int) and not isinstance(leaf.value, bool)
+    ]
 
 
 def _calls(node: ast.AST | None) -> list[str]:
@@ -53,8 +59,13 @@ def _called_name(call: ast.Call) -> str | None:
 
 
 def _is_sys_exit(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "exit"
-            and isinstance(node.func.value, ast.Name) and node.func.value.id == "sys")
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "exit"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "sys"
+    )
 
 
 def _returned_values(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, ast.expr]]:
@@ -72,8 +83,11 @@ def _returned_values(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[t
                     pairs.append((target, node.value))
         elif isinstance(node, ast.AnnAssign):
             pairs.append((node.target, node.value))
-        values += [(node.lineno, value) for target, value in pairs
-                   if isinstance(target, ast.Name) and target.id in names and value is not None]
+        values += [
+            (node.lineno, value)
+            for target, value in pairs
+            if isinstance(target, ast.Name) and target.id in names and value is not None
+        ]
     return values
 
 
@@ -143,15 +157,26 @@ def test_the_rule_finds_a_constant_a_literal_exit_and_a_front_door_returning_a_n
         "    return 7\n"
         "if __name__ == '__main__':\n"
         "    sys.exit(main())\n"
-        "    sys.exit(5)\n")
+        "    sys.exit(5)\n"
+    )
     assert exit_code_literals(package) == [
-        "sub/door.py:11: sys.exit with 5", "sub/door.py:2: EXIT_BAD = a number", "sub/door.py:4: main returns 0",
-        "sub/door.py:6: helper returns 0", "sub/door.py:6: helper returns 1"]
+        "sub/door.py:11: sys.exit with 5",
+        "sub/door.py:2: EXIT_BAD = a number",
+        "sub/door.py:4: main returns 0",
+        "sub/door.py:6: helper returns 0",
+        "sub/door.py:6: helper returns 1",
+    ]
 
 
 def test_the_public_codes_are_the_documented_ones():
     assert [(c.name, int(c)) for c in ExitCode] == [
-        ("PASSED", 0), ("GATE_FAILED", 1), ("USAGE", 2), ("INTERNAL", 3), ("SIGINT", 130), ("SIGTERM", 143)]
+        ("PASSED", 0),
+        ("GATE_FAILED", 1),
+        ("USAGE", 2),
+        ("INTERNAL", 3),
+        ("SIGINT", 130),
+        ("SIGTERM", 143),
+    ]
     assert passed_or_failed(True) is ExitCode.GATE_FAILED and passed_or_failed(False) is ExitCode.PASSED
 
 

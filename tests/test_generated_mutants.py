@@ -25,8 +25,11 @@ gm = _script()
 
 def test_every_operator_family_makes_mutants_and_each_one_changes_and_compiles(tmp_path):
     source = tmp_path / "m.py"
-    source.write_text('"""doc."""\n\ndef f(a, b):\n    if a < b and b > 2:\n        return min(a, b) + 1.5\n'
-                      '    return [x for x in (a, b) if not x]\n', encoding="utf-8")
+    source.write_text(
+        '"""doc."""\n\ndef f(a, b):\n    if a < b and b > 2:\n        return min(a, b) + 1.5\n'
+        "    return [x for x in (a, b) if not x]\n",
+        encoding="utf-8",
+    )
     mutants = gm.generate("m.py", root=tmp_path)
     assert {m.operator for m in mutants} == {"compare", "arith", "const", "boolop", "drop", "swap"}
     shown = {(m.operator, m.before, m.after) for m in mutants}
@@ -58,8 +61,9 @@ def test_each_equivalence_entry_names_a_mutant_that_exists_and_gives_a_reason():
 def test_a_fixed_sample_is_measured_a_bug_killed_by_selftest_and_an_equivalent_mutant_let_through():
     tools = gm.generate("suites/pace_ai/pace_ai/tools.py")
     bug = next(m for m in tools if m.function == "analyze_training_load" and m.before == "4.0" and m.after == "4.4")
-    equivalent = next(m for m in gm.generate("suites/pace_ai/pace_ai/checks.py")
-                      if any(e.covers(m) for e in gm.load_equivalents()))
+    equivalent = next(
+        m for m in gm.generate("suites/pace_ai/pace_ai/checks.py") if any(e.covers(m) for e in gm.load_equivalents())
+    )
     results = gm.measure([bug, equivalent], gm.load_equivalents(), tests=False, echo=lambda line: None)
     assert results[0].status == "killed" and results[0].by.startswith("selftest failed: WRONG")
     assert results[1].status == "equivalent" and results[1].reason
@@ -67,8 +71,11 @@ def test_a_fixed_sample_is_measured_a_bug_killed_by_selftest_and_an_equivalent_m
 
 
 def test_an_entry_that_names_its_occurrence_covers_that_change_only():
-    same = [m for m in gm.generate("suites/pace_ai/pace_ai/tools.py")
-            if m.function == "_time_for_vdot" and (m.before, m.after) == ("2.0", "2.2")]
+    same = [
+        m
+        for m in gm.generate("suites/pace_ai/pace_ai/tools.py")
+        if m.function == "_time_for_vdot" and (m.before, m.after) == ("2.0", "2.2")
+    ]
     entry = next(e for e in gm.load_equivalents() if e.function == "_time_for_vdot")
     assert len(same) == 4 and entry.occurrence == 1
     assert [entry.covers(m) for m in same] == [True, False, False, False]

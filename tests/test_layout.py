@@ -20,8 +20,13 @@ grimp = pytest.importorskip("grimp", reason="import-linter (which brings grimp) 
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """`lint-imports` with this repository's contracts, on the `evalkit` package found under `root`."""
     script = Path(sys.executable).with_name("lint-imports")
-    return subprocess.run([str(script), "--config", str(REPO / "pyproject.toml"), "--no-cache"],
-                          cwd=root, capture_output=True, text=True, env={"PYTHONPATH": str(root), "PATH": ""})
+    return subprocess.run(
+        [str(script), "--config", str(REPO / "pyproject.toml"), "--no-cache"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(root), "PATH": ""},
+    )
 
 
 def test_import_contracts_are_kept():
@@ -30,13 +35,16 @@ def test_import_contracts_are_kept():
     assert "0 broken" in result.stdout
 
 
-@pytest.mark.parametrize("module, line", [
-    ("results/report.py", "import evalkit.run.runner"),     # a wrong-way arrow: data importing orchestration
-    ("suite/loader.py", "import evalkit.run.targets"),     # the old suite <-> targets cycle
-    ("llm/client.py", "import evalkit.scoring.judge"),      # the model client reaching up into scoring
-    ("github/api.py", "import evalkit.engine"),             # the GitHub glue reaching into the engine
-    ("testing/script.py", "import evalkit.run.runner"),     # the fakes reaching into the engine
-])
+@pytest.mark.parametrize(
+    "module, line",
+    [
+        ("results/report.py", "import evalkit.run.runner"),  # a wrong-way arrow: data importing orchestration
+        ("suite/loader.py", "import evalkit.run.targets"),  # the old suite <-> targets cycle
+        ("llm/client.py", "import evalkit.scoring.judge"),  # the model client reaching up into scoring
+        ("github/api.py", "import evalkit.engine"),  # the GitHub glue reaching into the engine
+        ("testing/script.py", "import evalkit.run.runner"),  # the fakes reaching into the engine
+    ],
+)
 def test_the_contracts_catch_a_wrong_way_import(tmp_path, module, line):
     shutil.copytree(REPO / "evalkit", tmp_path / "evalkit", ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "evalkit" / module
@@ -132,8 +140,9 @@ def _older_than_the_lock() -> list[str]:
     from packaging.version import Version
 
     older = []
-    for name, pinned in re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\;]+)", (REPO / "requirements-dev.txt").read_text(),
-                                   re.M):
+    for name, pinned in re.findall(
+        r"^([A-Za-z0-9_.-]+)==([^\s\\;]+)", (REPO / "requirements-dev.txt").read_text(), re.M
+    ):
         try:
             installed = version(name)
         except PackageNotFoundError:
@@ -149,8 +158,9 @@ def test_mypy_finds_no_error_in_evalkit():
     older = _older_than_the_lock()
     if older:  # strict typing is held against the locked stubs; the lowest job tests behaviour
         pytest.skip("mypy --strict runs with the locked set (CI's locked job); older here: " + ", ".join(older[:4]))
-    out, err, status = mypy.run(["--config-file", str(REPO / "pyproject.toml"), "--cache-dir",
-                                 str(REPO / ".mypy_cache"), str(REPO / "evalkit")])
+    out, err, status = mypy.run(
+        ["--config-file", str(REPO / "pyproject.toml"), "--cache-dir", str(REPO / ".mypy_cache"), str(REPO / "evalkit")]
+    )
     assert status == 0, out + err
 
 
@@ -186,14 +196,21 @@ def test_every_subpackage_declares_all_and_each_name_exists():
             continue
         name = ".".join(folder.relative_to(REPO).parts)
         tree = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
-        declared = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                    and any(getattr(t, "id", None) == "__all__" for t in
-                            (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+        declared = [
+            node
+            for node in tree.body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(
+                getattr(t, "id", None) == "__all__"
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        ]
         assert declared, f"{name}/__init__.py declares no __all__"
         package = importlib.import_module(name)
         for public in package.__all__:
-            assert hasattr(package, public) or (folder / f"{public}.py").exists() or (folder / public).is_dir(), \
+            assert hasattr(package, public) or (folder / f"{public}.py").exists() or (folder / public).is_dir(), (
                 f"{name}.__all__ names {public!r}, which is neither defined nor a module of the room"
+            )
 
 
 PRIVATE_IMPORTS = """
@@ -214,8 +231,13 @@ for importer in sorted(graph.modules):
 def _private_imports(root: Path) -> list[str]:
     """Imports of a private module (`_name`) of a subpackage from outside that subpackage, in the
     `evalkit` package under `root` (a fresh interpreter: a copy must not mix with the one under test)."""
-    result = subprocess.run([sys.executable, "-c", PRIVATE_IMPORTS], cwd=root, capture_output=True, text=True,
-                            env={"PYTHONPATH": str(root), "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-c", PRIVATE_IMPORTS],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(root), "PATH": ""},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
 
@@ -227,8 +249,9 @@ def test_no_room_imports_another_rooms_private_module():
 def test_the_private_module_rule_finds_a_reach_into_another_room(tmp_path):
     shutil.copytree(REPO / "evalkit", tmp_path / "evalkit", ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "evalkit" / "render" / "markdown.py"
-    target.write_text(target.read_text(encoding="utf-8") + "\nimport evalkit.suite._validation  # injected\n",
-                      encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8") + "\nimport evalkit.suite._validation  # injected\n", encoding="utf-8"
+    )
     assert "evalkit.render.markdown -> evalkit.suite._validation" in _private_imports(tmp_path)
 
 
@@ -250,13 +273,16 @@ def test_no_room_defines_a_name_one_of_its_modules_has():
 
     clashes = []
     for folder in _packages(REPO / "evalkit"):
-        modules = {p.stem for p in folder.glob("*.py")} | {p.name for p in folder.iterdir()
-                                                          if (p / "__init__.py").exists()}
+        modules = {p.stem for p in folder.glob("*.py")} | {
+            p.name for p in folder.iterdir() if (p / "__init__.py").exists()
+        }
         tree = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
-        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                          ast.ClassDef))}
-        defined |= {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-                    if isinstance(t, ast.Name)}
+        defined = {
+            node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
+        defined |= {
+            t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)
+        }
         clashes += [f"{folder.relative_to(REPO)}: {name}" for name in sorted(defined & modules)]
     assert clashes == []
 
@@ -299,5 +325,6 @@ def test_the_positional_rule_counts_self_and_leaves_keyword_only_parameters_out(
         "class C:\n"
         "    def method(self, a, b, c, d, e): ...\n"
         "    def fine(self, a, b, c, d, *e, f): ...\n"
-        "g = lambda a, b, c, d, e, f: a\n")
+        "g = lambda a, b, c, d, e, f: a\n"
+    )
     assert _too_many_positional(package) == {"m.py:six": 6, "m.py:only": 6, "m.py:method": 6, "m.py:<lambda>": 6}

@@ -35,7 +35,9 @@ def _dependencies(*extras: str) -> list[Requirement]:
     return [Requirement(d) for d in deps]
 
 
-@pytest.mark.parametrize("lock, extras", [("requirements-action.txt", ()), ("requirements-dev.txt", ("test", "postgres"))])
+@pytest.mark.parametrize(
+    "lock, extras", [("requirements-action.txt", ()), ("requirements-dev.txt", ("test", "postgres"))]
+)
 def test_every_dependency_is_pinned_to_an_allowed_version_with_hashes(lock, extras):
     pins = _pins(lock)
     for dep in _dependencies(*extras):

@@ -12,18 +12,43 @@ import pytest
 
 import evalkit
 
-PUBLIC_API = sorted([
-    "Case", "Check", "CheckContext", "EvalkitError", "ModelRequest", "ModelResponse", "Outcome", "Problem",
-    "ProviderError", "Report", "Step", "Suite", "SuiteError", "TargetResult", "get_client", "llm_judge",
-    "load_fixtures", "load_suite", "register_check", "run_checks",
-])
+PUBLIC_API = sorted(
+    [
+        "Case",
+        "Check",
+        "CheckContext",
+        "EvalkitError",
+        "ModelRequest",
+        "ModelResponse",
+        "Outcome",
+        "Problem",
+        "ProviderError",
+        "Report",
+        "Step",
+        "Suite",
+        "SuiteError",
+        "TargetResult",
+        "get_client",
+        "llm_judge",
+        "load_fixtures",
+        "load_suite",
+        "register_check",
+        "run_checks",
+    ]
+)
 
 
 def leaked_names(module) -> set[str]:
     """Public-looking names bound on the module that `__all__` does not list (its own subpackages,
     which Python binds on import, are not names we export)."""
-    return {n for n, v in vars(module).items() if n.isidentifier() and not n.startswith("_") and n not in module.__all__
-            and not (isinstance(v, ModuleType) and v.__name__ == f"{module.__name__}.{n}")}
+    return {
+        n
+        for n, v in vars(module).items()
+        if n.isidentifier()
+        and not n.startswith("_")
+        and n not in module.__all__
+        and not (isinstance(v, ModuleType) and v.__name__ == f"{module.__name__}.{n}")
+    }
 
 
 def test_all_is_the_documented_api_sorted():
@@ -65,7 +90,9 @@ def test_unknown_name_is_an_attribute_error():
 
 
 def test_importing_evalkit_pulls_in_no_heavy_module():
-    code = ("import sys, evalkit; heavy = [m for m in ('anthropic', 'jinja2', 'pydantic', 'yaml') "
-            "if m in sys.modules]; print(','.join(heavy))")
+    code = (
+        "import sys, evalkit; heavy = [m for m in ('anthropic', 'jinja2', 'pydantic', 'yaml') "
+        "if m in sys.modules]; print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""

@@ -76,8 +76,15 @@ def test_the_check_sees_what_it_forbids(tmp_path):
         "from anthropic._data import MODELS\nfrom anthropic.resources import _private_thing\n"
         "atexit._run_exitfuncs()\nimportlib.util.find_spec('anthropic')\n"
         "anthropic.__file__\nanthropic.resources.messages._helper\nimport os\nos._exit(0)\n",
-        encoding="utf-8")
-    assert sorted(line.split(": ", 1)[1] for line in findings(probe)) == sorted([
-        "from anthropic._data import ...", "from anthropic.resources import _private_thing",
-        "atexit._run_exitfuncs", "find_spec (reads or locates a module's source)",
-        "reads where anthropic is installed (anthropic.__file__)", "anthropic.resources.messages._helper"])
+        encoding="utf-8",
+    )
+    assert sorted(line.split(": ", 1)[1] for line in findings(probe)) == sorted(
+        [
+            "from anthropic._data import ...",
+            "from anthropic.resources import _private_thing",
+            "atexit._run_exitfuncs",
+            "find_spec (reads or locates a module's source)",
+            "reads where anthropic is installed (anthropic.__file__)",
+            "anthropic.resources.messages._helper",
+        ]
+    )

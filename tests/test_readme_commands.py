@@ -44,32 +44,26 @@ BIN = Path(sys.executable).parent  # `evalkit` and `python` as a user of this vi
 
 # Commands that cannot run in a test, keyed by their exact text (a trailing comment aside).
 SKIPPED = {
-    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && evalkit demo":
-        "creates a virtual environment and installs from the package registry (network, minutes); "
-        "`evalkit demo` itself is run by tests/cli/test_demo.py",
-    "python -m pytest -n auto":
-        "the whole test suite, this test among them; CI runs it (.ci/run)",
-    'pip install "evalkit @ git+https://github.com/org/eval-action@v1"':
-        "installs from GitHub (network); the placeholder org/eval-action is the reader's own",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && evalkit demo": "creates a virtual environment and installs from the package registry (network, minutes); "
+    "`evalkit demo` itself is run by tests/cli/test_demo.py",
+    "python -m pytest -n auto": "the whole test suite, this test among them; CI runs it (.ci/run)",
+    'pip install "evalkit @ git+https://github.com/org/eval-action@v1"': "installs from GitHub (network); the placeholder org/eval-action is the reader's own",
     "pip install -e '.[docs]'": "installs from the package registry (network, minutes); .ci/run installs it",
     "mkdocs build --strict": "needs the docs extra, which only the locked job installs: tests/test_docs.py "
-                             "builds the site where it is installed, and .ci/run builds it in its static checks",
+    "builds the site where it is installed, and .ci/run builds it in its static checks",
     "mkdocs serve": "a preview server that runs until stopped",
     "pip install 'evalkit[postgres]'": "installs from the package registry (network); the locked job's lock "
-                                       "holds the extra",
-    "evalkit history record main.json --branch main --history postgresql://evalkit@db.example.com/evals":
-        "the reader's own PostgreSQL server; tests/history/test_postgres.py runs these commands against a "
-        "throwaway server",
-    "evalkit history --history postgresql://evalkit@db.example.com/evals":
-        "as the `history record` above: tests/history/test_postgres.py runs it against a throwaway server",
+    "holds the extra",
+    "evalkit history record main.json --branch main --history postgresql://evalkit@db.example.com/evals": "the reader's own PostgreSQL server; tests/history/test_postgres.py runs these commands against a "
+    "throwaway server",
+    "evalkit history --history postgresql://evalkit@db.example.com/evals": "as the `history record` above: tests/history/test_postgres.py runs it against a throwaway server",
     "evalkit mutate evals": "the reader's own suite folder (docs/mutate.md's support team's `evals/`, not in this "
-                            "repository); tests/engine/test_mutate.py runs `evalkit mutate` on a team's suite and on "
-                            "the bundled ones",
+    "repository); tests/engine/test_mutate.py runs `evalkit mutate` on a team's suite and on "
+    "the bundled ones",
     "evalkit mutate evals --sample 100 --min-score 0.8": "as `evalkit mutate evals`; tests/engine/test_mutate.py "
-                                                         "tests --sample and --min-score's exit codes",
-    'python -m evalkit.testing.fake_anthropic --port 8765 --reply "Paris." --verdict pass &':
-        "starts a server that runs until stopped, on a fixed port; tests/test_init_and_project.py runs "
-        "the command (on a free port), and docs/getting-started.md's session runs against its script",
+    "tests --sample and --min-score's exit codes",
+    'python -m evalkit.testing.fake_anthropic --port 8765 --reply "Paris." --verdict pass &': "starts a server that runs until stopped, on a fixed port; tests/test_init_and_project.py runs "
+    "the command (on a free port), and docs/getting-started.md's session runs against its script",
 }
 
 # The exit code a command's README context gives it, where it is not 0.
@@ -168,7 +162,7 @@ def readme_commands(text: str, page: str = "README.md") -> list[Command]:
             for n, raw in enumerate(body, first):
                 if raw.startswith("$ "):
                     printed = []
-                    for after in body[n - first + 1:]:
+                    for after in body[n - first + 1 :]:
                         if after.startswith("$ "):
                             break
                         printed.append(after)
@@ -176,19 +170,28 @@ def readme_commands(text: str, page: str = "README.md") -> list[Command]:
     return commands
 
 
-COMMANDS = [command for page in PAGES
-            for command in readme_commands(page.read_text(encoding="utf-8"), str(page.relative_to(REPO)))]
+COMMANDS = [
+    command
+    for page in PAGES
+    for command in readme_commands(page.read_text(encoding="utf-8"), str(page.relative_to(REPO)))
+]
 pytestmark = pytest.mark.skipif(NESTED in os.environ, reason="run by a README command of this very test")
 
 
 def test_the_readme_shows_commands_and_every_block_of_commands_is_tagged_so_this_test_runs_it():
     assert len(COMMANDS) >= 15, [c.text for c in COMMANDS]
-    untagged = [f"{page.relative_to(REPO)}:{first - 1} ```{info}: {line.strip()}"
-                for page in PAGES for info, first, body in fences(page.read_text(encoding="utf-8"))
-                if info not in ("bash", "console") and info in ("", "sh", "shell", "zsh", "text")
-                for line in body if SHELLISH.match(line.strip())]
-    assert not untagged, ("commands in a block this test does not read: tag it ```bash (commands) or "
-                          "```console (a `$ ` transcript)", untagged)
+    untagged = [
+        f"{page.relative_to(REPO)}:{first - 1} ```{info}: {line.strip()}"
+        for page in PAGES
+        for info, first, body in fences(page.read_text(encoding="utf-8"))
+        if info not in ("bash", "console") and info in ("", "sh", "shell", "zsh", "text")
+        for line in body
+        if SHELLISH.match(line.strip())
+    ]
+    assert not untagged, (
+        "commands in a block this test does not read: tag it ```bash (commands) or ```console (a `$ ` transcript)",
+        untagged,
+    )
 
 
 def test_every_skipped_command_is_still_in_the_readme():
@@ -200,6 +203,7 @@ def test_every_skipped_command_is_still_in_the_readme():
 
 
 # -- where the commands run ---------------------------------------------------------------------
+
 
 def sound_script() -> Script:
     """The bundled suites' scripted sound replies (the demo's base branch): every gate passes."""
@@ -223,8 +227,11 @@ def shell(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
 def fakes() -> Iterator[dict[str, FakeAnthropicServer]]:
     # "offline": what `python -m evalkit.testing.fake_anthropic --reply "Paris." --verdict pass` answers,
     # for the pages whose commands run a team's own suite (OFFLINE_FAKE).
-    with FakeAnthropicServer(sound_script()) as sound, FakeAnthropicServer(calibration_script()) as calibration, \
-            FakeAnthropicServer(offline_script("Paris.", "pass")) as offline:
+    with (
+        FakeAnthropicServer(sound_script()) as sound,
+        FakeAnthropicServer(calibration_script()) as calibration,
+        FakeAnthropicServer(offline_script("Paris.", "pass")) as offline,
+    ):
         yield {"sound": sound, "calibration": calibration, "offline": offline}
 
 
@@ -240,14 +247,25 @@ def base_env(tmp_path_factory, github) -> dict[str, str]:
     for the whole session (a suite that runs again is served from it), plain progress lines, and
     GitHub's REST API at its loopback fake."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVALKIT_", "GITHUB_", "INPUT_"))}
-    return {**env, "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}", "ANTHROPIC_API_KEY": "test-not-a-key",
-            "EVALKIT_CACHE_DIR": str(tmp_path_factory.mktemp("response-cache")), "CI": "1",
-            "GITHUB_API_URL": github.url, "GITHUB_TOKEN": "test-not-a-token", NESTED: "1"}
+    return {
+        **env,
+        "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        "ANTHROPIC_API_KEY": "test-not-a-key",
+        "EVALKIT_CACHE_DIR": str(tmp_path_factory.mktemp("response-cache")),
+        "CI": "1",
+        "GITHUB_API_URL": github.url,
+        "GITHUB_TOKEN": "test-not-a-token",
+        NESTED: "1",
+    }
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -256,8 +274,13 @@ def repository(tmp_path_factory, fakes, base_env) -> Path:
     with `origin/main` at that commit, plus the files the README's commands read: the results of a
     run of the bundled suites under each name the README uses, and a stopped run's JSONL."""
     root = tmp_path_factory.mktemp("readme") / "repo"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            check=True, capture_output=True, text=True).stdout.split("\0")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
     for name in filter(None, listed):
         if (REPO / name).is_file():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -275,7 +298,7 @@ def repository(tmp_path_factory, fakes, base_env) -> Path:
     stopped = root / STOPPED_RUN
     stopped.parent.mkdir(parents=True)
     lines = (root / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    stopped.write_text("".join(lines[:len(lines) // 3]), encoding="utf-8")
+    stopped.write_text("".join(lines[: len(lines) // 3]), encoding="utf-8")
     return root
 
 
@@ -302,8 +325,11 @@ def test_the_readme_command_runs_as_written(command, request, tmp_path, base_env
     if command.key in SKIPPED:
         pytest.skip(SKIPPED[command.key])
     if any(DECIDE.search(line) for line in command.key.splitlines()):
-        pytest.fail(f"{command.where} `{command.key}` installs, starts a container or runs the tests: "
-                    "make it runnable here or list it in SKIPPED with the reason", pytrace=False)
+        pytest.fail(
+            f"{command.where} `{command.key}` installs, starts a container or runs the tests: "
+            "make it runnable here or list it in SKIPPED with the reason",
+            pytrace=False,
+        )
     if command.key in CALIBRATION:
         source, fake = request.getfixturevalue("calibration_folder"), fakes["calibration"]
     elif command.page in OFFLINE_FAKE:

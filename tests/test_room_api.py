@@ -28,13 +28,20 @@ def cross_room_imports() -> list[tuple[str, str, str, str]]:
         rel = path.relative_to(PACKAGE).parts
         mine = rel[0] if len(rel) > 1 else None
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-                    and node.module.startswith("evalkit.")):
+            if not (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and node.module
+                and node.module.startswith("evalkit.")
+            ):
                 continue
             room = node.module.split(".")[1]
             if room in ROOMS and room != mine:
-                found += [(str(path.relative_to(PACKAGE.parent)), room, node.module, a.name) for a in node.names
-                          if not _is_module(f"{node.module}.{a.name}")]
+                found += [
+                    (str(path.relative_to(PACKAGE.parent)), room, node.module, a.name)
+                    for a in node.names
+                    if not _is_module(f"{node.module}.{a.name}")
+                ]
     return found
 
 
@@ -44,8 +51,13 @@ def test_the_scan_sees_imports_across_rooms():
 
 
 def test_every_name_another_room_imports_is_in_that_rooms_all():
-    missing = sorted({f"{f}: {module}.{name}" for f, room, module, name in cross_room_imports()
-                      if name not in importlib.import_module(f"evalkit.{room}").__all__})
+    missing = sorted(
+        {
+            f"{f}: {module}.{name}"
+            for f, room, module, name in cross_room_imports()
+            if name not in importlib.import_module(f"evalkit.{room}").__all__
+        }
+    )
     assert missing == [], "export these names in their room's __all__ (or stop importing them):\n" + "\n".join(missing)
 
 

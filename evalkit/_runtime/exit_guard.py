@@ -37,9 +37,11 @@ def disarm() -> None:
 def _guarded_exit(status: int) -> NoReturn:
     if _armed_pid is not None and os.getpid() == _armed_pid:
         try:
-            sys.stderr.write(f"evalkit: user code called os._exit({status}) in evalkit's own process (a module a "
-                             "suite names, as it was imported, or a thread it started): evalkit did not finish, "
-                             "and no results were written\n")
+            sys.stderr.write(
+                f"evalkit: user code called os._exit({status}) in evalkit's own process (a module a "
+                "suite names, as it was imported, or a thread it started): evalkit did not finish, "
+                "and no results were written\n"
+            )
             sys.stderr.flush()
         except BaseException:
             pass
@@ -56,15 +58,17 @@ def file_state(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size) if st.st_size else None
 
 
-def checked(code: int, out: Path, before: tuple[int, int, int] | None, jsonl: object,
-            echo: Callable[..., None]) -> int:
+def checked(code: int, out: Path, before: tuple[int, int, int] | None, jsonl: object, echo: Callable[..., None]) -> int:
     """`code`, the run's verdict, if the run wrote `out` since `file_state` gave `before`; else 3 (an
     internal error), said as such: never a verdict, least of all a pass, without its results.
     Disarms: from here on, what ends the process is evalkit's own choice."""
     disarm()
     after = file_state(out)
     if after is None or after == before:
-        echo(f"evalkit: the run ended without writing {out}: an internal error of evalkit; the finished cases "
-             f"are in {jsonl}", err=True)
+        echo(
+            f"evalkit: the run ended without writing {out}: an internal error of evalkit; the finished cases "
+            f"are in {jsonl}",
+            err=True,
+        )
         return ExitCode.INTERNAL
     return code

@@ -48,7 +48,7 @@ def wipe_initial_environ(secrets: Sequence[str]) -> bool:
     copy; whether the block could be found."""
     try:
         stat = Path("/proc/self/stat").read_text()
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         start, end = int(fields[47]), int(fields[48])  # env_start, env_end (proc(5) fields 50, 51)
         block = ctypes.string_at(start, end - start)
     except (OSError, ValueError, IndexError):

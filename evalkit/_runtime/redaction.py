@@ -24,8 +24,15 @@ from typing import Any, TextIO
 
 # Names whose values are credentials: an API key, tokens, secrets, passwords, anything `*_KEY`.
 _SECRET_NAME = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL|_KEY$)")
-_NOT_SECRET = frozenset({"ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL", "ACTIONS_RESULTS_URL",
-                         "ACTIONS_CACHE_URL", "INPUT_COMMENT_KEY"})
+_NOT_SECRET = frozenset(
+    {
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        "ACTIONS_RUNTIME_URL",
+        "ACTIONS_RESULTS_URL",
+        "ACTIONS_CACHE_URL",
+        "INPUT_COMMENT_KEY",
+    }
+)
 MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
 
 _known: dict[str, str] = {}  # secret value -> what replaces it, longest first
@@ -159,9 +166,9 @@ class RedactingStream(io.TextIOBase):
             return len(text)
         whole = redacted(self._held + text)
         keep = held_back(whole, _known)
-        self._held = whole[len(whole) - keep:] if keep else ""
+        self._held = whole[len(whole) - keep :] if keep else ""
         if len(whole) > keep:
-            self._stream.write(whole[:len(whole) - keep])
+            self._stream.write(whole[: len(whole) - keep])
         return len(text)
 
     def drain(self) -> None:

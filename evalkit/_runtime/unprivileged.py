@@ -75,8 +75,11 @@ def main(argv: list[str]) -> None:
         except (OSError, AttributeError) as exc:  # a libc without capget/capset, an unreadable /proc
             problem = f"{type(exc).__name__}: {exc}"
         if problem and _may_keep_it():
-            print(f"evalkit: could not drop CAP_SYS_PTRACE before starting user code: {problem}", file=sys.stderr,
-                  flush=True)
+            print(
+                f"evalkit: could not drop CAP_SYS_PTRACE before starting user code: {problem}",
+                file=sys.stderr,
+                flush=True,
+            )
     os.execv(argv[0], argv)
 
 

@@ -91,8 +91,11 @@ class DaemonPool(Executor):
 
 def user_traceback(exc: BaseException, limit: int = 12) -> str:
     """The traceback of `exc` without evalkit's and asyncio's frames: the user's code only."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if not f.filename.startswith(_OURS) and not f.filename.startswith(_STDLIB)]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not f.filename.startswith(_OURS) and not f.filename.startswith(_STDLIB)
+    ]
     try:
         last = traceback.format_exception_only(type(exc), exc)
     except Exception:  # noqa: BLE001 - an exception whose __str__ raises
@@ -132,8 +135,10 @@ def output_problem(output: Any) -> str | None:
     if isinstance(output, (str, dict, list, tuple)) or _is_model(output):
         return None
     kind = "None" if output is None else type(output).__name__
-    return (f"target returned {kind}; expected text (str), structured output (a dict, a list or a "
-            f"pydantic model) or evalkit.TargetResult")
+    return (
+        f"target returned {kind}; expected text (str), structured output (a dict, a list or a "
+        f"pydantic model) or evalkit.TargetResult"
+    )
 
 
 def tool_answer(produced: Any) -> tuple[Any, str | None]:
@@ -157,14 +162,17 @@ def is_cancellation(exc: BaseException) -> bool:
 def cancelled_words(who: str, exc: BaseException) -> str:
     """An error row's words for a cancellation user code raised (not a stop of the run)."""
     text = safe_str(exc)
-    return (f"{who} was cancelled: {type(exc).__name__} raised inside it{': ' + text if text else ''} "
-            f"(the run was not stopped; a cancelled task is an error, never a silence)")
+    return (
+        f"{who} was cancelled: {type(exc).__name__} raised inside it{': ' + text if text else ''} "
+        f"(the run was not stopped; a cancelled task is an error, never a silence)"
+    )
 
 
 def describe_exit(exc: BaseException) -> str:
     """`SystemExit(3)` as a user would want to read it in an error row."""
     if isinstance(exc, SystemExit):
-        return f"target called sys.exit({safe_str(exc.code) if not isinstance(exc.code, (int, str)) else repr(exc.code)})"
+        return (
+            f"target called sys.exit({safe_str(exc.code) if not isinstance(exc.code, (int, str)) else repr(exc.code)})"
+        )
     text = safe_str(exc)
     return f"target raised {type(exc).__name__}" + (f": {text}" if text else "")
-

@@ -28,14 +28,17 @@ __all__ = [
     "read_watch_map",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "main": "evalkit.action.__main__",
-    "CONFIG_NAMES": "evalkit.action.discovery",
-    "config_file": "evalkit.action.discovery",
-    "discover": "evalkit.action.discovery",
-    "load_repo_suites": "evalkit.action.discovery",
-    "read_config": "evalkit.action.discovery",
-    "read_watch_map": "evalkit.action.discovery",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "main": "evalkit.action.__main__",
+        "CONFIG_NAMES": "evalkit.action.discovery",
+        "config_file": "evalkit.action.discovery",
+        "discover": "evalkit.action.discovery",
+        "load_repo_suites": "evalkit.action.discovery",
+        "read_config": "evalkit.action.discovery",
+        "read_watch_map": "evalkit.action.discovery",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

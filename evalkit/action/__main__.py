@@ -101,8 +101,10 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # the job was cancelled (SIGTERM) or interrupted
         cancelled = isinstance(exc, Terminated)
         print(f"evalkit: stopped by {'SIGTERM' if cancelled else 'SIGINT'}", flush=True)
-        outcome.unfinished(f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) "
-                           "before the run finished", cancelled=True)
+        outcome.unfinished(
+            f"the job was stopped ({'SIGTERM: cancelled' if cancelled else 'SIGINT'}) before the run finished",
+            cancelled=True,
+        )
         return ExitCode.SIGTERM if cancelled else ExitCode.SIGINT
     except SystemExit:
         raise
@@ -150,22 +152,37 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
         report, files = merge_shards(inputs.merge, workspace, out_dir)
         print(f"evalkit: merged {len(files)} shard results: " + ", ".join(outcome.outputs.show(f) for f in files))
         read = _read_history(inputs, settings, event, outcome, report)
-        base = merged_comparison(settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir,
-                                 flaky=read.flaky)
+        base = merged_comparison(
+            settings, event, workspace, files, report, inputs=inputs, out_dir=out_dir, flaky=read.flaky
+        )
         past = _keep_history(inputs, event, outcome, report)  # the merged run is the default branch's run
-        return _publish(report, inputs, event, outcome, template_path(inputs.template, workspace),
-                        rels=[s.path for s in report.suites], base=base, past=past or read.past)
+        return _publish(
+            report,
+            inputs,
+            event,
+            outcome,
+            template_path(inputs.template, workspace),
+            rels=[s.path for s in report.suites],
+            base=base,
+            past=past or read.past,
+        )
 
     no_oidc = inputs.federation is not None and not env.get("ACTIONS_ID_TOKEN_REQUEST_URL")
     if (not inputs.anthropic_api_key and inputs.federation is None) or no_oidc:
         action = missing_key_action(inputs.on_missing_key, event, env)
         level = "error" if action == "fail" else "notice"
-        what = (NO_OIDC if no_oidc else "anthropic_api_key is empty (fork and Dependabot pull requests get no "
-                "secrets)")
-        commands.annotation(level, f"evalkit: {what}: evaluations {'could not run' if action == 'fail' else 'skipped'}",
-                            title="evalkit")
-        body = no_key_body(event.name, is_fork=event.is_fork, run_url=event.run_url, mark=outcome.mark,
-                           failed=action == "fail", federation=no_oidc)
+        what = NO_OIDC if no_oidc else "anthropic_api_key is empty (fork and Dependabot pull requests get no secrets)"
+        commands.annotation(
+            level, f"evalkit: {what}: evaluations {'could not run' if action == 'fail' else 'skipped'}", title="evalkit"
+        )
+        body = no_key_body(
+            event.name,
+            is_fork=event.is_fork,
+            run_url=event.run_url,
+            mark=outcome.mark,
+            failed=action == "fail",
+            federation=no_oidc,
+        )
         # A skip only brings an existing comment up to date: fork PRs cannot comment anyway.
         outcome.publish(body, verdict="error" if action == "fail" else "skipped", create=action == "fail")
         return ExitCode.USAGE if action == "fail" else ExitCode.PASSED
@@ -193,22 +210,42 @@ def _main(env: dict[str, str], outcome: Outcome) -> int:
     if not rels:
         return _nothing_affected(event, [r.rel for r in repo.refs], changed, outcome)
 
-    print("evalkit: running " + ", ".join(rels) + (f" (shard {inputs.shard})" if inputs.shard else "")
-          + (f" (cases tagged {', '.join(inputs.tags)})" if inputs.tags else ""))
-    report, runs = evaluate(inputs, repo, rels, out_dir=out_dir, env=env, secrets=outcome.secrets,
-                            run_url=event.run_url, python=python)
+    print(
+        "evalkit: running "
+        + ", ".join(rels)
+        + (f" (shard {inputs.shard})" if inputs.shard else "")
+        + (f" (cases tagged {', '.join(inputs.tags)})" if inputs.tags else "")
+    )
+    report, runs = evaluate(
+        inputs, repo, rels, out_dir=out_dir, env=env, secrets=outcome.secrets, run_url=event.run_url, python=python
+    )
     if runs:  # the model is the changed variable here, not the commit: no base run
-        print("evalkit: model against model (" + " vs ".join(m for m, _ in runs) + "): no comparison with the "
-              "base branch in this run")
+        print(
+            "evalkit: model against model (" + " vs ".join(m for m, _ in runs) + "): no comparison with the "
+            "base branch in this run"
+        )
         return _publish(report, inputs, event, outcome, template, rels=rels, models=runs)
     if inputs.shard:  # a shard's results are partial: it runs its share on the base, the merge job compares
-        save_shard_base(settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env,
-                        python=python)
+        save_shard_base(
+            settings, event, workspace, rels, inputs, out_dir=out_dir, secrets=outcome.secrets, env=env, python=python
+        )
         return _publish(report, inputs, event, outcome, template, rels=rels)
     read = _read_history(inputs, settings, event, outcome, report)
-    base = compare_with_base(settings, event, workspace, rels, report, inputs=inputs, out_dir=out_dir,
-                             secrets=outcome.secrets, env=env, python=python, api=api, watch=repo.watch_map(),
-                             flaky=read.flaky)
+    base = compare_with_base(
+        settings,
+        event,
+        workspace,
+        rels,
+        report,
+        inputs=inputs,
+        out_dir=out_dir,
+        secrets=outcome.secrets,
+        env=env,
+        python=python,
+        api=api,
+        watch=repo.watch_map(),
+        flaky=read.flaky,
+    )
     if inputs.reuse_base and is_default_branch_push(event):
         _save_for_pull_requests(repo, rels, inputs, outcome)
     past = _keep_history(inputs, event, outcome, report) or read.past
@@ -239,8 +276,10 @@ def _credential(inputs: Inputs, env: Mapping[str, str]) -> Credential:
     if inputs.federation is None:
         return ApiKey(inputs.anthropic_api_key)
     credential = federated(inputs.federation, env, env.get("ANTHROPIC_BASE_URL") or DEFAULT_UPSTREAM)
-    print(f"evalkit: the API is reached with a short-lived token from workload identity federation "
-          f"(rule {inputs.federation.rule_id}); no stored key")
+    print(
+        f"evalkit: the API is reached with a short-lived token from workload identity federation "
+        f"(rule {inputs.federation.rule_id}); no stored key"
+    )
     return credential
 
 
@@ -260,13 +299,24 @@ def _save_for_pull_requests(repo: RepoIndex, rels: list[str], inputs: Inputs, ou
     keys = suite_keys(git, commit, {r: repo.watch_map().get(r, []) for r in rels}, run_options(inputs))
     folder = save(outcome.out_dir, outcome.out_dir / "results.json", outcome.workspace, keys, commit)
     outcome.outputs.set(base_artifact=artifact_name(commit), base_artifact_path=outcome.outputs.show(folder))
-    print(f"evalkit: results saved for pull requests based on {commit[:12]}: upload {outcome.outputs.show(folder)} "
-          f"as artifact {artifact_name(commit)}")
+    print(
+        f"evalkit: results saved for pull requests based on {commit[:12]}: upload {outcome.outputs.show(folder)} "
+        f"as artifact {artifact_name(commit)}"
+    )
 
 
-def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, template: Path | None,
-             *, rels: list[str], base: BaseResult = BaseResult(), models: ModelRuns | None = None,
-             past: ReportPast | None = None) -> int:
+def _publish(
+    report: Report,
+    inputs: Inputs,
+    event: Event,
+    outcome: Outcome,
+    template: Path | None,
+    *,
+    rels: list[str],
+    base: BaseResult = BaseResult(),
+    models: ModelRuns | None = None,
+    past: ReportPast | None = None,
+) -> int:
     """JUnit, comment, summary, log and outputs of a finished (or merged) run, or of a
     model-against-model run (`models`: each model's Report; any model's failed gate fails); the exit code.
     `past`: the default branch's last runs, for the HTML report's charts."""
@@ -279,19 +329,42 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
     hint = f"`{outcome.outputs.show(out_dir)}`; upload it with actions/upload-artifact"
     if models:
         mc, (first, first_report), (last, report) = compare_models(list(models)), models[0], models[-1]
-        html = render_html(report, base=first_report, comparison=compare_reports(first_report, report,
-                                                                                 base_label=first, head_label=last))
-        bodies = [render_models_comment(models, mc, template=template, run_url=event.run_url, artifact_hint=hint,
-                                        mark=outcome.mark, html_report=html_path.name, **room)
-                  for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
+        html = render_html(
+            report,
+            base=first_report,
+            comparison=compare_reports(first_report, report, base_label=first, head_label=last),
+        )
+        bodies = [
+            render_models_comment(
+                models,
+                mc,
+                template=template,
+                run_url=event.run_url,
+                artifact_hint=hint,
+                mark=outcome.mark,
+                html_report=html_path.name,
+                **room,
+            )
+            for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})
+        ]
         report = max((r for _, r in models), key=lambda r: exit_code(r.verdict))  # the worst decides
     else:
         html = render_html(report, comparison=base.comparison, base=base.report, past=past)
         lead = base.lead(exit_code(report.verdict), head=report)
-        bodies = [render_comment(report, template=template, run_url=event.run_url, artifact_hint=hint,
-                                 mark=outcome.mark, html_report=html_path.name, lead=lead, detailed=base.detailed(),
-                                 **room)
-                  for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})]
+        bodies = [
+            render_comment(
+                report,
+                template=template,
+                run_url=event.run_url,
+                artifact_hint=hint,
+                mark=outcome.mark,
+                html_report=html_path.name,
+                lead=lead,
+                detailed=base.detailed(),
+                **room,
+            )
+            for room in ({}, {"limit": SUMMARY_CHARS, "cap": SUMMARY_CAP})
+        ]
     html_path.write_text(redact_text(html, outcome.secrets), encoding="utf-8")
     body, summary = bodies
 
@@ -304,10 +377,22 @@ def _publish(report: Report, inputs: Inputs, event: Event, outcome: Outcome, tem
         annotations += [check_annotation(f) for f in failures(each, workspace, model)]
     changed = bool(base.comparison and (base.comparison.regressed or base.comparison.fixed))
     code = base.exit_code(exit_code(report.verdict))
-    outcome.publish(body, summary=summary, verdict=report.verdict, results_path=results_path, selected=rels,
-                    changed=changed, counts=case_counts(report), gate_code=code, annotations=annotations)
-    outcome.outputs.set(html_path=outcome.outputs.show(html_path),
-                        jsonl_path=outcome.outputs.show(out_dir / "results.jsonl"), **base.outputs())
+    outcome.publish(
+        body,
+        summary=summary,
+        verdict=report.verdict,
+        results_path=results_path,
+        selected=rels,
+        changed=changed,
+        counts=case_counts(report),
+        gate_code=code,
+        annotations=annotations,
+    )
+    outcome.outputs.set(
+        html_path=outcome.outputs.show(html_path),
+        jsonl_path=outcome.outputs.show(out_dir / "results.jsonl"),
+        **base.outputs(),
+    )
     give_to_workspace_owner(out_dir, workspace)
     print(f"evalkit: verdict {report.verdict}; results in {outcome.outputs.show(out_dir)}")
     if code and not inputs.fail_on_gate:
@@ -330,13 +415,22 @@ def _project(workspace: Path, working_directory: str) -> Path:
     return project
 
 
-def _load_suites(workspace: Path, entries: list[str], env: Mapping[str, str], secrets: Sequence[str],
-                 python: str | None, *, project: Path | None = None) -> RepoIndex:
+def _load_suites(
+    workspace: Path,
+    entries: list[str],
+    env: Mapping[str, str],
+    secrets: Sequence[str],
+    python: str | None,
+    *,
+    project: Path | None = None,
+) -> RepoIndex:
     # Loading imports suite plugins (user code): the worker does it, without secrets.
     repo = index_suites(workspace, entries, env=env, secrets=secrets, python=python, project=project)
     if not repo.refs:
-        raise UsageError(f"no suites found in {project or workspace}: add an evalkit.yml listing them, or name files "
-                         "suite.yml / *.suite.yml (see evalkit/action/discovery.py)")
+        raise UsageError(
+            f"no suites found in {project or workspace}: add an evalkit.yml listing them, or name files "
+            "suite.yml / *.suite.yml (see evalkit/action/discovery.py)"
+        )
     return repo
 
 
@@ -348,8 +442,15 @@ def _entries(inputs: Inputs, event: Event) -> list[str]:
     return entries
 
 
-def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path, api: GitHubAPI | None,
-            *, changed: ChangedFiles | None = None) -> tuple[list[str], str, ChangedFiles | None]:
+def _select(
+    entries: list[str],
+    event: Event,
+    repo: RepoIndex,
+    workspace: Path,
+    api: GitHubAPI | None,
+    *,
+    changed: ChangedFiles | None = None,
+) -> tuple[list[str], str, ChangedFiles | None]:
     """(relative suite files to run, why, changed files or None); `changed`: already listed."""
     if entries:
         return list(repo.selected or []), f"the suites input names {', '.join(entries)}", None
@@ -364,8 +465,9 @@ def _select(entries: list[str], event: Event, repo: RepoIndex, workspace: Path, 
 
 def _nothing_affected(event: Event, suites: list[str], changed: ChangedFiles | None, outcome: Outcome) -> int:
     paths = changed.paths if changed is not None and changed.paths is not None else []
-    body = nothing_affected_body(paths, changed.reason if changed else "", suites,
-                                 run_url=event.run_url, mark=outcome.mark)
+    body = nothing_affected_body(
+        paths, changed.reason if changed else "", suites, run_url=event.run_url, mark=outcome.mark
+    )
     print(f"evalkit: no suite watches the {len(paths)} changed file(s): nothing to run")
     outcome.publish(body, verdict="skipped")
     return ExitCode.PASSED

@@ -56,11 +56,11 @@ class BaseResult:
         `head` it quotes each failing case's answer where it explains the case."""
         if self.comparison is not None:
             gate_failed = self.exit_code(threshold_code) != 0
-            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed,
-                                     head=head) + "\n---\n\n"
+            return render_comparison(self.comparison, clean=clean, gate_failed=gate_failed, head=head) + "\n---\n\n"
         if self.why_none:
-            return (f"> ℹ️ **No comparison with the base branch:** {clean(self.why_none)}. "
-                    "The thresholds below decide.\n\n")
+            return (
+                f"> ℹ️ **No comparison with the base branch:** {clean(self.why_none)}. The thresholds below decide.\n\n"
+            )
         return ""
 
     def exit_code(self, threshold_code: int) -> int:
@@ -101,22 +101,39 @@ def ensure_commit(git: Git, ref: str, token: str) -> str | None:
     if token:
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
         # Through the environment, not argv: the token never shows in a process list.
-        auth = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraheader",
-                "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+        auth = {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "http.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+        }
     done = git("fetch", "--no-tags", "--depth=1", "origin", ref, check=False, env=auth)
     if done.returncode == 0 and git.commit(ref):
         return None
     shallow = git("rev-parse", "--is-shallow-repository", check=False).stdout.strip() == "true"
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    return (f"the base commit {ref[:12]} is not in this {'shallow ' if shallow else ''}checkout and fetching it "
-            f"failed ({lines[-1].strip() if lines else 'no message'}); check out with `fetch-depth: 0`, or set "
-            "`baseline: none`")
+    return (
+        f"the base commit {ref[:12]} is not in this {'shallow ' if shallow else ''}checkout and fetching it "
+        f"failed ({lines[-1].strip() if lines else 'no message'}); check out with `fetch-depth: 0`, or set "
+        "`baseline: none`"
+    )
 
 
-def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], head: Report,
-                      *, inputs: Inputs, out_dir: Path, secrets: Sequence[str], env: Mapping[str, str],
-                      python: str | None = None, api: GitHubAPI | None = None,
-                      watch: Mapping[str, Sequence[str]] | None = None, flaky: FlakyIndex | None = None) -> BaseResult:
+def compare_with_base(
+    settings: Settings,
+    event: Event,
+    workspace: Path,
+    rels: Sequence[str],
+    head: Report,
+    *,
+    inputs: Inputs,
+    out_dir: Path,
+    secrets: Sequence[str],
+    env: Mapping[str, str],
+    python: str | None = None,
+    api: GitHubAPI | None = None,
+    watch: Mapping[str, Sequence[str]] | None = None,
+    flaky: FlakyIndex | None = None,
+) -> BaseResult:
     """Run `rels` on the base with the head's options and cache (or reuse the results a default-branch
     run saved for the base commit, when `reuse_base` is on and they hash the same: `api`, `watch`),
     and compare `head` with it; a base that cannot be had or run gives the reason instead (never an
@@ -139,43 +156,85 @@ def compare_with_base(settings: Settings, event: Event, workspace: Path, rels: S
             saved = redact(saved, secrets)
             saved.save(out_dir / "base.json")
             missing_here = [r for r in rels if r not in {s.path for s in saved.suites}]
-            result = compared(saved, head, event, ref, commit, missing_suites=missing_here, settings=settings,
-                              out_dir=out_dir, flaky=flaky)
+            result = compared(
+                saved,
+                head,
+                event,
+                ref,
+                commit,
+                missing_suites=missing_here,
+                settings=settings,
+                out_dir=out_dir,
+                flaky=flaky,
+            )
             if result.comparison is not None:
-                result.comparison.notes.append(f"the base's results were saved by the default branch's run of "
-                                               f"{commit[:12]}: no model was called for the base")
+                result.comparison.notes.append(
+                    f"the base's results were saved by the default branch's run of "
+                    f"{commit[:12]}: no model was called for the base"
+                )
             return result
     print(f"evalkit: running the same suites on the base {ref[:12]} to compare")
     out = out_dir / "base.json"
     try:
-        commit, missing_suites = _run_base_in_worker(git, ref, rels, inputs, workspace, out=out, env=env,
-                                                     secrets=secrets, python=python)
+        commit, missing_suites = _run_base_in_worker(
+            git, ref, rels, inputs, workspace, out=out, env=env, secrets=secrets, python=python
+        )
     except (UsageError, EvalkitError) as exc:
         return BaseResult(why_none=redact_text(str(exc), secrets))
     base_report = redact(load_results(out), secrets)
     base_report.save(out)
     redact_file(out.with_suffix(".jsonl"), secrets)
-    return compared(base_report, head, event, ref, commit, missing_suites=missing_suites, settings=settings,
-                    out_dir=out_dir, flaky=flaky)
+    return compared(
+        base_report,
+        head,
+        event,
+        ref,
+        commit,
+        missing_suites=missing_suites,
+        settings=settings,
+        out_dir=out_dir,
+        flaky=flaky,
+    )
 
 
-def compared(base_report: Report, head: Report, event: Event, ref: str, commit: str, *, missing_suites: Sequence[str],
-             settings: Settings, out_dir: Path, flaky: FlakyIndex | None = None) -> BaseResult:
+def compared(
+    base_report: Report,
+    head: Report,
+    event: Event,
+    ref: str,
+    commit: str,
+    *,
+    missing_suites: Sequence[str],
+    settings: Settings,
+    out_dir: Path,
+    flaky: FlakyIndex | None = None,
+) -> BaseResult:
     """Compare `head` with the base's Report (run here, or merged from the shards' base runs); `flaky`:
     the history's flaky cases, whose flips read "flaky on main" instead of a regression."""
     label = "the base branch" + (f" ({event.base_ref})" if event.base_ref and ref == event.base_sha else f" ({ref})")
-    cmp = compare_reports(base_report, head, base_label=f"{label} {commit[:12]}", head_label="this change",
-                          flaky=flaky)
+    cmp = compare_reports(base_report, head, base_label=f"{label} {commit[:12]}", head_label="this change", flaky=flaky)
     cmp.notes += [f"{rel} does not exist on the base: its cases are all new" for rel in missing_suites]
     (out_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
-    print(f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "
-          f"{base_report.usage.cache_hits} from the cache)")
+    print(
+        f"evalkit: {cmp.sentence()} (base {base_report.usage.calls} requests made, "
+        f"{base_report.usage.cache_hits} from the cache)"
+    )
     return BaseResult(comparison=cmp, gate=settings.gate, report=base_report)
 
 
-def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs, workspace: Path, *, out: Path,
-                        env: Mapping[str, str], secrets: Sequence[str], python: str | None,
-                        shard: str | None = None) -> tuple[str, list[str]]:
+def _run_base_in_worker(
+    git: Git,
+    ref: str,
+    rels: Sequence[str],
+    inputs: Inputs,
+    workspace: Path,
+    *,
+    out: Path,
+    env: Mapping[str, str],
+    secrets: Sequence[str],
+    python: str | None,
+    shard: str | None = None,
+) -> tuple[str, list[str]]:
     """Run the suites as they are on `ref` (only `shard`'s share, if given) in the same secret-free
     worker as the head's run (the base branch's code is target code too: it never sees the key),
     sharing the response cache. Returns the commit and the suites that do not exist on the base;
@@ -193,18 +252,29 @@ def _run_base_in_worker(git: Git, ref: str, rels: Sequence[str], inputs: Inputs,
         job = {
             "kind": "run",
             "suites": [{"path": str(tree / r), "target": None} for r in present],
-            "options": {"model": inputs.model, "judge_model": inputs.judge_model,
-                        "rubric_threshold": inputs.rubric_threshold,
-                        "agreement_threshold": inputs.agreement_threshold, "shard": shard,
-                        "inconclusive": inputs.inconclusive, "cases": selectors(inputs),
-                        "max_cost": inputs.max_cost},
+            "options": {
+                "model": inputs.model,
+                "judge_model": inputs.judge_model,
+                "rubric_threshold": inputs.rubric_threshold,
+                "agreement_threshold": inputs.agreement_threshold,
+                "shard": shard,
+                "inconclusive": inputs.inconclusive,
+                "cases": selectors(inputs),
+                "max_cost": inputs.max_cost,
+            },
             "results": str(out),
             "jsonl": str(out.with_suffix(".jsonl")),
             "concurrency": inputs.concurrency,
             "cache_dir": str(workspace / inputs.working_directory / inputs.cache_dir) if inputs.cache_dir else None,
         }
         where = tree / inputs.working_directory  # the team's code runs where it runs on head
-        run_worker(job, env=env, secrets=secrets, credential=inputs.credential, python=python,
-                   cwd=where if where.is_dir() else tree)
+        run_worker(
+            job,
+            env=env,
+            secrets=secrets,
+            credential=inputs.credential,
+            python=python,
+            cwd=where if where.is_dir() else tree,
+        )
         relative_suite_paths(out, tree)
     return commit, missing

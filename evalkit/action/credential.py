@@ -28,8 +28,10 @@ from evalkit.llm.cache import derive_seal
 OAUTH_BETA = "oauth-2025-04-20"  # what the SDK sends beside a federated bearer token
 DEFAULT_AUDIENCE = "https://api.anthropic.com"
 _OIDC_TIMEOUT = 30.0
-NO_OIDC = ("the federation inputs are set but the job has no OIDC token (no ACTIONS_ID_TOKEN_REQUEST_URL): "
-           "give the job `permissions: id-token: write` (fork pull requests get none)")
+NO_OIDC = (
+    "the federation inputs are set but the job has no OIDC token (no ACTIONS_ID_TOKEN_REQUEST_URL): "
+    "give the job `permissions: id-token: write` (fork pull requests get none)"
+)
 
 
 @dataclass(frozen=True)
@@ -137,14 +139,17 @@ def github_oidc_token(env: Mapping[str, str], audience: str) -> str:
     if not url or not bearer:
         raise UsageError(NO_OIDC)
     sep = "&" if urllib.parse.urlsplit(url).query else "?"
-    request = urllib.request.Request(url + sep + urllib.parse.urlencode({"audience": audience}),
-                                     headers={"Authorization": f"bearer {bearer}", "Accept": "application/json"})
+    request = urllib.request.Request(
+        url + sep + urllib.parse.urlencode({"audience": audience}),
+        headers={"Authorization": f"bearer {bearer}", "Accept": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=_OIDC_TIMEOUT) as resp:  # noqa: S310 - the runner's URL
             payload = json.loads(resp.read())
     except urllib.error.HTTPError as exc:
-        raise UsageError(f"the job's OIDC token was refused by GitHub (HTTP {exc.code}): check "
-                         "`permissions: id-token: write`") from None
+        raise UsageError(
+            f"the job's OIDC token was refused by GitHub (HTTP {exc.code}): check `permissions: id-token: write`"
+        ) from None
     except (OSError, ValueError) as exc:
         raise UsageError(f"could not get the job's OIDC token from GitHub: {type(exc).__name__}") from None
     value = payload.get("value") if isinstance(payload, dict) else None
@@ -162,8 +167,11 @@ def federated(federation: Federation, env: Mapping[str, str], upstream: str) -> 
     github_oidc_token(env, federation.audience)  # fails fast, and with a plain message, without id-token: write
     exchange = anthropic.WorkloadIdentityCredentials(
         identity_token_provider=lambda: github_oidc_token(env, federation.audience),
-        federation_rule_id=federation.rule_id, organization_id=federation.organization_id,
-        service_account_id=federation.service_account_id, workspace_id=federation.workspace_id)
+        federation_rule_id=federation.rule_id,
+        organization_id=federation.organization_id,
+        service_account_id=federation.service_account_id,
+        workspace_id=federation.workspace_id,
+    )
     exchange.bind_base_url(upstream)
     cache = anthropic.TokenCache(exchange)
     credential = FederatedToken(cache.get_token, cache.invalidate)
@@ -171,12 +179,16 @@ def federated(federation: Federation, env: Mapping[str, str], upstream: str) -> 
         credential.access_token()
     except anthropic.WorkloadIdentityError as exc:
         status = f" (HTTP {exc.status_code})" if exc.status_code else ""
-        raise UsageError(f"the workload identity federation exchange was refused{status}: "
-                         f"{' '.join(str(exc).split())[:300]}; check the federation rule, organisation and "
-                         "audience") from None
+        raise UsageError(
+            f"the workload identity federation exchange was refused{status}: "
+            f"{' '.join(str(exc).split())[:300]}; check the federation rule, organisation and "
+            "audience"
+        ) from None
     except UsageError:
         raise
     except Exception as exc:  # noqa: BLE001 - a connection error and the like: one line, not a traceback
-        raise UsageError(f"the workload identity federation exchange failed: {type(exc).__name__}: "
-                         f"{' '.join(str(exc).split())[:300]}") from None
+        raise UsageError(
+            f"the workload identity federation exchange failed: {type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:300]}"
+        ) from None
     return credential

@@ -59,8 +59,10 @@ class RepoSuites:
 
     def watch_map(self) -> dict[str, list[str]]:
         """Suite file (relative) to its watch globs relative to the root."""
-        return {ref.rel: watch_globs(suite, self.root, ref.watch, self.project)
-                for ref, suite in zip(self.refs, self.suites)}
+        return {
+            ref.rel: watch_globs(suite, self.root, ref.watch, self.project)
+            for ref, suite in zip(self.refs, self.suites)
+        }
 
     def by_rel(self, rels: list[str]) -> list[Suite]:
         index = {ref.rel: suite for ref, suite in zip(self.refs, self.suites)}
@@ -157,8 +159,15 @@ def watch_globs(suite: Suite, root: Path, extra: tuple[str, ...] = (), project: 
     return _globs(suite.dir, list(suite.watch), extra, files, root, project=project)
 
 
-def _globs(folder: Path, watch: list[str], extra: tuple[str, ...], files: list[Path], root: Path,
-           *, project: Path | None = None) -> list[str]:
+def _globs(
+    folder: Path,
+    watch: list[str],
+    extra: tuple[str, ...],
+    files: list[Path],
+    root: Path,
+    *,
+    project: Path | None = None,
+) -> list[str]:
     base = relative(folder, root)
     prefix = relative(project, root) if project is not None and project != root else ""
     out: list[str] = []
@@ -193,10 +202,20 @@ def read_watch_map(root: str | Path, project: str | Path | None = None) -> dict[
         files, watch = [ref.path], (data.get("watch") or []) if isinstance(data, dict) else []
         if isinstance(data, dict) and isinstance(data.get("cases"), str):
             files.append(ref.path.parent / data["cases"])
-        if not isinstance(data, (dict, list)) or not isinstance(watch, list) or not all(isinstance(w, str) for w in watch):
+        if (
+            not isinstance(data, (dict, list))
+            or not isinstance(watch, list)
+            or not all(isinstance(w, str) for w in watch)
+        ):
             return None
-        out[ref.rel] = _globs(ref.path.parent, watch, ref.watch, files, Path(root).resolve(),
-                              project=Path(project).resolve() if project is not None else None)
+        out[ref.rel] = _globs(
+            ref.path.parent,
+            watch,
+            ref.watch,
+            files,
+            Path(root).resolve(),
+            project=Path(project).resolve() if project is not None else None,
+        )
     return out
 
 
@@ -227,8 +246,10 @@ def select_named(repo: RepoSuites, entries: list[str]) -> list[str]:
         chosen.update(dict.fromkeys(hits))
     if unknown:
         names = ", ".join(f"{s.name} ({r.rel})" for r, s in zip(repo.refs, repo.suites)) or "none"
-        raise UsageError(f"`suites` input: nothing matches {', '.join(map(repr, unknown))}; "
-                         f"suites in this repository ({repo.source}): {names}")
+        raise UsageError(
+            f"`suites` input: nothing matches {', '.join(map(repr, unknown))}; "
+            f"suites in this repository ({repo.source}): {names}"
+        )
     return list(chosen)
 
 
@@ -242,8 +263,7 @@ def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
         return hits
     # 2. a glob over the known suite files (or their folders)
     if _GLOB_CHARS & set(clean):
-        return [r.rel for r in repo.refs
-                if glob_match(clean, r.rel) or glob_match(clean, posixpath.dirname(r.rel))]
+        return [r.rel for r in repo.refs if glob_match(clean, r.rel) or glob_match(clean, posixpath.dirname(r.rel))]
     # 3. a path: a known file, a folder of known files, or any loadable suite file
     hits = [r.rel for r in repo.refs if r.rel == clean or r.rel.startswith(clean + "/")]
     if hits:
@@ -268,8 +288,7 @@ def _match_entry(repo: RepoSuites, entry: str) -> list[str]:
 
 def _from_config(root: Path, entries: Any, source: str, base: Path | None = None) -> list[SuiteRef]:
     if not isinstance(entries, list):
-        raise UsageError(f"{source}: expected `suites:` with a list of paths, globs or "
-                         "{path, target, watch} entries")
+        raise UsageError(f"{source}: expected `suites:` with a list of paths, globs or {{path, target, watch}} entries")
     refs: dict[str, SuiteRef] = {}
     problems: list[str] = []
     for n, entry in enumerate(entries, 1):
@@ -327,8 +346,11 @@ def _walk_files(root: Path) -> list[Path]:
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
         # Hidden folders (.git, .venv, .tox, .evalkit), dependencies and build output hold no suites.
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
-                         and not (Path(folder) / d / "pyvenv.cfg").exists())
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".") and d not in SKIP_DIRS and not (Path(folder) / d / "pyvenv.cfg").exists()
+        )
         found += [Path(folder) / f for f in files]
     return found
 

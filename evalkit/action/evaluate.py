@@ -31,23 +31,51 @@ class RepoIndex:
         return dict(self.watch)
 
 
-def index_suites(root: Path, entries: Sequence[str], *, env: Mapping[str, str], secrets: Sequence[str],
-                 python: str | None = None, project: Path | None = None) -> RepoIndex:
+def index_suites(
+    root: Path,
+    entries: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    secrets: Sequence[str],
+    python: str | None = None,
+    project: Path | None = None,
+) -> RepoIndex:
     """Load the repository's suites in the worker (`project`: the working directory whose evalkit.yml
     is read); raises SuiteError / UsageError as loading does."""
     where = project or root
-    answer = run_worker({"kind": "index", "root": str(root), "project": str(where), "entries": list(entries)},
-                        env=env, secrets=secrets, credential=None, python=python, cwd=where)
+    answer = run_worker(
+        {"kind": "index", "root": str(root), "project": str(where), "entries": list(entries)},
+        env=env,
+        secrets=secrets,
+        credential=None,
+        python=python,
+        cwd=where,
+    )
     refs = [SuiteRef(Path(r["path"]), r["rel"], r.get("target"), tuple(r.get("watch") or ())) for r in answer["refs"]]
-    return RepoIndex(root, answer["source"], refs, {r["rel"]: list(r.get("watch") or []) for r in answer["refs"]},
-                     answer.get("selected"), where)
+    return RepoIndex(
+        root,
+        answer["source"],
+        refs,
+        {r["rel"]: list(r.get("watch") or []) for r in answer["refs"]},
+        answer.get("selected"),
+        where,
+    )
 
 
 ModelRuns = list[tuple[str, Report]]
 
 
-def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: Path, env: Mapping[str, str],
-             secrets: Sequence[str], run_url: str | None, python: str | None = None) -> tuple[Report, ModelRuns]:
+def evaluate(
+    inputs: Inputs,
+    repo: RepoIndex,
+    rels: Sequence[str],
+    *,
+    out_dir: Path,
+    env: Mapping[str, str],
+    secrets: Sequence[str],
+    run_url: str | None,
+    python: str | None = None,
+) -> tuple[Report, ModelRuns]:
     """Run the suites `rels` of `repo` to `out_dir/results.json` (and `results.jsonl`). A
     model-against-model run (`compare_models`, the input's or the suites') also gives each
     model's Report, in order; `results.json` is then the first model's."""
@@ -58,18 +86,26 @@ def evaluate(inputs: Inputs, repo: RepoIndex, rels: Sequence[str], *, out_dir: P
     job = {
         "kind": "run",
         "suites": [{"path": str(refs[rel].path), "target": refs[rel].target} for rel in rels],
-        "options": {"model": inputs.model, "judge_model": inputs.judge_model,
-                    "rubric_threshold": inputs.rubric_threshold, "agreement_threshold": inputs.agreement_threshold,
-                    "shard": inputs.shard, "inconclusive": inputs.inconclusive, "max_cost": inputs.max_cost,
-                    "compare_models": list(inputs.compare_models), "batch": inputs.batch,
-                    "cases": selectors(inputs)},
+        "options": {
+            "model": inputs.model,
+            "judge_model": inputs.judge_model,
+            "rubric_threshold": inputs.rubric_threshold,
+            "agreement_threshold": inputs.agreement_threshold,
+            "shard": inputs.shard,
+            "inconclusive": inputs.inconclusive,
+            "max_cost": inputs.max_cost,
+            "compare_models": list(inputs.compare_models),
+            "batch": inputs.batch,
+            "cases": selectors(inputs),
+        },
         "results": str(results),
         "jsonl": str(jsonl),
         "concurrency": inputs.concurrency,
         "cache_dir": str((repo.project or repo.root) / inputs.cache_dir) if inputs.cache_dir else None,
     }
-    answer = run_worker(job, env=env, secrets=secrets, credential=inputs.credential, python=python,
-                        cwd=repo.project or repo.root)
+    answer = run_worker(
+        job, env=env, secrets=secrets, credential=inputs.credential, python=python, cwd=repo.project or repo.root
+    )
     for path in [results, *(model_path(results, model) for model in answer.get("models") or [])]:
         if not path.is_file():  # the worker said it finished: this is evalkit's own fault
             raise Unfinished(f"the run ended without writing its results ({path.name})", internal=True)
@@ -87,8 +123,11 @@ def _redacted(path: Path, secrets: Sequence[str], run_url: str | None) -> Report
     try:
         loaded = Report.load(path)
     except (OSError, ValueError) as exc:
-        raise Unfinished(f"the run's results ({path.name}) cannot be read: {type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0] if str(exc) else ''}", internal=True) from None
+        raise Unfinished(
+            f"the run's results ({path.name}) cannot be read: {type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}",
+            internal=True,
+        ) from None
     report = redact(loaded, secrets).model_copy(update={"run_url": run_url})
     report.save(path)
     return report

@@ -19,7 +19,7 @@ def is_dependabot(event: Event, env: Mapping[str, str]) -> bool:
 
 
 def missing_key_action(on_missing_key: str | None, event: Event, env: Mapping[str, str]) -> str:
-    """"skip" or "fail" without an API key: the input, else skip where GitHub withholds secrets
+    """ "skip" or "fail" without an API key: the input, else skip where GitHub withholds secrets
     (fork and Dependabot pull requests), fail where a missing key is a misconfiguration."""
     if on_missing_key:
         return on_missing_key
@@ -37,16 +37,19 @@ def fork_head_refusal(event: Event, workspace: Path, allowed: bool) -> str | Non
     if checked_out is not None and checked_out != head_sha:
         return None  # the base branch's code (pull_request_target's default checkout): safe
     what = "the pull request's head" if checked_out else "code that may be the pull request's head"
-    return (f"refusing to run: this pull_request_target run from a fork has checked out {what}, and it would "
-            "run that code with this repository's secrets and a write token. Run the evals on `pull_request` "
-            "(forks get no secrets, so they are skipped), or set `allow_pull_request_target_fork: true` "
-            "if you have reviewed that code.")
+    return (
+        f"refusing to run: this pull_request_target run from a fork has checked out {what}, and it would "
+        "run that code with this repository's secrets and a write token. Run the evals on `pull_request` "
+        "(forks get no secrets, so they are skipped), or set `allow_pull_request_target_fork: true` "
+        "if you have reviewed that code."
+    )
 
 
 def _head(workspace: Path) -> str | None:
     try:
-        proc = subprocess.run(["git", "-C", str(workspace), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            ["git", "-C", str(workspace), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None

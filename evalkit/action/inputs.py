@@ -154,17 +154,26 @@ def _federation(env: Mapping[str, str], problems: list[str]) -> Federation | Non
     extra = [n for n in ("anthropic_service_account_id", "anthropic_workspace_id") if read_input(env, n)]
     if not rule and not org:
         if extra:
-            problems.append(f"{extra[0]} is a federation setting: set anthropic_federation_rule_id and "
-                            "anthropic_organization_id too")
+            problems.append(
+                f"{extra[0]} is a federation setting: set anthropic_federation_rule_id and "
+                "anthropic_organization_id too"
+            )
         return None
     if not rule or not org:
         missing = "anthropic_organization_id" if rule else "anthropic_federation_rule_id"
-        problems.append(f"workload identity federation needs anthropic_federation_rule_id and "
-                        f"anthropic_organization_id: {missing} is empty")
+        problems.append(
+            f"workload identity federation needs anthropic_federation_rule_id and "
+            f"anthropic_organization_id: {missing} is empty"
+        )
         return None
     audience = read_input(env, "oidc_audience") or DEFAULT_AUDIENCE
-    return Federation(rule, org, read_input(env, "anthropic_service_account_id") or None,
-                      read_input(env, "anthropic_workspace_id") or None, audience)
+    return Federation(
+        rule,
+        org,
+        read_input(env, "anthropic_service_account_id") or None,
+        read_input(env, "anthropic_workspace_id") or None,
+        audience,
+    )
 
 
 def _max_cost(raw: str, problems: list[str]) -> float | None:
@@ -241,8 +250,7 @@ def _working_directory(raw: str, problems: list[str]) -> str:
     if clean in ("", "."):
         return ""
     if clean.startswith("/") or clean == ".." or clean.startswith("../"):
-        problems.append(f"working_directory: {raw!r} is not a folder inside the repository (a relative path, "
-                        "no `..`)")
+        problems.append(f"working_directory: {raw!r} is not a folder inside the repository (a relative path, no `..`)")
         return ""
     return clean
 

@@ -54,14 +54,24 @@ def prepare_python(install: str | None, workspace: Path, env: Mapping[str, str],
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *args]
     with commands.group(f"evalkit: install {install}"):
         print("+ pip install " + " ".join(args), flush=True)
-        proc = subprocess.run(unprivileged(command), env=worker_environment(env, secrets), cwd=workspace,
-                              capture_output=True, text=True, errors="replace", check=False)
-        commands.print_untrusted(cap_text((proc.stdout + proc.stderr).strip(), MAX_LOGGED_INSTALL_OUTPUT,
-                                          "the install's output"))
+        proc = subprocess.run(
+            unprivileged(command),
+            env=worker_environment(env, secrets),
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+        commands.print_untrusted(
+            cap_text((proc.stdout + proc.stderr).strip(), MAX_LOGGED_INSTALL_OUTPUT, "the install's output")
+        )
     if proc.returncode != 0:
         tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-3:]
-        raise InstallError(f"install: `pip install {' '.join(_shown(args, workspace))}` failed "
-                           f"(exit {proc.returncode}): " + " / ".join(tail)[-800:])
+        raise InstallError(
+            f"install: `pip install {' '.join(_shown(args, workspace))}` failed "
+            f"(exit {proc.returncode}): " + " / ".join(tail)[-800:]
+        )
     return str(python)
 
 
@@ -78,4 +88,3 @@ def _see_our_packages(python: Path) -> None:
 
 def _shown(args: list[str], workspace: Path) -> list[str]:
     return [os.path.relpath(a, workspace) if os.path.isabs(a) else a for a in args]
-

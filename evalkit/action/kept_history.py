@@ -62,8 +62,10 @@ def _download(api: GitHubAPI | None, event: Event, into: Path, last: int) -> tup
             warn(f"the history artifact {artifact.get('id')} could not be read ({_short(exc)}): left out")
             continue
         if FILE not in files:
-            warn(f"the history artifact {artifact.get('id')} holds no {FILE} ({', '.join(sorted(files))[:100]}): "
-                 "left out")
+            warn(
+                f"the history artifact {artifact.get('id')} holds no {FILE} ({', '.join(sorted(files))[:100]}): "
+                "left out"
+            )
             continue
         path = into / f"copy-{n}.sqlite"
         path.write_bytes(files[FILE])
@@ -89,8 +91,10 @@ def read_default_branch_history(api: GitHubAPI | None, event: Event, report: Rep
             warn(f"{why}: no flaky cases known")
             return ReadHistory()
         if not paths:
-            print(f"evalkit: no history yet (no {ARTIFACT} artifact of {event.default_branch}'s runs): "
-                  "no flaky cases known")
+            print(
+                f"evalkit: no history yet (no {ARTIFACT} artifact of {event.default_branch}'s runs): "
+                "no flaky cases known"
+            )
             return ReadHistory()
         try:
             read = ReadHistory(read_flaky(paths[0], branch=branch), read_report_past(paths[0], report, branch=branch))
@@ -111,8 +115,9 @@ def past_of_recorded(history: Path, report: Report, event: Event) -> ReportPast 
         return None
 
 
-def record_default_branch_run(api: GitHubAPI | None, event: Event, results: Path, out_dir: Path,
-                              commit: str | None) -> Path | None:
+def record_default_branch_run(
+    api: GitHubAPI | None, event: Event, results: Path, out_dir: Path, commit: str | None
+) -> Path | None:
     """On a push to the default branch: the newest history joined with the copies before it, this run
     recorded in it, written to `out_dir/history/history.sqlite`; the folder, or None (with a line why)
     when nothing is to be uploaded."""
@@ -126,8 +131,10 @@ def record_default_branch_run(api: GitHubAPI | None, event: Event, results: Path
         folder.mkdir(parents=True, exist_ok=True)
         target.unlink(missing_ok=True)
         if any(_newer(p) for p in paths):
-            warn(f"the history was written by a newer evalkit (schema above {SCHEMA_VERSION}): this run is "
-                 "not recorded; upgrade evalkit")
+            warn(
+                f"the history was written by a newer evalkit (schema above {SCHEMA_VERSION}): this run is "
+                "not recorded; upgrade evalkit"
+            )
             return None
         usable = []
         for n, path in enumerate(paths):
@@ -148,8 +155,10 @@ def record_default_branch_run(api: GitHubAPI | None, event: Event, results: Path
     except UsageError as exc:
         print(f"evalkit: this run is not recorded in the history: {exc}")
         return None
-    print(f"evalkit: run recorded in the history of {event.default_branch} as #{done.number}: upload "
-          f"{FOLDER}/{FILE} as artifact {ARTIFACT}")
+    print(
+        f"evalkit: run recorded in the history of {event.default_branch} as #{done.number}: upload "
+        f"{FOLDER}/{FILE} as artifact {ARTIFACT}"
+    )
     return folder
 
 

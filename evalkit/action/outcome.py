@@ -20,8 +20,17 @@ from evalkit.github.check_run import Annotation, Conclusion
 from evalkit.github.event import Event, load_event
 from evalkit.render.comment import marker, setup_error_body, unfinished_body
 
-OUTPUT_NAMES = ("verdict", "results_path", "comment_path", "selected_suites", "comment_id", "comment_url",
-                "passed", "failed", "errors")
+OUTPUT_NAMES = (
+    "verdict",
+    "results_path",
+    "comment_path",
+    "selected_suites",
+    "comment_id",
+    "comment_url",
+    "passed",
+    "failed",
+    "errors",
+)
 
 
 @dataclass
@@ -54,18 +63,41 @@ class Outcome:
         token = read_input(env, "github_token")
         api = GitHubAPI(token, env.get("GITHUB_API_URL") or None) if token else None
         mode = comment_mode(env)
-        return cls(env, workspace, out_dir, Outputs(env, workspace), secrets, event, api, mode != "off",
-                   marker(comment_key(env)), mode, wants_summary(env), check_run=wants_check_run(env),
-                   check_name=check_name(env))
+        return cls(
+            env,
+            workspace,
+            out_dir,
+            Outputs(env, workspace),
+            secrets,
+            event,
+            api,
+            mode != "off",
+            marker(comment_key(env)),
+            mode,
+            wants_summary(env),
+            check_run=wants_check_run(env),
+            check_name=check_name(env),
+        )
 
     @property
     def run_url(self) -> str | None:
         return self.event.run_url if self.event else None
 
-    def publish(self, body: str, *, verdict: str, summary: str | None = None, results_path: Path | None = None,
-                selected: Sequence[str] = (), create: bool = True, changed: bool = False,
-                counts: Mapping[str, int] | None = None, gate_code: int | None = None,
-                annotations: Sequence[Annotation] = (), conclusion: Conclusion | None = None) -> None:
+    def publish(
+        self,
+        body: str,
+        *,
+        verdict: str,
+        summary: str | None = None,
+        results_path: Path | None = None,
+        selected: Sequence[str] = (),
+        create: bool = True,
+        changed: bool = False,
+        counts: Mapping[str, int] | None = None,
+        gate_code: int | None = None,
+        annotations: Sequence[Annotation] = (),
+        conclusion: Conclusion | None = None,
+    ) -> None:
         """Write comment.md, the job summary (`summary`, else `body`), the sticky comment (created
         only if `create` and the comment mode wants one for this `verdict` — `changed`: cases got
         worse or better than on the base; otherwise an existing one is brought up to date), the
@@ -82,10 +114,19 @@ class Outcome:
             create = create and creates_comment(self.comment_mode, verdict, changed)
             posted = post_comment(self.api, self.event, body, mark=self.mark, create=create)
         if self.check_run and self.event is not None:
-            notes = [replace(a, message=redact_text(a.message, self.secrets), title=redact_text(a.title, self.secrets))
-                     for a in annotations]
-            post_check_run(self.api, self.event, body, name=self.check_name, mark=self.mark, annotations=notes,
-                           conclusion=conclusion or check_conclusion(verdict, gate_code))
+            notes = [
+                replace(a, message=redact_text(a.message, self.secrets), title=redact_text(a.title, self.secrets))
+                for a in annotations
+            ]
+            post_check_run(
+                self.api,
+                self.event,
+                body,
+                name=self.check_name,
+                mark=self.mark,
+                annotations=notes,
+                conclusion=conclusion or check_conclusion(verdict, gate_code),
+            )
         self.outputs.set(
             verdict=verdict,
             results_path=self.outputs.show(results_path) if results_path else "",
@@ -102,8 +143,11 @@ class Outcome:
         `cancelled`: the job was stopped, which the check run says as its conclusion."""
         if self.published:
             return
-        self.publish(unfinished_body(reason, run_url=self.run_url, mark=self.mark), verdict="error",
-                     conclusion="cancelled" if cancelled else None)
+        self.publish(
+            unfinished_body(reason, run_url=self.run_url, mark=self.mark),
+            verdict="error",
+            conclusion="cancelled" if cancelled else None,
+        )
 
     def setup_error(self, error: EvalkitError) -> None:
         """The evals could not run: say why (each suite problem at its file:line), verdict error."""

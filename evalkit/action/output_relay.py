@@ -30,8 +30,15 @@ class OutputRelay:
     redacted lines inside one log group titled `title`, opened at the first output; `close()` writes
     the rest and closes the group. `tail` is the last `tail_chars` of what was written."""
 
-    def __init__(self, title: str, secrets: Sequence[str], stream: TextIO | None = None, *,
-                 tail_chars: int = WORKER_OUTPUT_TAIL_CHARS, log_chars: int = WORKER_LOG_MAX_CHARS):
+    def __init__(
+        self,
+        title: str,
+        secrets: Sequence[str],
+        stream: TextIO | None = None,
+        *,
+        tail_chars: int = WORKER_OUTPUT_TAIL_CHARS,
+        log_chars: int = WORKER_LOG_MAX_CHARS,
+    ):
         self._title = title
         self._secrets = [s for s in secrets if s]
         self._stream = stream
@@ -55,13 +62,13 @@ class OutputRelay:
         self._pending += text
         end = self._pending.rfind("\n")
         if end >= 0:
-            whole, self._pending = self._pending[:end + 1], self._pending[end + 1:]
+            whole, self._pending = self._pending[: end + 1], self._pending[end + 1 :]
             self._emit(redact_text(whole, self._secrets))
         if len(self._pending) > LONG_LINE_CHARS:
             redacted = redact_text(self._pending, self._secrets)
             keep = held_back(redacted, self._secrets)
-            self._pending = redacted[len(redacted) - keep:] if keep else ""
-            self._emit(redacted[:len(redacted) - keep])
+            self._pending = redacted[len(redacted) - keep :] if keep else ""
+            self._emit(redacted[: len(redacted) - keep])
 
     def close(self) -> None:
         rest = self._pending + self._decoder.decode(b"", final=True)
@@ -83,7 +90,7 @@ class OutputRelay:
         if not text:
             return
         self.chars += len(text)
-        self._tail = (self._tail + text)[-self._tail_chars:]
+        self._tail = (self._tail + text)[-self._tail_chars :]
         out = self._out()
         if self._token is None:
             out.write(f"::group::{commands.escape_data(self._title)}\n")
@@ -94,8 +101,10 @@ class OutputRelay:
             self._logged += len(shown)
             out.write(shown)
             if len(shown) < len(text):
-                out.write(f"\n… the worker's output past {self._log_chars:,} characters is not shown in the log "
-                          f"(its last {self._tail_chars:,} are kept for an error message)\n")
+                out.write(
+                    f"\n… the worker's output past {self._log_chars:,} characters is not shown in the log "
+                    f"(its last {self._tail_chars:,} are kept for an error message)\n"
+                )
             out.flush()
 
 
@@ -108,12 +117,25 @@ def _stop_commands(out: TextIO) -> str:
     return token
 
 
-def stream_process(argv: list[str], relay: OutputRelay, *, env: Mapping[str, str], cwd: Path | None = None,
-                   pass_fds: Sequence[int] = ()) -> int:
+def stream_process(
+    argv: list[str],
+    relay: OutputRelay,
+    *,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+    pass_fds: Sequence[int] = (),
+) -> int:
     """Run `argv`, its stdout and stderr (one pipe, in the order written) fed to `relay` as they come;
     its exit status (negative: the signal that ended it)."""
-    with subprocess.Popen(argv, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, pass_fds=tuple(pass_fds)) as proc:
+    with subprocess.Popen(
+        argv,
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        pass_fds=tuple(pass_fds),
+    ) as proc:
         assert proc.stdout is not None
         try:
             fd = proc.stdout.fileno()

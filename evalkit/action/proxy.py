@@ -19,9 +19,21 @@ from evalkit.action.credential import ApiKey, Credential
 
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 # Request headers that carry credentials or belong to one hop only; never forwarded as sent.
-_DROP_REQUEST = frozenset({"x-api-key", "authorization", "host", "connection", "keep-alive",
-                           "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
-                           "content-length"})
+_DROP_REQUEST = frozenset(
+    {
+        "x-api-key",
+        "authorization",
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
+)
 _DROP_RESPONSE = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length"})
 _TIMEOUT = 600.0
 # The endpoints a run needs, method and exact path: the Messages API, and the Message Batches API
@@ -29,10 +41,12 @@ _TIMEOUT = 600.0
 # like one of these) is refused: the worker may use the key only for what evalkit itself does.
 _MESSAGES = {("POST", "/v1/messages")}
 _BATCH_ID = r"[A-Za-z0-9_-]+"
-_BATCHES = [("POST", re.compile(r"/v1/messages/batches")),
-            ("GET", re.compile(rf"/v1/messages/batches/{_BATCH_ID}")),
-            ("POST", re.compile(rf"/v1/messages/batches/{_BATCH_ID}/cancel")),
-            ("GET", re.compile(rf"/v1/messages/batches/{_BATCH_ID}/results"))]
+_BATCHES = [
+    ("POST", re.compile(r"/v1/messages/batches")),
+    ("GET", re.compile(rf"/v1/messages/batches/{_BATCH_ID}")),
+    ("POST", re.compile(rf"/v1/messages/batches/{_BATCH_ID}/cancel")),
+    ("GET", re.compile(rf"/v1/messages/batches/{_BATCH_ID}/results")),
+]
 _SAFE_PATH = re.compile(r"/[A-Za-z0-9_/-]*")  # no dots, no percent-encoding, no doubled meaning
 
 
@@ -74,8 +88,9 @@ class KeyProxy:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
-                         name="evalkit-key-proxy").start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True, name="evalkit-key-proxy"
+        ).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -95,10 +110,12 @@ class KeyProxy:
         upstream = urllib.parse.urlunsplit((self.upstream.scheme, self.upstream.netloc, self.upstream.path, "", ""))
         if not isinstance(url, str) or not url.startswith(upstream + "/"):
             return data
-        batch["results_url"] = self.url + url[len(upstream):]
+        batch["results_url"] = self.url + url[len(upstream) :]
         return json.dumps(batch).encode()
 
-    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+    def forward(
+        self, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
         """Send one request upstream with the credential; (status, headers, body). A federated token
         upstream refuses (401: revoked, or expired early) is minted again once."""
         status, kept, data = self._send(method, path, headers, body)
@@ -106,7 +123,9 @@ class KeyProxy:
             status, kept, data = self._send(method, path, headers, body)
         return status, kept, data
 
-    def _send(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+    def _send(
+        self, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
         up = self.upstream
         conn_cls = http.client.HTTPSConnection if up.scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(up.hostname or "", up.port, timeout=_TIMEOUT)
@@ -157,14 +176,17 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         presented = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
         if presented != self.proxy.placeholder:
-            return self._reply(401, [("Content-Type", "application/json")],
-                               b'{"type":"error","error":{"type":"authentication_error",'
-                               b'"message":"evalkit key proxy: unknown key"}}')
+            return self._reply(
+                401,
+                [("Content-Type", "application/json")],
+                b'{"type":"error","error":{"type":"authentication_error","message":"evalkit key proxy: unknown key"}}',
+            )
         why = refusal(method, self.path, batch=self.proxy.batch)
         if why is not None:
             print(f"evalkit key proxy: {why}", file=sys.stderr, flush=True)  # one line in the job's log
-            message = json.dumps({"type": "error", "error": {"type": "permission_error",
-                                                             "message": f"evalkit key proxy: {why}"}})
+            message = json.dumps(
+                {"type": "error", "error": {"type": "permission_error", "message": f"evalkit key proxy: {why}"}}
+            )
             return self._reply(403, [("Content-Type", "application/json")], message.encode())
         try:
             status, headers, data = self.proxy.forward(method, self.path, dict(self.headers.items()), body)
@@ -173,9 +195,18 @@ class _Handler(BaseHTTPRequestHandler):
             message = f'{{"type":"error","error":{{"type":"api_error","message":"upstream: {type(exc).__name__}"}}}}'
             return self._reply(502, [("Content-Type", "application/json")], message.encode())
         except Exception as exc:  # noqa: BLE001 - the credential could not be refreshed (an exchange refused)
-            print(f"evalkit key proxy: no credential for the request: {type(exc).__name__}", file=sys.stderr, flush=True)
-            message = json.dumps({"type": "error", "error": {"type": "authentication_error", "message":
-                                  f"evalkit key proxy: the access token could not be refreshed ({type(exc).__name__})"}})
+            print(
+                f"evalkit key proxy: no credential for the request: {type(exc).__name__}", file=sys.stderr, flush=True
+            )
+            message = json.dumps(
+                {
+                    "type": "error",
+                    "error": {
+                        "type": "authentication_error",
+                        "message": f"evalkit key proxy: the access token could not be refreshed ({type(exc).__name__})",
+                    },
+                }
+            )
             return self._reply(401, [("Content-Type", "application/json")], message.encode())
         if status == 200 and self.path.startswith("/v1/messages/batches") and not self.path.endswith("/results"):
             data = self.proxy.local_results_url(data)

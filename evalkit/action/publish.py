@@ -41,8 +41,12 @@ class Failure:
 
 def failures(report: Report, workspace: Path, label: str = "") -> list[Failure]:
     """The report's cases whose verdict is fail or error, in the report's order."""
-    return [Failure(suite, case, relative(Path(case.file or suite.path), workspace), case.line, label)
-            for suite in report.suites for case in suite.cases if case.verdict in ("fail", "error")]
+    return [
+        Failure(suite, case, relative(Path(case.file or suite.path), workspace), case.line, label)
+        for suite in report.suites
+        for case in suite.cases
+        if case.verdict in ("fail", "error")
+    ]
 
 
 def check_annotation(failure: Failure) -> Annotation:
@@ -73,25 +77,34 @@ def check_conclusion(verdict: str, gate_code: int | None) -> Conclusion:
     return "skipped" if verdict == "skipped" else "success"
 
 
-def post_comment(api: GitHubAPI | None, event: Event, body: str, *, mark: str = MARKER,
-                 create: bool = True) -> CommentResult | None:
+def post_comment(
+    api: GitHubAPI | None, event: Event, body: str, *, mark: str = MARKER, create: bool = True
+) -> CommentResult | None:
     """Create or edit the sticky comment; without a token or permission, say the summary has it."""
     if api is None:
-        commands.annotation("warning", "evalkit: no github_token: the results are in the job summary only",
-                            title="evalkit")
+        commands.annotation(
+            "warning", "evalkit: no github_token: the results are in the job summary only", title="evalkit"
+        )
         return None
     assert event.pr_number is not None
     result = upsert_comment(api, event.owner, event.repo, event.pr_number, body, marker=mark, create=create)
     if result.action == "fallback":
-        commands.annotation("warning", f"evalkit: {result.reason}; the results are in the job summary",
-                            title="evalkit")
+        commands.annotation("warning", f"evalkit: {result.reason}; the results are in the job summary", title="evalkit")
     elif result.action != "unchanged":
         print(f"evalkit: {result.action} the PR comment {result.url or ''}".rstrip())
     return result
 
 
-def post_check_run(api: GitHubAPI | None, event: Event, body: str, *, name: str, conclusion: Conclusion,
-                   annotations: Sequence[Annotation] = (), mark: str = MARKER) -> CheckRunResult | None:
+def post_check_run(
+    api: GitHubAPI | None,
+    event: Event,
+    body: str,
+    *,
+    name: str,
+    conclusion: Conclusion,
+    annotations: Sequence[Annotation] = (),
+    mark: str = MARKER,
+) -> CheckRunResult | None:
     """Report the verdict as a check run on the change's head commit: the comment's headline as its
     title, the comment (without its marker) as its summary, an annotation per failing case. Without a
     token or permission: a one-line warning; the run's verdict and exit code do not change."""
@@ -102,19 +115,32 @@ def post_check_run(api: GitHubAPI | None, event: Event, body: str, *, name: str,
     summary = body.removeprefix(mark).lstrip("\n")
     shown = list(annotations[:MAX_CHECK_ANNOTATIONS])
     if len(annotations) > len(shown):
-        summary = (f"> {len(annotations) - len(shown)} more failing cases are not annotated here (GitHub's checks "
-                   f"show {len(shown)}); this summary and `results.json` list them all.\n\n" + summary)
-    result = create_check_run(api, event.owner, event.repo, name=name, head_sha=event.head_sha,
-                              conclusion=conclusion, title=headline(summary) or f"evalkit: {conclusion}",
-                              summary=summary, annotations=shown, details_url=event.run_url)
+        summary = (
+            f"> {len(annotations) - len(shown)} more failing cases are not annotated here (GitHub's checks "
+            f"show {len(shown)}); this summary and `results.json` list them all.\n\n" + summary
+        )
+    result = create_check_run(
+        api,
+        event.owner,
+        event.repo,
+        name=name,
+        head_sha=event.head_sha,
+        conclusion=conclusion,
+        title=headline(summary) or f"evalkit: {conclusion}",
+        summary=summary,
+        annotations=shown,
+        details_url=event.run_url,
+    )
     if result.action == "failed":
-        commands.annotation("warning", f"evalkit: {result.reason}; the verdict is in the comment and the job summary",
-                            title="evalkit")
+        commands.annotation(
+            "warning", f"evalkit: {result.reason}; the verdict is in the comment and the job summary", title="evalkit"
+        )
     elif result.action == "partial":
         commands.annotation("warning", f"evalkit: check run {name!r}: {result.reason}", title="evalkit")
     else:
-        print(f"evalkit: check run {name!r}: {conclusion}, {result.annotations} annotations {result.url or ''}"
-              .rstrip())
+        print(
+            f"evalkit: check run {name!r}: {conclusion}, {result.annotations} annotations {result.url or ''}".rstrip()
+        )
     return result
 
 
@@ -125,8 +151,13 @@ def log_report(report: Report, workspace: Path) -> None:
             commands.print_untrusted("\n".join(case_lines(suite)))
     for failure in failures(report, workspace):
         case = failure.case
-        commands.annotation("error", f"{case.id}: {'; '.join(case.reasons) or case.verdict}"[:1000],
-                            file=failure.file, line=failure.line, title=failure.title)
+        commands.annotation(
+            "error",
+            f"{case.id}: {'; '.join(case.reasons) or case.verdict}"[:1000],
+            file=failure.file,
+            line=failure.line,
+            title=failure.title,
+        )
     for warning in report.warnings:
         commands.annotation("warning", f"evalkit: {warning}", title="evalkit")
     budget = budget_line(report)
@@ -143,5 +174,10 @@ def annotate_suite_error(exc: SuiteError, workspace: Path) -> None:
     for problem in exc.problems:
         if not problem.file or not Path(problem.file).is_file():
             continue
-        commands.annotation("error", problem.describe(), file=relative(Path(problem.file), workspace),
-                            line=problem.line or None, title="evalkit: suite file")
+        commands.annotation(
+            "error",
+            problem.describe(),
+            file=relative(Path(problem.file), workspace),
+            line=problem.line or None,
+            title="evalkit: suite file",
+        )

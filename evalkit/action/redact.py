@@ -13,26 +13,79 @@ from pathlib import Path
 from evalkit._runtime.redaction import MIN_SECRET_CHARS, redact_text, secret_names, secret_values
 from evalkit.results.report import Report
 
-__all__ = ["MIN_SECRET_CHARS", "allowed_environment", "passthrough", "passthrough_note", "redact", "redact_file", "redact_text",
-           "holding_secret", "scrub_environment", "secret_names", "secret_values"]
+__all__ = [
+    "MIN_SECRET_CHARS",
+    "allowed_environment",
+    "passthrough",
+    "passthrough_note",
+    "redact",
+    "redact_file",
+    "redact_text",
+    "holding_secret",
+    "scrub_environment",
+    "secret_names",
+    "secret_values",
+]
 
 # What code under evaluation (in the worker) may see of the runner's environment.
-_KEEP = frozenset({
-    "PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "TEMP", "TMP", "USER", "LOGNAME", "SHELL",
-    "PWD", "HOSTNAME", "CI", "VIRTUAL_ENV", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
-    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
-    "GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_REPOSITORY", "GITHUB_SHA", "GITHUB_REF",
-    "GITHUB_EVENT_NAME", "GITHUB_SERVER_URL", "GITHUB_RUN_ID", "RUNNER_OS", "RUNNER_ARCH", "RUNNER_TEMP",
-})
+_KEEP = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "TZ",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "PWD",
+        "HOSTNAME",
+        "CI",
+        "VIRTUAL_ENV",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "no_proxy",
+        "GITHUB_ACTIONS",
+        "GITHUB_WORKSPACE",
+        "GITHUB_REPOSITORY",
+        "GITHUB_SHA",
+        "GITHUB_REF",
+        "GITHUB_EVENT_NAME",
+        "GITHUB_SERVER_URL",
+        "GITHUB_RUN_ID",
+        "RUNNER_OS",
+        "RUNNER_ARCH",
+        "RUNNER_TEMP",
+    }
+)
 _KEEP_PREFIXES = ("LC_", "PYTHON", "ANTHROPIC_", "SYSTEM_AGENT_MODELS_", "EVALKIT_")
 # Credentials never kept, whatever their prefix: the provider gets the key as an argument.
 _DROP = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
 
 
 # Never passed, whatever the `env` input names: the credentials, and the runner's own channels.
-_NEVER = _DROP | {"GITHUB_TOKEN", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
-                  "GITHUB_EVENT_PATH"}
+_NEVER = _DROP | {
+    "GITHUB_TOKEN",
+    "GITHUB_OUTPUT",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_EVENT_PATH",
+}
 _NEVER_PREFIXES = ("INPUT_", "ACTIONS_")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
 
@@ -58,16 +111,22 @@ def passthrough(env: Mapping[str, str]) -> tuple[list[str], list[str]]:
         if not _NAME.fullmatch(entry):
             problems.append(f"env: {entry!r} is not a variable name (letters, digits and _; a trailing * for a prefix)")
         elif _never(entry.rstrip("*")) and not entry.endswith("*"):
-            problems.append(f"env: {entry} is never passed to user code (the key reaches the model through "
-                            "evalkit's proxy; the GitHub token and the runner's own variables stay with evalkit)")
+            problems.append(
+                f"env: {entry} is never passed to user code (the key reaches the model through "
+                "evalkit's proxy; the GitHub token and the runner's own variables stay with evalkit)"
+            )
         elif entry in secret_like:
-            problems.append(f"env: {entry} holds a secret (by its name or its value), and the worker that runs your "
-                            "code holds none: pass a test value under a name that is not *_TOKEN, *_KEY, *_SECRET "
-                            "or a password")
+            problems.append(
+                f"env: {entry} holds a secret (by its name or its value), and the worker that runs your "
+                "code holds none: pass a test value under a name that is not *_TOKEN, *_KEY, *_SECRET "
+                "or a password"
+            )
         elif embedded := sorted(n for n in holding if _passed(n, [entry]) and n not in secret_like):
-            problems.append(f"env: {', '.join(embedded)} holds a secret inside its value (the API key, a token "
-                            "or another *_KEY / *_SECRET value of this step), and the worker that runs your "
-                            "code holds none: pass a value without it")
+            problems.append(
+                f"env: {', '.join(embedded)} holds a secret inside its value (the API key, a token "
+                "or another *_KEY / *_SECRET value of this step), and the worker that runs your "
+                "code holds none: pass a value without it"
+            )
         else:
             names.append(entry)
     return names, problems
@@ -96,8 +155,9 @@ def passthrough_note(names: tuple[str, ...] | list[str], env: Mapping[str, str])
     secrets = secret_values(env)
     passed = sorted(k for k, v in env.items() if _passed(k, list(names)) and not any(s in v for s in secrets))
     missing = [n for n in names if not n.endswith("*") and n not in env]
-    return (f"evalkit: env: user code gets {', '.join(passed) or 'nothing more'} beside the default allow-list"
-            + (f"; not set in this step: {', '.join(missing)}" if missing else ""))
+    return f"evalkit: env: user code gets {', '.join(passed) or 'nothing more'} beside the default allow-list" + (
+        f"; not set in this step: {', '.join(missing)}" if missing else ""
+    )
 
 
 def scrub_environment(environ: dict[str, str] | None = None) -> list[str]:

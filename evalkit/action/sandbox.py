@@ -57,8 +57,9 @@ def unprivileged(argv: list[str]) -> list[str]:
     return without_ptrace(argv)
 
 
-def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url: str = "",
-                       placeholder: str = "") -> dict[str, str]:
+def worker_environment(
+    env: Mapping[str, str], secrets: Sequence[str], proxy_url: str = "", placeholder: str = ""
+) -> dict[str, str]:
     """The worker's whole environment: the allow-list, no value that is or holds a secret, and the
     proxy standing in for the API (base URL and a placeholder key) when there is one."""
     kept = [s for s in secrets if len(s) >= MIN_SECRET_CHARS]
@@ -69,9 +70,15 @@ def worker_environment(env: Mapping[str, str], secrets: Sequence[str], proxy_url
     return out
 
 
-def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence[str],
-               credential: Credential | str | None, python: str | None = None,
-               cwd: Path | None = None) -> dict[str, Any]:
+def run_worker(
+    job: dict[str, Any],
+    *,
+    env: Mapping[str, str],
+    secrets: Sequence[str],
+    credential: Credential | str | None,
+    python: str | None = None,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
     """Run one job in a fresh worker and return its answer; its output goes to the log as it comes
     (redacted, commands disabled, capped; only its tail is kept). `credential` (an API key, or a
     federated token) stays here: the worker reaches the API through the proxy. Raises SuiteError for suite problems, EvalkitError if the worker fails."""
@@ -79,9 +86,14 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
     held = ApiKey(credential) if isinstance(credential, str) and credential else credential or None
     if held is not None:  # the worker's key works on the Messages API only: the lifecycle is asked here
         job = {**job, "lifecycle": model_lifecycle(held, upstream, job.get("cache_dir"))}
-    with tempfile.TemporaryDirectory(prefix="evalkit-worker-") as tmp, \
-            (KeyProxy(held, upstream, batch=bool(job.get("options", {}).get("batch")))
-             if held is not None else _NoProxy()) as proxy:
+    with (
+        tempfile.TemporaryDirectory(prefix="evalkit-worker-") as tmp,
+        (
+            KeyProxy(held, upstream, batch=bool(job.get("options", {}).get("batch")))
+            if held is not None
+            else _NoProxy()
+        ) as proxy,
+    ):
         job_file, answer_file = Path(tmp) / "job.json", Path(tmp) / "answer.json"
         job_file.write_text(json.dumps({**job, "answer": str(answer_file)}), encoding="utf-8")
         os.chmod(tmp, 0o755)  # the worker may run as the same user only; keep it readable
@@ -95,8 +107,12 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
             # tail is kept, for the message of a worker that fails (evalkit/action/output_relay.py).
             relay = OutputRelay(f"evalkit: output of the {job['kind']} worker", secrets)
             returncode = stream_process(
-                unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]), relay,
-                env=worker_env, cwd=cwd, pass_fds=(seal_read,))
+                unprivileged([python or sys.executable, "-m", "evalkit.action.worker", str(job_file)]),
+                relay,
+                env=worker_env,
+                cwd=cwd,
+                pass_fds=(seal_read,),
+            )
         finally:
             os.close(seal_read)
         answer = json.loads(answer_file.read_text(encoding="utf-8")) if answer_file.is_file() else {}
@@ -110,17 +126,17 @@ def run_worker(job: dict[str, Any], *, env: Mapping[str, str], secrets: Sequence
     if "refused" in answer:
         raise Unfinished(str(answer["refused"]), internal=True)
     if "internal_error" in answer:
-        raise Unfinished(f"an internal error of evalkit in its worker: {answer['internal_error'][:500]}",
-                         internal=True)
+        raise Unfinished(f"an internal error of evalkit in its worker: {answer['internal_error'][:500]}", internal=True)
     if "error" in answer:
         raise Unfinished(str(answer["error"]))
     printed = relay.tail.strip()
     last = printed.splitlines()[-1] if printed else "no output"
     if returncode == WorkerExit.DONE:  # exit 0 without an answer: os._exit(0) or the like in user code
-        raise Unfinished(f"the evalkit worker ({job['kind']}) ended with exit status 0 without finishing "
-                         f"(user code that ends its process, such as os._exit(0)?); its last output: {last[:500]}")
-    how = (f"was killed by {_signal_name(-returncode)}" if returncode < 0
-           else f"failed (exit {returncode})")
+        raise Unfinished(
+            f"the evalkit worker ({job['kind']}) ended with exit status 0 without finishing "
+            f"(user code that ends its process, such as os._exit(0)?); its last output: {last[:500]}"
+        )
+    how = f"was killed by {_signal_name(-returncode)}" if returncode < 0 else f"failed (exit {returncode})"
     raise Unfinished(f"the evalkit worker ({job['kind']}) {how}: {last[:500]}")
 
 

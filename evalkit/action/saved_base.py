@@ -41,9 +41,15 @@ def artifact_name(commit: str) -> str:
 
 def run_options(inputs: Inputs) -> dict[str, Any]:
     """The inputs that change what a run of the same files gives."""
-    return {"model": inputs.model, "judge_model": inputs.judge_model, "rubric_threshold": inputs.rubric_threshold,
-            "agreement_threshold": inputs.agreement_threshold, "inconclusive": inputs.inconclusive,
-            "cases": selectors(inputs), "max_cost": inputs.max_cost}
+    return {
+        "model": inputs.model,
+        "judge_model": inputs.judge_model,
+        "rubric_threshold": inputs.rubric_threshold,
+        "agreement_threshold": inputs.agreement_threshold,
+        "inconclusive": inputs.inconclusive,
+        "cases": selectors(inputs),
+        "max_cost": inputs.max_cost,
+    }
 
 
 def suite_keys(git: Git, commit: str, watch: Mapping[str, Sequence[str]], options: Mapping[str, Any]) -> dict[str, str]:
@@ -60,10 +66,18 @@ def suite_keys(git: Git, commit: str, watch: Mapping[str, Sequence[str]], option
         if rel not in blobs:
             continue
         folder = posixpath.dirname(rel)
-        files = sorted((p, b) for p, b in blobs.items()
-                       if p == rel or (folder and p.startswith(folder + "/")) or any(glob_match(g, p) for g in globs if not g.startswith("!")))
-        payload = json.dumps({"suite": rel, "files": files, "options": dict(options), "evalkit": evalkit_version()},
-                             sort_keys=True, default=str)
+        files = sorted(
+            (p, b)
+            for p, b in blobs.items()
+            if p == rel
+            or (folder and p.startswith(folder + "/"))
+            or any(glob_match(g, p) for g in globs if not g.startswith("!"))
+        )
+        payload = json.dumps(
+            {"suite": rel, "files": files, "options": dict(options), "evalkit": evalkit_version()},
+            sort_keys=True,
+            default=str,
+        )
         keys[rel] = hashlib.sha256(payload.encode("utf-8")).hexdigest()
     return keys
 
@@ -80,8 +94,7 @@ def save(out_dir: Path, results: Path, workspace: Path, keys: Mapping[str, str],
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_bytes(results.read_bytes())
     relative_suite_paths(folder / "results.json", workspace)
-    (folder / "keys.json").write_text(json.dumps({"commit": commit, "suites": dict(keys)}, indent=2),
-                                      encoding="utf-8")
+    (folder / "keys.json").write_text(json.dumps({"commit": commit, "suites": dict(keys)}, indent=2), encoding="utf-8")
     return folder
 
 
@@ -95,8 +108,16 @@ def saved_artifact(api: GitHubAPI, event: Event, commit: str) -> dict[str, Any] 
     return found[0] if found else None
 
 
-def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequence[str],
-          *, watch: Mapping[str, Sequence[str]], options: Mapping[str, Any]) -> tuple[Report | None, str]:
+def reuse(
+    api: GitHubAPI | None,
+    event: Event,
+    git: Git,
+    commit: str,
+    rels: Sequence[str],
+    *,
+    watch: Mapping[str, Sequence[str]],
+    options: Mapping[str, Any],
+) -> tuple[Report | None, str]:
     """(the base's saved Report narrowed to `rels`, or None; one line saying what happened)."""
     if api is None:
         return None, "no GitHub token to look up saved base results"
@@ -106,8 +127,10 @@ def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequ
     try:
         artifact = saved_artifact(api, event, commit)
         if artifact is None:
-            return None, (f"no saved results of the base {commit[:12]} from {event.default_branch or 'the default branch'}"
-                          f"'s own runs (artifact {artifact_name(commit)})")
+            return None, (
+                f"no saved results of the base {commit[:12]} from {event.default_branch or 'the default branch'}"
+                f"'s own runs (artifact {artifact_name(commit)})"
+            )
         files = artifact_files(api, event.owner, event.repo, artifact)
         saved_keys = json.loads(files["keys.json"])
         saved = Report.model_validate_json(files["results.json"])
@@ -124,8 +147,9 @@ def reuse(api: GitHubAPI | None, event: Event, git: Git, commit: str, rels: Sequ
     usage = Usage()
     for suite in suites:
         usage.add(suite.usage)
-    return saved.model_copy(update={"suites": suites, "usage": usage}), \
-        f"reused the results the default branch saved for {commit[:12]}: no base run, no base model call"
+    return saved.model_copy(
+        update={"suites": suites, "usage": usage}
+    ), f"reused the results the default branch saved for {commit[:12]}: no base run, no base model call"
 
 
 def relative_suite_paths(out: Path, root: Path) -> None:

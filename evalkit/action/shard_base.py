@@ -32,8 +32,18 @@ UNAVAILABLE_FILE = "base-unavailable.json"
 NOT_A_CHECKOUT = "the workspace is not a git checkout (run actions/checkout first)"
 
 
-def save_shard_base(settings: Settings, event: Event, workspace: Path, rels: Sequence[str], inputs: Inputs, *,
-                    out_dir: Path, secrets: Sequence[str], env: Mapping[str, str], python: str | None) -> None:
+def save_shard_base(
+    settings: Settings,
+    event: Event,
+    workspace: Path,
+    rels: Sequence[str],
+    inputs: Inputs,
+    *,
+    out_dir: Path,
+    secrets: Sequence[str],
+    env: Mapping[str, str],
+    python: str | None,
+) -> None:
     """Run this shard's share of `rels` on the base into `out_dir/base.json`, or say why not in
     `out_dir/base-unavailable.json` (nothing when no comparison is asked for)."""
     for stale in (out_dir / BASE_FILE, out_dir / UNAVAILABLE_FILE):
@@ -53,20 +63,32 @@ def save_shard_base(settings: Settings, event: Event, workspace: Path, rels: Seq
     print(f"evalkit: running shard {inputs.shard} of the same suites on the base {ref[:12]} (the merge job compares)")
     out = out_dir / BASE_FILE
     try:
-        _run_base_in_worker(git, ref, rels, inputs, workspace, out=out, env=env, secrets=secrets, python=python,
-                            shard=inputs.shard)
+        _run_base_in_worker(
+            git, ref, rels, inputs, workspace, out=out, env=env, secrets=secrets, python=python, shard=inputs.shard
+        )
         report = redact(Report.load(out), secrets)
     except (EvalkitError, ValidationError, ValueError, OSError) as exc:
         out.unlink(missing_ok=True)
         return _unavailable(out_dir, inputs.shard, redact_text(" ".join(str(exc).split()), secrets))
     report.save(out)
     redact_file(out.with_suffix(".jsonl"), secrets)
-    print(f"evalkit: base results of shard {inputs.shard} saved beside the results ({BASE_FILE}; base "
-          f"{report.usage.calls} requests made, {report.usage.cache_hits} from the cache)")
+    print(
+        f"evalkit: base results of shard {inputs.shard} saved beside the results ({BASE_FILE}; base "
+        f"{report.usage.calls} requests made, {report.usage.cache_hits} from the cache)"
+    )
 
 
-def merged_comparison(settings: Settings, event: Event, workspace: Path, files: Sequence[Path], head: Report,
-                      *, inputs: Inputs, out_dir: Path, flaky: FlakyIndex | None = None) -> BaseResult:
+def merged_comparison(
+    settings: Settings,
+    event: Event,
+    workspace: Path,
+    files: Sequence[Path],
+    head: Report,
+    *,
+    inputs: Inputs,
+    out_dir: Path,
+    flaky: FlakyIndex | None = None,
+) -> BaseResult:
     """Join the base parts saved beside each shard's results (`files`) and compare `head` (the
     merged head) with them; a missing part or a base that cannot be had gives the reason instead.
     `flaky`: the history's flaky cases, as for an unsharded run."""
@@ -78,8 +100,10 @@ def merged_comparison(settings: Settings, event: Event, workspace: Path, files: 
         return BaseResult(why_none=why, gate=settings.gate)
     commits = sorted({r.provenance.git_commit for r in parts if r.provenance and r.provenance.git_commit})
     if len(commits) > 1:
-        return BaseResult(why_none="the shard jobs ran the base at different commits ("
-                          + ", ".join(c[:12] for c in commits) + ")", gate=settings.gate)
+        return BaseResult(
+            why_none="the shard jobs ran the base at different commits (" + ", ".join(c[:12] for c in commits) + ")",
+            gate=settings.gate,
+        )
     try:
         git = Git.of(workspace, safe=True)
     except UsageError:
@@ -92,16 +116,17 @@ def merged_comparison(settings: Settings, event: Event, workspace: Path, files: 
     try:
         base, absent = _merge_base(git, commit, parts, head, workspace)
     except EvalkitError as exc:
-        return BaseResult(why_none="the shards' base results could not be merged: " + " ".join(str(exc).split()),
-                          gate=settings.gate)
+        return BaseResult(
+            why_none="the shards' base results could not be merged: " + " ".join(str(exc).split()), gate=settings.gate
+        )
     base.save(out_dir / BASE_FILE)
     print(f"evalkit: merged the base results of {len(parts)} shards ({commit[:12]})")
-    return compared(base, head, event, ref, commit, missing_suites=absent, settings=settings, out_dir=out_dir,
-                    flaky=flaky)
+    return compared(
+        base, head, event, ref, commit, missing_suites=absent, settings=settings, out_dir=out_dir, flaky=flaky
+    )
 
 
-def _merge_base(git: Git, commit: str, parts: list[Report], head: Report,
-                workspace: Path) -> tuple[Report, list[str]]:
+def _merge_base(git: Git, commit: str, parts: list[Report], head: Report, workspace: Path) -> tuple[Report, list[str]]:
     """The base parts joined into one Report (suite files named relative to the repository root),
     and the head's suite files that do not exist on the base."""
     merging.check_complete([(f"the base results of shard {r.shard}", r) for r in parts])
@@ -139,8 +164,11 @@ def _base_parts(files: Sequence[Path], workspace: Path) -> tuple[list[Report], s
                 continue
             except (ValueError, KeyError, TypeError, OSError):
                 pass
-        whys.setdefault(f"no base results beside {_show(file, workspace)} (upload the shard's whole results folder, "
-                        f"{BASE_FILE} included: see the matrix workflow in docs/scale.md)", []).append("")
+        whys.setdefault(
+            f"no base results beside {_show(file, workspace)} (upload the shard's whole results folder, "
+            f"{BASE_FILE} included: see the matrix workflow in docs/scale.md)",
+            [],
+        ).append("")
     if not whys:
         return parts, None
     said = []

@@ -46,9 +46,11 @@ def index_job(job: dict[str, Any]) -> dict[str, Any]:
     repo = load_repo_suites(job["root"], job.get("project"))
     selected = select_named(repo, job["entries"]) if job.get("entries") else None
     watch = repo.watch_map()
-    return {"source": repo.source, "selected": selected,
-            "refs": [{"path": str(r.path), "rel": r.rel, "target": r.target, "watch": watch[r.rel]}
-                     for r in repo.refs]}
+    return {
+        "source": repo.source,
+        "selected": selected,
+        "refs": [{"path": str(r.path), "rel": r.rel, "target": r.target, "watch": watch[r.rel]} for r in repo.refs],
+    }
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -58,18 +60,24 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
     suites = _load(job["suites"])
     opts = job.get("options", {})
-    options = RunOptions(model=opts.get("model"), judge_model=opts.get("judge_model"),
-                         rubric_threshold=opts.get("rubric_threshold"),
-                         agreement_threshold=opts.get("agreement_threshold"),
-                         jsonl_path=Path(job["jsonl"]) if job.get("jsonl") else None,
-                         shard=parse_shard(opts["shard"]) if opts.get("shard") else None,
-                         inconclusive=opts.get("inconclusive"), cases=list(opts.get("cases") or []),
-                         max_cost=opts.get("max_cost"))
+    options = RunOptions(
+        model=opts.get("model"),
+        judge_model=opts.get("judge_model"),
+        rubric_threshold=opts.get("rubric_threshold"),
+        agreement_threshold=opts.get("agreement_threshold"),
+        jsonl_path=Path(job["jsonl"]) if job.get("jsonl") else None,
+        shard=parse_shard(opts["shard"]) if opts.get("shard") else None,
+        inconclusive=opts.get("inconclusive"),
+        cases=list(opts.get("cases") or []),
+        max_cost=opts.get("max_cost"),
+    )
     results = Path(job["results"])
     if options.cases and not any(s.select(options.cases) for s in suites):
         # A pull request that touches only suites without the `tags` input's tags: nothing to run, not an error.
-        _say(f"no case of {', '.join(s.name for s in suites)} has the tags {describe_selection(options.cases)}: "
-             f"nothing to run")
+        _say(
+            f"no case of {', '.join(s.name for s in suites)} has the tags {describe_selection(options.cases)}: "
+            f"nothing to run"
+        )
         Report(verdict="skipped").save(results)
         return {}
     concurrency = int(job.get("concurrency", DEFAULT_CONCURRENCY))
@@ -80,8 +88,12 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
     def new_client() -> Any:
         lifecycle = job.get("lifecycle")  # asked by the parent, which holds the key the API wants
-        client = make_client(provider, concurrency=concurrency, cache_dir=job.get("cache_dir"),
-                             deprecated=(lambda: dict(lifecycle)) if lifecycle is not None else anthropic_deprecations)
+        client = make_client(
+            provider,
+            concurrency=concurrency,
+            cache_dir=job.get("cache_dir"),
+            deprecated=(lambda: dict(lifecycle)) if lifecycle is not None else anthropic_deprecations,
+        )
         return batch_run(client, results, suites, None, _say) if opts.get("batch") else client
 
     if not compared:
@@ -149,9 +161,13 @@ def main(argv: list[str]) -> int:
     except RefusedRequest as exc:  # evalkit's own request shape: its fault (the Action exits 3)
         answer, code = {"refused": str(exc)}, WorkerExit.FAILED
     except SuiteError as exc:
-        answer = {"path": exc.path, "text": str(exc),
-                  "problems": [{"message": p.message, "file": p.file, "line": p.line, "case_id": p.case_id}
-                               for p in exc.problems]}
+        answer = {
+            "path": exc.path,
+            "text": str(exc),
+            "problems": [
+                {"message": p.message, "file": p.file, "line": p.line, "case_id": p.case_id} for p in exc.problems
+            ],
+        }
         code = WorkerExit.SUITE_ERROR
     except EvalkitError as exc:  # a full disk, an unreadable cache...: the run did not finish
         answer, code = {"error": str(exc)}, WorkerExit.FAILED

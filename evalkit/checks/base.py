@@ -86,8 +86,9 @@ class Check(BaseModel):
         return set()
 
 
-def out_of_range(value: float, minimum: float | None, maximum: float | None,
-                 words: tuple[str, str] = ("fewer than", "more than")) -> str | None:
+def out_of_range(
+    value: float, minimum: float | None, maximum: float | None, words: tuple[str, str] = ("fewer than", "more than")
+) -> str | None:
     """`fewer than MIN` / `more than MAX` (or other words) when `value` is outside, else None."""
     if minimum is not None and value < minimum:
         return f"{words[0]} {minimum:g}"

@@ -46,8 +46,7 @@ class HasMain(Check):
             tree = ast.parse(code_of(ctx.output))
         except SyntaxError as exc:
             return Outcome(False, f"cannot look for main: syntax error at line {exc.lineno}")
-        mains = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == "main"]
+        mains = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "main"]
         if not mains:
             return Outcome(False, "no module-level `def main` found")
         problems = _signature_problems(mains[-1])
@@ -110,8 +109,11 @@ class CodeNode(Check):
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "(root)"
-            return Outcome(False, f"not a valid {cls.__name__}: {where}: {first['msg']} "
-                                  f"({exc.error_count()} error{'s' if exc.error_count() != 1 else ''})")
+            return Outcome(
+                False,
+                f"not a valid {cls.__name__}: {where}: {first['msg']} "
+                f"({exc.error_count()} error{'s' if exc.error_count() != 1 else ''})",
+            )
         return Outcome(True, f"valid {cls.__name__}")
 
 

@@ -21,8 +21,7 @@ from evalkit.checks.base import Check
 
 JUDGE_TYPE = "llm_judge"
 ENTRY_POINT_GROUP = "evalkit.checks"
-BUILTIN_CHECKS: tuple[type[Check], ...] = (*code.CHECKS, *runs.CHECKS, *fields.CHECKS, *text.CHECKS,
-                                            *trajectory.CHECKS)
+BUILTIN_CHECKS: tuple[type[Check], ...] = (*code.CHECKS, *runs.CHECKS, *fields.CHECKS, *text.CHECKS, *trajectory.CHECKS)
 _BUILTIN_TYPES = {cls.type: cls for cls in BUILTIN_CHECKS}
 
 # Every class `register_check` has seen, by type, in registration order.
@@ -73,9 +72,15 @@ def entry_point_checks() -> list[type[Check]]:
         found: list[type[Check]] = []
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             obj = ep.load()
-            classes = [obj] if isinstance(obj, type) else [
-                v for v in vars(obj).values() if isinstance(v, type) and issubclass(v, Check)
-                and isinstance(vars(v).get("type"), str)]
+            classes = (
+                [obj]
+                if isinstance(obj, type)
+                else [
+                    v
+                    for v in vars(obj).values()
+                    if isinstance(v, type) and issubclass(v, Check) and isinstance(vars(v).get("type"), str)
+                ]
+            )
             found.extend(c for c in classes if issubclass(c, Check))
         _entry_point_checks = found
     return _entry_point_checks
@@ -88,13 +93,14 @@ class CheckRegistry(Mapping[str, type[Check]]):
         self.problems: list[str] = []
         types: dict[str, type[Check]] = dict(_BUILTIN_TYPES)
         owned: dict[str, type[Check]] = {}
-        plugin_classes = [c for claimed in _declared.values() for c in claimed
-                          if _from_module(c, plugin_modules)]
+        plugin_classes = [c for claimed in _declared.values() for c in claimed if _from_module(c, plugin_modules)]
         for cls in [*plugin_classes, *entry_point_checks()]:
             other = owned.get(cls.type) or _BUILTIN_TYPES.get(cls.type)
             if other is not None and other is not cls:
-                problem = (f"check type {cls.type!r} is registered by both {_qualified(other)} and "
-                           f"{_qualified(cls)}; rename one")
+                problem = (
+                    f"check type {cls.type!r} is registered by both {_qualified(other)} and "
+                    f"{_qualified(cls)}; rename one"
+                )
                 if problem not in self.problems:
                     self.problems.append(problem)
                 continue

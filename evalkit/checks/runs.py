@@ -70,7 +70,8 @@ class RunInput(BaseModel):
         if present:
             return "contains " + ", ".join(repr(w) for w in present)
         if self.matches is not None and not regex.search(
-                self.matches, output, regex.IGNORECASE if self.ignore_case else 0, timeout=REGEX_TIMEOUT):
+            self.matches, output, regex.IGNORECASE if self.ignore_case else 0, timeout=REGEX_TIMEOUT
+        ):
             return f"no match for /{self.matches}/"
         return None
 
@@ -115,20 +116,34 @@ def run_main(code: str, inputs: list[RunInput], timeout: float, memory_mb: int) 
     # Marks the result line, so that stray output is never taken for it. Not a boundary: code written
     # to cheat could find the token in the child's memory and print a result of its own.
     token = secrets.token_hex(8)
-    request = {"code": code, "calls": [{"input": i.input, "kwargs": i.kwargs} for i in inputs],
-               "timeout": timeout, "memory_mb": memory_mb, "token": token}
+    request = {
+        "code": code,
+        "calls": [{"input": i.input, "kwargs": i.kwargs} for i in inputs],
+        "timeout": timeout,
+        "memory_mb": memory_mb,
+        "token": token,
+    }
     limit = timeout * (len(inputs) + 1) + START_SECONDS
     with tempfile.TemporaryDirectory(prefix="evalkit-runs-") as folder:
         try:
             # -I: no PYTHON* variables, no user site, no script folder on sys.path; -B: no .pyc writes.
-            done = subprocess.run([sys.executable, "-I", "-B", "-X", "utf8", str(CHILD)], input=json.dumps(request),
-                                  capture_output=True, text=True, encoding="utf-8", errors="replace", env={},
-                                  cwd=folder, timeout=limit, start_new_session=True)
+            done = subprocess.run(
+                [sys.executable, "-I", "-B", "-X", "utf8", str(CHILD)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                env={},
+                cwd=folder,
+                timeout=limit,
+                start_new_session=True,
+            )
         except subprocess.TimeoutExpired:
             return [{"error": f"the run took over {limit:g} s and was stopped"}] * len(inputs)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith(token):
-            results: list[dict[str, Any]] = json.loads(line[len(token):])
+            results: list[dict[str, Any]] = json.loads(line[len(token) :])
             return results
     tail = (done.stderr.strip().splitlines() or [""])[-1][:200]
     ended = f"the run ended without a result ({_ended(done.returncode)})" + (f": {tail}" if tail else "")

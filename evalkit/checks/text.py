@@ -115,8 +115,11 @@ class ForbiddenPhrases(Check):
         return v
 
     def _pattern(self) -> regex.Pattern[str]:
-        alternatives = [regex.escape(_apostrophes(p.strip().rstrip("*"))).replace("\\ ", r"\s+")
-                        + (r"\w*" if p.strip().endswith("*") else "") for p in self.phrases]
+        alternatives = [
+            regex.escape(_apostrophes(p.strip().rstrip("*"))).replace("\\ ", r"\s+")
+            + (r"\w*" if p.strip().endswith("*") else "")
+            for p in self.phrases
+        ]
         return regex.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", regex.IGNORECASE)
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
@@ -125,8 +128,11 @@ class ForbiddenPhrases(Check):
         except ValueError:  # not a list of messages: the whole text is one
             messages = [ctx.text]
         pattern = self._pattern()
-        hits = [(i, m, found.group(0)) for i, m in enumerate(messages, 1)
-                if (found := pattern.search(_apostrophes(m), timeout=REGEX_TIMEOUT))]
+        hits = [
+            (i, m, found.group(0))
+            for i, m in enumerate(messages, 1)
+            if (found := pattern.search(_apostrophes(m), timeout=REGEX_TIMEOUT))
+        ]
         if hits:
             shown = "; ".join(f"#{i} {m[:50]!r} says {word!r}" for i, m, word in hits[:3])
             more = f" (and {len(hits) - 3} more)" if len(hits) > 3 else ""

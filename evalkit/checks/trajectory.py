@@ -20,9 +20,11 @@ from evalkit.checks.base import Check, CheckContext, Outcome
 from evalkit.checks.text import limited_regex
 from evalkit.trace.steps import Step, model_turns, tool_calls
 
-NO_TRACE = ("the target recorded no trajectory (a prompt target with `tools:` records one, and so does agent "
-            "code that calls the model through the client it is handed; other code returns "
-            "TargetResult(output, trace=...) with its steps or an OpenTelemetry GenAI trace)")
+NO_TRACE = (
+    "the target recorded no trajectory (a prompt target with `tools:` records one, and so does agent "
+    "code that calls the model through the client it is handed; other code returns "
+    "TargetResult(output, trace=...) with its steps or an OpenTelemetry GenAI trace)"
+)
 SHOWN_CALLS = 20  # tool names listed in a reason before "… and N more"
 
 
@@ -44,8 +46,9 @@ class CallTimes(BaseModel):
 
 _COUNT = {"type": "integer", "minimum": 0}
 # `times` in the suite's JSON Schema: a number, or the range CallTimes validates.
-TIMES_SCHEMA = {"anyOf": [_COUNT, {"type": "object", "properties": {"min": _COUNT, "max": _COUNT},
-                                   "additionalProperties": False}]}
+TIMES_SCHEMA = {
+    "anyOf": [_COUNT, {"type": "object", "properties": {"min": _COUNT, "max": _COUNT}, "additionalProperties": False}]
+}
 
 
 class _TrajectoryCheck(Check):
@@ -66,10 +69,13 @@ class _ArgumentsCheck(_TrajectoryCheck):
 
     name: str = Field(min_length=1, description="The tool's name.")
     arguments: dict[str, Any] | None = Field(
-        default=None, description="What the call's arguments must be (see `match`).")
+        default=None, description="What the call's arguments must be (see `match`)."
+    )
     match: Literal["subset", "equals", "schema", "regex"] = Field(
-        default="subset", description="subset: each given key equals; equals: exactly these arguments; schema: "
-                                      "`arguments` is a JSON Schema; regex: each given value fully matches.")
+        default="subset",
+        description="subset: each given key equals; equals: exactly these arguments; schema: "
+        "`arguments` is a JSON Schema; regex: each given value fully matches.",
+    )
 
     @model_validator(mode="after")
     def _arguments_fit_match(self) -> "_ArgumentsCheck":
@@ -87,8 +93,10 @@ class _ArgumentsCheck(_TrajectoryCheck):
         elif self.match == "regex":
             for key, pattern in self.arguments.items():
                 if not isinstance(pattern, str):
-                    raise ValueError(f"arguments.{key}: with match: regex each value is a regular expression "
-                                     f"(a string), not {pattern!r}")
+                    raise ValueError(
+                        f"arguments.{key}: with match: regex each value is a regular expression "
+                        f"(a string), not {pattern!r}"
+                    )
                 try:
                     regex.compile(pattern)
                 except regex.error as exc:
@@ -128,8 +136,12 @@ class _ArgumentsCheck(_TrajectoryCheck):
     def with_arguments(self) -> str:
         if self.arguments is None:
             return ""
-        how = {"subset": "with", "equals": "with exactly", "schema": "with arguments matching the schema",
-               "regex": "with arguments matching"}[self.match]
+        how = {
+            "subset": "with",
+            "equals": "with exactly",
+            "schema": "with arguments matching the schema",
+            "regex": "with arguments matching",
+        }[self.match]
         return f" {how} {_short(self.arguments)}" if self.match != "schema" else f" {how}"
 
 
@@ -139,7 +151,7 @@ def _as_text(value: Any) -> str:
 
 def _short(value: Any, limit: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _times(n: int) -> str:
@@ -160,7 +172,8 @@ class ToolCalled(_ArgumentsCheck):
 
     type = "tool_called"
     times: Annotated[CallTimes | None, WithJsonSchema(TIMES_SCHEMA)] = Field(
-        default=None, description="How many matching calls: a number (exactly), or `{min:, max:}`; default at least 1.")
+        default=None, description="How many matching calls: a number (exactly), or `{min:, max:}`; default at least 1."
+    )
 
     @field_validator("times", mode="before")
     @classmethod
@@ -181,9 +194,14 @@ class ToolCalled(_ArgumentsCheck):
         problems = [p for p in (self.mismatch(c) for c in calls) if p is not None]
         n = len(calls) - len(problems)
         low, high = self._bounds()
-        wanted = ("exactly " + str(low) if low == high else
-                  ", ".join(filter(None, [f"at least {low}" if low else "", f"at most {high}" if high is not None
-                                          else ""])) or "any number")
+        wanted = (
+            "exactly " + str(low)
+            if low == high
+            else ", ".join(
+                filter(None, [f"at least {low}" if low else "", f"at most {high}" if high is not None else ""])
+            )
+            or "any number"
+        )
         said = f"{self.name} was called {_times(len(calls))}"
         if self.arguments is not None:
             said += f", {n}{self.with_arguments()}"
@@ -206,8 +224,10 @@ class ToolNotCalled(_ArgumentsCheck):
         for call in calls:
             if self.mismatch(call) is None:
                 number = all_calls.index(call) + 1
-                return Outcome(False, f"{self.name} was called{self.with_arguments()} (tool call {number}: "
-                                      f"{_short(call.arguments)})")
+                return Outcome(
+                    False,
+                    f"{self.name} was called{self.with_arguments()} (tool call {number}: {_short(call.arguments)})",
+                )
         return Outcome(True, f"{self.name} was called {_times(len(calls))}, never{self.with_arguments()}")
 
 
@@ -235,9 +255,14 @@ class ToolSequence(_TrajectoryCheck):
         if self.order == "exact":
             if names == self.names:
                 return Outcome(True, f"{got}, exactly as wanted")
-            at = next((i for i, (a, b) in enumerate(zip(names, self.names)) if a != b), min(len(names), len(self.names)))
-            differs = (f"call {at + 1} is {names[at]}, wanted {self.names[at]}" if at < min(len(names), len(self.names))
-                       else f"{len(names)} calls, wanted {len(self.names)}")
+            at = next(
+                (i for i, (a, b) in enumerate(zip(names, self.names)) if a != b), min(len(names), len(self.names))
+            )
+            differs = (
+                f"call {at + 1} is {names[at]}, wanted {self.names[at]}"
+                if at < min(len(names), len(self.names))
+                else f"{len(names)} calls, wanted {len(self.names)}"
+            )
             return Outcome(False, f"{got}; wanted exactly: {wanted} ({differs})")
         if self.order == "unordered":
             missing = Counter(self.names) - Counter(names)
@@ -247,7 +272,7 @@ class ToolSequence(_TrajectoryCheck):
             return Outcome(False, f"{got}; wanted each of: {wanted} (missing: {lacking})")
         if not self.gaps:
             k = len(self.names)
-            found = any(names[i:i + k] == self.names for i in range(len(names) - k + 1))
+            found = any(names[i : i + k] == self.names for i in range(len(names) - k + 1))
             return Outcome(found, f"{got}; wanted consecutively: {wanted}" + ("" if found else " (not found)"))
         matched = 0
         for n in names:
@@ -271,8 +296,10 @@ class ToolArgs(_ArgumentsCheck):
     def decide(self, trace: list[Step], ctx: CheckContext) -> Outcome:
         calls = self.calls(trace)
         if not calls:
-            return Outcome(self.allow_none, f"{self.name} was never called" + (
-                "" if self.allow_none else " (allow_none: true accepts that)"))
+            return Outcome(
+                self.allow_none,
+                f"{self.name} was never called" + ("" if self.allow_none else " (allow_none: true accepts that)"),
+            )
         for number, call in enumerate(calls, 1):
             problem = self.mismatch(call)
             if problem is not None:
@@ -320,10 +347,11 @@ class ToolErrorHandled(_TrajectoryCheck):
             return Outcome.not_applicable("no tool call failed")
         for i in failed:
             step = trace[i]
-            after = any(s.type == "tool_call" or s.role == "assistant" for s in trace[i + 1:])
+            after = any(s.type == "tool_call" or s.role == "assistant" for s in trace[i + 1 :])
             if not after:
-                return Outcome(False, f"{step.name} failed ({_short(step.error, 60)}) and the model took no "
-                                      f"step after it")
+                return Outcome(
+                    False, f"{step.name} failed ({_short(step.error, 60)}) and the model took no step after it"
+                )
         if not ctx.text.strip():
             return Outcome(False, f"the final output is empty after {_failures(trace, failed)}")
         return Outcome(True, f"the model went on after {_failures(trace, failed)}, and answered")

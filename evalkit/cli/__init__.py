@@ -15,8 +15,11 @@ __all__ = [
     "main",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "main": "evalkit.cli.commands",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "main": "evalkit.cli.commands",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

@@ -22,8 +22,10 @@ def changed_since_lines(project_root: Path, ref: str) -> list[str]:
     project = project_root.resolve() if project_root.resolve() != root else None
     repo = load_repo_suites(root, project)
     if not repo.refs:
-        raise UsageError(f"--changed-since: no suites found in {project or root}: add an evalkit.yml listing them, "
-                         "or name files suite.yml / *.suite.yml")
+        raise UsageError(
+            f"--changed-since: no suites found in {project or root}: add an evalkit.yml listing them, "
+            "or name files suite.yml / *.suite.yml"
+        )
     changed = changed_since(str(root), ref)
     watch = repo.watch_map()
     selected, reasons = select_suites(watch, changed)

@@ -36,6 +36,7 @@ def main(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand != "action":  # the Action masks and redacts with GitHub's `***` itself
         from evalkit._runtime.redaction import labelled, protect  # the key, *_TOKEN, *_KEY...: out of every output
+
         protect(labelled(os.environ))  # from the environment evalkit started with, before any user code
         # This process holds the key; the user code it starts (same user) must not read it from its
         # memory or environment, nor forge the response cache's entries (sealed with a key derived from it).
@@ -88,9 +89,13 @@ def validate(paths: tuple[str, ...], target: str | None) -> None:
 @main.command("list")
 @paths_argument
 @tag_option
-@click.option("--changed-since", "changed_since", metavar="REF",
-              help="Instead: each suite the Action would consider, and whether it would run for the diff "
-                   "between REF and the working tree (git diff --name-only REF), and why.")
+@click.option(
+    "--changed-since",
+    "changed_since",
+    metavar="REF",
+    help="Instead: each suite the Action would consider, and whether it would run for the diff "
+    "between REF and the working tree (git diff --name-only REF), and why.",
+)
 @_guard
 def list_cases(paths: tuple[str, ...], tags: tuple[str, ...], changed_since: str | None) -> None:
     """List suites, their cases and repeats."""
@@ -111,8 +116,10 @@ def list_cases(paths: tuple[str, ...], tags: tuple[str, ...], changed_since: str
         for case in suite.select(selectors((), tags)):
             extras = [f"×{case.repeats}"] if case.repeats > 1 else []
             extras += [f"#{t}" for t in case.tags]
-            extras += [f"{sum(1 for i in case.items if i.required)} checks",
-                       f"{sum(1 for i in case.items if not i.required)} rubric items"]
+            extras += [
+                f"{sum(1 for i in case.items if i.required)} checks",
+                f"{sum(1 for i in case.items if not i.required)} rubric items",
+            ]
             if case.skip:
                 extras.append(f"skip: {case.skip}")
             click.echo(f"  {case.id}  ({', '.join(extras)})")
@@ -125,24 +132,51 @@ def list_cases(paths: tuple[str, ...], tags: tuple[str, ...], changed_since: str
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob.")
 @tag_option
-@click.option("--results", type=click.Path(exists=True, dir_okay=False),
-              help="A previous run's results: count callable targets' calls as measured there.")
+@click.option(
+    "--results",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A previous run's results: count callable targets' calls as measured there.",
+)
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder (cached requests are free).")
 @click.option("--no-cache", is_flag=True, help="Plan as if nothing were cached.")
-@click.option("--estimate-tokens", is_flag=True, help="Estimate input tokens (4 characters a token) even with "
-              "ANTHROPIC_API_KEY set, instead of counting them with the API's token counting endpoint.")
+@click.option(
+    "--estimate-tokens",
+    is_flag=True,
+    help="Estimate input tokens (4 characters a token) even with "
+    "ANTHROPIC_API_KEY set, instead of counting them with the API's token counting endpoint.",
+)
 @_guard
-def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, repeat: int | None,
-         cases: tuple[str, ...], *, tags: tuple[str, ...], results: str | None, cache_dir: str | None,
-         no_cache: bool, estimate_tokens: bool) -> None:
+def plan(
+    paths: tuple[str, ...],
+    model: str | None,
+    judge_model: str | None,
+    repeat: int | None,
+    cases: tuple[str, ...],
+    *,
+    tags: tuple[str, ...],
+    results: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    estimate_tokens: bool,
+) -> None:
     """Count the model calls a run would make and estimate tokens and dollars (no model call; with a key,
     input tokens are counted by the API's token counting endpoint)."""
     from evalkit.engine import plan_calls  # imported per command: --help and light commands stay fast
     from evalkit.suite.model import selectors
 
-    click.echo(plan_calls(_load(paths), model=model, judge_model=judge_model, repeat=repeat,
-                          cases=selectors(cases, tags), results=results, cache_dir=cache_dir,
-                          no_cache=no_cache, count_tokens=not estimate_tokens).render())
+    click.echo(
+        plan_calls(
+            _load(paths),
+            model=model,
+            judge_model=judge_model,
+            repeat=repeat,
+            cases=selectors(cases, tags),
+            results=results,
+            cache_dir=cache_dir,
+            no_cache=no_cache,
+            count_tokens=not estimate_tokens,
+        ).render()
+    )
 
 
 @main.command()
@@ -151,6 +185,7 @@ def plan(paths: tuple[str, ...], model: str | None, judge_model: str | None, rep
 def selftest(paths: tuple[str, ...]) -> None:
     """Check the code-decided items on the suites' gold outputs, offline (exit 1 on a disagreement)."""
     from evalkit.engine.selftest import selftest_all  # imported per command: --help and light commands stay fast
+
     sys.exit(selftest_all(_load(paths), echo=click.echo))
 
 
@@ -163,6 +198,7 @@ def selftest(paths: tuple[str, ...]) -> None:
 def calibrate(paths: tuple[str, ...], repeats: int, judge_model: str | None, no_cache: bool) -> None:
     """Measure the judge and extraction on the gold labels, save the figures (exit 1 under the bar)."""
     from evalkit.engine import calibrate_and_save  # imported per command: light commands stay fast
+
     sys.exit(calibrate_and_save(_suite_paths(paths)[0], repeats, judge_model, no_cache, click.echo))
 
 
@@ -184,41 +220,90 @@ def schema(output: str | None) -> None:
 @click.option("--target", help="module:function to run (for fixture lists that name none).")
 @click.option("--case", "cases", multiple=True, help="Only cases whose id matches this glob (repeatable).")
 @tag_option
-@click.option("--model", "models", multiple=True,
-              help="Model for the targets' calls (overrides the suite); twice or more runs the cases once per "
-                   "model, side by side.")
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    help="Model for the targets' calls (overrides the suite); twice or more runs the cases once per "
+    "model, side by side.",
+)
 @click.option("--judge-model", help="Model for the judge and extraction (overrides the suite).")
 @click.option("--repeat", type=click.IntRange(1, 100), help="Repeat every case N times.")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=DEFAULT_CONCURRENCY, show_default=True,
-              help="Model calls in flight at once, shared by targets and the judge.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=DEFAULT_CONCURRENCY,
+    show_default=True,
+    help="Model calls in flight at once, shared by targets and the judge.",
+)
 @click.option("--rubric-threshold", type=click.FloatRange(0, 1), help="Minimum rubric pass rate per case.")
 @click.option("--agreement-threshold", type=click.FloatRange(0, 1), help="Minimum field agreement per case.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False),
-              help="Results JSON (default .evalkit/runs/<time>.json); finished cases stream to <output>l.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Results JSON (default .evalkit/runs/<time>.json); finished cases stream to <output>l.",
+)
 @click.option("--no-cache", is_flag=True, help="Call the model even when a cached reply exists.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Response cache folder.")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False), help="Also write the markdown report.")
 @click.option("--shard", help="Run only share I of N (e.g. 2/3) of the cases; join with `evalkit merge`.")
 @click.option("--baseline", help="A git ref: run the same suites on it first, then compare head with it.")
-@click.option("--gate", type=click.Choice(["thresholds", "regressions", "both"]), default="both", show_default=True,
-              help="With --baseline: fail on the thresholds, on regressions against the base, or on either.")
+@click.option(
+    "--gate",
+    type=click.Choice(["thresholds", "regressions", "both"]),
+    default="both",
+    show_default=True,
+    help="With --baseline: fail on the thresholds, on regressions against the base, or on either.",
+)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Also write the HTML report.")
 @click.option("--inconclusive", type=click.Choice(["fail", "warn", "pass"]), help="What an inconclusive case does.")
-@click.option("--batch", is_flag=True, help="Send prompt-target, judge and extraction calls as Message Batches "
-                                            "(half price, may take hours; an interrupted run resumes them).")
-@click.option("--resume", type=click.Path(dir_okay=False), help="Complete the stopped run in this JSONL (its cases "
-              "not yet finished only).")
-@click.option("--max-cost", metavar="USD", help="A budget in US dollars: stop sending model calls before the run "
-              "passes it; cases not started are reported 'not run: budget' and the run fails (exit 1).")
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Send prompt-target, judge and extraction calls as Message Batches "
+    "(half price, may take hours; an interrupted run resumes them).",
+)
+@click.option(
+    "--resume",
+    type=click.Path(dir_okay=False),
+    help="Complete the stopped run in this JSONL (its cases not yet finished only).",
+)
+@click.option(
+    "--max-cost",
+    metavar="USD",
+    help="A budget in US dollars: stop sending model calls before the run "
+    "passes it; cases not started are reported 'not run: budget' and the run fails (exit 1).",
+)
 @history_options
 @_guard
-def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags: tuple[str, ...],
-        models: tuple[str, ...], *, judge_model: str | None, repeat: int | None, concurrency: int,
-        rubric_threshold: float | None, agreement_threshold: float | None, output: str | None, no_cache: bool,
-        cache_dir: str | None,
-        markdown_path: str | None, shard: str | None, baseline: str | None, gate: str,
-        html_path: str | None, inconclusive: Inconclusive | None, batch: bool,
-        resume: str | None, max_cost: str | None, history: str | None, history_branch: str) -> None:
+def run(
+    paths: tuple[str, ...],
+    target: str | None,
+    cases: tuple[str, ...],
+    tags: tuple[str, ...],
+    models: tuple[str, ...],
+    *,
+    judge_model: str | None,
+    repeat: int | None,
+    concurrency: int,
+    rubric_threshold: float | None,
+    agreement_threshold: float | None,
+    output: str | None,
+    no_cache: bool,
+    cache_dir: str | None,
+    markdown_path: str | None,
+    shard: str | None,
+    baseline: str | None,
+    gate: str,
+    html_path: str | None,
+    inconclusive: Inconclusive | None,
+    batch: bool,
+    resume: str | None,
+    max_cost: str | None,
+    history: str | None,
+    history_branch: str,
+) -> None:
     """Run suites and apply the gates (exit 0 pass, 1 a gate failed, 2 usage error)."""
     # imported per command: --help and light commands stay fast
     from evalkit.cli.side_by_side import against_base, models_side_by_side
@@ -244,8 +329,10 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
     if compared and baseline:
         raise UsageError("--baseline compares one model with itself across commits; drop the second --model")
     if history and not baseline and not html_path:
-        raise UsageError("--history reads flaky cases for a comparison and draws the HTML report's charts: give "
-                         "--baseline REF or --html PATH too (or record this run with `evalkit history record`)")
+        raise UsageError(
+            "--history reads flaky cases for a comparison and draws the HTML report's charts: give "
+            "--baseline REF or --html PATH too (or record this run with `evalkit history record`)"
+        )
     provider = anthropic_provider(max_connections=max(concurrency, 8), env=started_env)
 
     def new_client() -> Any:
@@ -254,18 +341,31 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
 
     out = Path(output) if output else Path(".evalkit/runs") / f"{datetime.now():%Y%m%d-%H%M%S}.json"
     model = models[0] if len(models) == 1 else None
-    options = RunOptions(target=target, cases=selectors(cases, tags), model=model, judge_model=judge_model,
-                         repeat=repeat, rubric_threshold=rubric_threshold, agreement_threshold=agreement_threshold,
-                         jsonl_path=out.with_suffix(out.suffix + "l"), shard=share, inconclusive=inconclusive,
-                         max_cost=budget)
+    options = RunOptions(
+        target=target,
+        cases=selectors(cases, tags),
+        model=model,
+        judge_model=judge_model,
+        repeat=repeat,
+        rubric_threshold=rubric_threshold,
+        agreement_threshold=agreement_threshold,
+        jsonl_path=out.with_suffix(out.suffix + "l"),
+        shard=share,
+        inconclusive=inconclusive,
+        max_cost=budget,
+    )
     if resume:  # the stopped run's suites and options, from its JSONL
         from evalkit.engine.resume import finished_cases, resume_run
+
         suites, options, out = resume_run(Path(resume), paths, options, output, comparing=bool(compared or baseline))
     left = planned_cases(suites, options) * max(len(compared), 1) - (finished_cases(Path(resume)) if resume else 0)
     options.on_case = _progress_printer(left)
     if compared:
-        sys.exit(models_side_by_side(suites, compared, new_client, options, out, markdown_path=markdown_path,
-                                     html_path=html_path))
+        sys.exit(
+            models_side_by_side(
+                suites, compared, new_client, options, out, markdown_path=markdown_path, html_path=html_path
+            )
+        )
     if baseline:
         from evalkit.engine.base_ref import base_spec, run_base
 
@@ -273,8 +373,18 @@ def run(paths: tuple[str, ...], target: str | None, cases: tuple[str, ...], tags
         flaky = read_flaky_cases(history, history_branch)  # a bad history file stops the run before any call
         base = run_base(baseline, paths, spec, out.with_name(out.stem + ".base.json"))
         code = execute(suites, new_client(), options, out, markdown_path)
-        sys.exit(against_base(base, out, markdown_path, gate, code, html_path=html_path, flaky=flaky,
-                              history=(history, history_branch)))
+        sys.exit(
+            against_base(
+                base,
+                out,
+                markdown_path,
+                gate,
+                code,
+                html_path=html_path,
+                flaky=flaky,
+                history=(history, history_branch),
+            )
+        )
     if history:
         read_flaky_cases(history, history_branch)  # a bad history file stops the run before any call
     code = execute(suites, new_client(), options, out, markdown_path, html_path=html_path)
@@ -289,8 +399,9 @@ def _note(message: str) -> None:
     click.echo(f"evalkit: {message}", err=True)
 
 
-def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None,
-            *, html_path: str | None = None) -> int:
+def execute(
+    suites: list[Any], client: Any, options: Any, out: Path, markdown_path: str | None, *, html_path: str | None = None
+) -> int:
     """Run and save through the engine, then print the summary. Returns the exit code."""
     from evalkit import engine  # imported per command: --help and light commands stay fast
     from evalkit._runtime import exit_guard
@@ -300,6 +411,7 @@ def execute(suites: list[Any], client: Any, options: Any, out: Path, markdown_pa
         result = engine.run_and_save(suites, client, options, out, markdown_path=markdown_path, html_path=html_path)
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: 130 or 143
         from evalkit.engine.resume import report_stopped
+
         return report_stopped(exc, options.jsonl_path, click.echo)
     return exit_guard.checked(summarise(result, out), out, before, options.jsonl_path, click.echo)
 
@@ -343,8 +455,10 @@ def init(folder: str, target: str | None) -> None:
         click.echo(f"ok    {suite.path}  ({suite.name}: {len(suite.cases)} cases; watch: {', '.join(suite.watch)})")
     if made.note:
         click.echo(made.note)
-    click.echo("next: `evalkit plan` (cost, no calls), then `evalkit run` with ANTHROPIC_API_KEY set — or offline, "
-               "against `python -m evalkit.testing.fake_anthropic`")
+    click.echo(
+        "next: `evalkit plan` (cost, no calls), then `evalkit run` with ANTHROPIC_API_KEY set — or offline, "
+        "against `python -m evalkit.testing.fake_anthropic`"
+    )
 
 
 @main.command()

@@ -34,8 +34,10 @@ DEMO_BASE = (("help_agents", "pass"), ("pace_ai", "pass"), ("pace_ai/agent.suite
 def bundled_suites_dir() -> Path:
     here = Path(__file__).resolve().parents[2] / "suites"
     if not here.is_dir():
-        raise UsageError("the bundled suites are not here (evalkit was installed without its repository); "
-                         "clone the repository and `pip install -e .` to run the demo")
+        raise UsageError(
+            "the bundled suites are not here (evalkit was installed without its repository); "
+            "clone the repository and `pip install -e .` to run the demo"
+        )
     return here
 
 
@@ -67,16 +69,21 @@ def run_demo(output_dir: Path, execute: Callable[..., int]) -> int:
         merged.extend(script)
     suites = load_suites([folder for folder, _ in plan])
     output_dir.mkdir(parents=True, exist_ok=True)
-    click.echo("evalkit demo: scripted replies from a local fake of the Messages API; no model is called.\n",
-               err=True)
+    click.echo("evalkit demo: scripted replies from a local fake of the Messages API; no model is called.\n", err=True)
     with FakeAnthropicServer(merged) as fake, tempfile.TemporaryDirectory() as cache:
         provider = AnthropicProvider(api_key="demo-not-a-key", base_url=fake.url)
         client = make_client(provider, concurrency=8, cache_dir=cache)
         jsonl = output_dir / "results.jsonl"
         jsonl.unlink(missing_ok=True)
         options = RunOptions(demo=True, jsonl_path=jsonl)
-        code = execute(suites, client, options, output_dir / "results.json", str(output_dir / "report.md"),
-                       html_path=str(output_dir / "report.html"))
+        code = execute(
+            suites,
+            client,
+            options,
+            output_dir / "results.json",
+            str(output_dir / "report.md"),
+            html_path=str(output_dir / "report.html"),
+        )
     lead, detailed = write_demo_comparison(output_dir, suites)
     write_demo_comment(output_dir, lead, detailed)
     return code
@@ -95,8 +102,12 @@ def write_demo_comparison(output_dir: Path, suites: list[Any]) -> tuple[str, lis
         base = run(suites, make_client(provider, concurrency=8, cache_dir=cache), RunOptions(demo=True))
     base.save(output_dir / "base.json")
     head = Report.load(output_dir / "results.json")
-    cmp = compare_reports(base, head, base_label="base (scripted: sound replies)",
-                          head_label="head (scripted: reckless coaching, an agent skipping a tool)")
+    cmp = compare_reports(
+        base,
+        head,
+        base_label="base (scripted: sound replies)",
+        head_label="head (scripted: reckless coaching, an agent skipping a tool)",
+    )
     (output_dir / "comparison.json").write_text(cmp.model_dump_json(indent=2), encoding="utf-8")
     write_html(head, output_dir / "report.html", comparison=cmp, base=base)
     (output_dir / "comparison.md").write_text(render_comparison(cmp, head=head), encoding="utf-8")

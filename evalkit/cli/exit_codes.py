@@ -31,9 +31,12 @@ def internal_error(exc: BaseException) -> None:
         where = f"the traceback is in {log}"
     except OSError:
         where = "the traceback could not be saved; it follows\n" + text
-    click.echo(f"evalkit: internal error, evalkit's fault and not yours ({type(exc).__name__}: "
-               f"{' '.join(safe_str(exc).split())[:200]}); the run did not finish and is not a verdict; "
-               f"finished cases are kept in the results stream; {where}", err=True)
+    click.echo(
+        f"evalkit: internal error, evalkit's fault and not yours ({type(exc).__name__}: "
+        f"{' '.join(safe_str(exc).split())[:200]}); the run did not finish and is not a verdict; "
+        f"finished cases are kept in the results stream; {where}",
+        err=True,
+    )
     sys.exit(ExitCode.INTERNAL)
 
 
@@ -56,6 +59,7 @@ def fail(message: str) -> None:
 
 def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn evalkit's own errors into a clear message and exit code 2 (never a traceback)."""
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:

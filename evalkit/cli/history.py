@@ -22,8 +22,13 @@ def _path(ctx: click.Context, given: str | None) -> Any:
 @click.group("history", invoke_without_command=True)
 @history_option
 @click.option("--branch", help="Only this branch's runs and trends; flaky cases are told on it (default main).")
-@click.option("--last", type=click.IntRange(1, 1000), default=10, show_default=True,
-              help="Runs listed, and runs each trend and the flaky cases look at.")
+@click.option(
+    "--last",
+    type=click.IntRange(1, 1000),
+    default=10,
+    show_default=True,
+    help="Runs listed, and runs each trend and the flaky cases look at.",
+)
 @click.pass_context
 @guard
 def history(ctx: click.Context, history_path: str | None, branch: str | None, last: int) -> None:
@@ -53,8 +58,7 @@ def history(ctx: click.Context, history_path: str | None, branch: str | None, la
 @click.option("--commit", help="The run's commit (default: the results' provenance).")
 @click.pass_context
 @guard
-def record(ctx: click.Context, results: str, history_path: str | None, branch: str | None,
-           commit: str | None) -> None:
+def record(ctx: click.Context, results: str, history_path: str | None, branch: str | None, commit: str | None) -> None:
     """Add a run's results (JSON or JSONL) to the history: all of it or nothing."""
     from evalkit.history import shown
     from evalkit.history.access import record_file
@@ -64,8 +68,9 @@ def record(ctx: click.Context, results: str, history_path: str | None, branch: s
     if done.already:
         click.echo(f"{results} is run #{done.number} of {shown(where)} already: nothing added")
     else:
-        click.echo(f"recorded {results} as run #{done.number} of {shown(where)} ({done.suites} suites, "
-                   f"{done.cases} cases)")
+        click.echo(
+            f"recorded {results} as run #{done.number} of {shown(where)} ({done.suites} suites, {done.cases} cases)"
+        )
 
 
 @history.command("case")

@@ -35,14 +35,22 @@ def watch_for_target(folder: Path, target: str | None) -> WatchGuess:
     module = target.partition(":")[0]
     source = _module_file(folder, module)
     if source is None:
-        return WatchGuess([own], f"note: {module} is not a file under {folder}, so the suite watches only "
-                                 f"{own}: add your code's and prompts' globs to `watch:` in {SUITE_FOLDER}/suite.yml")
+        return WatchGuess(
+            [own],
+            f"note: {module} is not a file under {folder}, so the suite watches only "
+            f"{own}: add your code's and prompts' globs to `watch:` in {SUITE_FOLDER}/suite.yml",
+        )
     code = _package_glob(folder, source, module)
     prompts = [g for g in _prompt_globs(folder, source) if not glob_match(code, g.removesuffix("/**"))]
     globs = narrowest([code, *prompts, own])
-    note = None if prompts else (
-        f"note: no prompt file found in {_rel(source, folder)}: if {module} reads any, add their globs "
-        f"(e.g. prompts/**) to `watch:` in {SUITE_FOLDER}/suite.yml")
+    note = (
+        None
+        if prompts
+        else (
+            f"note: no prompt file found in {_rel(source, folder)}: if {module} reads any, add their globs "
+            f"(e.g. prompts/**) to `watch:` in {SUITE_FOLDER}/suite.yml"
+        )
+    )
     return WatchGuess(globs, note)
 
 
@@ -73,8 +81,11 @@ def _prompt_globs(folder: Path, source: Path) -> list[str]:
         tree = ast.parse(source.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         tree = None
-    literals = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)] \
-        if tree is not None else []
+    literals = (
+        [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if tree is not None
+        else []
+    )
     for text in literals:
         if not text or len(text) > 200 or "\n" in text or text.strip() != text or text.startswith(("/", "~")):
             continue
@@ -112,8 +123,7 @@ def workflow_paths(folder: Path, workflow: str) -> list[str] | None:
 def narrowest(globs: list[str]) -> list[str]:
     """`globs` in order, once each, without a plain path another glob already matches."""
     unique = list(dict.fromkeys(globs))
-    return [g for g in unique
-            if _GLOB_CHARS & set(g) or not any(o != g and glob_match(o, g) for o in unique)]
+    return [g for g in unique if _GLOB_CHARS & set(g) or not any(o != g and glob_match(o, g) for o in unique)]
 
 
 def _rel(path: Path, folder: Path) -> str:

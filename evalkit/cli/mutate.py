@@ -15,22 +15,53 @@ from evalkit.exit_codes import passed_or_failed
 
 @click.command("mutate")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--sample", type=click.IntRange(1), metavar="N",
-              help="Measure a fixed, deterministic sample of about N mutants (default: all).")
+@click.option(
+    "--sample",
+    type=click.IntRange(1),
+    metavar="N",
+    help="Measure a fixed, deterministic sample of about N mutants (default: all).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Another seed draws another sample.")
-@click.option("--timeout", type=click.FloatRange(0.1), default=30.0, show_default=True,
-              help="Seconds one mutant's selftest may take; past it the mutant is killed by the timeout.")
-@click.option("--file", "files", multiple=True, metavar="GLOB",
-              help="Only code mutants of files matching this glob (repeatable), e.g. '*/checks.py'.")
-@click.option("--min-score", type=click.FloatRange(0, 1), metavar="X",
-              help="Exit 1 when under this share of mutants killed (0.8 = 80 %); without it, report only.")
-@click.option("--judge", is_flag=True,
-              help="Ask the judge model about gold rewrites of items only the judge decides (needs a key).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds one mutant's selftest may take; past it the mutant is killed by the timeout.",
+)
+@click.option(
+    "--file",
+    "files",
+    multiple=True,
+    metavar="GLOB",
+    help="Only code mutants of files matching this glob (repeatable), e.g. '*/checks.py'.",
+)
+@click.option(
+    "--min-score",
+    type=click.FloatRange(0, 1),
+    metavar="X",
+    help="Exit 1 when under this share of mutants killed (0.8 = 80 %); without it, report only.",
+)
+@click.option(
+    "--judge",
+    is_flag=True,
+    help="Ask the judge model about gold rewrites of items only the judge decides (needs a key).",
+)
 @click.option("--judge-model", help="With --judge: the judge model (overrides the suite).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @guard
-def mutate(paths: tuple[str, ...], *, sample: int | None, seed: int, timeout: float, files: tuple[str, ...],
-           min_score: float | None, judge: bool, judge_model: str | None, as_json: bool) -> None:
+def mutate(
+    paths: tuple[str, ...],
+    *,
+    sample: int | None,
+    seed: int,
+    timeout: float,
+    files: tuple[str, ...],
+    min_score: float | None,
+    judge: bool,
+    judge_model: str | None,
+    as_json: bool,
+) -> None:
     """Mutate a suite's own code and gold outputs; report the mutants its selftest misses.
 
     Code mutants change one operator, constant or condition of the suite's checks, target and tools;

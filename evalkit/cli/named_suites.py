@@ -16,8 +16,10 @@ def suite_paths(paths: tuple[str, ...]) -> tuple[list[str | Path], dict[str, str
         return [*paths], {}
     project = click.get_current_context().find_root().obj
     if project is None:
-        raise UsageError("Missing argument 'PATHS...': name suite files or folders, or list them under `suites:` "
-                         "in evalkit.yml (`evalkit init` writes one)")
+        raise UsageError(
+            "Missing argument 'PATHS...': name suite files or folders, or list them under `suites:` "
+            "in evalkit.yml (`evalkit init` writes one)"
+        )
     paths_and_targets: tuple[list[str | Path], dict[str, str]] = project.suite_paths()
     return paths_and_targets
 

@@ -62,8 +62,10 @@ class Project:
         `{path, target}` entry gives its file."""
         refs, _ = discover(self.root)
         if not refs:
-            raise UsageError(f"no suites named and none found under {self.root}: name suite files or folders, "
-                             f"or list them under `suites:` in evalkit.yml (`evalkit init` writes one)")
+            raise UsageError(
+                f"no suites named and none found under {self.root}: name suite files or folders, "
+                f"or list them under `suites:` in evalkit.yml (`evalkit init` writes one)"
+            )
         return [ref.path for ref in refs], {str(ref.path): ref.target for ref in refs if ref.target}
 
 
@@ -97,8 +99,9 @@ def load_project(start: Path | None = None) -> Project | None:
     for key, kind in _TYPES.items():
         value = settings.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-            raise UsageError(f"{source}: `{key}` must be {'a whole number' if kind is int else 'a string'}, "
-                             f"not {value!r}")
+            raise UsageError(
+                f"{source}: `{key}` must be {'a whole number' if kind is int else 'a string'}, not {value!r}"
+            )
     if isinstance(settings.get("concurrency"), int) and not 1 <= settings["concurrency"] <= 256:
         raise UsageError(f"{source}: `concurrency` must be between 1 and 256")
     if settings.get("target") is not None and ":" not in settings["target"]:

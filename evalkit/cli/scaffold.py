@@ -138,8 +138,12 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
         raise UsageError(f"{folder} is not a folder")
     suite_name = name or re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.name).strip("-.") or "evals"
     guess = watch_for_target(folder, target)
-    suite = SUITE_YML.format(name=suite_name, target=target or "evals_target:answer", model=DEFAULT_MODEL,
-                             watch="".join(f"  - {_quoted(glob)}\n" for glob in guess.globs))
+    suite = SUITE_YML.format(
+        name=suite_name,
+        target=target or "evals_target:answer",
+        model=DEFAULT_MODEL,
+        watch="".join(f"  - {_quoted(glob)}\n" for glob in guess.globs),
+    )
     files = {folder / "evals" / "suite.yml": suite, folder / "evalkit.yml": CONFIG_YML}
     if target is None:
         files[folder / "evals" / "evals_target.py"] = TARGET_PY
@@ -150,11 +154,19 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
     # The workflow's paths come from the suites as written (and any evalkit.yml already there).
     paths = workflow_paths(folder, workflow.relative_to(folder).as_posix())
     branch = default_branch(folder)
-    more, also_kept = _write(folder, {workflow: WORKFLOW_YML.format(
-        branch=branch, branch_yaml=_quoted(branch),
-        paths="\n    paths:" + "".join(f"\n      - {_quoted(glob)}" for glob in paths) if paths else "",
-        install="          install: .                # your project, so the suite can import it\n"
-        if (folder / "pyproject.toml").exists() or (folder / "setup.py").exists() else "")})
+    more, also_kept = _write(
+        folder,
+        {
+            workflow: WORKFLOW_YML.format(
+                branch=branch,
+                branch_yaml=_quoted(branch),
+                paths="\n    paths:" + "".join(f"\n      - {_quoted(glob)}" for glob in paths) if paths else "",
+                install="          install: .                # your project, so the suite can import it\n"
+                if (folder / "pyproject.toml").exists() or (folder / "setup.py").exists()
+                else "",
+            )
+        },
+    )
     written, kept = written + more, kept + also_kept
     if _ignore_runs(folder, folder / ".gitignore"):
         written.append(folder / ".gitignore")
@@ -164,11 +176,14 @@ def init_project(folder: Path, target: str | None = None, name: str | None = Non
 def default_branch(folder: Path) -> str:
     """The branch pull requests merge into: origin's HEAD where git knows it, else the branch checked
     out (a new repository's first branch), else "main"."""
-    for args in (["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"],
-                 ["symbolic-ref", "--quiet", "--short", "HEAD"]):
+    for args in (
+        ["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"],
+        ["symbolic-ref", "--quiet", "--short", "HEAD"],
+    ):
         try:
-            done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=30,
-                                  check=False)
+            done = subprocess.run(
+                ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=30, check=False
+            )
         except (OSError, subprocess.SubprocessError):
             return "main"  # no git here
         name = done.stdout.strip().removeprefix("origin/") if done.returncode == 0 else ""
@@ -181,9 +196,11 @@ def _refuse_symlinks(folder: Path, path: Path) -> None:
     """UsageError naming the first of `path` and its folders inside `folder` that is a symlink."""
     for part in [*reversed(path.relative_to(folder).parents[:-1]), path.relative_to(folder)]:
         if (folder / part).is_symlink():
-            raise UsageError(f"evalkit init does not write through symlinks: {folder / part} is a symlink (to "
-                             f"{os.readlink(folder / part)}); remove it, or run init where it is not (nothing was "
-                             "written)")
+            raise UsageError(
+                f"evalkit init does not write through symlinks: {folder / part} is a symlink (to "
+                f"{os.readlink(folder / part)}); remove it, or run init where it is not (nothing was "
+                "written)"
+            )
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -221,8 +238,10 @@ def _open(folder: Path, path: Path, flags: int) -> int:
 
 def _cannot(path: Path, exc: OSError) -> UsageError:
     if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-        return UsageError(f"evalkit init does not write through symlinks: {path} or a folder on its way is a "
-                          "symlink (or not a folder); remove it, or run init where it is not")
+        return UsageError(
+            f"evalkit init does not write through symlinks: {path} or a folder on its way is a "
+            "symlink (or not a folder); remove it, or run init where it is not"
+        )
     return UsageError(f"cannot write {path}: {exc.strerror or exc}")
 
 
@@ -270,8 +289,11 @@ def _ignore_runs(folder: Path, gitignore: Path) -> bool:
         if any(line.strip().strip("/") == ".evalkit" for line in text.splitlines()):
             return False
         try:
-            f.write((("" if not text or text.endswith("\n") else "\n") + "# evalkit's runs and caches\n.evalkit/\n")
-                    .encode("utf-8"))
+            f.write(
+                (("" if not text or text.endswith("\n") else "\n") + "# evalkit's runs and caches\n.evalkit/\n").encode(
+                    "utf-8"
+                )
+            )
         except OSError as exc:
             raise UsageError(f"cannot write {gitignore}: {exc.strerror or exc}") from None
     return True

@@ -58,8 +58,9 @@ class Progress:
     Elsewhere: one plain line per case, prefixed with the count, rate and ETA; the lines of one turn
     of the event loop go out in one write (at 32 calls in flight, several cases finish per turn)."""
 
-    def __init__(self, total: int | None = None, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, total: int | None = None, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ):
         self.total = total
         self.stream = stream or sys.stderr
         self.live = interactive(self.stream)
@@ -105,7 +106,9 @@ class Progress:
     def _case_line(self, suite: Any, case: Any) -> str:
         word = case.verdict.upper()
         if self.live:
-            word = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-", "inconclusive": "?", "not_run": "⛔"}.get(case.verdict, word)
+            word = {"pass": "✓", "fail": "✗", "error": "!", "skipped": "-", "inconclusive": "?", "not_run": "⛔"}.get(
+                case.verdict, word
+            )
         why = f"  ({'; '.join(case.reasons)})" if case.reasons and case.verdict != "pass" else ""
         text = f"{word} {suite.name}/{case.id} {case.wall_seconds:.1f}s{why}"
         # What went wrong, under the case: a run error or an item's error (the reports hold the rest).

@@ -39,28 +39,31 @@ __all__ = [
     "load_results",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "CHANGES": "evalkit.compare.comparison",
-    "CaseDiff": "evalkit.compare.comparison",
-    "Comparison": "evalkit.compare.comparison",
-    "ItemFlip": "evalkit.compare.comparison",
-    "SideStats": "evalkit.compare.comparison",
-    "SuiteDiff": "evalkit.compare.comparison",
-    "DEFAULT_ALPHA": "evalkit.compare.diff",
-    "compare_case": "evalkit.compare.diff",
-    "compare_reports": "evalkit.compare.diff",
-    "item_flips": "evalkit.compare.diff",
-    "latency": "evalkit.compare.diff",
-    "live_run_seconds": "evalkit.compare.diff",
-    "fisher_exact": "evalkit.compare.fisher",
-    "FlakyCase": "evalkit.compare.flaky",
-    "FlakyIndex": "evalkit.compare.flaky",
-    "index": "evalkit.compare.flaky",
-    "load_results": "evalkit.compare.load",
-    "ModelComparison": "evalkit.compare.model_vs_model",
-    "compare_models": "evalkit.compare.model_vs_model",
-    "TrajectoryDiff": "evalkit.compare.trajectory_diff",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "CHANGES": "evalkit.compare.comparison",
+        "CaseDiff": "evalkit.compare.comparison",
+        "Comparison": "evalkit.compare.comparison",
+        "ItemFlip": "evalkit.compare.comparison",
+        "SideStats": "evalkit.compare.comparison",
+        "SuiteDiff": "evalkit.compare.comparison",
+        "DEFAULT_ALPHA": "evalkit.compare.diff",
+        "compare_case": "evalkit.compare.diff",
+        "compare_reports": "evalkit.compare.diff",
+        "item_flips": "evalkit.compare.diff",
+        "latency": "evalkit.compare.diff",
+        "live_run_seconds": "evalkit.compare.diff",
+        "fisher_exact": "evalkit.compare.fisher",
+        "FlakyCase": "evalkit.compare.flaky",
+        "FlakyIndex": "evalkit.compare.flaky",
+        "index": "evalkit.compare.flaky",
+        "load_results": "evalkit.compare.load",
+        "ModelComparison": "evalkit.compare.model_vs_model",
+        "compare_models": "evalkit.compare.model_vs_model",
+        "TrajectoryDiff": "evalkit.compare.trajectory_diff",
+    },
+)
 
 # Only the public names stay bound on the package (a test compares vars() with __all__).
 del annotations, TYPE_CHECKING, lazy_exports

@@ -11,10 +11,30 @@ from evalkit.compare.flaky import FlakyCase
 from evalkit.compare.trajectory_diff import TrajectoryDiff
 from evalkit.results.intervals import wilson
 
-Change = Literal["regressed", "flaky on main", "fixed", "too few runs to tell", "within noise", "still failing", "still passing",
-                 "new", "removed", "not comparable"]
-CHANGES: tuple[Change, ...] = ("regressed", "flaky on main", "fixed", "too few runs to tell", "within noise", "still failing",
-                               "still passing", "new", "removed", "not comparable")
+Change = Literal[
+    "regressed",
+    "flaky on main",
+    "fixed",
+    "too few runs to tell",
+    "within noise",
+    "still failing",
+    "still passing",
+    "new",
+    "removed",
+    "not comparable",
+]
+CHANGES: tuple[Change, ...] = (
+    "regressed",
+    "flaky on main",
+    "fixed",
+    "too few runs to tell",
+    "within noise",
+    "still failing",
+    "still passing",
+    "new",
+    "removed",
+    "not comparable",
+)
 _FAILING = ("fail", "error")
 
 
@@ -34,23 +54,30 @@ class ItemFlip(BaseModel):
     worse: bool
     significant: bool
     p_value: float | None = None
-    too_few_runs: bool = Field(False, description="Not significant, and these run counts could never be: even "
-                                                  "all-pass against all-fail gives p >= alpha.")
-    repeats_needed: int | None = Field(default=None, description="Runs a side at which the observed pass rates would "
-                                                         "give p < alpha (None: more than 100, or it counts).")
+    too_few_runs: bool = Field(
+        False,
+        description="Not significant, and these run counts could never be: even "
+        "all-pass against all-fail gives p >= alpha.",
+    )
+    repeats_needed: int | None = Field(
+        default=None,
+        description="Runs a side at which the observed pass rates would "
+        "give p < alpha (None: more than 100, or it counts).",
+    )
     why: str = Field(description="Why the flip counts, or why it does not.")
 
     @property
     def by_collapse(self) -> bool:
         """Counted by the collapse rule (every run one way on base, the other on head, of a critical or
         code-decided item), not by the test: its p-value decided nothing and is not shown."""
-        every_way = ((self.base_passed == self.base_runs and self.head_passed == 0)
-                     or (self.base_passed == 0 and self.head_passed == self.head_runs))
+        every_way = (self.base_passed == self.base_runs and self.head_passed == 0) or (
+            self.base_passed == 0 and self.head_passed == self.head_runs
+        )
         return self.significant and every_way and (self.critical or self.decided_by == "code")
 
     @property
     def label(self) -> str:
-        """"worse" or "better" when the flip counts, else "too few runs to tell" or "within noise"."""
+        """ "worse" or "better" when the flip counts, else "too few runs to tell" or "within noise"."""
         if self.significant:
             return "worse" if self.worse else "better"
         return "too few runs to tell" if self.too_few_runs else "within noise"
@@ -85,9 +112,11 @@ class CaseDiff(BaseModel):
     fields: list[FieldChange] = Field(default_factory=list)
     note: str = ""
     trajectory: TrajectoryDiff | None = Field(
-        default=None, description="What changed in the case's tool calls (None: no trace on a side, or no change).")
-    flaky: FlakyCase | None = Field(default=None, description="The history's word that the case flips on the "
-                                                              "default branch (None: not known to).")
+        default=None, description="What changed in the case's tool calls (None: no trace on a side, or no change)."
+    )
+    flaky: FlakyCase | None = Field(
+        default=None, description="The history's word that the case flips on the default branch (None: not known to)."
+    )
 
 
 class SideStats(BaseModel):
@@ -105,7 +134,9 @@ class SideStats(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
-    cached_cost_usd: float = Field(default=0.0, description="The cache hits' replies at list price (not paid by this run).")
+    cached_cost_usd: float = Field(
+        default=0.0, description="The cache hits' replies at list price (not paid by this run)."
+    )
     wall_seconds: float = 0.0
     latency_median: float | None = None
     latency_p95: float | None = None
@@ -159,8 +190,10 @@ class Comparison(BaseModel):
         low, high = wilson(b.passed, b.cases)
         if h.pass_rate >= low:
             return None
-        return (f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, a bigger drop than chance explains "
-                f"(by chance alone base's rate could read {low:.0%}–{high:.0%})")
+        return (
+            f"pass rate {b.pass_rate:.0%} → {h.pass_rate:.0%}, a bigger drop than chance explains "
+            f"(by chance alone base's rate could read {low:.0%}–{high:.0%})"
+        )
 
     def icon(self, gate_failed: bool | None = None) -> str:
         """❌ when a gate fails (`gate_failed`; unknown: when a case regressed), ⚠️ when cases fail
@@ -172,8 +205,9 @@ class Comparison(BaseModel):
         return "✅"
 
     def sentence(self) -> str:
-        """"3 cases now fail (2 passed on the base branch): 1 got worse, 1 too few runs to tell, 0 got
+        """ "3 cases now fail (2 passed on the base branch): 1 got worse, 1 too few runs to tell, 0 got
         better, 1 was already failing on the base branch"."""
+
         def cases(n: int) -> str:
             return f"{n} case{'s' if n != 1 else ''}"
 
@@ -182,8 +216,13 @@ class Comparison(BaseModel):
         if not failing:
             lead = "no case fails"
         elif len(failing) == 1:
-            base_side = ("it passed on the base branch" if was_passing else
-                         "it is new" if failing[0].base_verdict is None else "it failed on the base branch too")
+            base_side = (
+                "it passed on the base branch"
+                if was_passing
+                else "it is new"
+                if failing[0].base_verdict is None
+                else "it failed on the base branch too"
+            )
             lead = f"1 case now fails ({base_side})"
         else:
             lead = f"{cases(len(failing))} now fail ({was_passing or 'none'} of them passed on the base branch)"
@@ -204,7 +243,10 @@ class Comparison(BaseModel):
             parts.append(f"{self.count('removed')} removed")
         if self.count("not comparable"):
             whats = sorted({c.note.removeprefix("not comparable: ") for c in self.cases("not comparable")})
-            parts.append(f"{self.count('not comparable')} not comparable ({'; '.join(whats[:3])}"
-                         + (f"; and {len(whats) - 3} more" if len(whats) > 3 else "") + ")")
+            parts.append(
+                f"{self.count('not comparable')} not comparable ({'; '.join(whats[:3])}"
+                + (f"; and {len(whats) - 3} more" if len(whats) > 3 else "")
+                + ")"
+            )
         drop = self.pass_rate_drop()
         return f"{lead}: " + ", ".join(parts) + (f"; {drop}" if drop else "")

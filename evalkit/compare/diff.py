@@ -37,15 +37,27 @@ DEFAULT_ALPHA = 0.05
 _FAILING = ("fail", "error")
 
 
-def compare_reports(base: Report, head: Report, *, alpha: float = DEFAULT_ALPHA, base_label: str = "base",
-                    head_label: str = "head", flaky: FlakyIndex | None = None) -> Comparison:
+def compare_reports(
+    base: Report,
+    head: Report,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    base_label: str = "base",
+    head_label: str = "head",
+    flaky: FlakyIndex | None = None,
+) -> Comparison:
     """The whole comparison: suites matched by name, cases by id; `flaky` (from the history) turns a
     regression a case's known flakiness explains into "flaky on main"."""
     if not 0 < alpha < 1:
         raise ValueError("alpha must lie between 0 and 1")
-    result = Comparison(base_label=base_label, head_label=head_label, alpha=alpha,
-                        base=side_stats(base.suites, base), head=side_stats(head.suites, head),
-                        demo=base.demo or head.demo)
+    result = Comparison(
+        base_label=base_label,
+        head_label=head_label,
+        alpha=alpha,
+        base=side_stats(base.suites, base),
+        head=side_stats(head.suites, head),
+        demo=base.demo or head.demo,
+    )
     base_suites = {s.name: s for s in base.suites}
     head_suites = {s.name: s for s in head.suites}
     for name in list(base_suites) + [n for n in head_suites if n not in base_suites]:
@@ -62,20 +74,46 @@ def _suite_cases(name: str, base: SuiteResult | None, head: SuiteResult | None, 
     h = {c.id: c for c in (head.cases if head else []) if c.verdict not in ("skipped", "not_run")}
     diffs = []
     for i in (i for i in b if i in h):
-        changed = (not_comparable(base, head, b[i], h[i]) if base is not None and head is not None else [])
+        changed = not_comparable(base, head, b[i], h[i]) if base is not None and head is not None else []
         if changed:
-            diffs.append(CaseDiff(suite=name, id=i, change="not comparable", base_verdict=b[i].verdict,
-                                  head_verdict=h[i].verdict, base_reasons=b[i].reasons, head_reasons=h[i].reasons,
-                                  note="not comparable: " + "; ".join(changed)))
+            diffs.append(
+                CaseDiff(
+                    suite=name,
+                    id=i,
+                    change="not comparable",
+                    base_verdict=b[i].verdict,
+                    head_verdict=h[i].verdict,
+                    base_reasons=b[i].reasons,
+                    head_reasons=h[i].reasons,
+                    note="not comparable: " + "; ".join(changed),
+                )
+            )
         else:
             diffs.append(compare_case(name, b[i], h[i], alpha))
     gone, added = [i for i in b if i not in h], [i for i in h if i not in b]
     # Cases are matched by id: a renamed case shows as one removed and one new, and says so.
     hint = " (a renamed case shows as removed + new)" if gone and added else ""
-    diffs += [CaseDiff(suite=name, id=i, change="removed", base_verdict=b[i].verdict,
-                       note="not run on head (absent or skipped)" + hint) for i in gone]
-    diffs += [CaseDiff(suite=name, id=i, change="new", head_verdict=h[i].verdict, head_reasons=h[i].reasons,
-                       note="not run on base (absent or skipped)" + hint) for i in added]
+    diffs += [
+        CaseDiff(
+            suite=name,
+            id=i,
+            change="removed",
+            base_verdict=b[i].verdict,
+            note="not run on head (absent or skipped)" + hint,
+        )
+        for i in gone
+    ]
+    diffs += [
+        CaseDiff(
+            suite=name,
+            id=i,
+            change="new",
+            head_verdict=h[i].verdict,
+            head_reasons=h[i].reasons,
+            note="not run on base (absent or skipped)" + hint,
+        )
+        for i in added
+    ]
     return diffs
 
 
@@ -101,19 +139,35 @@ def not_comparable(base_suite: SuiteResult, head_suite: SuiteResult, base: CaseR
     b_items, h_items = rubric(base), rubric(head)
     # An item missing on a side whose run errored was not scored there: that is no change of rubric.
     whole = not any(run.error for case in (base, head) for run in case.runs)
-    ids = sorted(k for k in set(b_items) | set(h_items) if b_items.get(k) != h_items.get(k)
-                 and (whole or (k in b_items and k in h_items)))
+    ids = sorted(
+        k
+        for k in set(b_items) | set(h_items)
+        if b_items.get(k) != h_items.get(k) and (whole or (k in b_items and k in h_items))
+    )
     if ids:
-        changed.append("rubric item" + ("s " if len(ids) > 1 else " ") + ", ".join(ids[:5])
-                       + (f" and {len(ids) - 5} more" if len(ids) > 5 else "") + " changed")
+        changed.append(
+            "rubric item"
+            + ("s " if len(ids) > 1 else " ")
+            + ", ".join(ids[:5])
+            + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+            + " changed"
+        )
     return changed
 
 
 def compare_case(suite: str, base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA) -> CaseDiff:
     flips = item_flips(base, head, alpha)
-    diff = CaseDiff(suite=suite, id=base.id, change="still passing", base_verdict=base.verdict,
-                    head_verdict=head.verdict, base_reasons=base.reasons, head_reasons=head.reasons,
-                    flips=flips, fields=field_changes(base, head))
+    diff = CaseDiff(
+        suite=suite,
+        id=base.id,
+        change="still passing",
+        base_verdict=base.verdict,
+        head_verdict=head.verdict,
+        base_reasons=base.reasons,
+        head_reasons=head.reasons,
+        flips=flips,
+        fields=field_changes(base, head),
+    )
     trajectory = trajectory_diff(base, head)
     diff.trajectory = trajectory if trajectory is not None and not trajectory.empty else None
     diff.change = _classify(base, head, flips)
@@ -147,8 +201,13 @@ def mark_flaky(diff: CaseDiff, flaky: FlakyCase | None) -> CaseDiff:
     worse = [f for f in diff.flips if f.worse]
     steady = [f.id for f in worse if flaky.items and f.id not in flaky.items]
     if diff.head_verdict == "error" or not worse or any(f.critical for f in worse) or steady:
-        why = ("a critical item" if any(f.critical for f in worse) else
-               f"item {', '.join(steady)} never flipped there" if steady else "this failure is not an item's flip")
+        why = (
+            "a critical item"
+            if any(f.critical for f in worse)
+            else f"item {', '.join(steady)} never flipped there"
+            if steady
+            else "this failure is not an item's flip"
+        )
         diff.note = f"{flaky.label}, but {why}: still a regression"
         return diff
     diff.change = FLAKY_CHANGE
@@ -168,6 +227,7 @@ def _counts(items: list[ItemResult]) -> tuple[int, int]:
 
 def item_flips(base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA) -> list[ItemFlip]:
     """Items whose pass rate differs, each judged by the noise rule."""
+
     def by_id(case: CaseResult) -> dict[str, list[ItemResult]]:
         found: dict[str, list[ItemResult]] = defaultdict(list)
         for run in case.runs:
@@ -188,8 +248,9 @@ def item_flips(base: CaseResult, head: CaseResult, alpha: float = DEFAULT_ALPHA)
     return flips
 
 
-def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int, bn: int, *, hp: int, hn: int,
-                alpha: float) -> ItemFlip:
+def _judge_flip(
+    item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int, bn: int, *, hp: int, hn: int, alpha: float
+) -> ItemFlip:
     sample = h[-1]
     critical = any(i.critical for i in b + h)
     decided_by = "judge" if any(i.decided_by == "judge" for i in b + h) else "code"
@@ -205,8 +266,10 @@ def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int,
         if bn == 1 and hn == 1:
             why = f"{kind}: {before} on base, {after} on head; a single-run flip of it counts"
         else:
-            why = (f"{kind}: {before} on every base run and {after} on every head run; that counts whatever "
-                   "the test says about so few runs")
+            why = (
+                f"{kind}: {before} on every base run and {after} on every head run; that counts whatever "
+                "the test says about so few runs"
+            )
     elif p_value is not None and p_value < alpha:
         significant = True
         why = f"Fisher's exact test p = {p_value:.3g} < {alpha:g}"
@@ -214,18 +277,37 @@ def _judge_flip(item_id: str, b: list[ItemResult], h: list[ItemResult], bp: int,
         significant = False
         needed = repeats_needed(bp, bn, hp, hn, alpha)
         change = f"{bp / bn:.0%} → {hp / hn:.0%}"
-        need = (f"telling {change} from noise takes {needed} runs a side" if needed
-                else f"{change} cannot be told from noise with up to 100 runs a side")
+        need = (
+            f"telling {change} from noise takes {needed} runs a side"
+            if needed
+            else f"{change} cannot be told from noise with up to 100 runs a side"
+        )
         test = f"p = {p_value:.3g} ≥ {alpha:g}; " if p_value is not None else ""
         too_few = smallest_p(bn, hn) >= alpha
         runs = f"{bn} run{'s' if bn != 1 else ''}" + (" a side" if bn == hn else f" on base, {hn} on head")
-        why = (f"too few runs to tell: {test}with {runs} Fisher's exact test cannot reach p < {alpha:g}; {need}"
-               if too_few else f"within noise: {test}{need}")
-    return ItemFlip(id=item_id, text=sample.text, critical=critical, decided_by=decided_by,  # type: ignore[arg-type]  # decided_by comes from a stored ItemResult: one of the Literal's values
-                    base_passed=bp, base_runs=bn, head_passed=hp, head_runs=hn,
-                    base_reason=_reason(b, bp < bn), head_reason=_reason(h, hp < hn),
-                    worse=worse, significant=significant, p_value=p_value, too_few_runs=too_few,
-                    repeats_needed=needed, why=why)
+        why = (
+            f"too few runs to tell: {test}with {runs} Fisher's exact test cannot reach p < {alpha:g}; {need}"
+            if too_few
+            else f"within noise: {test}{need}"
+        )
+    return ItemFlip(
+        id=item_id,
+        text=sample.text,
+        critical=critical,
+        decided_by=decided_by,  # type: ignore[arg-type]  # decided_by comes from a stored ItemResult: one of the Literal's values
+        base_passed=bp,
+        base_runs=bn,
+        head_passed=hp,
+        head_runs=hn,
+        base_reason=_reason(b, bp < bn),
+        head_reason=_reason(h, hp < hn),
+        worse=worse,
+        significant=significant,
+        p_value=p_value,
+        too_few_runs=too_few,
+        repeats_needed=needed,
+        why=why,
+    )
 
 
 def _reason(items: list[ItemResult], prefer_failure: bool) -> str:
@@ -243,17 +325,23 @@ def field_changes(base: CaseResult, head: CaseResult) -> list[FieldChange]:
         return found
 
     b, h = values(base), values(head)
-    return [FieldChange(field=n, base=b.get(n, []), head=h.get(n, [])) for n in sorted(set(b) | set(h))
-            if sorted(map(repr, b.get(n, []))) != sorted(map(repr, h.get(n, [])))]
+    return [
+        FieldChange(field=n, base=b.get(n, []), head=h.get(n, []))
+        for n in sorted(set(b) | set(h))
+        if sorted(map(repr, b.get(n, []))) != sorted(map(repr, h.get(n, [])))
+    ]
 
 
 def side_stats(suites: list[SuiteResult], report: Report | None = None) -> SideStats:
     """Totals of `suites`; the run's own usage and wall time when given the report."""
     cases = [c for s in suites for c in s.cases if c.verdict not in ("skipped", "not_run")]
-    stats = SideStats(cases=len(cases), passed=sum(c.verdict == "pass" for c in cases),
-                      failed=sum(c.verdict == "fail" for c in cases),
-                      errors=sum(c.verdict == "error" for c in cases),
-                      critical_failures=sum(len(c.critical_failures) for c in cases))
+    stats = SideStats(
+        cases=len(cases),
+        passed=sum(c.verdict == "pass" for c in cases),
+        failed=sum(c.verdict == "fail" for c in cases),
+        errors=sum(c.verdict == "error" for c in cases),
+        critical_failures=sum(len(c.critical_failures) for c in cases),
+    )
     stats.pass_rate = stats.passed / stats.cases if stats.cases else None
     agreements = [c.agreement for c in cases if c.agreement is not None]
     stats.agreement = sum(agreements) / len(agreements) if agreements else None
@@ -288,15 +376,19 @@ def latency(seconds: list[float]) -> tuple[float | None, float | None]:
 def _provenance(result: Comparison, base: Report, head: Report) -> None:
     bp, hp = base.provenance, head.provenance
     if bp is None or hp is None:
-        result.notes.append("one side has no provenance (an older results file): what differed between the "
-                            "runs is not recorded")
+        result.notes.append(
+            "one side has no provenance (an older results file): what differed between the runs is not recorded"
+        )
         return
     result.base_commit, result.head_commit = bp.git_commit, hp.git_commit
     result.changed_files = sorted(p for p in set(bp.files) | set(hp.files) if bp.files.get(p) != hp.files.get(p))
     for key in sorted(set(bp.options) | set(hp.options)):
         if key != "concurrency" and bp.options.get(key) != hp.options.get(key):
-            result.notes.append(f"option {key} differs: {bp.options.get(key)!r} on base, "
-                                f"{hp.options.get(key)!r} on head")
+            result.notes.append(
+                f"option {key} differs: {bp.options.get(key)!r} on base, {hp.options.get(key)!r} on head"
+            )
     if bp.models_called != hp.models_called:
-        result.notes.append(f"models called differ: {', '.join(bp.models_called) or '-'} on base, "
-                            f"{', '.join(hp.models_called) or '-'} on head")
+        result.notes.append(
+            f"models called differ: {', '.join(bp.models_called) or '-'} on base, "
+            f"{', '.join(hp.models_called) or '-'} on head"
+        )

@@ -37,8 +37,9 @@ def smallest_p(total_a: int, total_b: int) -> float:
 
 
 @lru_cache(maxsize=4096)  # a comparison has many flips with the same rates (1/1 → 0/1, 3/3 → 0/3)
-def repeats_needed(passed_a: int, total_a: int, passed_b: int, total_b: int, alpha: float,
-                   *, limit: int = 100) -> int | None:
+def repeats_needed(
+    passed_a: int, total_a: int, passed_b: int, total_b: int, alpha: float, *, limit: int = 100
+) -> int | None:
     """The smallest number of runs per side, n ≤ `limit`, at which the observed pass rates
     (rounded to whole runs of n) give p < `alpha` in Fisher's exact test; None if none does."""
     if total_a <= 0 or total_b <= 0 or passed_a * total_b == passed_b * total_a:

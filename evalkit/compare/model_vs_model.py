@@ -24,8 +24,10 @@ class ModelCaseRow(BaseModel):
     verdicts: dict[str, str]
     items: dict[str, dict[str, str]] = Field(default_factory=dict, description="Item id to model to passed/runs.")
     differs: bool = False
-    trajectories: dict[str, TrajectoryDiff] = Field(default_factory=dict, description="Model to what changed in "
-                                                    "its tool calls against the first model's (changes only).")
+    trajectories: dict[str, TrajectoryDiff] = Field(
+        default_factory=dict,
+        description="Model to what changed in its tool calls against the first model's (changes only).",
+    )
 
 
 class ModelComparison(BaseModel):
@@ -52,8 +54,11 @@ def compare_models(runs: list[tuple[str, Report]]) -> ModelComparison:
     columns = []
     for model, report in runs:
         own = sum(m.usage.cost_usd for m in report.models if m.model == model)
-        columns.append(ModelColumn(model=model, stats=side_stats(report.suites, report), model_cost_usd=own,
-                                   verdict=report.verdict))
+        columns.append(
+            ModelColumn(
+                model=model, stats=side_stats(report.suites, report), model_cost_usd=own, verdict=report.verdict
+            )
+        )
     rows: dict[tuple[str, str], ModelCaseRow] = {}
     first: dict[tuple[str, str], CaseResult] = {}
     for index, (model, report) in enumerate(runs):
@@ -78,6 +83,8 @@ def compare_models(runs: list[tuple[str, Report]]) -> ModelComparison:
                     row.items.setdefault(item_id, {})[model] = f"{passed}/{total}"
     for row in rows.values():
         row.differs = len({row.verdicts.get(m, "—") for m in models}) > 1 or any(
-            len({per.get(m, "—") for m in models}) > 1 for per in row.items.values())
-    return ModelComparison(models=models, judges=judges, columns=columns, rows=list(rows.values()),
-                           demo=any(r.demo for _, r in runs))
+            len({per.get(m, "—") for m in models}) > 1 for per in row.items.values()
+        )
+    return ModelComparison(
+        models=models, judges=judges, columns=columns, rows=list(rows.values()), demo=any(r.demo for _, r in runs)
+    )

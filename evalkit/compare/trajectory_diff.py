@@ -27,23 +27,28 @@ NAME_CHARS = 60  # of a tool's name or an argument's key shown in a change
 MAX_VALUES = 3  # distinct values of an argument shown a side
 ABSENT = "(absent)"
 
-ToolChangeKind = Literal["appeared", "disappeared", "newly fails", "no longer fails", "called more",
-                         "called less"]
-_ICONS = {"appeared": "➕", "disappeared": "➖", "newly fails": "⚠️", "no longer fails": "✅",
-          "called more": "🔢", "called less": "🔢"}
+ToolChangeKind = Literal["appeared", "disappeared", "newly fails", "no longer fails", "called more", "called less"]
+_ICONS = {
+    "appeared": "➕",
+    "disappeared": "➖",
+    "newly fails": "⚠️",
+    "no longer fails": "✅",
+    "called more": "🔢",
+    "called less": "🔢",
+}
 
 
 def short_name(name: str, limit: int = NAME_CHARS) -> str:
     """A tool's name or an argument's key in a line: on one line, cut to `limit` characters."""
     text = " ".join(name.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def short_value(value: Any, limit: int = VALUE_CHARS) -> str:
     """An argument's value in a line: JSON (strings quoted), cut to `limit` characters with "…"."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class ToolChange(BaseModel):
@@ -62,12 +67,15 @@ class ToolChange(BaseModel):
     @property
     def text(self) -> str:
         if self.kind in ("called more", "called less"):
-            return (f"{short_name(self.tool)}: {self.kind}, {_num(self.base_calls)} → {_num(self.head_calls)} "
-                    "calls a run"
-                    + (" (median)" if max(self.base_of, self.head_of) > 1 else ""))
+            return (
+                f"{short_name(self.tool)}: {self.kind}, {_num(self.base_calls)} → {_num(self.head_calls)} "
+                "calls a run" + (" (median)" if max(self.base_of, self.head_of) > 1 else "")
+            )
         what = "failed" if self.kind in ("newly fails", "no longer fails") else "called"
-        return (f"{short_name(self.tool)} {self.kind}: {what} in {self.base_runs}/{self.base_of} runs → "
-                f"{self.head_runs}/{self.head_of}" + (f", failing in {self.failed_runs}" if self.failed_runs else ""))
+        return (
+            f"{short_name(self.tool)} {self.kind}: {what} in {self.base_runs}/{self.base_of} runs → "
+            f"{self.head_runs}/{self.head_of}" + (f", failing in {self.failed_runs}" if self.failed_runs else "")
+        )
 
 
 class ArgumentChange(BaseModel):
@@ -93,9 +101,13 @@ class CountChange(BaseModel):
     @property
     def text(self) -> str:
         def side(counts: list[int]) -> str:
-            return (str(counts[0]) if len(counts) == 1 else
-                    ", ".join(map(str, counts)) if len(counts) <= 5 else
-                    f"median {_num(statistics.median(counts))} ({min(counts)}–{max(counts)})")
+            return (
+                str(counts[0])
+                if len(counts) == 1
+                else ", ".join(map(str, counts))
+                if len(counts) <= 5
+                else f"median {_num(statistics.median(counts))} ({min(counts)}–{max(counts)})"
+            )
 
         return f"{self.what} a run: {side(self.base)} → {side(self.head)}"
 
@@ -109,7 +121,8 @@ class TrajectoryDiff(BaseModel):
     arguments: list[ArgumentChange] = Field(default_factory=list)
     counts: list[CountChange] = Field(default_factory=list)
     order: tuple[list[str], list[str]] | None = Field(
-        default=None, description="The same calls in another order (every run of a side in one order).")
+        default=None, description="The same calls in another order (every run of a side in one order)."
+    )
 
     @property
     def empty(self) -> bool:
@@ -120,8 +133,15 @@ class TrajectoryDiff(BaseModel):
         found = [(_ICONS[t.kind], t.text) for t in self.tools]
         found += [("🔀", a.text) for a in self.arguments]
         if self.order is not None:
-            found.append(("🔁", "order: " + " → ".join(map(short_name, self.order[0])) + "  ⇒  "
-                          + " → ".join(map(short_name, self.order[1]))))
+            found.append(
+                (
+                    "🔁",
+                    "order: "
+                    + " → ".join(map(short_name, self.order[0]))
+                    + "  ⇒  "
+                    + " → ".join(map(short_name, self.order[1])),
+                )
+            )
         found += [("🔢", c.text) for c in self.counts]
         return found
 
@@ -141,7 +161,9 @@ def trajectory_diff(base: CaseResult, head: CaseResult) -> TrajectoryDiff | None
     diff.tools = _tool_changes(b, h)
     diff.arguments = _argument_changes(b, h)
     counters: list[tuple[Literal["tool calls", "model turns"], Callable[[list[Step]], int]]] = [
-        ("tool calls", lambda t: len(tool_calls(t))), ("model turns", model_turns)]
+        ("tool calls", lambda t: len(tool_calls(t))),
+        ("model turns", model_turns),
+    ]
     for what, count in counters:
         bc, hc = [count(t) for t in b], [count(t) for t in h]
         if statistics.median(bc) != statistics.median(hc):
@@ -168,13 +190,26 @@ def _tool_changes(b: list[list[Step]], h: list[list[Step]]) -> list[ToolChange]:
             bm, hm = statistics.median(c[name] for c in bruns), statistics.median(c[name] for c in hruns)
             kind: ToolChangeKind | None = None
             if bn == 0 or hn == 0:
-                kind = (("newly fails" if failed else "appeared") if bn == 0
-                        else ("no longer fails" if failed else "disappeared"))
+                kind = (
+                    ("newly fails" if failed else "appeared")
+                    if bn == 0
+                    else ("no longer fails" if failed else "disappeared")
+                )
             elif not failed and bm != hm:
                 kind = "called more" if hm > bm else "called less"
             if kind is not None:
-                changes.append(ToolChange(tool=name, kind=kind, base_runs=bn, head_runs=hn, base_of=len(b),
-                                          head_of=len(h), base_calls=float(bm), head_calls=float(hm)))
+                changes.append(
+                    ToolChange(
+                        tool=name,
+                        kind=kind,
+                        base_runs=bn,
+                        head_runs=hn,
+                        base_of=len(b),
+                        head_of=len(h),
+                        base_calls=float(bm),
+                        head_calls=float(hm),
+                    )
+                )
     return changes
 
 
@@ -193,15 +228,18 @@ def _argument_changes(b: list[list[Step]], h: list[list[Step]]) -> list[Argument
         for key in keys:
             bset, hset = _value_set(bv[tool], key), _value_set(hv[tool], key)
             if set(bset) != set(hset):
-                changes.append(ArgumentChange(tool=tool, key=key, base=[_show(v) for v in bset],
-                                              head=[_show(v) for v in hset]))
+                changes.append(
+                    ArgumentChange(tool=tool, key=key, base=[_show(v) for v in bset], head=[_show(v) for v in hset])
+                )
     return changes
 
 
 def _value_set(calls: list[dict[str, Any]], key: str) -> list[str]:
     """The distinct values of `key` over the calls, as canonical JSON (ABSENT where a call lacks it)."""
-    found = (json.dumps(args[key], sort_keys=True, ensure_ascii=False, default=str) if key in args else ABSENT
-             for args in calls)
+    found = (
+        json.dumps(args[key], sort_keys=True, ensure_ascii=False, default=str) if key in args else ABSENT
+        for args in calls
+    )
     return list(dict.fromkeys(found))
 
 

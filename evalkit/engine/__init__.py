@@ -81,29 +81,34 @@ __all__ = [
 ]
 
 # The names other rooms use from this room's modules, each loaded with its module on first use.
-__getattr__ = lazy_exports(__name__, {
-    "MutateOptions": "evalkit.engine.mutate",
-    "mutate": "evalkit.engine.mutate",
-    "Git": "evalkit.engine.base_ref",
-    "base_spec": "evalkit.engine.base_ref",
-    "check_gold": "evalkit.engine.selftest",
-    "finished_cases": "evalkit.engine.resume",
-    "get_client": "evalkit.engine.agent_client",
-    "how_asked": "evalkit.engine.model_listing",
-    "model_path": "evalkit.engine.per_model_runs",
-    "models_to_compare": "evalkit.engine.per_model_runs",
-    "report_stopped": "evalkit.engine.resume",
-    "resume_run": "evalkit.engine.resume",
-    "run_base": "evalkit.engine.base_ref",
-    "run_per_model": "evalkit.engine.per_model_runs",
-    "sdk_models": "evalkit.engine.model_listing",
-    "selftest_all": "evalkit.engine.selftest",
-    "table_note": "evalkit.engine.model_listing",
-    "worktree": "evalkit.engine.base_ref",
-})[0]
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "MutateOptions": "evalkit.engine.mutate",
+        "mutate": "evalkit.engine.mutate",
+        "Git": "evalkit.engine.base_ref",
+        "base_spec": "evalkit.engine.base_ref",
+        "check_gold": "evalkit.engine.selftest",
+        "finished_cases": "evalkit.engine.resume",
+        "get_client": "evalkit.engine.agent_client",
+        "how_asked": "evalkit.engine.model_listing",
+        "model_path": "evalkit.engine.per_model_runs",
+        "models_to_compare": "evalkit.engine.per_model_runs",
+        "report_stopped": "evalkit.engine.resume",
+        "resume_run": "evalkit.engine.resume",
+        "run_base": "evalkit.engine.base_ref",
+        "run_per_model": "evalkit.engine.per_model_runs",
+        "sdk_models": "evalkit.engine.model_listing",
+        "selftest_all": "evalkit.engine.selftest",
+        "table_note": "evalkit.engine.model_listing",
+        "worktree": "evalkit.engine.base_ref",
+    },
+)[0]
 
-NO_KEY_MESSAGE = ("No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
-                  "or run `evalkit demo` to see evalkit work with scripted replies")
+NO_KEY_MESSAGE = (
+    "No ANTHROPIC_API_KEY: set it (export ANTHROPIC_API_KEY=...), "
+    "or run `evalkit demo` to see evalkit work with scripted replies"
+)
 
 
 def load_suites(paths: list[str | Path]) -> list[Suite]:
@@ -164,8 +169,9 @@ def anthropic_deprecations(cache_dir: str | Path | None = None) -> dict[str, str
     return lifecycle_table(cache_dir).end_of_life()
 
 
-def lifecycle_table(cache_dir: str | Path | None = None,
-                    credentials: tuple[str, str | None] | None = None) -> LifecycleTable:
+def lifecycle_table(
+    cache_dir: str | Path | None = None, credentials: tuple[str, str | None] | None = None
+) -> LifecycleTable:
     """The lifecycle source of a run: the API (with a key: `credentials`, else the environment's) over
     evalkit's table."""
     fetch = None
@@ -178,6 +184,7 @@ def lifecycle_table(cache_dir: str | Path | None = None,
             from evalkit.llm.providers.anthropic import fetch_lifecycles  # anthropic loads only when asked
 
             return fetch_lifecycles(api_key=api_key, base_url=base_url)
+
     return LifecycleTable(Path(cache_dir) if cache_dir else default_cache_dir(), fetch)
 
 
@@ -186,17 +193,29 @@ def response_cache(*, no_cache: bool, cache_dir: str | Path | None) -> ResponseC
     return None if no_cache else ResponseCache(Path(cache_dir) if cache_dir else default_cache_dir())
 
 
-def make_client(provider: Provider, *, concurrency: int = DEFAULT_CONCURRENCY, cache_dir: str | Path | None = None,
-                no_cache: bool = False, retry: RetryPolicy = RetryPolicy(),
-                deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations) -> ModelClient:
+def make_client(
+    provider: Provider,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    cache_dir: str | Path | None = None,
+    no_cache: bool = False,
+    retry: RetryPolicy = RetryPolicy(),
+    deprecated: Callable[[], dict[str, str]] | None = anthropic_deprecations,
+) -> ModelClient:
     cache = response_cache(no_cache=no_cache, cache_dir=cache_dir)
     # One table of the API's answer (or evalkit's own) for the lifecycles and the capabilities; it
     # reads its sources once, on first use.
     table = lifecycle_table(cache_dir, getattr(provider, "credentials", None))
     if deprecated is anthropic_deprecations:
         deprecated = table.end_of_life
-    return ModelClient(provider, concurrency=concurrency, cache=cache, retry=retry,
-                       deprecated=_once(deprecated) if deprecated else None, capabilities=CapabilityTable(table))
+    return ModelClient(
+        provider,
+        concurrency=concurrency,
+        cache=cache,
+        retry=retry,
+        deprecated=_once(deprecated) if deprecated else None,
+        capabilities=CapabilityTable(table),
+    )
 
 
 def _once(fn: Callable[[], dict[str, str]]) -> Callable[[], dict[str, str]]:
@@ -235,41 +254,55 @@ def _finished(client: ModelClient, report: Report) -> Report:
     return report
 
 
-def calibrate(suites: list[Suite], client: ModelClient, *, judge_model: str | None = None,
-              repeats: int = 3) -> list[Calibration]:
+def calibrate(
+    suites: list[Suite], client: ModelClient, *, judge_model: str | None = None, repeats: int = 3
+) -> list[Calibration]:
     """Measure each suite's judge and extraction on its gold outputs (blocking)."""
     from evalkit.engine.judge_calibration import calibrate as measure  # only this command needs it
 
     async def all_suites() -> list[Calibration]:
         try:
-            return list(await asyncio.gather(*(measure(client, s, s.tier_models(None, judge_model)["low"], repeats)
-                                               for s in suites)))
+            return list(
+                await asyncio.gather(
+                    *(measure(client, s, s.tier_models(None, judge_model)["low"], repeats) for s in suites)
+                )
+            )
         finally:
             await client.provider.aclose()
 
     return asyncio.run(all_suites())
 
 
-def calibrate_and_save(paths: list[str | Path], repeats: int, judge_model: str | None, no_cache: bool,
-                       echo: Callable[[str], None]) -> int:
+def calibrate_and_save(
+    paths: list[str | Path], repeats: int, judge_model: str | None, no_cache: bool, echo: Callable[[str], None]
+) -> int:
     """`evalkit calibrate`: measure, print and save each suite's figures; 1 when any is under the bar."""
     from evalkit.engine.judge_calibration import describe  # only this command needs it
     from evalkit.suite.calibration import save_calibration
 
     suites = [s for s in load_suites(paths) if s.gold]
     if not suites:
-        raise UsageError("no gold outputs in these suites: add `gold:` entries first "
-                         "(see docs/judge-and-calibration.md)")
-    results = calibrate(suites, make_client(anthropic_provider(), no_cache=no_cache), judge_model=judge_model,
-                        repeats=repeats)
+        raise UsageError(
+            "no gold outputs in these suites: add `gold:` entries first (see docs/judge-and-calibration.md)"
+        )
+    results = calibrate(
+        suites, make_client(anthropic_provider(), no_cache=no_cache), judge_model=judge_model, repeats=repeats
+    )
     for suite, result in zip(suites, results):
         echo("\n".join(describe(result)) + f"\n  saved {save_calibration(suite, result)}")
     return passed_or_failed(any(r.below or r.short for r in results))
 
 
-def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, out: Path, *,
-                 markdown_path: str | Path | None = None, html_path: str | Path | None = None,
-                 finish: Callable[[Report], Report] | None = None) -> Report:
+def run_and_save(
+    suites: list[Suite],
+    client: ModelClient,
+    options: RunOptions,
+    out: Path,
+    *,
+    markdown_path: str | Path | None = None,
+    html_path: str | Path | None = None,
+    finish: Callable[[Report], Report] | None = None,
+) -> Report:
     """Run, let `finish` amend the Report (the Action redacts secrets), then write the results JSON
     to `out` and, if asked, the markdown and HTML reports. Every front door that saves results calls this.
     Configuration problems raise SuiteError (exit 2) before any model is called.
@@ -292,8 +325,10 @@ def run_and_save(suites: list[Suite], client: ModelClient, options: RunOptions, 
             report = finish(report)
         report.save(out)
     except OutputError as exc:  # every case is in the JSONL: say so, and how to have the rest
-        raise OutputError(f"{exc}; every case of the run is in {jsonl} (`evalkit report {jsonl} --format json "
-                          f"-o {out}` writes the results again)") from None
+        raise OutputError(
+            f"{exc}; every case of the run is in {jsonl} (`evalkit report {jsonl} --format json "
+            f"-o {out}` writes the results again)"
+        ) from None
     try:
         if markdown_path:
             write_atomic(markdown_path, render_markdown(report))
@@ -327,8 +362,15 @@ def writable(paths: list[str | Path | None]) -> None:
             raise UsageError(f"cannot write {path}: {problem} (nothing was run)")
 
 
-def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: str | Path | None = None,
-               no_cache: bool = False, count_tokens: bool = True, **options: Any) -> Estimate:
+def plan_calls(
+    suites: list[Suite],
+    *,
+    results: str | None = None,
+    cache_dir: str | Path | None = None,
+    no_cache: bool = False,
+    count_tokens: bool = True,
+    **options: Any,
+) -> Estimate:
     """`evalkit plan`: the calls a run would make, with the response cache a run would use and,
     when given, a previous run's results (callable targets' calls as measured there). With a key
     (and `count_tokens`), input tokens come from the API's token counting endpoint (no model call)."""
@@ -343,20 +385,34 @@ def plan_calls(suites: list[Suite], *, results: str | None = None, cache_dir: st
     if count_tokens and api_key_set():
         from evalkit.llm.providers.token_count import token_counter  # loads anthropic: only a plan with a key
 
-        counter = token_counter(os.environ["ANTHROPIC_API_KEY"].strip(),
-                                (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None)
+        counter = token_counter(
+            os.environ["ANTHROPIC_API_KEY"].strip(), (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or None
+        )
     # The judge's route as the run picks it (evalkit.scoring.structured): its requests' cache keys. A
     # setting a model would refuse is refused here as a run refuses it, before anything is counted.
     table = lifecycle_table(cache_dir)
     warnings = check_models(suites, model=options.get("model"), judge_model=options.get("judge_model"), table=table)
-    planned = estimate(suites, cache=cache, previous=previous, previous_path=results, count_tokens=counter,
-                       capabilities=CapabilityTable(table), **options)
+    planned = estimate(
+        suites,
+        cache=cache,
+        previous=previous,
+        previous_path=results,
+        count_tokens=counter,
+        capabilities=CapabilityTable(table),
+        **options,
+    )
     planned.warnings = warnings
     return planned
 
 
-def check_models(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
-                 cache_dir: str | Path | None = None, table: LifecycleTable | None = None) -> list[str]:
+def check_models(
+    suites: list[Suite],
+    *,
+    model: str | None = None,
+    judge_model: str | None = None,
+    cache_dir: str | Path | None = None,
+    table: LifecycleTable | None = None,
+) -> list[str]:
     """What `validate` and `plan` say of the models before any call: raises as a run would for a setting
     a model refuses or a judge model evalkit cannot ask; returns the warnings (deprecated and Legacy
     models, a thinking target's small max_tokens)."""

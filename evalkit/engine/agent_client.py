@@ -69,8 +69,9 @@ class _State:
 _state = _State()
 
 
-def configure(*, provider: Callable[[], Provider] | None = None, cache_dir: str | None = None,
-              no_cache: bool | None = None) -> None:
+def configure(
+    *, provider: Callable[[], Provider] | None = None, cache_dir: str | None = None, no_cache: bool | None = None
+) -> None:
     """Choose how the ambient client is built: a provider factory (tests pass a scripted one),
     the cache folder, or no cache. Takes effect at the next client (call `shutdown()` first)."""
     with _state.lock:
@@ -100,8 +101,11 @@ def provider() -> Provider:
 
 def client_settings() -> dict[str, Any]:
     """How `make_client` should build a client here: the same cache choices for both front doors."""
-    return {"cache_dir": _state.cache_dir, "no_cache": _state.no_cache,
-            **({"deprecated": None} if _state.provider_factory is not None else {})}
+    return {
+        "cache_dir": _state.cache_dir,
+        "no_cache": _state.no_cache,
+        **({"deprecated": None} if _state.provider_factory is not None else {}),
+    }
 
 
 def unavailable_reason() -> str | None:
@@ -110,8 +114,10 @@ def unavailable_reason() -> str | None:
     if empty:
         return f"{' and '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty: evals are switched off"
     if _state.provider_factory is None and not os.environ.get(KEY_ENV, "").strip():
-        return (f"no model key: {KEY_ENV} is not set (set it to run evals against the model, "
-                f"or run `evalkit demo` for scripted replies)")
+        return (
+            f"no model key: {KEY_ENV} is not set (set it to run evals against the model, "
+            f"or run `evalkit demo` for scripted replies)"
+        )
     return None
 
 
@@ -147,8 +153,9 @@ def get_client() -> Any:
     if current is None:
         return ambient_client()
     if inspect.iscoroutinefunction(getattr(current, "complete", None)):
-        raise RuntimeError("get_client() serves synchronous code; an async target gets its client "
-                           "as its second argument")
+        raise RuntimeError(
+            "get_client() serves synchronous code; an async target gets its client as its second argument"
+        )
     return current
 
 

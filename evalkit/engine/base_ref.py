@@ -37,14 +37,22 @@ class Git:
     root: Path
     safe: bool = False
 
-    def __call__(self, *args: str, check: bool = True,
-                 env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, *args: str, check: bool = True, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         config = ["-c", "safe.directory=*"] if self.safe else []
-        done = subprocess.run(["git", *config, *args], cwd=self.root, capture_output=True, text=True,
-                              timeout=600, env=None if env is None else {**os.environ, **env})
+        done = subprocess.run(
+            ["git", *config, *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=None if env is None else {**os.environ, **env},
+        )
         if check and done.returncode != 0:
-            raise UsageError(f"git {' '.join(args)} failed: "
-                             f"{_last_line(done.stderr) or f'exit code {done.returncode}'}")
+            raise UsageError(
+                f"git {' '.join(args)} failed: {_last_line(done.stderr) or f'exit code {done.returncode}'}"
+            )
         return done
 
     @classmethod
@@ -53,8 +61,10 @@ class Git:
         probe = cls(where if where.is_dir() else where.parent, safe)
         done = probe("rev-parse", "--show-toplevel", check=False)
         if done.returncode != 0:
-            raise UsageError(f"--baseline needs a git repository: {where} is not in one "
-                             f"({_last_line(done.stderr) or f'exit code {done.returncode}'})")
+            raise UsageError(
+                f"--baseline needs a git repository: {where} is not in one "
+                f"({_last_line(done.stderr) or f'exit code {done.returncode}'})"
+            )
         return cls(Path(done.stdout.strip()).resolve(), safe)
 
     def commit(self, ref: str) -> str | None:
@@ -84,8 +94,16 @@ def worktree(git: Git, commit: str) -> Iterator[Path]:
             git("worktree", "prune", check=False)
 
 
-def run_base(ref: str, paths: Sequence[str | Path], spec: Mapping[str, Any], out: Path, *,
-             env: Mapping[str, str] | None = None, git: Git | None = None, cwd: Path | None = None) -> BaseRun:
+def run_base(
+    ref: str,
+    paths: Sequence[str | Path],
+    spec: Mapping[str, Any],
+    out: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    git: Git | None = None,
+    cwd: Path | None = None,
+) -> BaseRun:
     """Run `paths` as they are on `ref`, with `spec` (see `base_spec`), into `out`. Relative paths
     (`paths`, `out`) are the user's: resolved against `cwd` here, before the child runs elsewhere."""
     cwd = (cwd or Path.cwd()).resolve()
@@ -106,23 +124,46 @@ def run_base(ref: str, paths: Sequence[str | Path], spec: Mapping[str, Any], out
             return BaseRun(ref, commit, report, out, missing)
         where = tree / cwd.relative_to(git.root) if cwd.is_relative_to(git.root) else tree
         child = dict(spec, paths=[str(tree / r) for r in present], out=str(out))
-        done = subprocess.run(_CHILD, cwd=where if where.is_dir() else tree, input=json.dumps(child),
-                              capture_output=True, text=True, env=dict(os.environ if env is None else env))
+        done = subprocess.run(
+            _CHILD,
+            cwd=where if where.is_dir() else tree,
+            input=json.dumps(child),
+            capture_output=True,
+            text=True,
+            env=dict(os.environ if env is None else env),
+        )
         if done.returncode not in (ExitCode.PASSED, ExitCode.GATE_FAILED) or not out.exists():
             raise UsageError(f"the run on {ref} ({commit[:12]}) failed: {_failure(done, out)}")
     return BaseRun(ref, commit, load_results(out), out, missing)
 
 
-def base_spec(options: RunOptions, *, concurrency: int, cache_dir: str | Path | None, no_cache: bool,
-              shard: str | None = None, api_key: str | None = None) -> dict[str, Any]:
+def base_spec(
+    options: RunOptions,
+    *,
+    concurrency: int,
+    cache_dir: str | Path | None,
+    no_cache: bool,
+    shard: str | None = None,
+    api_key: str | None = None,
+) -> dict[str, Any]:
     """What the base side needs of the head's run: its options, and the same response cache."""
-    return {"options": {"target": options.target, "cases": list(options.cases), "model": options.model,
-                        "judge_model": options.judge_model, "repeat": options.repeat,
-                        "rubric_threshold": options.rubric_threshold,
-                        "agreement_threshold": options.agreement_threshold,
-                        "max_cost": options.max_cost},  # the base run has a budget of its own, the same
-            "concurrency": concurrency, "no_cache": no_cache, "shard": shard, "api_key": api_key,
-            "cache_dir": None if no_cache else str(Path(cache_dir or default_cache_dir()).resolve())}
+    return {
+        "options": {
+            "target": options.target,
+            "cases": list(options.cases),
+            "model": options.model,
+            "judge_model": options.judge_model,
+            "repeat": options.repeat,
+            "rubric_threshold": options.rubric_threshold,
+            "agreement_threshold": options.agreement_threshold,
+            "max_cost": options.max_cost,
+        },  # the base run has a budget of its own, the same
+        "concurrency": concurrency,
+        "no_cache": no_cache,
+        "shard": shard,
+        "api_key": api_key,
+        "cache_dir": None if no_cache else str(Path(cache_dir or default_cache_dir()).resolve()),
+    }
 
 
 def child_main() -> int:
@@ -146,14 +187,20 @@ def child_main() -> int:
         if spec.get("api_key"):
             from evalkit.llm.providers.anthropic import AnthropicProvider  # only the child that runs needs it
 
-            provider: Provider = AnthropicProvider(api_key=spec["api_key"],
-                                                   max_connections=max(spec["concurrency"], 8))
+            provider: Provider = AnthropicProvider(api_key=spec["api_key"], max_connections=max(spec["concurrency"], 8))
         else:
             provider = anthropic_provider(max_connections=max(spec["concurrency"], 8))
-        client = make_client(provider, concurrency=spec["concurrency"], cache_dir=spec.get("cache_dir"),
-                             no_cache=spec.get("no_cache", False))
-        options = RunOptions(**spec["options"], jsonl_path=out.with_suffix(out.suffix + "l"),
-                             shard=parse_shard(spec["shard"]) if spec.get("shard") else None)
+        client = make_client(
+            provider,
+            concurrency=spec["concurrency"],
+            cache_dir=spec.get("cache_dir"),
+            no_cache=spec.get("no_cache", False),
+        )
+        options = RunOptions(
+            **spec["options"],
+            jsonl_path=out.with_suffix(out.suffix + "l"),
+            shard=parse_shard(spec["shard"]) if spec.get("shard") else None,
+        )
         report = run_and_save(suites, client, options, out)
     except EvalkitError as exc:
         print("evalkit: " + " ".join(str(exc).split()), file=sys.stderr)  # one line: the parent quotes it
@@ -183,4 +230,3 @@ def _failure(done: subprocess.CompletedProcess[str], out: Path) -> str:
 def _last_line(text: str) -> str:
     lines = [line for line in (text or "").strip().splitlines() if line.strip()]
     return lines[-1].strip() if lines else ""
-

@@ -56,8 +56,9 @@ class _ReplayProvider:
     async def generate(self, request: ModelRequest) -> ModelResponse:
         forced = (request.tool_choice or {}).get("name")
         if forced == EXTRACT_TOOL:
-            return ModelResponse(text="", model=request.model, tool_name=EXTRACT_TOOL, tool_input=self.extraction,
-                                 stop_reason="tool_use")
+            return ModelResponse(
+                text="", model=request.model, tool_name=EXTRACT_TOOL, tool_input=self.extraction, stop_reason="tool_use"
+            )
         if (request.output_format or {}).get("schema", {}).get("title") == EXTRACT_TOOL:  # the structured-output route
             return ModelResponse(text=json.dumps(self.extraction), model=request.model, stop_reason="end_turn")
         if request.tools:
@@ -117,8 +118,9 @@ async def _replay_extraction(suite: Suite, gold: GoldOutput, text: str, result: 
     reply = gold.extraction if gold.extraction is not None else (gold.fields or {})
     result.extraction = "recorded" if gold.extraction is not None else "fields"
     bound = _client(text, reply).bind(model=suite.judge_model or _MODEL)
-    values, error = await extract_fields(bound, JudgeInput(text, fields={n: suite.fields[n] for n in names}),
-                                         JudgeSettings(suite.judge_model or _MODEL))
+    values, error = await extract_fields(
+        bound, JudgeInput(text, fields={n: suite.fields[n] for n in names}), JudgeSettings(suite.judge_model or _MODEL)
+    )
     if error or values is None:
         result.problems.append(f"extraction: {error}")
         result.fields = None

@@ -27,11 +27,41 @@ from evalkit.suite.model import GoldOutput, Item, Suite
 from evalkit.trace.steps import judged_trace
 
 # Words too common in criteria to say what an item is about.
-_COMMON = frozenset({
-    "about", "above", "after", "again", "being", "below", "could", "every", "gives", "their", "there",
-    "these", "those", "which", "while", "would", "should", "other", "reply", "replies", "answer", "output",
-    "response", "explains", "mentions", "without", "where", "because", "least", "makes", "under",
-})
+_COMMON = frozenset(
+    {
+        "about",
+        "above",
+        "after",
+        "again",
+        "being",
+        "below",
+        "could",
+        "every",
+        "gives",
+        "their",
+        "there",
+        "these",
+        "those",
+        "which",
+        "while",
+        "would",
+        "should",
+        "other",
+        "reply",
+        "replies",
+        "answer",
+        "output",
+        "response",
+        "explains",
+        "mentions",
+        "without",
+        "where",
+        "because",
+        "least",
+        "makes",
+        "under",
+    }
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{4,}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -76,8 +106,10 @@ class GoldRewrite:
 
     @property
     def change(self) -> str:
-        return (f"case {self.gold.case_id}, item {self.item.id}: sentences naming "
-                f"{', '.join(repr(t) for t in self.terms)} removed")
+        return (
+            f"case {self.gold.case_id}, item {self.item.id}: sentences naming "
+            f"{', '.join(repr(t) for t in self.terms)} removed"
+        )
 
 
 def gold_rewrites(suite: Suite) -> list[GoldRewrite]:
@@ -124,10 +156,16 @@ async def _ask_judge(client: ModelClient, rewrite: GoldRewrite, judge_model: str
     suite, gold, item = rewrite.suite, rewrite.gold, rewrite.item
     assert item.judge is not None  # gold_rewrites() chose judged items only
     model = suite.tier_models(None, judge_model)["low"]
-    ask = JudgeInput(rewrite.output, criteria={item.id: item.judge},
-                     case_input=gold_case_input(suite.case(gold.case_id), gold), facts=gold.facts,
-                     trace=judged_trace(gold.trace))
-    outcome, _, _ = await score_output(client.bind(model=model), ask, JudgeSettings(model, thinking=suite.judge_thinking))
+    ask = JudgeInput(
+        rewrite.output,
+        criteria={item.id: item.judge},
+        case_input=gold_case_input(suite.case(gold.case_id), gold),
+        facts=gold.facts,
+        trace=judged_trace(gold.trace),
+    )
+    outcome, _, _ = await score_output(
+        client.bind(model=model), ask, JudgeSettings(model, thinking=suite.judge_thinking)
+    )
     if outcome is None or outcome.error:
         return "error", (outcome.error if outcome is not None else "no verdict") or "no verdict"
     got = outcome.verdicts[item.id]

@@ -49,8 +49,7 @@ def _judged_labels(suite: Suite, gold: GoldOutput) -> dict[str, str]:
     conversation's final turn's items included: its gold output is the final reply)."""
     case = suite.case(gold.case_id)
     applicable, _ = applicable_items(replace(case, items=case.gold_items), gold.facts)
-    return {it.id: it.judge for it in applicable
-            if it.judge is not None and gold.labels.get(it.id) in ("pass", "fail")}
+    return {it.id: it.judge for it in applicable if it.judge is not None and gold.labels.get(it.id) in ("pass", "fail")}
 
 
 class _Measured:
@@ -65,8 +64,9 @@ class _Measured:
         self.confirming_calls = 0
 
 
-async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gold: GoldOutput, repeats: int,
-                        *, index: int) -> _Measured:
+async def _measure_gold(
+    client: ModelClient, suite: Suite, judge_model: str, gold: GoldOutput, repeats: int, *, index: int
+) -> _Measured:
     case = suite.case(gold.case_id)
     text = output_text(gold.output)
     criteria = _judged_labels(suite, gold)
@@ -74,8 +74,14 @@ async def _measure_gold(client: ModelClient, suite: Suite, judge_model: str, gol
     measured = _Measured(criteria, fields)
     bound = client.bind(model=judge_model, repeat=index)
     # As a run asks (evalkit.scoring.grading.score_output): one call for both where both are asked.
-    ask = JudgeInput(text, criteria=criteria, fields=fields, case_input=gold_case_input(case, gold), facts=gold.facts,
-                     trace=judged_trace(gold.trace))
+    ask = JudgeInput(
+        text,
+        criteria=criteria,
+        fields=fields,
+        case_input=gold_case_input(case, gold),
+        facts=gold.facts,
+        trace=judged_trace(gold.trace),
+    )
     settings = JudgeSettings(judge_model, thinking=suite.judge_thinking, confirm=suite.confirm_failures)
 
     async def once(k: int) -> None:
@@ -105,8 +111,9 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
     of a run (the same route, `judge_thinking` and all); a judge model evalkit cannot ask is refused
     before any call."""
     refuse_unroutable([suite], judge_model, client.capabilities.of)
-    measured = await asyncio.gather(*(_measure_gold(client, suite, judge_model, g, repeats, index=i)
-                                      for i, g in enumerate(suite.gold)))
+    measured = await asyncio.gather(
+        *(_measure_gold(client, suite, judge_model, g, repeats, index=i) for i, g in enumerate(suite.gold))
+    )
     per_field: dict[str, list[tuple[bool, bool]]] = {}  # (right, an error) per extraction
     for gold, m in zip(suite.gold, measured):
         for name, values in m.extracted.items():
@@ -118,15 +125,32 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
     # An extraction is one call for all of an output's fields: count calls, not fields, so the
     # error share weighs a failed extraction like a failed judge verdict.
     extractions = [v == ("error",) for m in measured if m.extracted for v in next(iter(m.extracted.values()))]
-    fields = [FieldCalibration(field=n, compared=len(ok), errors=sum(error for _, error in ok),
-                               accuracy=sum(good for good, _ in ok) / len(ok) if ok else None)
-              for n, ok in sorted(per_field.items())]
+    fields = [
+        FieldCalibration(
+            field=n,
+            compared=len(ok),
+            errors=sum(error for _, error in ok),
+            accuracy=sum(good for good, _ in ok) / len(ok) if ok else None,
+        )
+        for n, ok in sorted(per_field.items())
+    ]
     result = Calibration(
-        suite=suite.name, judge_model=judge_model, repeats=repeats, gold_outputs=len(suite.gold),
+        suite=suite.name,
+        judge_model=judge_model,
+        repeats=repeats,
+        gold_outputs=len(suite.gold),
         measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        agreement=single.agreement, kappa=single.kappa, kappa_interval=single.kappa_interval, labels=single.labels,
-        verdicts=single.verdicts, errors=single.errors + sum(extractions), calls=single.verdicts + len(extractions),
-        flip_rate=single.flip_rate, items=single.items, fields=fields)
+        agreement=single.agreement,
+        kappa=single.kappa,
+        kappa_interval=single.kappa_interval,
+        labels=single.labels,
+        verdicts=single.verdicts,
+        errors=single.errors + sum(extractions),
+        calls=single.verdicts + len(extractions),
+        flip_rate=single.flip_rate,
+        items=single.items,
+        fields=fields,
+    )
     if suite.confirm_failures:
         result.confirmed = _judge_figures(suite, measured, lambda m: m.confirmed)
         result.confirmed.confirm_failures = suite.confirm_failures
@@ -135,15 +159,23 @@ async def calibrate(client: ModelClient, suite: Suite, judge_model: str, repeats
     # The bar holds the judge whose verdicts gate a run: the confirmed one where the suite confirms.
     held, confirmed = result, result.confirmed
     if confirmed is not None:
-        held = result.model_copy(update={
-            "agreement": confirmed.agreement, "kappa": confirmed.kappa, "kappa_interval": confirmed.kappa_interval,
-            "flip_rate": confirmed.flip_rate, "items": confirmed.items, "errors": confirmed.errors + sum(extractions)})
+        held = result.model_copy(
+            update={
+                "agreement": confirmed.agreement,
+                "kappa": confirmed.kappa,
+                "kappa_interval": confirmed.kappa_interval,
+                "flip_rate": confirmed.flip_rate,
+                "items": confirmed.items,
+                "errors": confirmed.errors + sum(extractions),
+            }
+        )
     result.below, result.short = _under_the_bar(held, suite)
     return result
 
 
-def _judge_figures(suite: Suite, measured: list[_Measured], verdicts: Callable[[_Measured], dict[str, list[str]]]
-                   ) -> JudgeFigures:
+def _judge_figures(
+    suite: Suite, measured: list[_Measured], verdicts: Callable[[_Measured], dict[str, list[str]]]
+) -> JudgeFigures:
     """Agreement, κ (with its interval), flips and per-item figures of one kind of verdict (the
     single answers or the confirmed ones) against the gold labels."""
     per_item: dict[str, list[tuple[str, list[str]]]] = {}
@@ -157,9 +189,14 @@ def _judge_figures(suite: Suite, measured: list[_Measured], verdicts: Callable[[
     interval = kappa_interval(all_pairs, units=labels)
     return JudgeFigures(
         agreement=(sum(a == b for a, b in all_pairs) / len(all_pairs)) if all_pairs else None,
-        kappa=cohen_kappa(all_pairs), kappa_interval=[round(x, 4) for x in interval] if interval else None,
-        labels=labels, verdicts=len(all_pairs), errors=sum(i.errors for i in items),
-        flip_rate=(sum(flipped(g) for g in all_rows) / len(all_rows)) if all_rows else None, items=items)
+        kappa=cohen_kappa(all_pairs),
+        kappa_interval=[round(x, 4) for x in interval] if interval else None,
+        labels=labels,
+        verdicts=len(all_pairs),
+        errors=sum(i.errors for i in items),
+        flip_rate=(sum(flipped(g) for g in all_rows) / len(all_rows)) if all_rows else None,
+        items=items,
+    )
 
 
 def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
@@ -187,24 +224,32 @@ def _under_the_bar(c: Calibration, suite: Suite) -> tuple[list[str], list[str]]:
     if bar.max_error_share is not None and share is not None and share > bar.max_error_share:
         short.append(f"errors {share:.0%} of verdicts and extractions > {bar.max_error_share:.0%}")
     if bar.min_extraction_accuracy is not None:
-        low = sorted((f for f in c.fields if f.accuracy is not None and f.accuracy < bar.min_extraction_accuracy),
-                     key=lambda f: (f.accuracy, f.field))
+        low = sorted(
+            (f for f in c.fields if f.accuracy is not None and f.accuracy < bar.min_extraction_accuracy),
+            key=lambda f: (f.accuracy, f.field),
+        )
         if low:
             more = f" and {len(low) - 1} more field{'s' if len(low) > 2 else ''}" if len(low) > 1 else ""
-            short.append(f"extraction of {low[0].field} {low[0].accuracy:.0%}{more} < "
-                         f"{bar.min_extraction_accuracy:.0%}")
+            short.append(
+                f"extraction of {low[0].field} {low[0].accuracy:.0%}{more} < {bar.min_extraction_accuracy:.0%}"
+            )
     return below, short
 
 
 def _item(cid: str, rows: list[tuple[str, list[str]]]) -> ItemCalibration:
     pairs = [(label, v) for label, got in rows for v in got]  # an "error" verdict is a disagreement
     return ItemCalibration(
-        id=cid, labels=len(rows), fail_labels=sum(label == "fail" for label, _ in rows), verdicts=len(pairs),
-        agreement=sum(a == b for a, b in pairs) / len(pairs) if pairs else None, kappa=cohen_kappa(pairs),
+        id=cid,
+        labels=len(rows),
+        fail_labels=sum(label == "fail" for label, _ in rows),
+        verdicts=len(pairs),
+        agreement=sum(a == b for a, b in pairs) / len(pairs) if pairs else None,
+        kappa=cohen_kappa(pairs),
         false_pass=sum(a == "fail" and b == "pass" for a, b in pairs),
         false_fail=sum(a == "pass" and b == "fail" for a, b in pairs),
         errors=sum(v == "error" for _, got in rows for v in got),
-        flip_rate=sum(flipped(got) for _, got in rows) / len(rows) if rows else None)
+        flip_rate=sum(flipped(got) for _, got in rows) / len(rows) if rows else None,
+    )
 
 
 def _same(value: Any, want: Any, suite: Suite, name: str) -> bool:
@@ -226,8 +271,10 @@ def describe(calibration: Calibration) -> list[str]:
             lines.append(f"    confirmed: {_item_figures(confirmed[i.id])}")
     for f in calibration.fields:
         accuracy = f"{f.accuracy:.0%}" if f.accuracy is not None else "-"
-        lines.append(f"  field {f.field}: extraction accuracy {accuracy} over {f.compared} extractions"
-                     + (f" ({f.errors} failed)" if f.errors else ""))
+        lines.append(
+            f"  field {f.field}: extraction accuracy {accuracy} over {f.compared} extractions"
+            + (f" ({f.errors} failed)" if f.errors else "")
+        )
     if calibration.below:
         lines.append(f"  below the suite's calibration bar — rewrite: {', '.join(calibration.below)}")
     return lines
@@ -237,6 +284,8 @@ def _item_figures(i: ItemCalibration) -> str:
     agreement = f"{i.agreement:.0%}" if i.agreement is not None else "-"
     kappa = f"{i.kappa:.2f}" if i.kappa is not None else "-"
     flips = f"{i.flip_rate:.0%}" if i.flip_rate is not None else "-"
-    return (f"agreement {agreement} over {i.verdicts} verdicts ({i.labels} gold), κ {kappa}, false pass "
-            f"{i.false_pass}, false fail {i.false_fail}, flip rate {flips}"
-            + (f", {i.errors} judge errors" if i.errors else ""))
+    return (
+        f"agreement {agreement} over {i.verdicts} verdicts ({i.labels} gold), κ {kappa}, false pass "
+        f"{i.false_pass}, false fail {i.false_fail}, flip rate {flips}"
+        + (f", {i.errors} judge errors" if i.errors else "")
+    )

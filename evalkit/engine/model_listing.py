@@ -23,6 +23,7 @@ def sdk_models() -> list[str]:
                 found.append(arg)
             else:
                 walk(arg)
+
     walk(Model)
     return list(dict.fromkeys(found))
 
@@ -34,14 +35,21 @@ def how_asked(caps: Capabilities) -> dict[str, str]:
         route = route_for(caps).describe() + ("" if caps.known else " (not in the table)")
     except NoRoute as exc:
         route = f"none: {exc}"
-    return {"verdict asked by": route, "thinks by default": said[caps.thinks_by_default],
-            "sampling": said[caps.sampling], "legacy": f"yes: use {caps.legacy}" if caps.legacy else "no"}
+    return {
+        "verdict asked by": route,
+        "thinks by default": said[caps.thinks_by_default],
+        "sampling": said[caps.sampling],
+        "legacy": f"yes: use {caps.legacy}" if caps.legacy else "no",
+    }
 
 
 def table_note(lifecycles: LifecycleTable) -> str:
     """Where the capabilities came from: the API's answer, and evalkit's dated table with its sources."""
     info = table_info()
     answer = lifecycles.api_answer()
-    head = (f"capabilities: {answer[1]} (GET /v1/models) over evalkit's table of {info['as_of']}" if answer
-            else f"capabilities: evalkit's table of {info['as_of']} (set ANTHROPIC_API_KEY to ask the API)")
+    head = (
+        f"capabilities: {answer[1]} (GET /v1/models) over evalkit's table of {info['as_of']}"
+        if answer
+        else f"capabilities: evalkit's table of {info['as_of']} (set ANTHROPIC_API_KEY to ask the API)"
+    )
     return head + "; sources: " + "; ".join(info["sources"])

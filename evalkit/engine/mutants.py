@@ -65,12 +65,25 @@ class Mutant:
 
 
 _COMPARE: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
-    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 _ARITH: dict[type[ast.operator], type[ast.operator]] = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult,
-    ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
 }
 
 
@@ -96,22 +109,29 @@ def _variants(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
                 yield "compare", new
     elif isinstance(node, ast.BinOp):
         swap_op = _ARITH.get(type(node.op))
-        if swap_op is not None and not (isinstance(node.op, ast.Add) and (_is_text(node.left) or _is_text(node.right))) \
-                and not (isinstance(node.op, ast.Mod) and _is_text(node.left)):  # "%" on a string formats
+        if (
+            swap_op is not None
+            and not (isinstance(node.op, ast.Add) and (_is_text(node.left) or _is_text(node.right)))
+            and not (isinstance(node.op, ast.Mod) and _is_text(node.left))
+        ):  # "%" on a string formats
             yield "arith", ast.BinOp(left=node.left, op=swap_op(), right=node.right)
     elif isinstance(node, ast.AugAssign):
         swap_op = _ARITH.get(type(node.op))
         if swap_op is not None and not (isinstance(node.op, ast.Add) and _is_text(node.value)):
             yield "arith", ast.AugAssign(target=node.target, op=swap_op(), value=node.value)
-    elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-            and not isinstance(node.value, bool) and node.value not in (0, 1):
+    elif (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+        and node.value not in (0, 1)
+    ):
         for value in _scaled(node.value):
             yield "const", ast.Constant(value=value)
     elif isinstance(node, ast.BoolOp):
         other: ast.boolop = ast.Or() if isinstance(node.op, ast.And) else ast.And()
         yield "boolop", ast.BoolOp(op=other, values=node.values)
         for i in range(len(node.values)):
-            rest = node.values[:i] + node.values[i + 1:]
+            rest = node.values[:i] + node.values[i + 1 :]
             yield "drop", rest[0] if len(rest) == 1 else ast.BoolOp(op=node.op, values=rest)
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         yield "boolop", node.operand
@@ -123,7 +143,7 @@ def _variants(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     elif isinstance(node, ast.comprehension) and node.ifs:
         for i in range(len(node.ifs)):
             new_c = copy.copy(node)
-            new_c.ifs = node.ifs[:i] + node.ifs[i + 1:]
+            new_c.ifs = node.ifs[:i] + node.ifs[i + 1 :]
             yield "drop", new_c
     elif isinstance(node, ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
@@ -154,7 +174,7 @@ def _skipped(node: ast.AST, parent: ast.AST | None) -> bool:
 
 def _short(node: ast.AST, limit: int = 70) -> str:
     text = " ".join(ast.unparse(node).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _focus(node: ast.AST, new: ast.AST) -> tuple[ast.AST, ast.AST]:
@@ -177,8 +197,16 @@ def generate(file: str, root: Path) -> list[Mutant]:
             scope = node.name if scope == "<module>" else f"{scope}.{node.name}"
         for operator, new in _variants(node):
             shown_old, shown_new = _focus(node, new)
-            found.append((path, operator, scope, getattr(node, "lineno", getattr(parent, "lineno", 0)),
-                          _short(shown_old), _short(shown_new)))
+            found.append(
+                (
+                    path,
+                    operator,
+                    scope,
+                    getattr(node, "lineno", getattr(parent, "lineno", 0)),
+                    _short(shown_old),
+                    _short(shown_new),
+                )
+            )
         for name, value in ast.iter_fields(node):
             if name == "decorator_list":
                 continue
@@ -232,7 +260,7 @@ def sampled(mutants: list[Mutant], n: int | None) -> list[Mutant]:
     if n is None or n >= len(mutants):
         return mutants
     share = n / len(mutants)
-    return [m for m in mutants if int(hashlib.sha256(m.key.encode()).hexdigest()[:12], 16) / 16 ** 12 < share]
+    return [m for m in mutants if int(hashlib.sha256(m.key.encode()).hexdigest()[:12], 16) / 16**12 < share]
 
 
 class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -241,8 +269,12 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, name: str, code: CodeType, origin: Path):
         self.name, self.code, self.origin = name, code, origin
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None,
-                  ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname != self.name:
             return None
         return importlib.util.spec_from_file_location(fullname, self.origin, loader=self)
@@ -254,8 +286,9 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.code, module.__dict__)
 
 
-def run_isolated(m: Mutant | None, module: str, root: Path, run: Callable[[], tuple[bool, str]],
-                 timeout: float) -> tuple[str, str]:
+def run_isolated(
+    m: Mutant | None, module: str, root: Path, run: Callable[[], tuple[bool, str]], timeout: float
+) -> tuple[str, str]:
     """("passed" | "failed" | "error" | "timeout", detail) of `run` in a forked child of this process,
     with `m` (a mutant of `module`, whose file is relative to `root`) served in place of the module's
     file. The child forgets every loaded module of `module`'s top-level package first, so the whole

@@ -89,31 +89,51 @@ class MutationReport:
             counted = sum(r.status != "needs a judge" for r in mine)
             parts.append(f"{name} {killed}/{counted}")
         waiting = sum(r.status == "needs a judge" for r in self.results)
-        lines = [self.score_line(),
-                 f"  {', '.join(parts)}; {len(self.results)} of {self.generated} mutants measured; {self.seconds:.0f} s"]
+        lines = [
+            self.score_line(),
+            f"  {', '.join(parts)}; {len(self.results)} of {self.generated} mutants measured; {self.seconds:.0f} s",
+        ]
         if waiting:
-            lines.append(f"  {waiting} gold rewrite{' needs' if waiting == 1 else 's need'} a judge (the judge "
-                         "alone decides the item): run with --judge to ask it")
-        lines += [f"SURVIVED {r.where} {r.change}" + (f" ({r.by})" if r.by else "")
-                  for r in self.results if r.status == "survived"]
+            lines.append(
+                f"  {waiting} gold rewrite{' needs' if waiting == 1 else 's need'} a judge (the judge "
+                "alone decides the item): run with --judge to ask it"
+            )
+        lines += [
+            f"SURVIVED {r.where} {r.change}" + (f" ({r.by})" if r.by else "")
+            for r in self.results
+            if r.status == "survived"
+        ]
         return lines
 
     def to_json(self) -> dict[str, Any]:
-        return {"score": self.score, "killed": self.killed, "decided": self.decided, "generated": self.generated,
-                "seconds": round(self.seconds, 3), "mutants": [asdict(r) for r in self.results]}
+        return {
+            "score": self.score,
+            "killed": self.killed,
+            "decided": self.decided,
+            "generated": self.generated,
+            "seconds": round(self.seconds, 3),
+            "mutants": [asdict(r) for r in self.results],
+        }
 
 
 def _own(path: Path, root: Path) -> bool:
     """A file of the suite's repository, not an installed package's nor evalkit's."""
     evalkit_dir = Path(__file__).resolve().parents[1]
-    return (path.is_relative_to(root) and "site-packages" not in path.parts and not path.is_relative_to(evalkit_dir))
+    return path.is_relative_to(root) and "site-packages" not in path.parts and not path.is_relative_to(evalkit_dir)
 
 
 def _module_names(suite: Suite) -> list[str]:
     """The modules of the suite's checks (every check class its cases use: built-ins and plugins
     alike, evalkit's own dropped later), of its target and of its tools."""
-    names = sorted({type(it.check).__module__ for case in suite.cases for turn_items in
-                    [case.items, *[t.items for t in case.turns]] for it in turn_items if it.check is not None})
+    names = sorted(
+        {
+            type(it.check).__module__
+            for case in suite.cases
+            for turn_items in [case.items, *[t.items for t in case.turns]]
+            for it in turn_items
+            if it.check is not None
+        }
+    )
     target = suite.target
     for spec in [target.function if target else None, *[t.function for t in (target.tools if target else ())]]:
         if spec:
@@ -127,7 +147,7 @@ def suite_code(suites: Sequence[Suite]) -> list[CodeFile]:
     users: dict[Path, set[Path]] = {}
     where: dict[Path, tuple[Path, str]] = {}  # file -> (folder the top package sits in, module)
     for suite in suites:
-        root = (repository_root(suite.dir.resolve()) or suite.dir.resolve())
+        root = repository_root(suite.dir.resolve()) or suite.dir.resolve()
         for name in _module_names(suite):
             try:
                 import_module(name, suite.dir)
@@ -152,7 +172,7 @@ def suite_code(suites: Sequence[Suite]) -> list[CodeFile]:
 
 def _in_sample(key: str, share: float, seed: int) -> bool:
     text = f"{seed}:{key}" if seed else key  # seed 0: the benchmark's sample
-    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16) / 16 ** 12 < share
+    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16) / 16**12 < share
 
 
 def _selftest_of(paths: Sequence[Path]) -> Callable[[], tuple[bool, str]]:
@@ -176,15 +196,19 @@ class MutateOptions:
     judge_model: str | None = None
 
 
-def mutate(suites: Sequence[Suite], options: MutateOptions = MutateOptions(),
-           client: ModelClient | None = None) -> MutationReport:
+def mutate(
+    suites: Sequence[Suite], options: MutateOptions = MutateOptions(), client: ModelClient | None = None
+) -> MutationReport:
     """Generate, sample and measure the suites' mutants; the judge is asked only when `client` is given.
     Raises UsageError when the suites' selftest fails with no mutant in place (nothing can be measured)."""
     from fnmatch import fnmatch
 
     t0 = time.perf_counter()
-    code = [c for c in suite_code(suites)
-            if not options.files or any(fnmatch(c.file, g) or fnmatch(c.file, f"*/{g}") for g in options.files)]
+    code = [
+        c
+        for c in suite_code(suites)
+        if not options.files or any(fnmatch(c.file, g) or fnmatch(c.file, f"*/{g}") for g in options.files)
+    ]
     mutants = [(c, m) for c in code for m in generate(c.file, c.root)]
     rewrites = [r for s in suites for r in gold_rewrites(s)]
     report = MutationReport(generated=len(mutants) + len(rewrites))
@@ -195,8 +219,10 @@ def mutate(suites: Sequence[Suite], options: MutateOptions = MutateOptions(),
     for paths in sorted({c.suites for c in code}):
         status, detail = run_isolated(None, "", Path.cwd(), _selftest_of(paths), options.timeout * 4)
         if status != "passed":
-            raise UsageError(f"selftest fails with no mutant in place ({status}: {detail}): fix it first "
-                             f"(`evalkit selftest {' '.join(str(p) for p in paths)}`); nothing measured")
+            raise UsageError(
+                f"selftest fails with no mutant in place ({status}: {detail}): fix it first "
+                f"(`evalkit selftest {' '.join(str(p) for p in paths)}`); nothing measured"
+            )
     report.results += [_measure(c, m, options.timeout) for c, m in mutants]
     report.results += [_rewritten(r, client, options.judge_model) for r in rewrites]
     report.seconds = time.perf_counter() - t0

@@ -26,16 +26,20 @@ def models_to_compare(suites: list[Suite], cli_models: list[str]) -> list[str]:
         return list(dict.fromkeys(cli_models))
     lists = {tuple(s.compare_models) for s in suites if s.compare_models}
     if len(lists) > 1:
-        raise UsageError("the suites name different compare_models lists: run them apart, or pass --model "
-                         "twice to choose")
+        raise UsageError(
+            "the suites name different compare_models lists: run them apart, or pass --model twice to choose"
+        )
     if lists and cli_models:
-        raise UsageError("one model named (--model, or the Action's model input) for suites that set "
-                         "compare_models: name every model to compare, or none")
+        raise UsageError(
+            "one model named (--model, or the Action's model input) for suites that set "
+            "compare_models: name every model to compare, or none"
+        )
     return list(lists.pop()) if lists else []
 
 
-def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[[], ModelClient],
-                  options: RunOptions) -> list[tuple[str, Report]]:
+def run_per_model(
+    suites: list[Suite], models: list[str], make_client: Callable[[], ModelClient], options: RunOptions
+) -> list[tuple[str, Report]]:
     """A Report per model, in order. A retired model among them stops all before any call."""
     if len(models) < 2:
         raise UsageError("a model comparison needs at least two models")
@@ -43,13 +47,17 @@ def run_per_model(suites: list[Suite], models: list[str], make_client: Callable[
     clients = [make_client() for _ in models]
     deprecated = clients[0].deprecations()
     for model in models:
-        model_lifecycle.refuse_retired(model_lifecycle.suite_models(suites, model, options.judge_model), deprecated,
-                                 judge_only=model_lifecycle.judge_only_models(suites, model, options.judge_model))
+        model_lifecycle.refuse_retired(
+            model_lifecycle.suite_models(suites, model, options.judge_model),
+            deprecated,
+            judge_only=model_lifecycle.judge_only_models(suites, model, options.judge_model),
+        )
     return run_blocking(_run_all(suites, models, clients, options))
 
 
-async def _run_all(suites: list[Suite], models: list[str], clients: list[ModelClient],
-                   options: RunOptions) -> list[tuple[str, Report]]:
+async def _run_all(
+    suites: list[Suite], models: list[str], clients: list[ModelClient], options: RunOptions
+) -> list[tuple[str, Report]]:
     reports = []
     try:
         for model, client in zip(models, clients):

@@ -70,10 +70,17 @@ class EstimatingProvider:
             size = structured_tokens(request, schema)
             self.answered.append(Answered(request, tool or str(schema.get("title") or ""), size, mark, estimated))
             if tool is None:  # output_config.format: the reply's text is the JSON document
-                return ModelResponse(text=json.dumps(answer), model=request.model, output_tokens=size,
-                                     stop_reason="end_turn")
-            return ModelResponse(text="", model=request.model, output_tokens=size, tool_name=tool,
-                                 tool_input=answer, stop_reason="tool_use")
+                return ModelResponse(
+                    text=json.dumps(answer), model=request.model, output_tokens=size, stop_reason="end_turn"
+                )
+            return ModelResponse(
+                text="",
+                model=request.model,
+                output_tokens=size,
+                tool_name=tool,
+                tool_input=answer,
+                stop_reason="tool_use",
+            )
         out = self.out_tokens(request)
         self.answered.append(Answered(request, None, out, mark, estimated))
         turn = loop_turn(request)
@@ -83,13 +90,13 @@ class EstimatingProvider:
             use = {"id": f"toolu_plan_{turn}", "name": first["name"], "input": arguments}
             # With a text of the estimated size, as the plan has always counted a turn: the next request holds it.
             text = f"{ESTIMATED}turn {len(self.answered)} ".ljust(out * CHARS_PER_TOKEN, "x")
-            return ModelResponse(text=text, model=request.model, output_tokens=out, stop_reason="tool_use",
-                                 tool_uses=[use])
+            return ModelResponse(
+                text=text, model=request.model, output_tokens=out, stop_reason="tool_use", tool_uses=[use]
+            )
         # Each reply its own text, as a model's replies are: the judge's and the extraction's requests
         # that hold two of them are then two calls, as in a run, never one shared by the client.
         text = f"{ESTIMATED}reply {len(self.answered)} ".ljust(out * CHARS_PER_TOKEN, "x")
-        return ModelResponse(text=text, model=request.model, output_tokens=out,
-                             stop_reason="end_turn")
+        return ModelResponse(text=text, model=request.model, output_tokens=out, stop_reason="end_turn")
 
     def stand_in_output(self, out_tokens: int) -> str:
         """A target's output of `out_tokens` tokens, its own text (see `generate`)."""
@@ -129,8 +136,11 @@ def structured_tokens(request: ModelRequest, schema: dict[str, Any]) -> int:
     """A structured reply's estimated output tokens: a reason and a verdict an item, a few tokens a
     field, and the whole room the request gives thinking (thinking is billed as output)."""
     properties = schema.get("properties") or {}
-    fields = properties["fields"].get("properties") or {} if "fields" in properties else (
-        properties if schema.get("title") == EXTRACT_TOOL or "items" not in properties else {})
+    fields = (
+        properties["fields"].get("properties") or {}
+        if "fields" in properties
+        else (properties if schema.get("title") == EXTRACT_TOOL or "items" not in properties else {})
+    )
     tokens = JUDGE_TOKENS_PER_ITEM * len(asked_ids(request)) + EXTRACT_TOKENS_PER_FIELD * len(fields)
     return tokens + thinking_room(request)
 

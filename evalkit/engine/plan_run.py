@@ -88,8 +88,15 @@ class StandInTarget(CaseTarget):
     after an estimated reply becomes an output of the estimated size: the failure may be the
     estimate's (a target that parses its reply), and a run with the model's reply goes on to scoring."""
 
-    def __init__(self, inner: CaseTarget, suite: Suite, cache: ResponseCache | None, *,
-                 stand_in: Callable[[int], str], turns: dict[str, int]):
+    def __init__(
+        self,
+        inner: CaseTarget,
+        suite: Suite,
+        cache: ResponseCache | None,
+        *,
+        stand_in: Callable[[int], str],
+        turns: dict[str, int],
+    ):
         self.inner, self.suite, self.cache, self.stand_in = inner, suite, cache, stand_in
         self.turns = turns  # a case's input (JSON) -> the turns its loops the cache finished took
         self.finished: dict[str, list[int]] = {}  # a case's input -> the requests of each loop the cache finished
@@ -99,12 +106,26 @@ class StandInTarget(CaseTarget):
         self.rendered = 0  # a callable target's runs whose requests were made (and counted as made)
         self.unknown: list[Any] = []  # the inputs of a callable target's runs that failed before any call
 
-    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
-                   messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+    async def call(
+        self,
+        case_input: Any,
+        client: BoundClient,
+        timeout: float | None,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        toolbox: ToolBox | None = None,
+    ) -> TargetCall:
         # Set in the run's own task: the scoring that follows this call in it carries the mark too.
         case, suite_name = json.dumps(case_input, sort_keys=True, default=str), self.suite.name
-        RUN_MARK.set(RunMark(self.suite.name, own_calls=self.inner.offers_tools or self.suite.target is None
-                             or self.suite.target.function is not None, loop_turns=self.turns.get(f"{suite_name}\0{case}")))
+        RUN_MARK.set(
+            RunMark(
+                self.suite.name,
+                own_calls=self.inner.offers_tools
+                or self.suite.target is None
+                or self.suite.target.function is not None,
+                loop_turns=self.turns.get(f"{suite_name}\0{case}"),
+            )
+        )
         before = len(client.target_requests)
         called = await self.inner.call(case_input, client, timeout, messages=messages, toolbox=toolbox)
         keys = client.target_requests[before:]
@@ -143,8 +164,9 @@ class PlannedRun:
     warnings: list[str] = field(default_factory=list)
 
 
-def plan_run(suites: list[Suite], *, cache_dir: Path | None, capabilities: CapabilityTable | None = None,
-             **options: Any) -> PlannedRun:
+def plan_run(
+    suites: list[Suite], *, cache_dir: Path | None, capabilities: CapabilityTable | None = None, **options: Any
+) -> PlannedRun:
     """Run `suites` against the estimating provider (`options`: RunOptions' model, judge_model,
     repeat, cases); the calls a run would make on the response cache in `cache_dir` (None: no cache).
     Where the cache finished some of a case's tool loops and not others, the run is made again with
@@ -156,8 +178,13 @@ def plan_run(suites: list[Suite], *, cache_dir: Path | None, capabilities: Capab
     return planned
 
 
-def _run_once(suites: list[Suite], cache_dir: Path | None, capabilities: CapabilityTable | None,
-              turns: dict[str, int], options: dict[str, Any]) -> tuple[PlannedRun, dict[str, list[int]]]:
+def _run_once(
+    suites: list[Suite],
+    cache_dir: Path | None,
+    capabilities: CapabilityTable | None,
+    turns: dict[str, int],
+    options: dict[str, Any],
+) -> tuple[PlannedRun, dict[str, list[int]]]:
     def loop_turns(request: ModelRequest) -> int:
         mark = RUN_MARK.get()
         return mark.loop_turns if mark is not None and mark.loop_turns is not None else TOOL_TURNS_GUESS
@@ -193,5 +220,13 @@ def _run_once(suites: list[Suite], cache_dir: Path | None, capabilities: Capabil
         for case, took in target.finished.items():
             finished.setdefault(f"{name}\0{case}", []).extend(took)
     cached = {name: len(keys) for name, keys in (cache.hits if cache else {}).items()}
-    return PlannedRun(provider.answered, report, cached, loops, rendered, unknown, sum(t.stood_in for t in wrapped),
-                      list(client.warnings)), finished
+    return PlannedRun(
+        provider.answered,
+        report,
+        cached,
+        loops,
+        rendered,
+        unknown,
+        sum(t.stood_in for t in wrapped),
+        list(client.warnings),
+    ), finished

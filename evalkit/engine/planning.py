@@ -63,8 +63,17 @@ class Line:
     def calls(self) -> int:
         return self.target_calls + self.judge_calls + self.extraction_calls + self.graded_calls + self.confirm_calls
 
-    def add(self, model: str, input_tokens: int, output_tokens: int, calls: int = 1, *, batchable: bool = True,
-            read: int = 0, write: int = 0) -> None:
+    def add(
+        self,
+        model: str,
+        input_tokens: int,
+        output_tokens: int,
+        calls: int = 1,
+        *,
+        batchable: bool = True,
+        read: int = 0,
+        write: int = 0,
+    ) -> None:
         """`calls` calls of `input_tokens` each, of which `read` come from the prompt cache and `write`
         are written to it."""
         t = self.tokens.setdefault(model, [0, 0])
@@ -76,8 +85,9 @@ class Line:
         # `run --batch` batches prompt-target, judge and extraction calls, not a Python target's own.
         fresh = input_tokens - read - write
         one = cost_usd(model, fresh, output_tokens, cache_read_tokens=read, cache_write_tokens=write)
-        one_batch = cost_usd(model, fresh, output_tokens, cache_read_tokens=read, cache_write_tokens=write,
-                             batch=batchable)
+        one_batch = cost_usd(
+            model, fresh, output_tokens, cache_read_tokens=read, cache_write_tokens=write, batch=batchable
+        )
         if one is None or one_batch is None:
             self.unpriced.add(model)
         else:
@@ -115,70 +125,97 @@ class Estimate:
         return sum(ln.calls for ln in self.lines)
 
     def render(self) -> str:
-        rows = ["suite                     cases  runs  target  judge  extract  both  free  est. tokens in/out  "
-                "interactive  batch"]
+        rows = [
+            "suite                     cases  runs  target  judge  extract  both  free  est. tokens in/out  "
+            "interactive  batch"
+        ]
         for ln in self.lines:
             i = sum(t[0] for t in ln.tokens.values())
             o = sum(t[1] for t in ln.tokens.values())
             target = f"{ln.target_calls}+?" if ln.unknown_runs else str(ln.target_calls)
-            rows.append(f"{ln.suite[:25]:25} {ln.cases:5} {ln.runs:5} {target:>7} {ln.judge_calls:6} "
-                        f"{ln.extraction_calls:8} {ln.graded_calls:5} {ln.free:5}  {f'{i:,}/{o:,}':18}  {_dollars(ln.cost):>11}  "
-                        f"{_dollars(ln.batch_cost)}")
+            rows.append(
+                f"{ln.suite[:25]:25} {ln.cases:5} {ln.runs:5} {target:>7} {ln.judge_calls:6} "
+                f"{ln.extraction_calls:8} {ln.graded_calls:5} {ln.free:5}  {f'{i:,}/{o:,}':18}  {_dollars(ln.cost):>11}  "
+                f"{_dollars(ln.batch_cost)}"
+            )
         total, unpriced = self.cost()
         unknown = sum(ln.unknown_runs for ln in self.lines)
         free = sum(ln.free for ln in self.lines)
-        rows.append(f"total: {self.calls()}{' + the callable targets’ own' if unknown else ''} model calls "
-                    f"({free} more requests are identical to another or cached: free), about ${total:.2f} "
-                    f"interactive, ${self.batch_cost():.2f} with --batch (Message Batches prices; a Python "
-                    f"target's own calls stay at full price)")
+        rows.append(
+            f"total: {self.calls()}{' + the callable targets’ own' if unknown else ''} model calls "
+            f"({free} more requests are identical to another or cached: free), about ${total:.2f} "
+            f"interactive, ${self.batch_cost():.2f} with --batch (Message Batches prices; a Python "
+            f"target's own calls stay at full price)"
+        )
         if unknown:
-            rows.append(f"target calls: unknown for {unknown} runs of callable targets (their code decides; "
-                        f"the dollars assume one call per run) — `--results` a previous run's results to "
-                        f"count them as measured")
+            rows.append(
+                f"target calls: unknown for {unknown} runs of callable targets (their code decides; "
+                f"the dollars assume one call per run) — `--results` a previous run's results to "
+                f"count them as measured"
+            )
         elif self.measured_in:
             rows.append(f"callable targets' calls: as measured per run in {self.measured_in}")
         rendered = sum(ln.rendered_runs for ln in self.lines)
         if rendered:
-            rows.append(f"callable targets: {rendered} runs were run against a stand-in for the model (no call made): "
-                        f"their requests are counted as rendered")
+            rows.append(
+                f"callable targets: {rendered} runs were run against a stand-in for the model (no call made): "
+                f"their requests are counted as rendered"
+            )
         loops, estimated = sum(ln.tool_loops for ln in self.lines), sum(ln.estimated_loops for ln in self.lines)
         if estimated:
-            rows.append(f"tool loops: {estimated} of {loops} estimated: followed from the response cache up to the "
-                        f"first reply it lacks, then counted as taking as many model turns as this case's cached "
-                        f"runs took (else {TOOL_TURNS_GUESS}; at most the target's max_steps)")
+            rows.append(
+                f"tool loops: {estimated} of {loops} estimated: followed from the response cache up to the "
+                f"first reply it lacks, then counted as taking as many model turns as this case's cached "
+                f"runs took (else {TOOL_TURNS_GUESS}; at most the target's max_steps)"
+            )
         elif loops:
-            rows.append(f"tool loops: all {loops} exact: every reply is in the response cache, so each request "
-                        f"and the runs' trajectories are known")
+            rows.append(
+                f"tool loops: all {loops} exact: every reply is in the response cache, so each request "
+                f"and the runs' trajectories are known"
+            )
         if self.thinking_room:
-            rows.append(f"thinking: billed as output tokens; each judge call is counted with the whole room its "
-                        f"model may think in ({self.thinking_room:,} tokens), a target's within its max_tokens")
+            rows.append(
+                f"thinking: billed as output tokens; each judge call is counted with the whole room its "
+                f"model may think in ({self.thinking_room:,} tokens), a target's within its max_tokens"
+            )
         rows += [f"warning: {w}" for w in self.warnings]
         for p in self.profiles:
-            rows.append(f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} "
-                        f"with --batch")
+            rows.append(
+                f"{p.name}: {p.calls} model calls, about ${p.cost:.2f} interactive, ${p.batch_cost:.2f} with --batch"
+            )
         for ln in self.lines:
             if ln.confirm_calls:
-                rows.append(f"{ln.suite}: confirm_failures: up to {ln.confirm_calls} more judge calls, counted above "
-                            f"as if every judged item failed on every run (they are made only for items that fail)")
+                rows.append(
+                    f"{ln.suite}: confirm_failures: up to {ln.confirm_calls} more judge calls, counted above "
+                    f"as if every judged item failed on every run (they are made only for items that fail)"
+                )
             if ln.calibration_calls:
-                rows.append(f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
-                            f"calls on its gold outputs (×{CALIBRATION_REPEATS}; not part of a run)")
+                rows.append(
+                    f"{ln.suite}: `evalkit calibrate` makes {ln.calibration_calls} judge and extraction "
+                    f"calls on its gold outputs (×{CALIBRATION_REPEATS}; not part of a run)"
+                )
         read, write = sum(ln.cache_read for ln in self.lines), sum(ln.cache_write for ln in self.lines)
         if read or write:
-            rows.append(f"prompt cache: of the input tokens, about {read:,} read from the cache and {write:,} written "
-                        f"to it (priced at the model's cache rates; a prefix under the model's minimum is not cached)")
+            rows.append(
+                f"prompt cache: of the input tokens, about {read:,} read from the cache and {write:,} written "
+                f"to it (priced at the model's cache rates; a prefix under the model's minimum is not cached)"
+            )
         if any(ln.graded_calls for ln in self.lines):
             rows.append("both: the judge and the extraction of one output in one call")
         if unpriced:
             rows.append(f"no price known for: {', '.join(unpriced)} (its calls are left out of the dollars)")
         rows.append(self.tokens.describe() if self.tokens is not None else _ESTIMATED)  # exact or estimated: which
-        rows.append("Token figures are estimates; judge and extraction calls whose target output is not known "
-                    "yet are counted as new (a real run may share or find some in the cache).")
+        rows.append(
+            "Token figures are estimates; judge and extraction calls whose target output is not known "
+            "yet are counted as new (a real run may share or find some in the cache)."
+        )
         return "\n".join(rows)
 
 
-_ESTIMATED = ("input tokens: estimated (4 characters a token of the request); with ANTHROPIC_API_KEY set, "
-              "`evalkit plan` counts them with the API's token counting endpoint")
+_ESTIMATED = (
+    "input tokens: estimated (4 characters a token of the request); with ANTHROPIC_API_KEY set, "
+    "`evalkit plan` counts them with the API's token counting endpoint"
+)
 
 
 @dataclass
@@ -215,22 +252,34 @@ class InputCount:
         if not self.counting:
             return _ESTIMATED
         if self.failed:
-            return (f"input tokens: estimated (4 characters a token): the token counting endpoint failed "
-                    f"({self.failed}) after {len(self.known)} requests")
-        return (f"input tokens: {len(self.known)} distinct requests counted exactly by the API's token counting "
-                f"endpoint; {len(self.estimated)} estimated (4 characters a token: requests that hold an output "
-                f"not known yet)")
+            return (
+                f"input tokens: estimated (4 characters a token): the token counting endpoint failed "
+                f"({self.failed}) after {len(self.known)} requests"
+            )
+        return (
+            f"input tokens: {len(self.known)} distinct requests counted exactly by the API's token counting "
+            f"endpoint; {len(self.estimated)} estimated (4 characters a token: requests that hold an output "
+            f"not known yet)"
+        )
 
 
 def _dollars(amount: float) -> str:
     return f"${amount:.4f}"
 
 
-def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str | None = None,
-             repeat: int | None = None, cases: list[str] | None = None, cache: ResponseCache | None = None,
-             previous: Report | None = None, previous_path: str | None = None,
-             count_tokens: Callable[[ModelRequest], int] | None = None,
-             capabilities: CapabilityTable | None = None) -> Estimate:
+def estimate(
+    suites: list[Suite],
+    *,
+    model: str | None = None,
+    judge_model: str | None = None,
+    repeat: int | None = None,
+    cases: list[str] | None = None,
+    cache: ResponseCache | None = None,
+    previous: Report | None = None,
+    previous_path: str | None = None,
+    count_tokens: Callable[[ModelRequest], int] | None = None,
+    capabilities: CapabilityTable | None = None,
+) -> Estimate:
     """The calls a run of `suites` would make (see the module's docstring), and beside them the cost of
     the other profiles: every case when tags select, else each tag's cases. `previous`, a run's results,
     is shown as where callable targets' calls were seen; the plan runs them itself."""
@@ -240,17 +289,22 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
     room = [0]
 
     def lines_for(chosen: list[str]) -> list[Line]:
-        planned = plan_run(suites, cache_dir=Path(cache.dir) if cache is not None else None,
-                           capabilities=capabilities, model=model, judge_model=judge_model, repeat=repeat,
-                           cases=chosen)
+        planned = plan_run(
+            suites,
+            cache_dir=Path(cache.dir) if cache is not None else None,
+            capabilities=capabilities,
+            model=model,
+            judge_model=judge_model,
+            repeat=repeat,
+            cases=chosen,
+        )
         lines, thinking = price(planned, suites, chosen, tokens, repeat=repeat, tiers=tiers)
         room[0] = max(room[0], thinking)
         for line in lines:
             line.calibration_calls = calibration_calls(next(s for s in suites if s.name == line.suite))
         return lines
 
-    result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None,
-                      tokens=tokens)
+    result = Estimate(lines_for(selectors), measured_in=previous_path if previous is not None else None, tokens=tokens)
     ids = [s for s in selectors if not s.startswith(TAG_PREFIX)]
     if len(ids) < len(selectors):  # tags select: the nightly profile is every case (of the same ids)
         others = [(f"every case{' ' + describe_selection(ids) if ids else ''} (no --tag: the nightly profile)", ids)]
@@ -259,8 +313,11 @@ def estimate(suites: list[Suite], *, model: str | None = None, judge_model: str 
         others = [(describe_selection([*ids, TAG_PREFIX + t]), [*ids, TAG_PREFIX + t]) for t in tags]
     for name, chosen in others:
         lines = lines_for(chosen)
-        result.profiles.append(Profile(name, sum(ln.cost for ln in lines), sum(ln.batch_cost for ln in lines),
-                                       sum(ln.calls for ln in lines)))
+        result.profiles.append(
+            Profile(
+                name, sum(ln.cost for ln in lines), sum(ln.batch_cost for ln in lines), sum(ln.calls for ln in lines)
+            )
+        )
     result.thinking_room = room[0]
     return result
 
@@ -279,13 +336,24 @@ def calibration_calls(suite: Suite, repeats: int = CALIBRATION_REPEATS) -> int:
 
 # Pricing: each request the estimating provider answered is one call a run pays for, put on its
 # suite's line by kind, with its input tokens (counted, or estimated when it holds an estimated text).
-KINDS = {None: "target_calls", EXTRACT_TOOL: "extraction_calls", "record_verdicts": "judge_calls",
-         "record_verdicts_and_fields": "graded_calls"}
+KINDS = {
+    None: "target_calls",
+    EXTRACT_TOOL: "extraction_calls",
+    "record_verdicts": "judge_calls",
+    "record_verdicts_and_fields": "graded_calls",
+}
 UNKNOWN_PROMPT = 200  # a callable target's prompt beyond its input, when its calls are not known
 
 
-def price(planned: PlannedRun, suites: list[Suite], chosen: list[str], tokens: InputCount, *,
-          repeat: int | None, tiers: dict[str, dict[str, str]]) -> tuple[list[Line], int]:
+def price(
+    planned: PlannedRun,
+    suites: list[Suite],
+    chosen: list[str],
+    tokens: InputCount,
+    *,
+    repeat: int | None,
+    tiers: dict[str, dict[str, str]],
+) -> tuple[list[Line], int]:
     """One line per suite, and the most output tokens a judge call may think with."""
     lines = {suite.name: _line(suite, chosen, repeat) for suite in suites}
     usage = {s.name: s.usage for s in planned.report.suites}
@@ -313,8 +381,12 @@ def price(planned: PlannedRun, suites: list[Suite], chosen: list[str], tokens: I
         line, model = lines[suite.name], tiers[suite.name]["high"]
         for case_input in planned.unknown.get(suite.name, []):
             line.target_calls += 1
-            line.add(model, text_tokens(json.dumps(case_input, default=str)) + UNKNOWN_PROMPT, suite.max_tokens // 2,
-                     batchable=False)
+            line.add(
+                model,
+                text_tokens(json.dumps(case_input, default=str)) + UNKNOWN_PROMPT,
+                suite.max_tokens // 2,
+                batchable=False,
+            )
     return list(lines.values()), room
 
 
@@ -330,8 +402,12 @@ def _line(suite: Suite, chosen: list[str], repeat: int | None) -> Line:
 def _confirming(answered: list[Answered], suites: list[Suite]) -> set[int]:
     """The judge requests that are confirm_failures' (ids of the Answered): a run's judge requests on the
     same items beyond the judge_repeats its items ask for (the first of them the combined call, if any)."""
-    repeats = {(suite.name, it.id): it.judge_repeats for suite in suites for case in suite.cases
-               for it in [*case.items, *(i for turn in case.turns for i in turn.items)]}
+    repeats = {
+        (suite.name, it.id): it.judge_repeats
+        for suite in suites
+        for case in suite.cases
+        for it in [*case.items, *(i for turn in case.turns for i in turn.items)]
+    }
     runs: dict[tuple[int, tuple[str, ...]], list[Answered]] = {}
     for a in answered:
         if a.tool in ("record_verdicts", "record_verdicts_and_fields") and a.mark is not None:

@@ -19,8 +19,9 @@ from evalkit.suite.prompts import render_prompt
 from evalkit.suite.spec import FieldSpec
 
 
-def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None,
-              need_target: bool = False) -> list[Suite]:
+def preflight(
+    suites: list[Suite], *, target: str | None = None, cases: list[str] | None = None, need_target: bool = False
+) -> list[Suite]:
     """`suites` if they are ready to run; else SuiteError listing every configuration problem, or
     UsageError if the `cases` globs select no case at all. `need_target`: refuse a suite that names
     no target when none is given (`run` and `validate` both do; a library caller may not)."""
@@ -32,8 +33,9 @@ def preflight(suites: list[Suite], *, target: str | None = None, cases: list[str
     for suite in suites:
         problems = suite_problems(suite, target=target, cases=suite.select(globs))
         if need_target and target is None and suite.target is None:
-            problems.insert(0, Problem("this suite names no target; pass --target module:function",
-                                       file=str(suite.path), line=None))
+            problems.insert(
+                0, Problem("this suite names no target; pass --target module:function", file=str(suite.path), line=None)
+            )
         if problems:
             errors.append(SuiteError(str(suite.path), problems))
     if errors:
@@ -50,12 +52,20 @@ def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> li
     if chosen is not None and chosen.function:
         message = _callable_problem(chosen.function, suite, conversation=talks is not None)
         if message:
-            problems.append(Problem(message, file=file, line=None) if talks is None or "messages" not in message
-                            else Problem(message, file=_case_file(talks, file), line=talks.line, case_id=talks.id))
+            problems.append(
+                Problem(message, file=file, line=None)
+                if talks is None or "messages" not in message
+                else Problem(message, file=_case_file(talks, file), line=talks.line, case_id=talks.id)
+            )
     problems += conversation_problems(chosen, runnable, file)
     if chosen is not None and not target:
-        problems += [Problem(message, file=file, line=None) for tool in chosen.tools if tool.function
-                     for message in [_tool_problem(tool, suite)] if message]
+        problems += [
+            Problem(message, file=file, line=None)
+            for tool in chosen.tools
+            if tool.function
+            for message in [_tool_problem(tool, suite)]
+            if message
+        ]
     if chosen is not None and chosen.template is not None:
         for case in runnable:
             if case.turns:  # its turns say whether they use the template (`prompt`): checked with them
@@ -70,13 +80,20 @@ def suite_problems(suite: Suite, *, target: str | None, cases: list[Case]) -> li
                 try:
                     condition_holds(item.when, input=case.input, facts=_AnyFacts())  # type: ignore[arg-type]  # a stand-in that answers any fact, to check the expression alone
                 except ValueError as exc:
-                    problems.append(Problem(f"rubric item {item.id}: {exc}", file=_case_file(case, file),
-                                            line=item.line or case.line, case_id=case.id))
+                    problems.append(
+                        Problem(
+                            f"rubric item {item.id}: {exc}",
+                            file=_case_file(case, file),
+                            line=item.line or case.line,
+                            case_id=case.id,
+                        )
+                    )
             if isinstance(item.check, FieldCheck) and item.check.field in suite.fields:
                 message = field_check_problem(item.check, suite.fields[item.check.field])
                 if message:
-                    problems.append(Problem(message, file=_case_file(case, file), line=item.line or case.line,
-                                            case_id=case.id))
+                    problems.append(
+                        Problem(message, file=_case_file(case, file), line=item.line or case.line, case_id=case.id)
+                    )
     return _unique(problems)
 
 
@@ -111,8 +128,9 @@ def plan_problems(suites: list[Suite], *, target: str | None = None, cases: list
     errors = []
     for suite in suites:
         chosen = Target(function=target) if target else suite.target
-        problems = conversation_problems(chosen, [c for c in suite.select(list(cases or [])) if not c.skip],
-                                         str(suite.path))
+        problems = conversation_problems(
+            chosen, [c for c in suite.select(list(cases or [])) if not c.skip], str(suite.path)
+        )
         if problems:
             errors.append(SuiteError(str(suite.path), _unique(problems)))
     if errors:
@@ -131,20 +149,27 @@ def _callable_problem(function: str, suite: Suite, conversation: bool = False) -
     if not callable(fn):
         return f"target {function} is a {type(fn).__name__}, not a function"
     if conversation and not takes_messages(fn):
-        return (f"target {function} takes no `messages` parameter, which a conversation case needs (the "
-                f"conversation so far, passed as `messages=`)")
+        return (
+            f"target {function} takes no `messages` parameter, which a conversation case needs (the "
+            f"conversation so far, passed as `messages=`)"
+        )
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return None  # a builtin without a signature: it will tell at run time
-    positional = [p for p in sig.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "messages"]
+    positional = [
+        p
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "messages"
+    ]
     takes_client = len(positional) >= 2 or any(p in sig.parameters for p in ("llm", "client"))
     try:
         sig.bind(*([None, None] if takes_client else [None]), **({"messages": []} if conversation else {}))
     except TypeError:
-        return (f"target {function}{sig} cannot be called as {function.split(':')[-1]}(input) or "
-                f"(input, client): {'it needs more arguments' if len(positional) > 2 else 'wrong parameters'}")
+        return (
+            f"target {function}{sig} cannot be called as {function.split(':')[-1]}(input) or "
+            f"(input, client): {'it needs more arguments' if len(positional) > 2 else 'wrong parameters'}"
+        )
     return None
 
 
@@ -171,8 +196,10 @@ def _tool_problem(tool: Tool, suite: Suite) -> str | None:
     try:
         sig.bind(**{name: None for name in properties if name in required})
     except TypeError as exc:
-        return (f"tool {tool.name}: {tool.function}{sig} cannot be called with the arguments its input_schema "
-                f"requires ({', '.join(sorted(required)) or 'none'}): {exc}")
+        return (
+            f"tool {tool.name}: {tool.function}{sig} cannot be called with the arguments its input_schema "
+            f"requires ({', '.join(sorted(required)) or 'none'}): {exc}"
+        )
     takes_any = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
     unknown = [name for name in properties if name not in sig.parameters and not takes_any]
     if unknown:
@@ -182,6 +209,7 @@ def _tool_problem(tool: Tool, suite: Suite) -> str | None:
 
 def field_check_problem(check: FieldCheck, spec: FieldSpec) -> str | None:
     """Why a field check can never pass on a field of this type (`equals: thirty` on an integer)."""
+
     def fits(value: Any) -> bool:
         if spec.type in ("number", "integer"):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -193,17 +221,23 @@ def field_check_problem(check: FieldCheck, spec: FieldSpec) -> str | None:
             return value in (spec.values or [])
         return isinstance(value, str)
 
-    expected = {"number": "a number", "integer": "an integer", "boolean": "true or false",
-                "enum": f"one of {spec.values}", "string": "text"}[spec.type]
+    expected = {
+        "number": "a number",
+        "integer": "an integer",
+        "boolean": "true or false",
+        "enum": f"one of {spec.values}",
+        "string": "text",
+    }[spec.type]
     for name in ("equals", "one_of"):
         value = getattr(check, name)
         for v in (value if name == "one_of" else [value]) if value is not None else []:
             if not fits(v):
-                return f"field check on {check.field}: {name} {v!r} can never match field type " \
-                       f"{spec.type} (expected {expected})"
+                return (
+                    f"field check on {check.field}: {name} {v!r} can never match field type "
+                    f"{spec.type} (expected {expected})"
+                )
     if (check.min is not None or check.max is not None) and spec.type not in ("number", "integer"):
-        return f"field check on {check.field}: min/max on field type {spec.type} " \
-               f"(only for number and integer)"
+        return f"field check on {check.field}: min/max on field type {spec.type} (only for number and integer)"
     return None
 
 

@@ -23,8 +23,17 @@ from evalkit.run.sharding import parse_shard
 from evalkit.suite.model import Suite
 
 # The options that shape results: a resumed run keeps the interrupted one's.
-RESULT_OPTIONS = ("target", "cases", "model", "judge_model", "repeat", "rubric_threshold", "agreement_threshold",
-                  "shard", "inconclusive")
+RESULT_OPTIONS = (
+    "target",
+    "cases",
+    "model",
+    "judge_model",
+    "repeat",
+    "rubric_threshold",
+    "agreement_threshold",
+    "shard",
+    "inconclusive",
+)
 
 
 def read_run(jsonl: Path) -> Scan:
@@ -36,13 +45,16 @@ def read_run(jsonl: Path) -> Scan:
     except ValueError as exc:
         raise UsageError(f"--resume: {jsonl} is not an evalkit results JSONL ({exc})") from None
     if scan.header is None:
-        raise UsageError(f"--resume: {jsonl} has no header line (written by an evalkit without resumable runs, "
-                         "or not a run's JSONL): run afresh")
+        raise UsageError(
+            f"--resume: {jsonl} has no header line (written by an evalkit without resumable runs, "
+            "or not a run's JSONL): run afresh"
+        )
     return scan
 
 
-def resume_run(jsonl: Path, paths: tuple[str, ...], options: RunOptions, output: str | None, *,
-               comparing: bool = False) -> tuple[list[Suite], RunOptions, Path]:
+def resume_run(
+    jsonl: Path, paths: tuple[str, ...], options: RunOptions, output: str | None, *, comparing: bool = False
+) -> tuple[list[Suite], RunOptions, Path]:
     """The suites, options and results path that complete the run in `jsonl`."""
     if comparing:
         raise UsageError("--resume completes one run: drop --baseline and the extra --model")
@@ -52,26 +64,37 @@ def resume_run(jsonl: Path, paths: tuple[str, ...], options: RunOptions, output:
     began = [str(p) for p in header.get("suites") or []]
     missing = [p for p in began if not Path(p).is_file()]
     if missing:
-        raise UsageError(f"--resume: the run's suite file {missing[0]} is not there: resume from the folder the "
-                         "run started in")
+        raise UsageError(
+            f"--resume: the run's suite file {missing[0]} is not there: resume from the folder the run started in"
+        )
     suites = load_suites([*(paths or began)])
     if sorted(Path(s.path).resolve() for s in suites) != sorted(Path(p).resolve() for p in began):
         raise UsageError(f"--resume: the run began with {', '.join(began)}; pass the same suite files, or none")
     changed = _changed_files(suites, (header.get("provenance") or {}).get("files") or {})
     if changed:
-        raise UsageError(f"--resume: {', '.join(changed[:3])} changed since the run began (its finished cases would "
-                         "mix two versions of the suite): run afresh, without --resume")
+        raise UsageError(
+            f"--resume: {', '.join(changed[:3])} changed since the run began (its finished cases would "
+            "mix two versions of the suite): run afresh, without --resume"
+        )
     given = {**vars(options), "shard": str(options.shard) if options.shard else None}
     for name in RESULT_OPTIONS:
         if given[name] not in (None, [], ()) and given[name] != recorded.get(name):
             flag = "--" + name.replace("_", "-").removesuffix("s")
             was = recorded.get(name)
-            raise UsageError(f"--resume: {flag} {given[name]!r} differs from the interrupted run's "
-                             f"({'not given' if was in (None, []) else repr(was)}); resume with the run's own options")
+            raise UsageError(
+                f"--resume: {flag} {given[name]!r} differs from the interrupted run's "
+                f"({'not given' if was in (None, []) else repr(was)}); resume with the run's own options"
+            )
     kept = {n: recorded.get(n) for n in RESULT_OPTIONS if n not in ("shard", "cases")}
-    options = replace(options, **kept, cases=list(recorded.get("cases") or []),
-                      shard=parse_shard(recorded["shard"]) if recorded.get("shard") else None,
-                      demo=bool(recorded.get("demo")), jsonl_path=jsonl, resume=True)
+    options = replace(
+        options,
+        **kept,
+        cases=list(recorded.get("cases") or []),
+        shard=parse_shard(recorded["shard"]) if recorded.get("shard") else None,
+        demo=bool(recorded.get("demo")),
+        jsonl_path=jsonl,
+        resume=True,
+    )
     out = Path(output) if output else jsonl.with_suffix(".json") if jsonl.suffix == ".jsonl" else Path(f"{jsonl}.json")
     return sorted(suites, key=lambda s: began.index(str(s.path)) if str(s.path) in began else 0), options, out
 
@@ -101,6 +124,8 @@ def report_stopped(exc: KeyboardInterrupt, jsonl: Path | None, echo: Callable[..
     for suite in summary.suites:
         echo("PARTIAL " + suite_line(suite), err=True)
     done = sum(sum(s.counts.values()) for s in summary.suites)
-    echo(f"evalkit: {how}; {done} finished cases are saved in {jsonl}: `evalkit run --resume {jsonl}` runs the "
-         "rest", err=True)
+    echo(
+        f"evalkit: {how}; {done} finished cases are saved in {jsonl}: `evalkit run --resume {jsonl}` runs the rest",
+        err=True,
+    )
     return exit_code(exc)

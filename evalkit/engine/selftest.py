@@ -28,8 +28,10 @@ class Disagreement:
     reason: str
 
     def describe(self) -> str:
-        return (f"{self.gold.where} case {self.gold.case_id}: {self.item_id} labelled {self.label}, "
-                f"code says {self.verdict}: {self.reason}")
+        return (
+            f"{self.gold.where} case {self.gold.case_id}: {self.item_id} labelled {self.label}, "
+            f"code says {self.verdict}: {self.reason}"
+        )
 
 
 @dataclass
@@ -58,8 +60,10 @@ class FieldConflict:
 
     def describe(self) -> str:
         a, b = (_shown(g.fields.get(self.name)) for g in (self.first, self.second))  # type: ignore[union-attr]  # a conflict is found only between entries that record fields
-        return (f"{self.first.where} case {self.first.case_id} and {self.second.where} case {self.second.case_id}: "
-                f"the same output, but {self.name} is {a} in one and {b} in the other")
+        return (
+            f"{self.first.where} case {self.first.case_id} and {self.second.where} case {self.second.case_id}: "
+            f"the same output, but {self.name} is {a} in one and {b} in the other"
+        )
 
 
 def _shown(value: object) -> str:
@@ -103,8 +107,10 @@ class SelftestResult:
         if written:
             parts.append(f"facts as written for {written} (the suite names no target to recompute them)")
         if extracted:
-            parts.append(f"extraction replayed for {len(extracted)} ({recorded} recorded "
-                         f"repl{'y' if recorded == 1 else 'ies'}, {len(extracted) - recorded} read from `fields:`)")
+            parts.append(
+                f"extraction replayed for {len(extracted)} ({recorded} recorded "
+                f"repl{'y' if recorded == 1 else 'ies'}, {len(extracted) - recorded} read from `fields:`)"
+            )
         return "; " + ", ".join(parts) if parts else ""
 
     def summary(self, judge_note: str | None = None) -> str:
@@ -112,11 +118,14 @@ class SelftestResult:
         if not self.suite.gold:
             return f"{self.suite.name}: no gold outputs (add `gold:` to the suite to prove its checks)"
         agree = self.compared - len(self.disagreements)
-        judge = judge_note or ("judge items: not measured (run `evalkit calibrate`)" if self.judge_labels
-                               else "no judge labels")
+        judge = judge_note or (
+            "judge items: not measured (run `evalkit calibrate`)" if self.judge_labels else "no judge labels"
+        )
         wrong = f", {len(self.problems)} facts or extractions wrong" if self.problems else ""
-        return (f"{self.suite.name}: code-decided items agree with {agree}/{self.compared} gold labels "
-                f"({len(self.suite.gold)} gold outputs{self.replay_note()}{wrong}); {judge}")
+        return (
+            f"{self.suite.name}: code-decided items agree with {agree}/{self.compared} gold labels "
+            f"({len(self.suite.gold)} gold outputs{self.replay_note()}{wrong}); {judge}"
+        )
 
 
 def code_verdicts(suite: Suite, gold: GoldOutput, replayed: Replayed | None = None) -> dict[str, ItemResult]:
@@ -126,22 +135,29 @@ def code_verdicts(suite: Suite, gold: GoldOutput, replayed: Replayed | None = No
     facts, fields = (replayed.facts, replayed.fields) if replayed is not None else (gold.facts, gold.fields)
     applicable, recorded = applicable_items(replace(case, items=case.gold_items), facts)
     verdicts = {r.id: r for r in recorded}
-    ctx = CheckContext(output=gold.output, input=case.input, fields=fields, facts=facts,
-                       case_id=case.id, suite_dir=suite.dir, trace=gold.trace)
+    ctx = CheckContext(
+        output=gold.output,
+        input=case.input,
+        fields=fields,
+        facts=facts,
+        case_id=case.id,
+        suite_dir=suite.dir,
+        trace=gold.trace,
+    )
     for it in applicable:
         if it.check is None:
             continue
         if it.check.needs_fields and fields is None:
-            verdicts[it.id] = item_result(it, "error", "no fields: the gold entry records none, or the "
-                                                       "extraction failed")
+            verdicts[it.id] = item_result(
+                it, "error", "no fields: the gold entry records none, or the extraction failed"
+            )
         else:
             verdicts[it.id] = decide_item(_code_witness(it), ctx)
     return verdicts
 
 
 def _code_witness(it: Item) -> Item:
-    return Item(id=it.id, text=it.text, check=it.check, critical=it.critical, required=it.required,
-                weight=it.weight)
+    return Item(id=it.id, text=it.text, check=it.check, critical=it.critical, required=it.required, weight=it.weight)
 
 
 def check_gold(suite: Suite, gold: GoldOutput) -> GoldCheck:
@@ -173,9 +189,11 @@ def field_conflicts(gold: list[GoldOutput]) -> list[FieldConflict]:
         recorded = seen.fields or {}
         if seen is g:
             continue
-        conflicts += [FieldConflict(seen, g, name) for name, value in g.fields.items()
-                      if name in recorded and recorded[name] != value
-                      and name not in g.misread and name not in seen.misread]
+        conflicts += [
+            FieldConflict(seen, g, name)
+            for name, value in g.fields.items()
+            if name in recorded and recorded[name] != value and name not in g.misread and name not in seen.misread
+        ]
     return conflicts
 
 
@@ -195,6 +213,9 @@ def selftest_all(suites: list[Suite], echo: Callable[[str], None] = print) -> in
 def describe(result: SelftestResult, judge_note: str | None = None) -> list[str]:
     """The summary line, then one line per wrong fact or extraction, per disagreement and per conflict
     between gold entries."""
-    return ([result.summary(judge_note)] + [f"  WRONG {p}" for p in result.problems]
-            + [f"  DISAGREE {d.describe()}" for d in result.disagreements]
-            + [f"  CONFLICT {c.describe()}" for c in result.conflicts])
+    return (
+        [result.summary(judge_note)]
+        + [f"  WRONG {p}" for p in result.problems]
+        + [f"  DISAGREE {d.describe()}" for d in result.disagreements]
+        + [f"  CONFLICT {c.describe()}" for c in result.conflicts]
+    )

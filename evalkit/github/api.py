@@ -55,8 +55,15 @@ def next_link(link_header: str | None) -> str | None:
 class GitHubAPI:
     """GitHub's REST API with a token; paths are relative to `api_url`."""
 
-    def __init__(self, token: str, api_url: str | None = None, *, timeout: float = 30.0,
-                 backoff: float = 1.0, sleep: Any = time.sleep):
+    def __init__(
+        self,
+        token: str,
+        api_url: str | None = None,
+        *,
+        timeout: float = 30.0,
+        backoff: float = 1.0,
+        sleep: Any = time.sleep,
+    ):
         # Kept private and out of repr so a logged client never shows the token.
         self._token = token
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
@@ -67,8 +74,7 @@ class GitHubAPI:
     def __repr__(self) -> str:
         return f"GitHubAPI(api_url={self.api_url!r})"
 
-    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
-                body: Any = None) -> Response:
+    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None) -> Response:
         """Send one request, retried with backoff on 5xx, rate limits (honouring `retry-after`) and
         lost connections; raise GitHubAPIError on a status >= 400 or no answer."""
         for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -80,8 +86,7 @@ class GitHubAPI:
                 self._sleep(exc.wait if exc.wait >= 0 else self.backoff * 2 ** (attempt - 1))
         raise AssertionError("unreachable")
 
-    def _request_once(self, method: str, path: str, *, params: Mapping[str, Any] | None,
-                      body: Any) -> Response:
+    def _request_once(self, method: str, path: str, *, params: Mapping[str, Any] | None, body: Any) -> Response:
         url = path if path.startswith(("http://", "https://")) else self.api_url + path
         if params:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(params)
@@ -134,18 +139,21 @@ class GitHubAPI:
                 raise GitHubAPIError(exc.code, self._scrub(f"GET {_strip_query(url)}: {detail}")) from None
             location = exc.headers.get("Location")
         except (urllib.error.URLError, OSError) as exc:
-            raise GitHubAPIError(0, self._scrub(f"GET {_strip_query(url)}: cannot reach GitHub "
-                                                f"({getattr(exc, 'reason', exc)})")) from None
+            raise GitHubAPIError(
+                0, self._scrub(f"GET {_strip_query(url)}: cannot reach GitHub ({getattr(exc, 'reason', exc)})")
+            ) from None
         if location:
             if urllib.parse.urlsplit(location).scheme not in ("http", "https"):
                 raise GitHubAPIError(0, f"GET {_strip_query(url)}: redirected to a non-http(s) URL")
             try:
-                with urllib.request.urlopen(urllib.request.Request(location, headers={"User-Agent": "evalkit"}),
-                                            timeout=self.timeout) as resp:
+                with urllib.request.urlopen(
+                    urllib.request.Request(location, headers={"User-Agent": "evalkit"}), timeout=self.timeout
+                ) as resp:
                     body = resp.read(max_bytes + 1)
             except (urllib.error.URLError, OSError) as exc:
-                raise GitHubAPIError(getattr(exc, "code", 0) or 0,
-                                     f"GET {_strip_query(location)}: {getattr(exc, 'reason', exc)}") from None
+                raise GitHubAPIError(
+                    getattr(exc, "code", 0) or 0, f"GET {_strip_query(location)}: {getattr(exc, 'reason', exc)}"
+                ) from None
         if len(body) > max_bytes:
             raise GitHubAPIError(0, f"GET {_strip_query(url)}: larger than {max_bytes} bytes")
         return body

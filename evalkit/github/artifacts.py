@@ -13,8 +13,9 @@ from evalkit.github.api import GitHubAPI
 MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 
 
-def branch_artifacts(api: GitHubAPI, owner: str, repo: str, name: str, *, branch: str,
-                     last: int = 1) -> list[dict[str, Any]]:
+def branch_artifacts(
+    api: GitHubAPI, owner: str, repo: str, name: str, *, branch: str, last: int = 1
+) -> list[dict[str, Any]]:
     """The newest `last` unexpired artifacts called `name` that runs of `branch` of this repository
     itself uploaded, newest first: an artifact of the same name from a pull request's run (its branch,
     or a fork whose branch has the same name) is not one of them."""
@@ -31,8 +32,9 @@ def branch_artifacts(api: GitHubAPI, owner: str, repo: str, name: str, *, branch
 
 def artifact_files(api: GitHubAPI, owner: str, repo: str, artifact: dict[str, Any]) -> dict[str, bytes]:
     """The files of `artifact`'s zip archive (GET …/actions/artifacts/{id}/zip), by name."""
-    raw = api.download(f"/repos/{owner}/{repo}/actions/artifacts/{int(artifact['id'])}/zip",
-                       max_bytes=MAX_ARTIFACT_BYTES)
+    raw = api.download(
+        f"/repos/{owner}/{repo}/actions/artifacts/{int(artifact['id'])}/zip", max_bytes=MAX_ARTIFACT_BYTES
+    )
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         total = sum(info.file_size for info in archive.infolist())
         if total > MAX_ARTIFACT_BYTES:

@@ -124,8 +124,10 @@ def _merge_base(event: Event, workspace: str, after: str) -> tuple[str | None, s
     ref = f"origin/{event.default_branch}"
     base = _git(workspace, "merge-base", ref, after)
     if base is None or not base.strip():
-        return None, (f"push base unknown and no merge-base with {ref} "
-                      "(shallow checkout? use fetch-depth: 0): running every suite")
+        return None, (
+            f"push base unknown and no merge-base with {ref} "
+            "(shallow checkout? use fetch-depth: 0): running every suite"
+        )
     return base.strip(), f"diff against merge-base with {ref}"
 
 
@@ -135,8 +137,7 @@ def _is_commit(workspace: str, sha: str) -> bool:
 
 def _git(workspace: str, *args: str) -> str | None:
     try:
-        proc = subprocess.run(["git", *args], cwd=workspace, capture_output=True, text=True,
-                              timeout=60, check=False)
+        proc = subprocess.run(["git", *args], cwd=workspace, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout if proc.returncode == 0 else None

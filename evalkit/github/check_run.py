@@ -22,8 +22,10 @@ MAX_ANNOTATIONS_PER_REQUEST = 50
 MAX_ANNOTATION_TITLE_CHARS = 255
 MAX_ANNOTATION_BYTES = 64 * 1024  # of a message or raw details ("64 KB" in GitHub's schema)
 MAX_TITLE_CHARS = 1_000  # GitHub documents no limit on output.title; one line is all a title needs
-SUMMARY_CUT_NOTE = ("*… cut to fit GitHub's 65,535 characters of a check run's summary; the sticky comment, "
-                    "the job summary and `results.json` have the whole report.*")
+SUMMARY_CUT_NOTE = (
+    "*… cut to fit GitHub's 65,535 characters of a check run's summary; the sticky comment, "
+    "the job summary and `results.json` have the whole report.*"
+)
 Conclusion = Literal["success", "failure", "neutral", "cancelled", "skipped", "timed_out", "action_required"]
 Level = Literal["notice", "warning", "failure"]
 
@@ -44,9 +46,13 @@ class Annotation:
     def payload(self) -> dict[str, Any]:
         """The annotation as the API takes it."""
         start = max(1, self.start_line)
-        data: dict[str, Any] = {"path": self.path, "start_line": start, "end_line": max(start, self.end_line or start),
-                                "annotation_level": self.level,
-                                "message": fit_bytes(self.message or self.title or "-", MAX_ANNOTATION_BYTES)}
+        data: dict[str, Any] = {
+            "path": self.path,
+            "start_line": start,
+            "end_line": max(start, self.end_line or start),
+            "annotation_level": self.level,
+            "message": fit_bytes(self.message or self.title or "-", MAX_ANNOTATION_BYTES),
+        }
         if self.title:
             data["title"] = fit_chars(" ".join(self.title.split()), MAX_ANNOTATION_TITLE_CHARS)
         if self.raw_details:
@@ -67,17 +73,33 @@ class CheckRunResult:
     annotations: int = 0  # how many GitHub took
 
 
-def create_check_run(api: GitHubAPI, owner: str, repo: str, *, name: str, head_sha: str, conclusion: Conclusion,
-                     title: str, summary: str, annotations: Sequence[Annotation] = (),
-                     details_url: str | None = None) -> CheckRunResult:
+def create_check_run(
+    api: GitHubAPI,
+    owner: str,
+    repo: str,
+    *,
+    name: str,
+    head_sha: str,
+    conclusion: Conclusion,
+    title: str,
+    summary: str,
+    annotations: Sequence[Annotation] = (),
+    details_url: str | None = None,
+) -> CheckRunResult:
     """Create a completed check run on `head_sha` with the first 50 annotations, then send the rest in
     updates of 50 (the verdict is set by the first request, so a failed update loses annotations only)."""
-    output = {"title": fit_chars(" ".join(title.split()) or name, MAX_TITLE_CHARS),
-              "summary": fit_summary(summary)}
-    batches = [[a.payload() for a in annotations[i:i + MAX_ANNOTATIONS_PER_REQUEST]]
-               for i in range(0, len(annotations), MAX_ANNOTATIONS_PER_REQUEST)]
-    body: dict[str, Any] = {"name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion,
-                            "output": {**output, **({"annotations": batches[0]} if batches else {})}}
+    output = {"title": fit_chars(" ".join(title.split()) or name, MAX_TITLE_CHARS), "summary": fit_summary(summary)}
+    batches = [
+        [a.payload() for a in annotations[i : i + MAX_ANNOTATIONS_PER_REQUEST]]
+        for i in range(0, len(annotations), MAX_ANNOTATIONS_PER_REQUEST)
+    ]
+    body: dict[str, Any] = {
+        "name": name,
+        "head_sha": head_sha,
+        "status": "completed",
+        "conclusion": conclusion,
+        "output": {**output, **({"annotations": batches[0]} if batches else {})},
+    }
     if details_url:
         body["details_url"] = details_url
     base = f"/repos/{owner}/{repo}/check-runs"
@@ -92,8 +114,14 @@ def create_check_run(api: GitHubAPI, owner: str, repo: str, *, name: str, head_s
         try:
             api.patch(f"{base}/{run_id}", {"output": {**output, "annotations": batch}})
         except GitHubAPIError as exc:
-            return CheckRunResult("partial", run_id, url, f"{len(annotations) - sent} of {len(annotations)} "
-                                  f"annotations not added: {exc}", exc.status, sent)
+            return CheckRunResult(
+                "partial",
+                run_id,
+                url,
+                f"{len(annotations) - sent} of {len(annotations)} annotations not added: {exc}",
+                exc.status,
+                sent,
+            )
         sent += len(batch)
     return CheckRunResult("created", run_id, url, annotations=sent)
 
@@ -120,6 +148,8 @@ def fit_bytes(text: str, limit: int) -> str:
 def failure_reason(exc: GitHubAPIError) -> str:
     """Why no check run was made, and what to do about it."""
     if exc.status == 403:
-        return ("the token cannot create check runs (403): add `permissions: checks: write` to the job "
-                "(fork pull requests get a read-only token; a classic personal access token cannot create them)")
+        return (
+            "the token cannot create check runs (403): add `permissions: checks: write` to the job "
+            "(fork pull requests get a read-only token; a classic personal access token cannot create them)"
+        )
     return f"could not create the check run: {exc}"

@@ -30,8 +30,15 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(level: str, message: str, *, file: str | None = None, line: int | None = None,
-               title: str | None = None, stream: TextIO | None = None) -> str:
+def annotation(
+    level: str,
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    title: str | None = None,
+    stream: TextIO | None = None,
+) -> str:
     """Print and return `::error file=F,line=L,title=T::message` (or debug/notice/warning)."""
     if level not in _LEVELS:
         raise ValueError(f"annotation level {level!r}: use one of {', '.join(_LEVELS)}")

@@ -88,20 +88,26 @@ def _list(api: GitHubAPI, base: str, number: int) -> Iterable[Mapping[str, Any]]
     return api.paginate(f"{base}/{number}/comments", {"per_page": 100})
 
 
-def _converge(api: GitHubAPI, base: str, number: int, body: str, marker: str,
-              *, created: Mapping[str, Any]) -> CommentResult:
+def _converge(
+    api: GitHubAPI, base: str, number: int, body: str, marker: str, *, created: Mapping[str, Any]
+) -> CommentResult:
     """After creating: if an overlapping run created one too, keep the oldest and delete ours."""
     user = created.get("user")
     login = user.get("login") if isinstance(user, Mapping) else None
-    ours = sorted((c for c in _list(api, base, number) if _is_ours(c, marker, login)),
-                  key=lambda c: int(c.get("id", 0)))
+    ours = sorted(
+        (c for c in _list(api, base, number) if _is_ours(c, marker, login)), key=lambda c: int(c.get("id", 0))
+    )
     if not ours or ours[0].get("id") == created.get("id"):
         return CommentResult("created", created.get("id"), created.get("html_url"), "no sticky comment yet")
     keep = ours[0]
     data = api.patch(f"{base}/comments/{keep['id']}", {"body": body})
     api.request("DELETE", f"{base}/comments/{created['id']}")
-    return CommentResult("updated", data.get("id"), data.get("html_url"),
-                         "another run created the comment at the same time: kept that one, deleted ours")
+    return CommentResult(
+        "updated",
+        data.get("id"),
+        data.get("html_url"),
+        "another run created the comment at the same time: kept that one, deleted ours",
+    )
 
 
 def _is_ours(comment: Mapping[str, Any], mark: str, author: str | None) -> bool:
@@ -116,6 +122,8 @@ def _is_ours(comment: Mapping[str, Any], mark: str, author: str | None) -> bool:
 
 def _fallback_reason(exc: GitHubAPIError) -> str:
     if exc.status == 403:
-        return ("the token cannot write comments (403; fork and Dependabot PRs get a read-only token, "
-                "or the job lacks `pull-requests: write`): " + exc.message)
+        return (
+            "the token cannot write comments (403; fork and Dependabot PRs get a read-only token, "
+            "or the job lacks `pull-requests: write`): " + exc.message
+        )
     return f"could not update the PR comment: {exc}"

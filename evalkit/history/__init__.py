@@ -35,22 +35,25 @@ __all__ = [
     "shown",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "SCHEMA_VERSION": "evalkit.history.migrations",
-    "add_missing_runs": "evalkit.history.merge",
-    "read_flaky": "evalkit.history.access",
-    "read_report_past": "evalkit.history.access",
-    "record_file": "evalkit.history.access",
-    "DEFAULT_PATH": "evalkit.history.database",
-    "open_history": "evalkit.history.database",
-    "DEFAULT_BRANCH": "evalkit.history.flaky",
-    "flaky_cases": "evalkit.history.flaky",
-    "shown": "evalkit.history.location",
-    "DEFAULT_CHART_RUNS": "evalkit.history.report_past",
-    "NOT_RUN": "evalkit.history.report_past",
-    "ReportPast": "evalkit.history.report_past",
-    "SuitePast": "evalkit.history.report_past",
-    "SuiteRun": "evalkit.history.report_past",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "SCHEMA_VERSION": "evalkit.history.migrations",
+        "add_missing_runs": "evalkit.history.merge",
+        "read_flaky": "evalkit.history.access",
+        "read_report_past": "evalkit.history.access",
+        "record_file": "evalkit.history.access",
+        "DEFAULT_PATH": "evalkit.history.database",
+        "open_history": "evalkit.history.database",
+        "DEFAULT_BRANCH": "evalkit.history.flaky",
+        "flaky_cases": "evalkit.history.flaky",
+        "shown": "evalkit.history.location",
+        "DEFAULT_CHART_RUNS": "evalkit.history.report_past",
+        "NOT_RUN": "evalkit.history.report_past",
+        "ReportPast": "evalkit.history.report_past",
+        "SuitePast": "evalkit.history.report_past",
+        "SuiteRun": "evalkit.history.report_past",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

@@ -25,16 +25,22 @@ def current_branch(where: Path | None = None) -> str | None:
         if os.environ.get(name):
             return os.environ[name]
     try:
-        done = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=where or Path.cwd(),
-                              capture_output=True, text=True, timeout=10)
+        done = subprocess.run(
+            ["git", "rev-parse", "--abbrev-ref", "HEAD"],
+            cwd=where or Path.cwd(),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     branch = done.stdout.strip()
     return branch if done.returncode == 0 and branch and branch != "HEAD" else None
 
 
-def record_file(results: str | Path, history: str | Path, *, branch: str | None = None,
-                commit: str | None = None) -> Recorded:
+def record_file(
+    results: str | Path, history: str | Path, *, branch: str | None = None, commit: str | None = None
+) -> Recorded:
     """Add the run in `results` (JSON report or JSONL) to the history at `history`, created if absent."""
     report = load_results(results)
     refuse_unfinished(report, str(results))
@@ -45,8 +51,9 @@ def record_file(results: str | Path, history: str | Path, *, branch: str | None 
     try:
         return record(conn, report, branch=branch, commit=commit)
     except HistoryConflict as exc:  # the whole run was rolled back
-        raise UsageError(f"{results} cannot be recorded, nothing was written ({exc}: a suite name or a case "
-                         "id twice in one run?)") from None
+        raise UsageError(
+            f"{results} cannot be recorded, nothing was written ({exc}: a suite name or a case id twice in one run?)"
+        ) from None
     except HistoryError as exc:
         raise busy_or_broken(history, exc) from None
     finally:
@@ -64,8 +71,9 @@ def read_flaky(history: str | Path, *, branch: str = DEFAULT_BRANCH, last: int =
         conn.close()
 
 
-def read_report_past(history: str | Path, report: Report, *, branch: str = DEFAULT_BRANCH,
-                     last: int = DEFAULT_CHART_RUNS) -> ReportPast:
+def read_report_past(
+    history: str | Path, report: Report, *, branch: str = DEFAULT_BRANCH, last: int = DEFAULT_CHART_RUNS
+) -> ReportPast:
     """The past of `report`'s suites and cases on `branch` in the history at `history` (which must
     exist), for the HTML report's charts and strips."""
     conn = open_history(history)

@@ -21,8 +21,9 @@ from evalkit.history.migrations import MIGRATIONS, SCHEMA_VERSION, statements
 DEFAULT_PATH = Path(".evalkit") / "history.sqlite"
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_SECONDS = 60.0
-SQLITE_ERRORS = DriverErrors(base=sqlite3.Error, conflict=sqlite3.IntegrityError,
-                             is_busy=lambda exc: "locked" in str(exc) or "busy" in str(exc))
+SQLITE_ERRORS = DriverErrors(
+    base=sqlite3.Error, conflict=sqlite3.IntegrityError, is_busy=lambda exc: "locked" in str(exc) or "busy" in str(exc)
+)
 
 
 def open_history(target: str | Path, *, create: bool = False) -> HistoryConnection:
@@ -50,10 +51,12 @@ def open_history(target: str | Path, *, create: bool = False) -> HistoryConnecti
 def busy_or_broken(where: Path | str, exc: HistoryError) -> UsageError:
     """The one line for a database error: another writer holding the lock too long, or a broken history."""
     if isinstance(exc, HistoryBusy):
-        return UsageError(f"the history {shown(where)} is busy: another writer held it for over "
-                          f"{BUSY_SECONDS:.0f} s; try again")
-    return UsageError(f"{shown(where)} is not a usable evalkit history ({exc}); restore it or name another "
-                      "with --history")
+        return UsageError(
+            f"the history {shown(where)} is busy: another writer held it for over {BUSY_SECONDS:.0f} s; try again"
+        )
+    return UsageError(
+        f"{shown(where)} is not a usable evalkit history ({exc}); restore it or name another with --history"
+    )
 
 
 def _open_file(path: Path, create: bool) -> HistoryConnection:
@@ -61,8 +64,9 @@ def _open_file(path: Path, create: bool) -> HistoryConnection:
         raise UsageError(f"{path} is a folder, not a history file (name a file, e.g. {DEFAULT_PATH})")
     if not path.exists():
         if not create:
-            raise UsageError(f"no history at {path}: record a run first (`evalkit history record RESULTS "
-                             f"--history {path}`)")
+            raise UsageError(
+                f"no history at {path}: record a run first (`evalkit history record RESULTS --history {path}`)"
+            )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -89,8 +93,9 @@ def _refuse_non_sqlite(path: Path) -> None:
     except OSError as exc:
         raise UsageError(f"cannot read the history {path}: {exc.strerror or exc}") from None
     if head and head != SQLITE_HEADER:
-        raise UsageError(f"{path} is not an evalkit history: it is not an SQLite database; name another "
-                         "file with --history")
+        raise UsageError(
+            f"{path} is not an evalkit history: it is not an SQLite database; name another file with --history"
+        )
 
 
 def tables(conn: HistoryConnection) -> list[str]:
@@ -105,13 +110,17 @@ def _refuse_foreign_or_damaged(conn: HistoryConnection) -> None:
     if mark != conn.dialect.marked and (mark not in (0, None) or found):
         listed = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
         what = "an SQLite database" if conn.dialect is SQLITE else "a PostgreSQL database"
-        raise UsageError(f"{shown(conn.where)} is not an evalkit history: {what} of something else "
-                         f"(tables: {listed or 'none'}); name another with --history")
+        raise UsageError(
+            f"{shown(conn.where)} is not an evalkit history: {what} of something else "
+            f"(tables: {listed or 'none'}); name another with --history"
+        )
     if found and conn.dialect is SQLITE:  # a server keeps its own pages whole
         problems = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
         if problems != ["ok"]:
-            raise UsageError(f"{conn.where} is damaged (SQLite's check: {'; '.join(problems)}); restore it from "
-                             "a copy or start a new one with --history")
+            raise UsageError(
+                f"{conn.where} is damaged (SQLite's check: {'; '.join(problems)}); restore it from "
+                "a copy or start a new one with --history"
+            )
 
 
 def schema_version(conn: HistoryConnection) -> int:
@@ -129,8 +138,10 @@ def migrate(conn: HistoryConnection, *, upto: int = SCHEMA_VERSION) -> int:
     with conn.transaction():
         found = schema_version(conn)  # again, inside the lock: another process may have migrated it
         if found > SCHEMA_VERSION:
-            raise UsageError(f"{shown(conn.where)} was written by a newer evalkit (history schema {found}; this "
-                             f"one knows up to {SCHEMA_VERSION}): upgrade evalkit")
+            raise UsageError(
+                f"{shown(conn.where)} was written by a newer evalkit (history schema {found}; this "
+                f"one knows up to {SCHEMA_VERSION}): upgrade evalkit"
+            )
         for step in range(found, upto):
             for statement in statements(MIGRATIONS[step]):
                 conn.execute(conn.dialect.ddl(statement))

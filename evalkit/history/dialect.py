@@ -52,7 +52,7 @@ POSTGRES = Dialect(
     # on it as SQLite's do on the file, and read-then-insert (is this run here already?) stays safe.
     begin_write=("BEGIN", f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
     list_tables="SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                "ORDER BY table_name",
+    "ORDER BY table_name",
     read_mark="SELECT obj_description(to_regclass('schema_version'), 'pg_class')",
     marked=MARK,
     mark=f"COMMENT ON TABLE schema_version IS '{MARK}'",

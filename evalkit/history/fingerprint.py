@@ -26,20 +26,24 @@ def suite_hash(suite: SuiteResult, provenance: Provenance | None) -> str | None:
     root = str(path)[: len(str(path)) - len(own)]  # the provenance's labels are relative to this
     folder = PurePosixPath(own).parent
     case_files = {_relative(str(c.file), root) for c in suite.cases if c.file}
-    mine = {label: digest for label, digest in provenance.files.items()
-            if label == own or label in case_files
-            or (PurePosixPath(label).suffix in TEMPLATE_SUFFIXES and PurePosixPath(label).is_relative_to(folder))}
+    mine = {
+        label: digest
+        for label, digest in provenance.files.items()
+        if label == own
+        or label in case_files
+        or (PurePosixPath(label).suffix in TEMPLATE_SUFFIXES and PurePosixPath(label).is_relative_to(folder))
+    }
     return hashlib.sha256(json.dumps(sorted(mine.items())).encode()).hexdigest()
 
 
 def _ends_with(path: PurePosixPath, label: str) -> bool:
     parts = PurePosixPath(label).parts
-    return bool(parts) and path.parts[-len(parts):] == parts
+    return bool(parts) and path.parts[-len(parts) :] == parts
 
 
 def _relative(file: str, root: str) -> str:
     file = file.replace("\\", "/")
-    return file[len(root):] if root and file.startswith(root) else file
+    return file[len(root) :] if root and file.startswith(root) else file
 
 
 def input_hash(case_input: Any) -> str:

@@ -26,14 +26,17 @@ class _Outcome:
     passed: bool | None  # None: neither pass nor fail (skipped, inconclusive, not run)
 
 
-def flaky_cases(conn: HistoryConnection, *, branch: str = DEFAULT_BRANCH,
-                last: int = DEFAULT_WINDOW) -> list[FlakyCase]:
+def flaky_cases(
+    conn: HistoryConnection, *, branch: str = DEFAULT_BRANCH, last: int = DEFAULT_WINDOW
+) -> list[FlakyCase]:
     """The cases flaky over the last `last` runs of `branch`, by suite and id."""
     rows = conn.execute(
         "SELECT c.suite, c.case_id, c.run, s.suite_hash, s.target, s.models, c.input_hash, c.verdict "
         "FROM case_runs c JOIN suite_runs s ON s.run = c.run AND s.suite = c.suite "
         "WHERE c.run IN (SELECT id FROM runs WHERE branch = ? ORDER BY id DESC LIMIT ?) "
-        "ORDER BY c.suite, c.case_id, c.run DESC", (branch, last)).fetchall()
+        "ORDER BY c.suite, c.case_id, c.run DESC",
+        (branch, last),
+    ).fetchall()
     by_case: dict[tuple[str, str], list[_Outcome]] = defaultdict(list)
     for suite, case_id, run, suite_hash, target, models, input_hash, verdict in rows:
         passed = {"pass": True, "fail": False, "error": False}.get(verdict)
@@ -44,9 +47,17 @@ def flaky_cases(conn: HistoryConnection, *, branch: str = DEFAULT_BRANCH,
         states = [o.passed for o in window if o.passed is not None]
         flips = sum(a != b for a, b in zip(states, states[1:]))
         if flips >= MIN_FLIPS:
-            found.append(FlakyCase(suite=suite, id=case_id, branch=branch, failed=states.count(False),
-                                   runs=len(states), flips=flips,
-                                   items=_flipped_items(conn, suite, case_id, [o.run for o in window])))
+            found.append(
+                FlakyCase(
+                    suite=suite,
+                    id=case_id,
+                    branch=branch,
+                    failed=states.count(False),
+                    runs=len(states),
+                    flips=flips,
+                    items=_flipped_items(conn, suite, case_id, [o.run for o in window]),
+                )
+            )
     return found
 
 
@@ -69,8 +80,9 @@ def _flipped_items(conn: HistoryConnection, suite: str, case_id: str, runs: list
     marks = ",".join("?" * len(runs))
     states: dict[str, set[bool]] = defaultdict(set)
     for item_id, passed, scored in conn.execute(
-            f"SELECT item_id, passed, scored FROM item_runs WHERE suite = ? AND case_id = ? AND run IN ({marks})",
-            (suite, case_id, *runs)):
+        f"SELECT item_id, passed, scored FROM item_runs WHERE suite = ? AND case_id = ? AND run IN ({marks})",
+        (suite, case_id, *runs),
+    ):
         if scored:
             states[item_id].add(passed == scored)
     return sorted(i for i, seen in states.items() if len(seen) > 1)

@@ -21,8 +21,9 @@ def is_server_url(target: str | Path) -> bool:
         return False
     if found.group(1).lower() in SERVER_SCHEMES:
         return True
-    raise UsageError(f"--history takes a file path or a PostgreSQL URL (postgresql://...), not a "
-                     f"{found.group(1)}:// URL")
+    raise UsageError(
+        f"--history takes a file path or a PostgreSQL URL (postgresql://...), not a {found.group(1)}:// URL"
+    )
 
 
 def _secrets(url: str) -> list[str]:

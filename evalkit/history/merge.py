@@ -25,17 +25,22 @@ def add_missing_runs(conn: HistoryConnection, other: str | Path) -> int:
     try:
         with conn.transaction():
             missing = conn.execute(
-                "SELECT id FROM other.runs WHERE run_key NOT IN (SELECT run_key FROM main.runs) "
-                "ORDER BY started_at, id").fetchall()
+                "SELECT id FROM other.runs WHERE run_key NOT IN (SELECT run_key FROM main.runs) ORDER BY started_at, id"
+            ).fetchall()
             run_columns = [c for c in _columns(conn, "runs") if c != "id"]
             listed = ", ".join(run_columns)
             for (old,) in missing:
-                new = conn.execute(f"INSERT INTO main.runs ({listed}) SELECT {listed} FROM other.runs WHERE id = ? "
-                                   "RETURNING id", (old,)).fetchone()[0]
+                new = conn.execute(
+                    f"INSERT INTO main.runs ({listed}) SELECT {listed} FROM other.runs WHERE id = ? RETURNING id",
+                    (old,),
+                ).fetchone()[0]
                 for table in _CHILDREN:
                     rest = [c for c in _columns(conn, table) if c != "run"]
-                    conn.execute(f"INSERT INTO main.{table} (run, {', '.join(rest)}) SELECT ?, {', '.join(rest)} "
-                                 f"FROM other.{table} WHERE run = ?", (new, old))
+                    conn.execute(
+                        f"INSERT INTO main.{table} (run, {', '.join(rest)}) SELECT ?, {', '.join(rest)} "
+                        f"FROM other.{table} WHERE run = ?",
+                        (new, old),
+                    )
         return len(missing)
     except HistoryError as exc:
         raise busy_or_broken(other, exc) from None

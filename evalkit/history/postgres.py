@@ -20,8 +20,9 @@ def _psycopg(url: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        raise UsageError(f"--history {shown(url)} names a PostgreSQL database, which needs the psycopg driver: "
-                         f"{INSTALL}") from None
+        raise UsageError(
+            f"--history {shown(url)} names a PostgreSQL database, which needs the psycopg driver: {INSTALL}"
+        ) from None
     return psycopg
 
 
@@ -33,12 +34,12 @@ def connect(url: str) -> HistoryConnection:
     try:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS, application_name="evalkit")
     except psycopg.ProgrammingError as exc:  # libpq could not read the URL
-        raise UsageError(f"--history {where} is not a PostgreSQL URL libpq can read "
-                         f"({hide_password(one_line(exc), url)})") from None
+        raise UsageError(
+            f"--history {where} is not a PostgreSQL URL libpq can read ({hide_password(one_line(exc), url)})"
+        ) from None
     except psycopg.Error as exc:  # no answer, refused, a wrong password, no such database
         raise UsageError(f"cannot connect to the history {where}: {hide_password(_reason(exc), url)}") from None
-    errors = DriverErrors(base=psycopg.Error, conflict=psycopg.IntegrityError,
-                          busy=(psycopg.errors.LockNotAvailable,))
+    errors = DriverErrors(base=psycopg.Error, conflict=psycopg.IntegrityError, busy=(psycopg.errors.LockNotAvailable,))
     conn = HistoryConnection(raw, POSTGRES, where, errors)
     # a writer waits this long for another's lock, then gives up as a busy SQLite file does
     conn.execute(f"SET lock_timeout = '{LOCK_SECONDS}s'")

@@ -64,7 +64,9 @@ def runs(conn: HistoryConnection, *, last: int = 20, branch: str | None = None) 
     rows = conn.execute(
         "SELECT r.id, r.started_at, r.branch, r.git_commit, r.verdict, COALESCE(SUM(s.cases), 0), "
         "COALESCE(SUM(s.passed), 0), r.cost_usd, r.wall_seconds FROM runs r LEFT JOIN suite_runs s ON s.run = r.id "
-        "WHERE (CAST(? AS TEXT) IS NULL OR r.branch = ?) GROUP BY r.id ORDER BY r.id DESC LIMIT ?", (branch, branch, last))
+        "WHERE (CAST(? AS TEXT) IS NULL OR r.branch = ?) GROUP BY r.id ORDER BY r.id DESC LIMIT ?",
+        (branch, branch, last),
+    )
     return [RunRow(*row) for row in rows]
 
 
@@ -76,19 +78,24 @@ def suite_trends(conn: HistoryConnection, *, last: int = 10, branch: str | None 
         rows = conn.execute(
             "SELECT s.run, r.started_at, s.cases, s.passed, s.cost_usd, s.latency_median FROM suite_runs s "
             "JOIN runs r ON r.id = s.run WHERE s.suite = ? AND (CAST(? AS TEXT) IS NULL OR r.branch = ?) "
-            "ORDER BY s.run DESC LIMIT ?", (name, branch, branch, last)).fetchall()
+            "ORDER BY s.run DESC LIMIT ?",
+            (name, branch, branch, last),
+        ).fetchall()
         if rows:
             trends.append(SuiteTrend(suite=name, points=[SuitePoint(*row) for row in reversed(rows)]))
     return trends
 
 
-def case_outcomes(conn: HistoryConnection, case_id: str, *, suite: str | None = None,
-                  last: int = 50) -> list[CaseOutcome]:
+def case_outcomes(
+    conn: HistoryConnection, case_id: str, *, suite: str | None = None, last: int = 50
+) -> list[CaseOutcome]:
     """The case's last `last` outcomes, oldest first; UsageError naming close ids when none is recorded."""
     rows = conn.execute(
         "SELECT c.run, r.started_at, r.branch, r.git_commit, c.suite, c.verdict, c.runs, c.passed_runs "
         "FROM case_runs c JOIN runs r ON r.id = c.run WHERE c.case_id = ? AND (CAST(? AS TEXT) IS NULL OR c.suite = ?) "
-        "ORDER BY c.run DESC, c.suite LIMIT ?", (case_id, suite, suite, last)).fetchall()
+        "ORDER BY c.run DESC, c.suite LIMIT ?",
+        (case_id, suite, suite, last),
+    ).fetchall()
     if not rows:
         known = [r[0] for r in conn.execute("SELECT DISTINCT case_id FROM case_runs")]
         close = difflib.get_close_matches(case_id, known, n=3)
@@ -97,8 +104,13 @@ def case_outcomes(conn: HistoryConnection, case_id: str, *, suite: str | None = 
         raise UsageError(f"no case {case_id!r}{where} in the history{hint}")
     outcomes = []
     for run, started, branch, commit, suite_name, verdict, n, passed in reversed(rows):
-        failed = [r[0] for r in conn.execute(
-            "SELECT item_id FROM item_runs WHERE run = ? AND suite = ? AND case_id = ? AND passed < scored "
-            "ORDER BY item_id", (run, suite_name, case_id))]
+        failed = [
+            r[0]
+            for r in conn.execute(
+                "SELECT item_id FROM item_runs WHERE run = ? AND suite = ? AND case_id = ? AND passed < scored "
+                "ORDER BY item_id",
+                (run, suite_name, case_id),
+            )
+        ]
         outcomes.append(CaseOutcome(run, started, branch, commit, suite_name, verdict, n, passed, failed))
     return outcomes

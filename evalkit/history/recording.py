@@ -34,15 +34,20 @@ def run_key(report: Report) -> str:
 def refuse_unfinished(report: Report, where: str) -> None:
     """A partial run or one shard would read as a drop in every trend: UsageError saying what to do."""
     if report.partial:
-        raise UsageError(f"{where} is a run that stopped before every case finished: complete it with "
-                         f"`evalkit run --resume {where}l` (or the run's JSONL), then record it")
+        raise UsageError(
+            f"{where} is a run that stopped before every case finished: complete it with "
+            f"`evalkit run --resume {where}l` (or the run's JSONL), then record it"
+        )
     if report.shard:
-        raise UsageError(f"{where} holds shard {report.shard} of a run: join the shards with `evalkit merge`, "
-                         "then record the merged results")
+        raise UsageError(
+            f"{where} holds shard {report.shard} of a run: join the shards with `evalkit merge`, "
+            "then record the merged results"
+        )
 
 
-def record(conn: HistoryConnection, report: Report, *, branch: str, commit: str | None = None,
-           now: datetime | None = None) -> Recorded:
+def record(
+    conn: HistoryConnection, report: Report, *, branch: str, commit: str | None = None, now: datetime | None = None
+) -> Recorded:
     """Add `report` as one run of `branch` (commit: given, else the provenance's); all in or nothing."""
     key = run_key(report)
     commit = commit or (report.provenance.git_commit if report.provenance else None)
@@ -57,8 +62,19 @@ def record(conn: HistoryConnection, report: Report, *, branch: str, commit: str 
         conn.execute(
             "INSERT INTO runs (id, run_key, recorded_at, started_at, git_commit, branch, verdict, cost_usd, "
             "wall_seconds, calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (number, key, recorded_at, report.started_at or recorded_at, commit, branch, report.verdict,
-             report.usage.cost_usd, report.wall_seconds, report.usage.calls))
+            (
+                number,
+                key,
+                recorded_at,
+                report.started_at or recorded_at,
+                commit,
+                branch,
+                report.verdict,
+                report.usage.cost_usd,
+                report.wall_seconds,
+                report.usage.calls,
+            ),
+        )
         cases = 0
         for suite in report.suites:
             _suite(conn, number, suite, report)
@@ -93,17 +109,39 @@ def _suite(conn: HistoryConnection, run: int, suite: SuiteResult, report: Report
     conn.execute(
         "INSERT INTO suite_runs (run, suite, suite_hash, target, models, verdict, cases, passed, cost_usd, "
         "wall_seconds, latency_median, latency_p95) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (run, suite.name, suite_hash(suite, report.provenance), suite.target,
-         json.dumps(suite.models, sort_keys=True), suite.verdict, figures.cases, figures.passed,
-         suite.usage.cost_usd, suite.wall_seconds, figures.latency_median, figures.latency_p95))
+        (
+            run,
+            suite.name,
+            suite_hash(suite, report.provenance),
+            suite.target,
+            json.dumps(suite.models, sort_keys=True),
+            suite.verdict,
+            figures.cases,
+            figures.passed,
+            suite.usage.cost_usd,
+            suite.wall_seconds,
+            figures.latency_median,
+            figures.latency_p95,
+        ),
+    )
 
 
 def _case(conn: HistoryConnection, run: int, suite: str, case: CaseResult) -> None:
     conn.execute(
         "INSERT INTO case_runs (run, suite, case_id, verdict, input_hash, runs, passed_runs, cost_usd, "
         "wall_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (run, suite, case.id, case.verdict, input_hash(case.input), len(case.runs),
-         sum(r.passed is True for r in case.runs), case.usage.cost_usd, case.wall_seconds))
+        (
+            run,
+            suite,
+            case.id,
+            case.verdict,
+            input_hash(case.input),
+            len(case.runs),
+            sum(r.passed is True for r in case.runs),
+            case.usage.cost_usd,
+            case.wall_seconds,
+        ),
+    )
     items: dict[str, list[ItemResult]] = {}
     for run_result in case.runs:
         for item in run_result.items:
@@ -113,5 +151,14 @@ def _case(conn: HistoryConnection, run: int, suite: str, case: CaseResult) -> No
         conn.execute(
             "INSERT INTO item_runs (run, suite, case_id, item_id, decided_by, critical, passed, scored) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (run, suite, case.id, item_id, results[-1].decided_by, int(any(i.critical for i in results)),
-             sum(i.status == "pass" for i in scored), len(scored)))
+            (
+                run,
+                suite,
+                case.id,
+                item_id,
+                results[-1].decided_by,
+                int(any(i.critical for i in results)),
+                sum(i.status == "pass" for i in scored),
+                len(scored),
+            ),
+        )

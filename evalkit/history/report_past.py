@@ -56,17 +56,21 @@ class ReportPast:
     flaky: FlakyIndex
 
 
-def report_past(conn: HistoryConnection, report: Report, *, branch: str = DEFAULT_BRANCH,
-                last: int = DEFAULT_CHART_RUNS) -> ReportPast:
+def report_past(
+    conn: HistoryConnection, report: Report, *, branch: str = DEFAULT_BRANCH, last: int = DEFAULT_CHART_RUNS
+) -> ReportPast:
     """Each suite of `report` over its last `last` runs: `last - 1` runs of `branch`, then the report's own."""
     found = conn.execute("SELECT id FROM runs WHERE run_key = ?", (run_key(report),)).fetchone()
     own_number = int(found[0]) if found else None
-    suites = {suite.name: _suite_past(conn, report, suite, own_number, branch=branch, last=last) for suite in report.suites}
+    suites = {
+        suite.name: _suite_past(conn, report, suite, own_number, branch=branch, last=last) for suite in report.suites
+    }
     return ReportPast(branch=branch, last=last, suites=suites, flaky=index(flaky_cases(conn, branch=branch)))
 
 
-def _suite_past(conn: HistoryConnection, report: Report, suite: SuiteResult, own_number: int | None, *,
-                branch: str, last: int) -> SuitePast:
+def _suite_past(
+    conn: HistoryConnection, report: Report, suite: SuiteResult, own_number: int | None, *, branch: str, last: int
+) -> SuitePast:
     # Only the runs before the report's own when it is recorded (no `? IS NULL`: PostgreSQL cannot
     # type a parameter that is only compared with NULL).
     before, params = ("AND s.run < ? ", (own_number,)) if own_number is not None else ("", ())
@@ -74,19 +78,36 @@ def _suite_past(conn: HistoryConnection, report: Report, suite: SuiteResult, own
         "SELECT s.run, r.started_at, r.git_commit, s.cases, s.passed, s.cost_usd, s.latency_median "
         f"FROM suite_runs s JOIN runs r ON r.id = s.run WHERE s.suite = ? AND r.branch = ? {before}"
         "ORDER BY s.run DESC LIMIT ?",
-        (suite.name, branch, *params, max(0, last - 1))).fetchall()
-    past = [SuiteRun(number, started, commit, False, cases, passed, cost, median)
-            for number, started, commit, cases, passed, cost, median in reversed(rows)]
+        (suite.name, branch, *params, max(0, last - 1)),
+    ).fetchall()
+    past = [
+        SuiteRun(number, started, commit, False, cases, passed, cost, median)
+        for number, started, commit, cases, passed, cost, median in reversed(rows)
+    ]
     figures = suite_figures(suite)
-    own = SuiteRun(own_number, report.started_at or "", report.provenance.git_commit if report.provenance else None,
-                   True, figures.cases, figures.passed, suite.usage.cost_usd, figures.latency_median)
+    own = SuiteRun(
+        own_number,
+        report.started_at or "",
+        report.provenance.git_commit if report.provenance else None,
+        True,
+        figures.cases,
+        figures.passed,
+        suite.usage.cost_usd,
+        figures.latency_median,
+    )
     numbers = [r.number for r in past]
     seen: dict[tuple[int, str], str] = {}
     if numbers:
         marks = ", ".join("?" * len(numbers))
-        seen = {(run, case_id): verdict for run, case_id, verdict in conn.execute(
-            f"SELECT run, case_id, verdict FROM case_runs WHERE suite = ? AND run IN ({marks})",
-            (suite.name, *numbers))}
-    verdicts = {case.id: [seen.get((n, case.id), NOT_RUN) for n in numbers if n is not None] + [case.verdict]
-                for case in suite.cases}
+        seen = {
+            (run, case_id): verdict
+            for run, case_id, verdict in conn.execute(
+                f"SELECT run, case_id, verdict FROM case_runs WHERE suite = ? AND run IN ({marks})",
+                (suite.name, *numbers),
+            )
+        }
+    verdicts = {
+        case.id: [seen.get((n, case.id), NOT_RUN) for n in numbers if n is not None] + [case.verdict]
+        for case in suite.cases
+    }
     return SuitePast(suite=suite.name, runs=[*past, own], verdicts=verdicts)

@@ -85,8 +85,10 @@ class Budget:
             if estimate is None:
                 self.stopped = f"no price is known for {request.model}: its calls cannot be kept within the budget"
             elif self.spent + self.in_flight + estimate > self.limit:
-                self.stopped = (f"the next call (about ${estimate:.4f}) would pass the budget of ${self.limit:.2f} "
-                                f"(${self.spent:.4f} spent, ${self.in_flight:.4f} in flight)")
+                self.stopped = (
+                    f"the next call (about ${estimate:.4f}) would pass the budget of ${self.limit:.2f} "
+                    f"(${self.spent:.4f} spent, ${self.in_flight:.4f} in flight)"
+                )
             else:
                 self.in_flight += estimate
                 return estimate

@@ -40,8 +40,15 @@ def default_cache_dir() -> Path:
 # The stored reply's fields and their JSON types: the first four are required, the rest may be
 # absent (older entries) but not of another type.
 _REQUIRED = {"text": (str,), "model": (str,), "input_tokens": (int,), "output_tokens": (int,)}
-_OPTIONAL = {"tool_name": (str, type(None)), "tool_input": (dict, type(None)), "tool_uses": (list,), "stop_reason": (str, type(None)),
-             "cache_read_tokens": (int,), "cache_write_tokens": (int,), "batch": (bool,)}
+_OPTIONAL = {
+    "tool_name": (str, type(None)),
+    "tool_input": (dict, type(None)),
+    "tool_uses": (list,),
+    "stop_reason": (str, type(None)),
+    "cache_read_tokens": (int,),
+    "cache_write_tokens": (int,),
+    "batch": (bool,),
+}
 
 
 def entry_response(data: Any) -> ModelResponse | None:

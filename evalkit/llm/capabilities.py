@@ -120,32 +120,47 @@ def _count(value: Any) -> int | None:
 
 def _entry(info: Mapping[str, Any], source: str) -> Capabilities:
     legacy = info.get("legacy")
-    return Capabilities(structured_outputs=_flag(info.get("structured_outputs")),
-                        thinking_types=_types(info.get("thinking")),
-                        thinks_by_default=_flag(info.get("thinks_by_default")), effort=_levels(info.get("effort")),
-                        forced_tool=_flag(info.get("forced_tool")), sampling=_flag(info.get("sampling")),
-                        prefill=_flag(info.get("prefill")), legacy=legacy if isinstance(legacy, str) else None,
-                        max_tokens=_count(info.get("max_tokens")), source=source)
+    return Capabilities(
+        structured_outputs=_flag(info.get("structured_outputs")),
+        thinking_types=_types(info.get("thinking")),
+        thinks_by_default=_flag(info.get("thinks_by_default")),
+        effort=_levels(info.get("effort")),
+        forced_tool=_flag(info.get("forced_tool")),
+        sampling=_flag(info.get("sampling")),
+        prefill=_flag(info.get("prefill")),
+        legacy=legacy if isinstance(legacy, str) else None,
+        max_tokens=_count(info.get("max_tokens")),
+        source=source,
+    )
 
 
-def from_api(answer: Mapping[str, Mapping[str, Any]], source: str,
-             table: Mapping[str, Capabilities] | None = None) -> dict[str, Capabilities]:
+def from_api(
+    answer: Mapping[str, Mapping[str, Any]], source: str, table: Mapping[str, Capabilities] | None = None
+) -> dict[str, Capabilities]:
     """The models whose entry in the API's answer (as `fetch_lifecycles` keeps it) says what they take,
     over `table`'s entry for what the API does not list. An entry without capabilities (an answer
     saved by an older evalkit) is left to the table."""
     out = {}
     for model, info in answer.items():
         api = _entry(info, source)
-        if api.structured_outputs is None and api.thinking_types is None and api.effort is None \
-                and api.max_tokens is None:
+        if (
+            api.structured_outputs is None
+            and api.thinking_types is None
+            and api.effort is None
+            and api.max_tokens is None
+        ):
             continue
         base = (table or {}).get(model, UNKNOWN)
         out[model] = replace(
-            base, source=source,
-            structured_outputs=api.structured_outputs if api.structured_outputs is not None else base.structured_outputs,
+            base,
+            source=source,
+            structured_outputs=api.structured_outputs
+            if api.structured_outputs is not None
+            else base.structured_outputs,
             thinking_types=api.thinking_types if api.thinking_types is not None else base.thinking_types,
             effort=api.effort if api.effort is not None else base.effort,
-            max_tokens=api.max_tokens if api.max_tokens is not None else base.max_tokens)
+            max_tokens=api.max_tokens if api.max_tokens is not None else base.max_tokens,
+        )
     return out
 
 

@@ -122,12 +122,19 @@ class ModelClient:
         if self._deprecated is not None:
             eol = self.deprecations().get(model)
             if eol:
-                self.warn(f"model {model} is deprecated and reaches end-of-life on {eol}; "
-                          f"move to a newer model")
+                self.warn(f"model {model} is deprecated and reaches end-of-life on {eol}; move to a newer model")
 
-    async def generate(self, request: ModelRequest, *, repeat: int | str = 0, role: str = "target",
-                       scopes: Iterable[Usage] = (), validate: Validator | None = None,
-                       key: str | None = None, evalkit_built: bool = False) -> ModelResponse:
+    async def generate(
+        self,
+        request: ModelRequest,
+        *,
+        repeat: int | str = 0,
+        role: str = "target",
+        scopes: Iterable[Usage] = (),
+        validate: Validator | None = None,
+        key: str | None = None,
+        evalkit_built: bool = False,
+    ) -> ModelResponse:
         """One model call: served from the run's recent replies or the disk cache when it can be. With
         `validate` (raises ValueError on a reply the caller cannot use), only a valid reply is
         cached or shared, and an invalid cached one is a miss. `key` is `request.cache_key(repeat)`
@@ -167,8 +174,9 @@ class ModelClient:
         self._account(response, cached, scopes)
         return response
 
-    async def _fetch(self, request: ModelRequest, key: str, role: str = "target",
-                     validate: Validator | None = None) -> tuple[ModelResponse, bool, bool]:
+    async def _fetch(
+        self, request: ModelRequest, key: str, role: str = "target", validate: Validator | None = None
+    ) -> tuple[ModelResponse, bool, bool]:
         """The reply, whether it came from the disk cache, and whether it is valid."""
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -265,8 +273,9 @@ class ModelClient:
                     continue
                 if not exc.retryable or attempt >= self.retry.max_attempts:
                     if exc.retryable:
-                        raise ProviderError(f"{exc} (gave up after {attempt} attempts)", retryable=False,
-                                            status=exc.status) from exc
+                        raise ProviderError(
+                            f"{exc} (gave up after {attempt} attempts)", retryable=False, status=exc.status
+                        ) from exc
                     raise
                 self.retries += 1
                 await self._sleep(self.retry.delay(attempt, exc.retry_after))
@@ -295,17 +304,41 @@ class ModelClient:
         for usage in scopes:
             usage.record(response, cached, cost)
 
-    def bind(self, *, model: str, repeat: int = 0, scopes: Iterable[Usage] = (), max_tokens: int = 1024,
-             temperature: float | None = None, tiers: dict[str, str] | None = None) -> "BoundClient":
-        return BoundClient(self, model=model, repeat=repeat, scopes=tuple(scopes), max_tokens=max_tokens,
-                           temperature=temperature, tiers=tiers or {})
+    def bind(
+        self,
+        *,
+        model: str,
+        repeat: int = 0,
+        scopes: Iterable[Usage] = (),
+        max_tokens: int = 1024,
+        temperature: float | None = None,
+        tiers: dict[str, str] | None = None,
+    ) -> "BoundClient":
+        return BoundClient(
+            self,
+            model=model,
+            repeat=repeat,
+            scopes=tuple(scopes),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            tiers=tiers or {},
+        )
 
 
 class BoundClient:
     """The client a target receives: defaults of its suite, and its case's repeat index."""
 
-    def __init__(self, client: ModelClient, *, model: str, repeat: int, scopes: tuple[Usage, ...],
-                 max_tokens: int, temperature: float | None, tiers: dict[str, str]):
+    def __init__(
+        self,
+        client: ModelClient,
+        *,
+        model: str,
+        repeat: int,
+        scopes: tuple[Usage, ...],
+        max_tokens: int,
+        temperature: float | None,
+        tiers: dict[str, str],
+    ):
         self._client = client
         self.model = model
         self.repeat = repeat
@@ -330,8 +363,15 @@ class BoundClient:
 
     def sampled(self, k: int) -> "BoundClient":
         """This client for the k-th sample of a repeated judgement: same scopes, its own cache key."""
-        other = BoundClient(self._client, model=self.model, repeat=self.repeat, scopes=self._scopes,
-                            max_tokens=self.max_tokens, temperature=self.temperature, tiers=self.tiers)
+        other = BoundClient(
+            self._client,
+            model=self.model,
+            repeat=self.repeat,
+            scopes=self._scopes,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            tiers=self.tiers,
+        )
         other.sample = k
         other._origin = self._origin
         return other
@@ -346,8 +386,14 @@ class BoundClient:
             return self.model
         return self.tiers.get(model, model)
 
-    async def generate(self, request: ModelRequest, *, role: str = "target",
-                       validate: Validator | None = None, evalkit_built: bool = False) -> ModelResponse:
+    async def generate(
+        self,
+        request: ModelRequest,
+        *,
+        role: str = "target",
+        validate: Validator | None = None,
+        evalkit_built: bool = False,
+    ) -> ModelResponse:
         repeat = self.repeat if not self.sample else f"{self.repeat}.{self.sample}"
         key = request.cache_key(repeat)
         sent = time.perf_counter()
@@ -355,26 +401,44 @@ class BoundClient:
             self.target_requests.append(key)
             self.recorder.request(request.messages, at=sent - self._born, offered_tools=bool(request.tools))
         try:
-            response = await self._client.generate(request, repeat=repeat, role=role, scopes=self._scopes,
-                                                   validate=validate, key=key, evalkit_built=evalkit_built)
+            response = await self._client.generate(
+                request,
+                repeat=repeat,
+                role=role,
+                scopes=self._scopes,
+                validate=validate,
+                key=key,
+                evalkit_built=evalkit_built,
+            )
         except (BudgetExceeded, NotSent):
             self._origin.refused = True  # the runner reports the case "not run", not as an error
             raise
         if role == "target":
-            self.recorder.reply(response.text, response.tool_uses, at=sent - self._born,
-                                seconds=time.perf_counter() - sent)
+            self.recorder.reply(
+                response.text, response.tool_uses, at=sent - self._born, seconds=time.perf_counter() - sent
+            )
             if response.stop_reason == "max_tokens":
                 self.truncated = True
         return response
 
-    async def complete(self, prompt: str | list[dict[str, Any]], *, system: str | None = None,
-                       model: str | None = None, max_tokens: int | None = None,
-                       temperature: float | None = None) -> str:
+    async def complete(
+        self,
+        prompt: str | list[dict[str, Any]],
+        *,
+        system: str | None = None,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> str:
         """Send a prompt (or a message list) and return the reply's text."""
         messages = ({"role": "user", "content": prompt},) if isinstance(prompt, str) else tuple(prompt)
-        request = ModelRequest(model=self.resolve_model(model), messages=messages, system=system,
-                               max_tokens=max_tokens or self.max_tokens,
-                               temperature=self.temperature if temperature is None else temperature)
+        request = ModelRequest(
+            model=self.resolve_model(model),
+            messages=messages,
+            system=system,
+            max_tokens=max_tokens or self.max_tokens,
+            temperature=self.temperature if temperature is None else temperature,
+        )
         return (await self.generate(request)).text
 
 
@@ -390,10 +454,12 @@ class SyncClient:
     def resolve_model(self, model: str | None) -> str:
         return self._bound.resolve_model(model)
 
-    def generate(self, request: ModelRequest, *, role: str = "target",
-                 validate: Validator | None = None) -> ModelResponse:
-        return asyncio.run_coroutine_threadsafe(self._bound.generate(request, role=role, validate=validate),
-                                                self._loop).result()
+    def generate(
+        self, request: ModelRequest, *, role: str = "target", validate: Validator | None = None
+    ) -> ModelResponse:
+        return asyncio.run_coroutine_threadsafe(
+            self._bound.generate(request, role=role, validate=validate), self._loop
+        ).result()
 
     def complete(self, prompt: str | list[dict[str, Any]], **kwargs: Any) -> str:
         return asyncio.run_coroutine_threadsafe(self._bound.complete(prompt, **kwargs), self._loop).result()

@@ -35,8 +35,14 @@ class RateLimitStats:
 
 
 class AdaptiveLimiter:
-    def __init__(self, ceiling: int, floor: int | None = None, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep):
+    def __init__(
+        self,
+        ceiling: int,
+        floor: int | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ):
         if ceiling < 1:
             raise ValueError("concurrency must be at least 1")
         self.ceiling = ceiling
@@ -169,8 +175,9 @@ class _Slot:
     def succeeded(self, info: RateLimitInfo | None, input_tokens: int = 0) -> None:
         self._limiter.succeeded(info, input_tokens)
 
-    async def __aexit__(self, etype: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, etype: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._limiter.release()
 
     def rate_limited(self, pause: float, info: RateLimitInfo | None) -> None:

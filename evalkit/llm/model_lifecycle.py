@@ -145,8 +145,10 @@ class LifecycleTable:
             try:
                 answer = self._fetch()
             except Exception as exc:  # noqa: BLE001 - offline or refused: the table still decides
-                self.note = (f"model lifecycles could not be read from the API ({' '.join(str(exc).split())[:200]}); "
-                             f"judged by evalkit's table of {as_of}")
+                self.note = (
+                    f"model lifecycles could not be read from the API ({' '.join(str(exc).split())[:200]}); "
+                    f"judged by evalkit's table of {as_of}"
+                )
             else:
                 if self._cache_dir is not None:
                     write_api_cache(self._cache_dir, answer)
@@ -156,12 +158,16 @@ class LifecycleTable:
 
     def end_of_life(self) -> dict[str, str]:
         """Model id to ISO end-of-life date, for every model deprecated or retired."""
-        return {m: (e.retires_at.isoformat() if e.retires_at else "retired")
-                for m, e in self.known().items() if e.state != "active" or e.retires_at is not None}
+        return {
+            m: (e.retires_at.isoformat() if e.retires_at else "retired")
+            for m, e in self.known().items()
+            if e.state != "active" or e.retires_at is not None
+        }
 
 
-def refuse_retired(models: Iterable[str], deprecated: Mapping[str, str], on: date | None = None,
-                   judge_only: Collection[str] = ()) -> None:
+def refuse_retired(
+    models: Iterable[str], deprecated: Mapping[str, str], on: date | None = None, judge_only: Collection[str] = ()
+) -> None:
     """RetiredModelError naming the first of `models` past its end of life, and the option that
     chooses it: `judge_only` models are the judge's, set by --judge-model or `judge_model:`. (A model
     retiring later is warned about by the client when it is called, with its date.)"""
@@ -172,15 +178,20 @@ def refuse_retired(models: Iterable[str], deprecated: Mapping[str, str], on: dat
         option = "--judge-model or `judge_model:`" if model in judge_only else "--model or `model:`"
         eol = parse_end_of_life(deprecated[model])
         if eol is None and deprecated[model] == "retired":
-            raise RetiredModelError(f"model {model} is retired: choose a current one (`evalkit models` lists "
-                                    f"them) and pass it with {option}")
+            raise RetiredModelError(
+                f"model {model} is retired: choose a current one (`evalkit models` lists "
+                f"them) and pass it with {option}"
+            )
         if eol is not None and eol <= on:
-            raise RetiredModelError(f"model {model} reached end of life on {eol.isoformat()}: choose a current "
-                                    f"one (`evalkit models` lists them) and pass it with {option}")
+            raise RetiredModelError(
+                f"model {model} reached end of life on {eol.isoformat()}: choose a current "
+                f"one (`evalkit models` lists them) and pass it with {option}"
+            )
 
 
-def suite_models(suites: Iterable[Any], model: str | None = None, judge_model: str | None = None,
-                 extra: Iterable[str] = ()) -> list[str]:
+def suite_models(
+    suites: Iterable[Any], model: str | None = None, judge_model: str | None = None, extra: Iterable[str] = ()
+) -> list[str]:
     """Every model a run of `suites` names: each tier as resolved, prompt targets' own, and `extra`."""
     found: dict[str, None] = dict.fromkeys(extra)
     for suite in suites:
@@ -233,8 +244,9 @@ class ModelInfo:
 ASKED_COLUMNS = ("verdict asked by", "thinks by default", "sampling", "legacy")
 
 
-def known_models(table: LifecycleTable, current: Iterable[str] = (),
-                 asked: Callable[[str], Mapping[str, str]] | None = None) -> list[ModelInfo]:
+def known_models(
+    table: LifecycleTable, current: Iterable[str] = (), asked: Callable[[str], Mapping[str, str]] | None = None
+) -> list[ModelInfo]:
     """Every model `table` knows, plus `current` ids (e.g. the SDK's public `anthropic.types.Model`) as active;
     `asked`: a model's `ASKED_COLUMNS` (how evalkit asks it, from its capabilities)."""
     known = table.known()
@@ -242,10 +254,16 @@ def known_models(table: LifecycleTable, current: Iterable[str] = (),
     out = []
     for m in names:
         entry = known.get(m)
-        out.append(ModelInfo(m, entry.retires_at if entry else None, price_per_mtok(m),
-                             entry.source if entry else "SDK model list",
-                             retired=entry is not None and entry.state == "retired",
-                             asked=asked(m) if asked is not None else {}))
+        out.append(
+            ModelInfo(
+                m,
+                entry.retires_at if entry else None,
+                price_per_mtok(m),
+                entry.source if entry else "SDK model list",
+                retired=entry is not None and entry.state == "retired",
+                asked=asked(m) if asked is not None else {},
+            )
+        )
     return out
 
 
@@ -254,12 +272,21 @@ def models_table(models: list[ModelInfo], on: date | None = None, *, include_ret
     verdict, whether it thinks by default, whether it takes sampling parameters, whether Anthropic
     calls it Legacy, and where its dates came from."""
     on = on or today()
-    rows = [(m.model, m.status(on), f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown",
-             *(m.asked.get(c, "unknown") for c in ASKED_COLUMNS), m.source)
-            for m in sorted(models, key=lambda m: (m.end_of_life is not None, m.model))
-            if include_retired or not m.status(on).startswith("retired")]
+    rows = [
+        (
+            m.model,
+            m.status(on),
+            f"${m.price[0]:g} / ${m.price[1]:g}" if m.price else "unknown",
+            *(m.asked.get(c, "unknown") for c in ASKED_COLUMNS),
+            m.source,
+        )
+        for m in sorted(models, key=lambda m: (m.end_of_life is not None, m.model))
+        if include_retired or not m.status(on).startswith("retired")
+    ]
     rows.insert(0, ("model", "status", "price per MTok in / out", *ASKED_COLUMNS, "dates from"))
     last = len(rows[0]) - 1
     widths = [max(len(r[i]) for r in rows) for i in range(last)]
-    return "\n".join("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[last]]).rstrip()
-                     for row in rows) + "\n"
+    return (
+        "\n".join("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[last]]).rstrip() for row in rows)
+        + "\n"
+    )

@@ -18,8 +18,15 @@ BATCH_DISCOUNT = 0.5
 PROVIDER = "anthropic"
 
 
-def cost_usd(model: str, input_tokens: int, output_tokens: int, *, cache_read_tokens: int = 0,
-             cache_write_tokens: int = 0, batch: bool = False) -> float | None:
+def cost_usd(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    *,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+    batch: bool = False,
+) -> float | None:
     """Cost of one call in US dollars, or None when the model has no known price.
 
     `input_tokens` is the Messages API's count, which excludes the prompt-cache tokens (the
@@ -37,16 +44,20 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, *, cache_read_to
     return None if total is None else float(total)
 
 
-def _library_cost(model: str, input_tokens: int, output_tokens: int, cache_read_tokens: int,
-                  cache_write_tokens: int, *, batch: bool) -> Decimal | None:
+def _library_cost(
+    model: str, input_tokens: int, output_tokens: int, cache_read_tokens: int, cache_write_tokens: int, *, batch: bool
+) -> Decimal | None:
     entry = _model(model)
     if entry is None:
         return None
     from genai_prices import Usage  # price data loads on first use: it is 1.6 MB of Python
 
-    usage = Usage(input_tokens=input_tokens + cache_read_tokens + cache_write_tokens,
-                  output_tokens=output_tokens, cache_read_tokens=cache_read_tokens,
-                  cache_write_tokens=cache_write_tokens)
+    usage = Usage(
+        input_tokens=input_tokens + cache_read_tokens + cache_write_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read_tokens,
+        cache_write_tokens=cache_write_tokens,
+    )
     provider, info = entry
     own_batch_price = batch and _has_batch_price(info)
     price = info.calc_price(usage, provider, price_context={"processing": "batch"} if own_batch_price else None)

@@ -20,9 +20,15 @@ CHARS_PER_TOKEN = 4
 # The smallest prefix each model caches, in tokens, as Anthropic's prompt-caching page lists them
 # (2026): by model id prefix, the first match wins.
 MIN_CACHEABLE_TOKENS: tuple[tuple[str, int], ...] = (
-    ("claude-opus-4-6", 4096), ("claude-opus-4-5", 4096), ("claude-haiku-4-5", 4096),
-    ("claude-3-5-haiku", 2048), ("claude-3-haiku", 2048), ("claude-haiku-3", 2048),
-    ("claude-sonnet-4", 1024), ("claude-opus-4", 1024), ("claude-3-7-sonnet", 1024),
+    ("claude-opus-4-6", 4096),
+    ("claude-opus-4-5", 4096),
+    ("claude-haiku-4-5", 4096),
+    ("claude-3-5-haiku", 2048),
+    ("claude-3-haiku", 2048),
+    ("claude-haiku-3", 2048),
+    ("claude-sonnet-4", 1024),
+    ("claude-opus-4", 1024),
+    ("claude-3-7-sonnet", 1024),
 )
 # A model not listed: the largest minimum listed, so a plan never counts on a cache that may not form.
 UNLISTED_MIN_TOKENS = 4096
@@ -55,8 +61,12 @@ def cacheable_prefixes(body: dict[str, Any]) -> list[tuple[str, int]]:
         if isinstance(block, dict) and block.get("cache_control") and size // CHARS_PER_TOKEN >= minimum:
             # A structured-output format (a thinking judge's) is in every prefix's key, as a new schema may well
             # start a new prefix; its tokens are not counted as cached, which the API's documents do not say.
-            key = hashlib.sha256(json.dumps([body.get("model"), (body.get("output_config") or {}).get("format"),
-                                             blocks[:i + 1]], sort_keys=True).encode()).hexdigest()
+            key = hashlib.sha256(
+                json.dumps(
+                    [body.get("model"), (body.get("output_config") or {}).get("format"), blocks[: i + 1]],
+                    sort_keys=True,
+                ).encode()
+            ).hexdigest()
             out.append((key, size // CHARS_PER_TOKEN))
     return out
 

@@ -13,16 +13,20 @@ from evalkit.errors import EvalkitError, ProviderError, RefusedRequest, RefusedS
 from evalkit.llm.providers.interface import ModelRequest
 
 # A case's own content, not the request's shape: that case's error row.
-_CONTENT = re.compile(r"prompt is too long|too many (input )?tokens|context (window|length)|image|document|pdf",
-                      re.IGNORECASE)
+_CONTENT = re.compile(
+    r"prompt is too long|too many (input )?tokens|context (window|length)|image|document|pdf", re.IGNORECASE
+)
 # A message about thinking blocks sent back is about how evalkit repeats a reply, whoever set thinking.
 _REPLAYED = re.compile(r"Expected `?(redacted_)?thinking|signature", re.IGNORECASE)
 # What the API says of a request's shape rather than its content: a prompt target's request that meets
 # one of these would be refused for every case. Any other 400 of a prompt target (an empty message, a
 # bad image) is about that case's content: its error row.
-_SHAPE = re.compile(r"Extra inputs are not permitted|Field required|not supported for this model|deprecated for "
-                    r"this model|tool_choice|tool use|prefill|thinking|output_config|effort|temperature|top_[pk]|"
-                    r"max_tokens|strict", re.IGNORECASE)
+_SHAPE = re.compile(
+    r"Extra inputs are not permitted|Field required|not supported for this model|deprecated for "
+    r"this model|tool_choice|tool use|prefill|thinking|output_config|effort|temperature|top_[pk]|"
+    r"max_tokens|strict",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -54,9 +58,11 @@ def run_stop(exc: ProviderError, request: ModelRequest, role: str, evalkit_built
     """The stop a refused request calls for, or None when it is one case's own error."""
     message = str(exc)
     if exc.status == 404 and re.search(r"\bmodel\b", message):
-        return RunStop(f"model {request.model} was not found by the API ({message}): check the model id "
-                       "(`evalkit models` lists them) in --model / `model:` or --judge-model / `judge_model:`",
-                       evalkit_fault=False)
+        return RunStop(
+            f"model {request.model} was not found by the API ({message}): check the model id "
+            "(`evalkit models` lists them) in --model / `model:` or --judge-model / `judge_model:`",
+            evalkit_fault=False,
+        )
     if exc.status != 400 or _CONTENT.search(message):
         return None
     if role == "target" and (not evalkit_built or not _SHAPE.search(message)):
@@ -64,11 +70,20 @@ def run_stop(exc: ProviderError, request: ModelRequest, role: str, evalkit_built
     if role == "target" and not _REPLAYED.search(message):
         for key, name in _user_settings(request).items():
             if re.search(rf"\b{re.escape(key)}\b", message):
-                return RunStop(f"model {request.model} refused {name} of this suite: {message}; change or "
-                               f"remove it (`evalkit models` says what each model takes)", evalkit_fault=False)
+                return RunStop(
+                    f"model {request.model} refused {name} of this suite: {message}; change or "
+                    f"remove it (`evalkit models` says what each model takes)",
+                    evalkit_fault=False,
+                )
     what = "a prompt target's request" if role == "target" else f"the {role} request"
-    advice = ("choose another judge model (--judge-model / `judge_model:`)" if role != "target"
-              else "choose another model (--model / `model:`)")
-    return RunStop(f"model {request.model} refused {what} as evalkit built it: {message}. This is evalkit's "
-                   f"fault, not your suite's: upgrade evalkit, or {advice}; `evalkit models` shows how evalkit "
-                   "asks each model", evalkit_fault=True)
+    advice = (
+        "choose another judge model (--judge-model / `judge_model:`)"
+        if role != "target"
+        else "choose another model (--model / `model:`)"
+    )
+    return RunStop(
+        f"model {request.model} refused {what} as evalkit built it: {message}. This is evalkit's "
+        f"fault, not your suite's: upgrade evalkit, or {advice}; `evalkit models` shows how evalkit "
+        "asks each model",
+        evalkit_fault=True,
+    )

@@ -26,12 +26,18 @@ class Usage(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
-    cached_cost_usd: float = Field(default=0.0, description="What the cache hits' replies cost at list price when they "
-                                   "were made live: not paid by this run, kept apart so runs compare like with like.")
+    cached_cost_usd: float = Field(
+        default=0.0,
+        description="What the cache hits' replies cost at list price when they "
+        "were made live: not paid by this run, kept apart so runs compare like with like.",
+    )
     unpriced_calls: int = 0
-    retried: dict[str, int] = Field(default_factory=dict, description="Faults absorbed by retries, by kind "
-                                    "(rate_limited, overloaded, server_error, bad_reply, connection): each "
-                                    "failed attempt of a call that then succeeded.")
+    retried: dict[str, int] = Field(
+        default_factory=dict,
+        description="Faults absorbed by retries, by kind "
+        "(rate_limited, overloaded, server_error, bad_reply, connection): each "
+        "failed attempt of a call that then succeeded.",
+    )
 
     def record(self, response: ModelResponse, cached: bool, cost: float | None | _Price = _Price.HERE) -> None:
         """Count one call. `cost` is its dollars when the caller has priced it already (a call is
@@ -94,6 +100,11 @@ def fault_kind(status: int | None) -> str:
 
 def call_cost(response: ModelResponse) -> float | None:
     """The call's dollars, or None when its model has no known price."""
-    return cost_usd(response.model, response.input_tokens, response.output_tokens,
-                    cache_read_tokens=response.cache_read_tokens, cache_write_tokens=response.cache_write_tokens,
-                    batch=response.batch)
+    return cost_usd(
+        response.model,
+        response.input_tokens,
+        response.output_tokens,
+        cache_read_tokens=response.cache_read_tokens,
+        cache_write_tokens=response.cache_write_tokens,
+        batch=response.batch,
+    )

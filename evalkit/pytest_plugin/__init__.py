@@ -37,7 +37,6 @@ Imports stay light: this module imports nothing heavier than pytest; anthropic, 
 engine are imported only when an eval runs.
 """
 
-
 from __future__ import annotations
 
 # What other rooms use of the plugin (evalkit re-exports them). Only `__getattr__` is lazy here: pytest
@@ -71,21 +70,36 @@ def __getattr__(name: str) -> object:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("evalkit", "evalkit LLM evaluations")
-    group.addoption("--evalkit-evals", choices=MODES, default=None,
-                    help="Which eval tests run: auto (default: when asked for by -m eval or by "
-                         "naming them), deselect (only with -m eval), keep (always).")
-    group.addoption("--evalkit-target", default=None, metavar="MODULE:FUNCTION",
-                    help="Target for collected fixture lists that name none.")
-    group.addoption("--evalkit-no-cache", action="store_true", default=False,
-                    help="Call the model even when a cached reply exists (suite files).")
-    parser.addini("evalkit_evals", "Which eval tests run: auto, deselect or keep (see --evalkit-evals).",
-                  default="auto")
+    group.addoption(
+        "--evalkit-evals",
+        choices=MODES,
+        default=None,
+        help="Which eval tests run: auto (default: when asked for by -m eval or by "
+        "naming them), deselect (only with -m eval), keep (always).",
+    )
+    group.addoption(
+        "--evalkit-target",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="Target for collected fixture lists that name none.",
+    )
+    group.addoption(
+        "--evalkit-no-cache",
+        action="store_true",
+        default=False,
+        help="Call the model even when a cached reply exists (suite files).",
+    )
+    parser.addini(
+        "evalkit_evals", "Which eval tests run: auto, deselect or keep (see --evalkit-evals).", default="auto"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "eval: an LLM evaluation (deselected unless asked for: -m eval, or name its folder; "
-                   "skipped without a model key)")
+        "markers",
+        "eval: an LLM evaluation (deselected unless asked for: -m eval, or name its folder; "
+        "skipped without a model key)",
+    )
     config.stash[deselected_key] = 0
     config.stash[usage_key] = []
     config.stash[secrets_key] = labelled(os.environ)  # as the session started, before any test changed it
@@ -115,8 +129,10 @@ def redact_report(report: pytest.TestReport, secrets: dict[str, str]) -> None:
         if clean != text:  # a plain string then: the structured form would still hold the secret
             report.longrepr = clean
     report.sections = [(title, redact_text(content, secrets)) for title, content in report.sections]
-    report.user_properties = [(name, redact_text(value, secrets) if isinstance(value, str) else value)
-                              for name, value in report.user_properties]
+    report.user_properties = [
+        (name, redact_text(value, secrets) if isinstance(value, str) else value)
+        for name, value in report.user_properties
+    ]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -126,8 +142,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     deselect_unasked(config, items)
 
 
@@ -159,7 +174,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if n:
         terminalreporter.write_line(
             f"evalkit: {n} eval test{'s' if n != 1 else ''} deselected; run them with `-m eval` "
-            f"(or name their folder or file)")
+            f"(or name their folder or file)"
+        )
     stored: list[Any] = config.stash.get(usage_key, [])
     usages = list(stored)
     agent_client = sys.modules.get("evalkit.engine.agent_client")
@@ -170,8 +186,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         hits = sum(u.cache_hits for u in usages)
         tokens = sum(u.input_tokens + u.output_tokens for u in usages)
         cost = sum(u.cost_usd for u in usages)
-        terminalreporter.write_line(f"evalkit: {calls} model calls, {hits} cache hits, {tokens:,} tokens, "
-                                    f"${cost:.4f}")
+        terminalreporter.write_line(f"evalkit: {calls} model calls, {hits} cache hits, {tokens:,} tokens, ${cost:.4f}")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

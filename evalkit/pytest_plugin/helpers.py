@@ -84,12 +84,16 @@ def _judge(criteria: dict[str, str], output: Any, case_input: Any) -> Any:
     client = agent_client.get_client()
     model = client.resolve_model("low")
     return agent_client.run_with_client(
-        lambda view: judge(view, JudgeInput(output_text(output), criteria=criteria, case_input=case_input),
-                           JudgeSettings(model)), client)
+        lambda view: judge(
+            view, JudgeInput(output_text(output), criteria=criteria, case_input=case_input), JudgeSettings(model)
+        ),
+        client,
+    )
 
 
-def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any = None,
-               suite_dir: str | Path | None = None) -> list[ItemResult]:
+def run_checks(
+    result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any = None, suite_dir: str | Path | None = None
+) -> list[ItemResult]:
     """Decide every check of a case on `result`; raise one AssertionError listing every failure.
 
     `checks` is a case's `checks:` list as written in YAML (`{"type": ..., **arguments}`).
@@ -110,8 +114,7 @@ def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any
             problems.append(f"check #{i} ({kind}): {' '.join(str(exc).split())}")
     if problems:
         raise SuiteError("run_checks", problems)
-    ctx = CheckContext(output=result, input=case_input, case_id="",
-                       suite_dir=Path(suite_dir) if suite_dir else None)
+    ctx = CheckContext(output=result, input=case_input, case_id="", suite_dir=Path(suite_dir) if suite_dir else None)
     # The same items and the same deciding functions as a run, so verdicts match the CLI's.
     judged = {it.id: it.judge for it in case_items if it.judge is not None}
     outcome = _judge(judged, result, case_input) if judged else None
@@ -122,14 +125,16 @@ def run_checks(result: Any, checks: Iterable[dict[str, Any]], *, case_input: Any
     return items
 
 
-def format_failures(failed: list[ItemResult], total: int, output: str | None = None,
-                    header: str | None = None) -> str:
+def format_failures(failed: list[ItemResult], total: int, output: str | None = None, header: str | None = None) -> str:
     """Every failing item on its own line, then the start of the output."""
     lines = [header or f"{len(failed)} of {total} checks failed:"]
     for it in failed:
         label = it.text if it.decided_by == "judge" else it.id
-        lines.append(f"  {it.status.upper():5} {it.id}" + (f" ({label})" if label != it.id else "")
-                     + f": {it.reason or '(no reason given)'}")
+        lines.append(
+            f"  {it.status.upper():5} {it.id}"
+            + (f" ({label})" if label != it.id else "")
+            + f": {it.reason or '(no reason given)'}"
+        )
     if output is not None:
         shown = output if len(output) <= MAX_SHOWN_OUTPUT else output[:MAX_SHOWN_OUTPUT] + " […]"
         lines.append("output:")

@@ -74,8 +74,9 @@ class EvalSuiteFile(pytest.File):
         if config.getoption("evalkit_no_cache"):
             settings["no_cache"] = True
         target = config.getoption("evalkit_target")
-        options = RunOptions(target=target if target and self.suite.target is None else None,
-                             cases=[escape(cid) for cid in case_ids])
+        options = RunOptions(
+            target=target if target and self.suite.target is None else None, cases=[escape(cid) for cid in case_ids]
+        )
         try:
             client = make_client(agent_client.provider(), **settings)
             report = run([self.suite], client, options)
@@ -84,9 +85,14 @@ class EvalSuiteFile(pytest.File):
         config.stash[usage_key].append(report.usage)
         suite_result = report.suites[0]
         if suite_result.error:
-            hint = "" if target or self.suite.target else (
-                "; give this fixture list a target with --evalkit-target module:function, "
-                "or run a *.suite.yml that names it in `cases:`")
+            hint = (
+                ""
+                if target or self.suite.target
+                else (
+                    "; give this fixture list a target with --evalkit-target module:function, "
+                    "or run a *.suite.yml that names it in `cases:`"
+                )
+            )
             return None, f"evalkit: {suite_result.error}{hint}"
         return report, None
 
@@ -122,8 +128,9 @@ class EvalCaseItem(pytest.Item):
             raise EvalFailed(f"case {case.id}: " + "; ".join(case.reasons))
         if self.repeat is not None:
             run = case.runs[self.repeat]
-            failing = [i for i in run.items if i.status == "error" or (
-                i.status == "fail" and (i.required or i.critical))]
+            failing = [
+                i for i in run.items if i.status == "error" or (i.status == "fail" and (i.required or i.critical))
+            ]
             errors = run.run_errors()
             # The runner's own verdict of this run (the case's gates applied to it alone, rubric threshold
             # included); results older than it: the checks, critical items and errors.
@@ -131,13 +138,14 @@ class EvalCaseItem(pytest.Item):
             if not passed:
                 if not (failing or errors):  # the rubric's pass rate fell below the threshold
                     failing = [i for i in run.items if i.status == "fail"]
-                header = f"run {self.repeat + 1} of case {case.id} failed" + \
-                         "".join(f"\n  ERROR {e}" for e in errors)
-                raise EvalFailed(format_failures(failing, len(run.items), run.output, header=header)
-                                 if failing else header)
+                header = f"run {self.repeat + 1} of case {case.id} failed" + "".join(f"\n  ERROR {e}" for e in errors)
+                raise EvalFailed(
+                    format_failures(failing, len(run.items), run.output, header=header) if failing else header
+                )
             return
-        if case.verdict == "pass" or (case.verdict == "inconclusive"
-                                      and self.suite_file.run_report().suites[0].inconclusive != "fail"):
+        if case.verdict == "pass" or (
+            case.verdict == "inconclusive" and self.suite_file.run_report().suites[0].inconclusive != "fail"
+        ):
             return
         failing = []
         for repeat, item in case.failing_items():

@@ -8,8 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 # verdict -> (css state, symbol, word); anything else (skipped, not run) is "not run".
-STATES = {"pass": ("pass", "✓", "pass"), "fail": ("fail", "✗", "fail"), "error": ("error", "!", "error"),
-          "inconclusive": ("inconclusive", "?", "inconclusive")}
+STATES = {
+    "pass": ("pass", "✓", "pass"),
+    "fail": ("fail", "✗", "fail"),
+    "error": ("error", "!", "error"),
+    "inconclusive": ("inconclusive", "?", "inconclusive"),
+}
 NOT_RUN = ("none", "·", "not run")
 
 

@@ -25,10 +25,14 @@ MAX_COMMENT_CHARS = 65_536  # GitHub's limit on a comment's body
 _KEY = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
 SUMMARY_CHARS = 1_000_000  # the job summary's room (GitHub: 1 MiB per step; bytes are checked on write)
-TRUNCATED_NOTE = ("*… comment truncated: GitHub allows at most 65,536 characters. The full report is in "
-                  "the job summary and in the results files (`results.json`, `junit.xml`){where}.*")
-DROPPED_NOTE = ("*… {what} left out to fit GitHub's 65,536 characters. The full report is in the job "
-                "summary and in the results files (`results.json`, `junit.xml`){where}.*")
+TRUNCATED_NOTE = (
+    "*… comment truncated: GitHub allows at most 65,536 characters. The full report is in "
+    "the job summary and in the results files (`results.json`, `junit.xml`){where}.*"
+)
+DROPPED_NOTE = (
+    "*… {what} left out to fit GitHub's 65,536 characters. The full report is in the job "
+    "summary and in the results files (`results.json`, `junit.xml`){where}.*"
+)
 MAX_LISTED_FILES = 30
 MAX_LISTED_PROBLEMS = 50
 _COMMENT_OPENER = re.compile(r"<!--")
@@ -37,8 +41,10 @@ _COMMENT_OPENER = re.compile(r"<!--")
 _OPEN, _KIND_END, _CLOSE = "\ue010", "\ue011", "\ue012"
 _BLOCK = re.compile(f"{_OPEN}(\\w+){_KIND_END}(.*?){_CLOSE}", re.DOTALL)
 _DROP_ORDER = ("passing", "case")  # passing suites' tables go first, then failing cases' details
-_DROPPED_NAMES = {"passing": ("passing suite's table", "passing suites' tables"),
-                  "case": ("failing case's details", "failing cases' details")}
+_DROPPED_NAMES = {
+    "passing": ("passing suite's table", "passing suites' tables"),
+    "case": ("failing case's details", "failing cases' details"),
+}
 
 
 def marker(key: str = "default") -> str:
@@ -77,10 +83,20 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render_comment(report: Report, *, template: str | Path | None = None, run_url: str | None = None,
-                   artifact_hint: str = "", mark: str = MARKER, limit: int = MAX_COMMENT_CHARS,
-                   cap: int = MAX_QUOTED_CHARS, html_report: str = "", comparison: Any = None,
-                   lead: str = "", detailed: Sequence[str] = ()) -> str:
+def render_comment(
+    report: Report,
+    *,
+    template: str | Path | None = None,
+    run_url: str | None = None,
+    artifact_hint: str = "",
+    mark: str = MARKER,
+    limit: int = MAX_COMMENT_CHARS,
+    cap: int = MAX_QUOTED_CHARS,
+    html_report: str = "",
+    comparison: Any = None,
+    lead: str = "",
+    detailed: Sequence[str] = (),
+) -> str:
     """The whole comment body, marker first, at most `limit` characters, each untrusted string
     at most `cap` (the job summary passes `SUMMARY_CHARS` and a larger cap). `html_report` names
     the HTML page among the run's artifacts; `comparison` adds the base-vs-head chart; `lead`
@@ -88,16 +104,29 @@ def render_comment(report: Report, *, template: str | Path | None = None, run_ur
     the cases (`suite/case`) the lead explains, whose details the report leaves out."""
     if run_url:
         report = report.model_copy(update={"run_url": run_url})
-    extra = {"block": lambda kind: f"{_OPEN}{kind}{_KIND_END}", "end_block": lambda: _CLOSE,
-             "html_report": html_report, "comparison": comparison, "detailed": list(detailed)}
+    extra = {
+        "block": lambda kind: f"{_OPEN}{kind}{_KIND_END}",
+        "end_block": lambda: _CLOSE,
+        "html_report": html_report,
+        "comparison": comparison,
+        "detailed": list(detailed),
+    }
     body = lead + render_markdown(report, template=template, clean=lambda v: clean(v, cap), extra=extra)
     return finish(body, mark=mark, limit=limit, artifact_hint=artifact_hint)
 
 
-def render_models_comment(runs: Sequence[tuple[str, Report]], comparison: Any, *,
-                          template: str | Path | None = None, run_url: str | None = None, artifact_hint: str = "",
-                          mark: str = MARKER, limit: int = MAX_COMMENT_CHARS, cap: int = MAX_QUOTED_CHARS,
-                          html_report: str = "") -> str:
+def render_models_comment(
+    runs: Sequence[tuple[str, Report]],
+    comparison: Any,
+    *,
+    template: str | Path | None = None,
+    run_url: str | None = None,
+    artifact_hint: str = "",
+    mark: str = MARKER,
+    limit: int = MAX_COMMENT_CHARS,
+    cap: int = MAX_QUOTED_CHARS,
+    html_report: str = "",
+) -> str:
     """A model-against-model run (`comparison`: evalkit.compare.model_vs_model.ModelComparison): the
     side-by-side table first, then each model's own report under its name, fitted like one."""
     from evalkit.render.compare import render_model_comparison  # same package; kept out of the plain comment's path
@@ -105,14 +134,19 @@ def render_models_comment(runs: Sequence[tuple[str, Report]], comparison: Any, *
     def capped(value: Any) -> str:
         return clean(value, cap)
 
-    extra = {"block": lambda kind: f"{_OPEN}{kind}{_KIND_END}", "end_block": lambda: _CLOSE,
-             "html_report": html_report, "comparison": None}
+    extra = {
+        "block": lambda kind: f"{_OPEN}{kind}{_KIND_END}",
+        "end_block": lambda: _CLOSE,
+        "html_report": html_report,
+        "comparison": None,
+    }
     body = render_model_comparison(comparison, clean=capped)
     for model, report in runs:
         if run_url:
             report = report.model_copy(update={"run_url": run_url})
-        body += (f"\n---\n\n### Model {code_span(model)}\n\n"
-                 + render_markdown(report, template=template, clean=capped, extra=extra))
+        body += f"\n---\n\n### Model {code_span(model)}\n\n" + render_markdown(
+            report, template=template, clean=capped, extra=extra
+        )
     return finish(body, mark=mark, limit=limit, artifact_hint=artifact_hint)
 
 
@@ -147,13 +181,12 @@ def _drop_blocks(body: str, room: int) -> tuple[str, dict[str, int]]:
     def text() -> str:
         parts, pos = [], 0
         for i, m in enumerate(blocks):
-            parts.append(body[pos:m.start()])
+            parts.append(body[pos : m.start()])
             if i not in dropped:
                 parts.append(m.group(2))
             pos = m.end()
         parts.append(body[pos:])
-        return re.sub(r"\n{3,}", "\n\n", "".join(parts).replace(_OPEN, "").replace(_KIND_END, "")
-                      .replace(_CLOSE, ""))
+        return re.sub(r"\n{3,}", "\n\n", "".join(parts).replace(_OPEN, "").replace(_KIND_END, "").replace(_CLOSE, ""))
 
     size = len(text())
     for kind in _DROP_ORDER:
@@ -178,8 +211,7 @@ def _describe(dropped: dict[str, int]) -> str:
     return " and ".join(parts)
 
 
-def setup_error_body(error: EvalkitError, *, where: Any = None, run_url: str | None = None,
-                     mark: str = MARKER) -> str:
+def setup_error_body(error: EvalkitError, *, where: Any = None, run_url: str | None = None, mark: str = MARKER) -> str:
     """The comment when the evals could not run (a broken suite file, a bad input, an unknown
     suite, a failed install): what is wrong and where, never a previous verdict.
 
@@ -187,8 +219,11 @@ def setup_error_body(error: EvalkitError, *, where: Any = None, run_url: str | N
     lines = ["## ⚠️ evalkit: evals could not run", ""]
     if isinstance(error, SuiteError) and error.problems:
         count = len(error.problems)
-        lines += [f"The suite files have {count} problem{'s' if count != 1 else ''}; no evaluation ran, "
-                  "so there is no verdict for this change.", ""]
+        lines += [
+            f"The suite files have {count} problem{'s' if count != 1 else ''}; no evaluation ran, "
+            "so there is no verdict for this change.",
+            "",
+        ]
         for problem in error.problems[:MAX_LISTED_PROBLEMS]:
             at = where(problem) if where else (problem.file or "")
             at = f"{at}:{problem.line}" if at and problem.line else at
@@ -197,8 +232,11 @@ def setup_error_body(error: EvalkitError, *, where: Any = None, run_url: str | N
         if count > MAX_LISTED_PROBLEMS:
             lines.append(f"- … and {count - MAX_LISTED_PROBLEMS} more (see the job log)")
     else:
-        lines += ["No evaluation ran, so there is no verdict for this change:", "",
-                  "> " + clean(" ".join(str(error).split()))]
+        lines += [
+            "No evaluation ran, so there is no verdict for this change:",
+            "",
+            "> " + clean(" ".join(str(error).split())),
+        ]
     lines += ["", _footer(run_url)]
     return finish("\n".join(lines) + "\n", mark=mark)
 
@@ -206,19 +244,28 @@ def setup_error_body(error: EvalkitError, *, where: Any = None, run_url: str | N
 def unfinished_body(reason: str, *, run_url: str | None = None, mark: str = MARKER) -> str:
     """The comment when the evals started but the run did not finish (its worker died, an internal
     error, a cancel): no verdict, and never a previous one left standing."""
-    lines = ["## ❌ evalkit: the run did not finish", "",
-             "The evaluation of this change started but did not finish, so there is no verdict for it:", "",
-             "> " + clean(" ".join(reason.split())), "", _footer(run_url)]
+    lines = [
+        "## ❌ evalkit: the run did not finish",
+        "",
+        "The evaluation of this change started but did not finish, so there is no verdict for it:",
+        "",
+        "> " + clean(" ".join(reason.split())),
+        "",
+        _footer(run_url),
+    ]
     return finish("\n".join(lines) + "\n", mark=mark)
 
 
-def nothing_affected_body(changed: Sequence[str], reason: str, suites: Sequence[str], *,
-                          run_url: str | None = None, mark: str = MARKER) -> str:
+def nothing_affected_body(
+    changed: Sequence[str], reason: str, suites: Sequence[str], *, run_url: str | None = None, mark: str = MARKER
+) -> str:
     """Short comment: which files changed, and that no suite watches them."""
     lines = ["## ⏭️ evalkit: no suite affected", ""]
     count = len(changed)
-    lines.append(f"This change touches {count} file{'s' if count != 1 else ''} ({clean(reason)}), "
-                 "and no suite's `watch` globs match any of them, so no evaluation ran.")
+    lines.append(
+        f"This change touches {count} file{'s' if count != 1 else ''} ({clean(reason)}), "
+        "and no suite's `watch` globs match any of them, so no evaluation ran."
+    )
     lines.append("")
     for name in changed[:MAX_LISTED_FILES]:
         lines.append(f"- {code_span(name)}")
@@ -232,24 +279,39 @@ def nothing_affected_body(changed: Sequence[str], reason: str, suites: Sequence[
     return finish("\n".join(lines) + "\n", mark=mark)
 
 
-def no_key_body(event_name: str, *, is_fork: bool, run_url: str | None = None, mark: str | None = None,
-                failed: bool = False, federation: bool = False) -> str:
+def no_key_body(
+    event_name: str,
+    *,
+    is_fork: bool,
+    run_url: str | None = None,
+    mark: str | None = None,
+    failed: bool = False,
+    federation: bool = False,
+) -> str:
     """Why nothing ran when `anthropic_api_key` is empty (`federation`: the federation inputs are set
     but the job has no OIDC token), and how to fix it; `failed` when the missing credential is a
     misconfiguration (`on_missing_key: fail`), else a neutral skip."""
     if federation and not is_fork:
-        why = (f"The federation inputs are set, but this {event_name or 'workflow'} run has no OIDC token "
-               "(the job lacks `permissions: id-token: write`, or GitHub gives this run none)")
+        why = (
+            f"The federation inputs are set, but this {event_name or 'workflow'} run has no OIDC token "
+            "(the job lacks `permissions: id-token: write`, or GitHub gives this run none)"
+        )
     elif is_fork:
-        why = ("This pull request comes from a fork. GitHub gives workflows of fork pull requests "
-               "no secrets, so there is no Anthropic API key here")
+        why = (
+            "This pull request comes from a fork. GitHub gives workflows of fork pull requests "
+            "no secrets, so there is no Anthropic API key here"
+        )
     else:
-        why = (f"The `anthropic_api_key` input is empty on this {event_name or 'workflow'} run "
-               "(Dependabot pull requests get no Actions secrets, or the secret is not set)")
+        why = (
+            f"The `anthropic_api_key` input is empty on this {event_name or 'workflow'} run "
+            "(Dependabot pull requests get no Actions secrets, or the secret is not set)"
+        )
     if failed:
         head = "## ❌ evalkit: evals could not run — no API key"
-        verdict = ("This fails the check: on this run a key was expected (`on_missing_key: fail`, the default "
-                   "for pull requests from this repository), so a missing one is a misconfiguration.")
+        verdict = (
+            "This fails the check: on this run a key was expected (`on_missing_key: fail`, the default "
+            "for pull requests from this repository), so a missing one is a misconfiguration."
+        )
     else:
         head = "## ⏭️ evalkit: evaluations skipped — no API key"
         verdict = "The evaluations were skipped; this is not a failure."
@@ -258,13 +320,16 @@ def no_key_body(event_name: str, *, is_fork: bool, run_url: str | None = None, m
         "",
         f"{why}. {verdict}",
         "",
-        ("To run them: give the job `permissions: id-token: write` (see the Action's docs, workload identity "
-         "federation); for a fork, a maintainer can re-run the evals from a branch of this repository, or run "
-         "`evalkit run` locally." if federation and not is_fork else
-         "To run them: set the `ANTHROPIC_API_KEY` repository secret and pass it as "
-         "`anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}`; for Dependabot add it as a "
-         "Dependabot secret; for a fork, a maintainer can re-run the evals from a branch of this "
-         "repository, or run `evalkit run` locally."),
+        (
+            "To run them: give the job `permissions: id-token: write` (see the Action's docs, workload identity "
+            "federation); for a fork, a maintainer can re-run the evals from a branch of this repository, or run "
+            "`evalkit run` locally."
+            if federation and not is_fork
+            else "To run them: set the `ANTHROPIC_API_KEY` repository secret and pass it as "
+            "`anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}`; for Dependabot add it as a "
+            "Dependabot secret; for a fork, a maintainer can re-run the evals from a branch of this "
+            "repository, or run `evalkit run` locally."
+        ),
         "",
         _footer(run_url),
     ]

@@ -22,8 +22,18 @@ MAX_TRAJECTORY_LINES = 20  # change lines of the "Trajectory changes" section; t
 # (the report that follows leaves its own block out: a failing case is explained once).
 DETAILED_CHANGES = ("regressed", "flaky on main", "fixed", "too few runs to tell", "within noise")
 MAX_CASE_TRAJECTORY_LINES = 8  # tool-call changes inside one case's details block
-CHANGE_ICONS = {"regressed": "❌", "flaky on main": "🎲", "fixed": "✅", "too few runs to tell": "❔", "within noise": "〰️",
-                "still failing": "⚠️", "still passing": "✔️", "new": "🆕", "removed": "➖", "not comparable": "🚫"}
+CHANGE_ICONS = {
+    "regressed": "❌",
+    "flaky on main": "🎲",
+    "fixed": "✅",
+    "too few runs to tell": "❔",
+    "within noise": "〰️",
+    "still failing": "⚠️",
+    "still passing": "✔️",
+    "new": "🆕",
+    "removed": "➖",
+    "not comparable": "🚫",
+}
 
 
 def _fmt(stats: SideStats | None, what: str) -> str:
@@ -63,7 +73,7 @@ def _capped(found: list[tuple[TrajectoryCase, TrajectoryDiff]], limit: int) -> T
     section, room = TrajectorySection(), limit
     for entry, diff in found:
         changes = diff.changes()
-        entry.changes = changes[:max(room, 0)]
+        entry.changes = changes[: max(room, 0)]
         if entry.changes:
             section.cases.append(entry)
         section.more += len(changes) - len(entry.changes)
@@ -76,14 +86,18 @@ def detailed_cases(cmp: Comparison) -> list[str]:
     return [f"{c.suite}/{c.id}" for c in cmp.cases() if c.change in DETAILED_CHANGES and (c.flips or c.fields)]
 
 
-def trajectory_section(cmp: Comparison, limit: int = MAX_TRAJECTORY_LINES,
-                       skip: Collection[str] = ()) -> TrajectorySection:
+def trajectory_section(
+    cmp: Comparison, limit: int = MAX_TRAJECTORY_LINES, skip: Collection[str] = ()
+) -> TrajectorySection:
     """The cases whose tool calls changed between base and head (but those in `skip`, whose
     details block lists them), at most `limit` change lines (changed cases first, in the order of
     CHANGES) and how many more there are."""
-    found = [(TrajectoryCase(f"{c.suite}/{c.id}", [], change=c.change), c.trajectory)
-             for change in CHANGES for c in cmp.cases(change)
-             if c.trajectory is not None and f"{c.suite}/{c.id}" not in skip]
+    found = [
+        (TrajectoryCase(f"{c.suite}/{c.id}", [], change=c.change), c.trajectory)
+        for change in CHANGES
+        for c in cmp.cases(change)
+        if c.trajectory is not None and f"{c.suite}/{c.id}" not in skip
+    ]
     return _capped(found, limit)
 
 
@@ -96,8 +110,12 @@ def _case_lookup(report: Report | None) -> Callable[[Any], CaseResult | None]:
 def model_trajectory_section(mc: ModelComparison, limit: int = MAX_TRAJECTORY_LINES) -> TrajectorySection:
     """The cases whose tool calls differ from the first model's, model by model, capped like
     `trajectory_section`."""
-    found = [(TrajectoryCase(f"{r.suite}/{r.id}", [], model=m), r.trajectories[m])
-             for r in mc.rows for m in mc.models[1:] if m in r.trajectories]
+    found = [
+        (TrajectoryCase(f"{r.suite}/{r.id}", [], model=m), r.trajectories[m])
+        for r in mc.rows
+        for m in mc.models[1:]
+        if m in r.trajectories
+    ]
     return _capped(found, limit)
 
 
@@ -106,9 +124,15 @@ def side(holder: Any, what: str) -> str:
     return f"{_fmt(holder.base, what)} → {_fmt(holder.head, what)}"
 
 
-def render_comparison(cmp: Comparison, *, template: str | Path | None = None, clean: Any = None,
-                      extra: dict[str, Any] | None = None, gate_failed: bool | None = None,
-                      head: Report | None = None) -> str:
+def render_comparison(
+    cmp: Comparison,
+    *,
+    template: str | Path | None = None,
+    clean: Any = None,
+    extra: dict[str, Any] | None = None,
+    gate_failed: bool | None = None,
+    head: Report | None = None,
+) -> str:
     """Markdown for `cmp`; `template` is a user's file, `clean` neutralises untrusted text;
     `gate_failed` (the Action's gate, when known) makes the headline ❌; `head` (the head's Report)
     quotes each failing case's answer in its details block."""
@@ -121,10 +145,19 @@ def render_comparison(cmp: Comparison, *, template: str | Path | None = None, cl
     try:
         tmpl = env.get_template(path.name if path else DEFAULT_TEMPLATE)
         detailed = detailed_cases(cmp)
-        return str(tmpl.render(cmp=cmp, side=side, change_icons=CHANGE_ICONS, icon=cmp.icon(gate_failed),
-                               detailed=detailed, head_case=_case_lookup(head),
-                               case_trajectory_lines=MAX_CASE_TRAJECTORY_LINES,
-                               trajectories=trajectory_section(cmp, skip=detailed), **(extra or {})))
+        return str(
+            tmpl.render(
+                cmp=cmp,
+                side=side,
+                change_icons=CHANGE_ICONS,
+                icon=cmp.icon(gate_failed),
+                detailed=detailed,
+                head_case=_case_lookup(head),
+                case_trajectory_lines=MAX_CASE_TRAJECTORY_LINES,
+                trajectories=trajectory_section(cmp, skip=detailed),
+                **(extra or {}),
+            )
+        )
     except TemplateError as exc:
         where = f" ({path})" if path else ""
         raise UsageError(f"comparison template{where}: {exc}") from None
@@ -139,17 +172,30 @@ def comparison_table(cmp: Comparison) -> str:
             if change == "still passing" and not case.flips:
                 continue
             items = ", ".join(f.short for f in case.flips)
-            rows.append((change, f"{case.suite}/{case.id}", case.base_verdict or "-", case.head_verdict or "-",
-                         items or case.note or "; ".join(case.head_reasons)))
+            rows.append(
+                (
+                    change,
+                    f"{case.suite}/{case.id}",
+                    case.base_verdict or "-",
+                    case.head_verdict or "-",
+                    items or case.note or "; ".join(case.head_reasons),
+                )
+            )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4])
     lines += _trajectory_lines(trajectory_section(cmp), "")
     lines.append("")
     lines.append(f"{'':14}{cmp.base_label:>24} → {cmp.head_label}")
-    for label, what in (("pass rate", "pass_rate"), ("critical", "critical_failures"), ("agreement", "agreement"),
-                        ("tokens", "tokens"), ("list cost", "cost_usd"), ("cache hits", "cache_hits"),
-                        ("latency", "latency")):
+    for label, what in (
+        ("pass rate", "pass_rate"),
+        ("critical", "critical_failures"),
+        ("agreement", "agreement"),
+        ("tokens", "tokens"),
+        ("list cost", "cost_usd"),
+        ("cache hits", "cache_hits"),
+        ("latency", "latency"),
+    ):
         lines.append(f"{label:14}{_fmt(cmp.base, what):>24} → {_fmt(cmp.head, what)}")
     lines += [f"note: {n}" for n in cmp.notes]
     return "\n".join(lines) + "\n"
@@ -164,8 +210,11 @@ def render_model_comparison(mc: ModelComparison, *, template: str | Path | None 
     if clean is not None:
         env.filters["clean"] = clean
     try:
-        return str(env.get_template(path.name if path else "models.md.j2").render(
-            mc=mc, fmt=_fmt, trajectories=model_trajectory_section(mc)))
+        return str(
+            env.get_template(path.name if path else "models.md.j2").render(
+                mc=mc, fmt=_fmt, trajectories=model_trajectory_section(mc)
+            )
+        )
     except TemplateError as exc:
         raise UsageError(f"model comparison template{f' ({path})' if path else ''}: {exc}") from None
 
@@ -175,21 +224,38 @@ def model_table(mc: ModelComparison) -> str:
     head = ["case", *mc.models, "items that differ"]
     rows = [head]
     for row in mc.rows:
-        diffs = [f"{item} " + " vs ".join(per.get(m, "-") for m in mc.models) for item, per in row.items.items()
-                 if len({per.get(m, "-") for m in mc.models}) > 1]
-        rows.append([("* " if row.differs else "  ") + f"{row.suite}/{row.id}",
-                     *[row.verdicts.get(m, "-") for m in mc.models], ", ".join(diffs)])
-    for label, what in (("pass rate", "pass_rate"), ("critical", "critical_failures"), ("agreement", "agreement"),
-                        ("dollars", "cost_usd"), ("latency", "latency")):
+        diffs = [
+            f"{item} " + " vs ".join(per.get(m, "-") for m in mc.models)
+            for item, per in row.items.items()
+            if len({per.get(m, "-") for m in mc.models}) > 1
+        ]
+        rows.append(
+            [
+                ("* " if row.differs else "  ") + f"{row.suite}/{row.id}",
+                *[row.verdicts.get(m, "-") for m in mc.models],
+                ", ".join(diffs),
+            ]
+        )
+    for label, what in (
+        ("pass rate", "pass_rate"),
+        ("critical", "critical_failures"),
+        ("agreement", "agreement"),
+        ("dollars", "cost_usd"),
+        ("latency", "latency"),
+    ):
         rows.append([label, *[_fmt(c.stats, what) for c in mc.columns], ""])
     rows.append(["model's own $", *[f"${c.model_cost_usd:.4f}" for c in mc.columns], ""])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
-    lines = [f"{len(mc.differing)} of {len(mc.rows)} cases differ between {' and '.join(mc.models)}. "
-             + mc.judge_line(), ""]
+    lines = [
+        f"{len(mc.differing)} of {len(mc.rows)} cases differ between {' and '.join(mc.models)}. " + mc.judge_line(),
+        "",
+    ]
     for i, cells in enumerate(rows):
         if i == len(mc.rows) + 1:
             lines.append("")
-        lines.append("  ".join(c.ljust(w) for c, w in zip(cells[:-1], widths)) + ("  " + cells[-1] if cells[-1] else ""))
+        lines.append(
+            "  ".join(c.ljust(w) for c, w in zip(cells[:-1], widths)) + ("  " + cells[-1] if cells[-1] else "")
+        )
     lines += _trajectory_lines(model_trajectory_section(mc), f" (against {mc.models[0]})" if mc.models else "")
     return "\n".join(lines) + "\n"
 

@@ -52,12 +52,19 @@ def suite_trends(past: SuitePast) -> SuiteTrends:
     first = past.runs[0]
     ends = ("this run" if first.current else f"#{first.number}", "this run")
     costs = [r.cost_usd for r in past.runs]
-    drawn = [line_chart("pass rate", [r.pass_rate for r in past.runs], tips, fmt=percent, labels=ends, scale=1.0),
-             # every run free (cached or scripted replies): a flat line at $0 says nothing the table does not
-             line_chart("cost", costs, tips, fmt=dollars, labels=ends, tick_fmt=lambda v: f"${v:g}")
-             if any(costs) else None,
-             line_chart("latency (median, live runs)", [r.latency_median for r in past.runs], tips, fmt=seconds,
-                        labels=ends, tick_fmt=lambda v: f"{v:g} s")]
+    drawn = [
+        line_chart("pass rate", [r.pass_rate for r in past.runs], tips, fmt=percent, labels=ends, scale=1.0),
+        # every run free (cached or scripted replies): a flat line at $0 says nothing the table does not
+        line_chart("cost", costs, tips, fmt=dollars, labels=ends, tick_fmt=lambda v: f"${v:g}") if any(costs) else None,
+        line_chart(
+            "latency (median, live runs)",
+            [r.latency_median for r in past.runs],
+            tips,
+            fmt=seconds,
+            labels=ends,
+            tick_fmt=lambda v: f"{v:g} s",
+        ),
+    ]
     return SuiteTrends(runs=past.runs, labels=tips, charts=[c for c in drawn if c is not None])
 
 

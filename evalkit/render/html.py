@@ -38,8 +38,10 @@ def visible(value: Any) -> str:
     text = str(value)
     if text.isascii():
         return _ASCII_CONTROL.sub(lambda m: f"[U+{ord(m.group(0)):04X}]", text)
-    return "".join(f"[U+{ord(ch):04X}]" if ch not in "\n\t\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
-                   else ch for ch in text)
+    return "".join(
+        f"[U+{ord(ch):04X}]" if ch not in "\n\t\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs") else ch
+        for ch in text
+    )
 
 
 def pretty(value: Any) -> str:
@@ -64,21 +66,31 @@ def _environment() -> Any:
     # jinja2 loads only when a page is rendered
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    env = Environment(loader=PackageLoader("evalkit.render", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("evalkit.render", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters.update(
         pct=lambda v: "—" if v is None else f"{v:.0%}",
         usd=lambda v: f"${v:.4f}" if v < 1 else f"${v:.2f}",
         seconds=lambda v: f"{v:.1f} s" if v < 120 else f"{v / 60:.1f} min",
         thousands=lambda v: f"{v:,}",
-        t=visible, pretty=pretty, safe_url=safe_url, csp_hash=csp_hash, step_count=step_count,
+        t=visible,
+        pretty=pretty,
+        safe_url=safe_url,
+        csp_hash=csp_hash,
+        step_count=step_count,
     )
     env.globals["max_trace_steps"] = MAX_TRACE_STEPS_SHOWN
     return env
 
 
-def render_html(report: Report, *, comparison: Any = None, base: Report | None = None,
-                past: ReportPast | None = None) -> str:
+def render_html(
+    report: Report, *, comparison: Any = None, base: Report | None = None, past: ReportPast | None = None
+) -> str:
     """The page for `report`; with `comparison` (an evalkit.compare Comparison) it shows base vs
     head, with the `base` Report too the outputs of both sides side by side, and with `past` (what
     the history says of the report's suites) each suite's trend charts and each case's strip."""
@@ -86,11 +98,21 @@ def render_html(report: Report, *, comparison: Any = None, base: Report | None =
         comparison = getattr(report, "comparison", None)  # once a Report carries its own
     views = html_view.build(report, comparison, base)
     template = _environment().get_template(TEMPLATE)
-    return str(template.render(
-        report=report, cmp=comparison, views=views, provenance=getattr(report, "provenance", None),
-        charts=html_view.charts(report, views, comparison), filters=html_view.FILTERS,
-        filter_counts=html_view.filter_counts(views), verdict_counts=html_view.verdict_counts(views), change_order=html_view.CHANGE_ORDER,
-        total=sum(len(v.rows) for v in views), past=history_view(past)))
+    return str(
+        template.render(
+            report=report,
+            cmp=comparison,
+            views=views,
+            provenance=getattr(report, "provenance", None),
+            charts=html_view.charts(report, views, comparison),
+            filters=html_view.FILTERS,
+            filter_counts=html_view.filter_counts(views),
+            verdict_counts=html_view.verdict_counts(views),
+            change_order=html_view.CHANGE_ORDER,
+            total=sum(len(v.rows) for v in views),
+            past=history_view(past),
+        )
+    )
 
 
 def write_html(report: Report, path: str | Path, **kwargs: Any) -> Path:

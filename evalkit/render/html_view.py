@@ -14,8 +14,18 @@ from evalkit.results.consistency import Consistency, consistency
 from evalkit.results.report import CaseResult, Report, SuiteResult
 
 # Changed cases lead a suite's table, in the order a reviewer reads them.
-CHANGE_ORDER = ("regressed", "flaky on main", "fixed", "still failing", "new", "not comparable", "too few runs to tell", "within noise",
-                "removed", "still passing")
+CHANGE_ORDER = (
+    "regressed",
+    "flaky on main",
+    "fixed",
+    "still failing",
+    "new",
+    "not comparable",
+    "too few runs to tell",
+    "within noise",
+    "removed",
+    "still passing",
+)
 FILTERS = ("failed", "regressed", "critical", "errors", "inconclusive")
 
 
@@ -84,13 +94,27 @@ def build(report: Report, comparison: Any = None, base: Report | None = None) ->
             n += 1
             diff = diffs.get((suite.name, case.id))
             change = diff.change if diff is not None else None
-            rows.append(CaseView(key=f"{suite.name}/{case.id}", dom_id=f"c{n}", suite=suite, case=case,
-                                 flags=flags(case, change), diff=diff, base=base_cases.get((suite.name, case.id)),
-                                 runs=consistency(case)))
+            rows.append(
+                CaseView(
+                    key=f"{suite.name}/{case.id}",
+                    dom_id=f"c{n}",
+                    suite=suite,
+                    case=case,
+                    flags=flags(case, change),
+                    diff=diff,
+                    base=base_cases.get((suite.name, case.id)),
+                    runs=consistency(case),
+                )
+            )
         if diffs:
             rows.sort(key=lambda r: CHANGE_ORDER.index(r.diff.change) if r.diff is not None else len(CHANGE_ORDER))
-        view = SuiteView(suite=suite, rows=rows, calibration=getattr(suite, "calibration", None),
-                         head_rate=pass_rate(suite), repeated=any(r.runs is not None for r in rows))
+        view = SuiteView(
+            suite=suite,
+            rows=rows,
+            calibration=getattr(suite, "calibration", None),
+            head_rate=pass_rate(suite),
+            repeated=any(r.runs is not None for r in rows),
+        )
         if comparison is not None:
             sd = next((s for s in comparison.suites if s.name == suite.name), None)
             view.base_rate = sd.base.pass_rate if sd is not None and sd.base is not None else None
@@ -141,9 +165,13 @@ def verdict_counts(views: list[SuiteView]) -> dict[str, int]:
 
 def charts(report: Report, views: list[SuiteView], comparison: Any = None) -> dict[str, Chart]:
     """Every chart, keyed by its title; a chart with nothing to show is left out."""
-    return {title: Chart(bars, 1.0 if "pass rate" in title else max(
-        (v for bar in bars for v, _, _ in bar.values), default=0.0) or 1.0)
-        for title, bars in _bars(report, views, comparison).items()}
+    return {
+        title: Chart(
+            bars,
+            1.0 if "pass rate" in title else max((v for bar in bars for v, _, _ in bar.values), default=0.0) or 1.0,
+        )
+        for title, bars in _bars(report, views, comparison).items()
+    }
 
 
 def _bars(report: Report, views: list[SuiteView], comparison: Any) -> dict[str, list[Bar]]:
@@ -159,20 +187,30 @@ def _bars(report: Report, views: list[SuiteView], comparison: Any) -> dict[str, 
         rates.append(bar)
     if rates:
         out["pass rate per suite"] = rates
-    costs = [Bar(m.model, [(m.usage.cost_usd, _cost(m.usage.cost_usd, m.usage.cache_hits), "head")])
-             for m in report.models]
+    costs = [
+        Bar(m.model, [(m.usage.cost_usd, _cost(m.usage.cost_usd, m.usage.cache_hits), "head")]) for m in report.models
+    ]
     if any(v for bar in costs for v, _, _ in bar.values) or any(m.usage.cache_hits for m in report.models):
         out["cost per model (live calls; cached replies are free)"] = costs
     lat = model_latency(report)
     if lat:
         out["run latency per target model (median, p95; live runs only)"] = [
-            Bar(m, [(med, f"{med:.2f} s", "head"), (p95, f"{p95:.2f} s", "p95")]) for m, (med, p95) in lat.items()]
+            Bar(m, [(med, f"{med:.2f} s", "head"), (p95, f"{p95:.2f} s", "p95")]) for m, (med, p95) in lat.items()
+        ]
     if comparison is not None:
         sides = [(comparison.base_label, comparison.base, "base"), (comparison.head_label, comparison.head, "head")]
-        out["cost: base vs head (live calls)"] = [Bar(label, [(s.cost_usd, _cost(s.cost_usd, s.cache_hits), cls)])
-                                                  for label, s, cls in sides]
+        out["cost: base vs head (live calls)"] = [
+            Bar(label, [(s.cost_usd, _cost(s.cost_usd, s.cache_hits), cls)]) for label, s, cls in sides
+        ]
         if any(s.latency_median is not None for _, s, _ in sides):
             out["latency: base vs head (median, p95; live runs only)"] = [
-                Bar(label, [(s.latency_median or 0.0, f"{s.latency_median or 0:.2f} s", cls),
-                            (s.latency_p95 or 0.0, f"{s.latency_p95 or 0:.2f} s", "p95")]) for label, s, cls in sides]
+                Bar(
+                    label,
+                    [
+                        (s.latency_median or 0.0, f"{s.latency_median or 0:.2f} s", cls),
+                        (s.latency_p95 or 0.0, f"{s.latency_p95 or 0:.2f} s", "p95"),
+                    ],
+                )
+                for label, s, cls in sides
+            ]
     return out

@@ -12,12 +12,23 @@ from evalkit.trace.steps import tool_calls
 
 def render_junit(report: Report) -> str:
     """JUnit XML: a testsuite per suite, a testcase per case (and per comparison)."""
-    root = ET.Element("testsuites", name="evalkit", tests=str(sum(len(s.cases) for s in report.suites)),
-                      time=f"{report.wall_seconds:.3f}")
+    root = ET.Element(
+        "testsuites",
+        name="evalkit",
+        tests=str(sum(len(s.cases) for s in report.suites)),
+        time=f"{report.wall_seconds:.3f}",
+    )
     for suite in report.suites:
-        el = ET.SubElement(root, "testsuite", name=suite.name, tests=str(len(suite.cases)),
-                           failures=str(suite.count("fail") + suite.count("not_run")), errors=str(suite.count("error")),
-                           skipped=str(suite.count("skipped")), time=f"{suite.wall_seconds:.3f}")
+        el = ET.SubElement(
+            root,
+            "testsuite",
+            name=suite.name,
+            tests=str(len(suite.cases)),
+            failures=str(suite.count("fail") + suite.count("not_run")),
+            errors=str(suite.count("error")),
+            skipped=str(suite.count("skipped")),
+            time=f"{suite.wall_seconds:.3f}",
+        )
         if suite.usage.faults_absorbed:
             props = ET.SubElement(el, "properties")
             ET.SubElement(props, "property", name="faults_absorbed_by_retries", value=str(suite.usage.faults_absorbed))
@@ -32,8 +43,13 @@ def render_junit(report: Report) -> str:
             case_props = {"queue_seconds": f"{case.queue_seconds:.3f}"} if case.queue_seconds else {}
             runs = consistency(case)
             if runs is not None:  # a case with repeats: how many of its k runs passed, pass@k and pass^k
-                case_props.update({"runs_passed": f"{runs.passed}/{runs.k}", "pass@k": str(runs.pass_at_k).lower(),
-                                   "pass^k": str(runs.pass_all_k).lower()})
+                case_props.update(
+                    {
+                        "runs_passed": f"{runs.passed}/{runs.k}",
+                        "pass@k": str(runs.pass_at_k).lower(),
+                        "pass^k": str(runs.pass_all_k).lower(),
+                    }
+                )
             case_props.update(_tool_properties(case))
             if case_props:
                 el_props = ET.SubElement(tc, "properties")
@@ -46,8 +62,11 @@ def render_junit(report: Report) -> str:
             elif case.verdict == "error":
                 ET.SubElement(tc, "error", message=message).text = "\n".join(case.errors) + "\n" + detail
             elif case.verdict == "inconclusive":  # a failure only where the suite says it counts as one
-                ET.SubElement(tc, "failure" if suite.inconclusive == "fail" else "skipped",
-                              message=("inconclusive: " + message)[:500])
+                ET.SubElement(
+                    tc,
+                    "failure" if suite.inconclusive == "fail" else "skipped",
+                    message=("inconclusive: " + message)[:500],
+                )
             elif case.verdict == "skipped":
                 ET.SubElement(tc, "skipped", message="; ".join(case.reasons)[:500])
             elif case.verdict == "not_run":  # the budget stopped the run first: never a pass, and it fails the run

@@ -14,13 +14,15 @@ MAX_TRACEBACK_CHARS = 2000  # of a target's traceback shown in a log or a commen
 def suite_line(suite: SuiteResult, width: int = 7) -> str:
     """`FAIL    pace_ai: 3 passed, 2 failed, 0 errors — why the suite could not run`; the verdict
     padded to `width` so a column of them lines up."""
-    return (f"{suite.verdict.upper().ljust(width)} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} failed, "
-            f"{suite.count('error')} errors"
-            + (f", {suite.count('inconclusive')} inconclusive" if suite.count("inconclusive") else "")
-            + (f", {suite.count('not_run')} not run: budget" if suite.count("not_run") else "")
-            + (f" — {suite.error}" if suite.error else "")
-            + (f" ({suite.calibration})" if suite.calibration else "")
-            + (f"; {absorbed(suite.usage)}" if suite.usage.faults_absorbed else ""))
+    return (
+        f"{suite.verdict.upper().ljust(width)} {suite.name}: {suite.count('pass')} passed, {suite.count('fail')} failed, "
+        f"{suite.count('error')} errors"
+        + (f", {suite.count('inconclusive')} inconclusive" if suite.count("inconclusive") else "")
+        + (f", {suite.count('not_run')} not run: budget" if suite.count("not_run") else "")
+        + (f" — {suite.error}" if suite.error else "")
+        + (f" ({suite.calibration})" if suite.calibration else "")
+        + (f"; {absorbed(suite.usage)}" if suite.usage.faults_absorbed else "")
+    )
 
 
 def absorbed(usage: Usage) -> str:
@@ -33,11 +35,18 @@ def usage_line(report: Report) -> str:
     """Calls, cache hits, tokens, dollars and wall time of the run."""
     u = report.usage
     limited = report.rate_limit
-    waits = (f", rate limit: {limited.rejected} × 429, {limited.paused_seconds:.1f} s held"
-             f"{', paced' if limited.paced else ''}") if limited.rejected or limited.paced else ""
-    return (f"{u.calls} model calls, {u.cache_hits} cache hits, {u.input_tokens + u.output_tokens:,} tokens, "
-            f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s{waits}"
-            + (f", {absorbed(u)}" if u.faults_absorbed else ""))
+    waits = (
+        (
+            f", rate limit: {limited.rejected} × 429, {limited.paused_seconds:.1f} s held"
+            f"{', paced' if limited.paced else ''}"
+        )
+        if limited.rejected or limited.paced
+        else ""
+    )
+    return (
+        f"{u.calls} model calls, {u.cache_hits} cache hits, {u.input_tokens + u.output_tokens:,} tokens, "
+        f"${u.cost_usd:.4f}, {report.wall_seconds:.1f} s{waits}" + (f", {absorbed(u)}" if u.faults_absorbed else "")
+    )
 
 
 def budget_line(report: Report) -> str | None:
@@ -47,8 +56,10 @@ def budget_line(report: Report) -> str | None:
     if b is None:
         return None
     if b.stopped:
-        return (f"budget: stopped the run: ${b.spent_usd:.4f} spent of ${b.limit_usd:.2f}, {b.not_run} cases not run "
-                f"({b.stopped}); a case not run is never a pass: exit 1")
+        return (
+            f"budget: stopped the run: ${b.spent_usd:.4f} spent of ${b.limit_usd:.2f}, {b.not_run} cases not run "
+            f"({b.stopped}); a case not run is never a pass: exit 1"
+        )
     return f"budget: ${b.spent_usd:.4f} spent of ${b.limit_usd:.2f}"
 
 

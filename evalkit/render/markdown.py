@@ -26,8 +26,13 @@ def _environment(template_dir: Path | None) -> Any:
     if template_dir is not None:
         loaders.insert(0, FileSystemLoader(str(template_dir)))
     # Sandboxed: a user's template from a PR must not reach Python internals.
-    env = SandboxedEnvironment(loader=ChoiceLoader(loaders), undefined=StrictUndefined,
-                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = SandboxedEnvironment(
+        loader=ChoiceLoader(loaders),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters["pct"] = lambda v: "—" if v is None else f"{v:.0%}"
     env.filters["usd"] = lambda v: f"${v:.4f}" if v < 1 else f"${v:.2f}"
     env.filters["icon"] = lambda v: ICONS.get(v, v)
@@ -97,8 +102,9 @@ def _cell(value: Any) -> str:
     return " ".join(str(value).split()).replace("|", "\\|")
 
 
-def render_markdown(report: Report, *, template: str | Path | None = None,
-                    clean: Any = None, extra: dict[str, Any] | None = None) -> str:
+def render_markdown(
+    report: Report, *, template: str | Path | None = None, clean: Any = None, extra: dict[str, Any] | None = None
+) -> str:
     """Markdown for `report`; `template` is a user's file, `clean` neutralises untrusted text."""
     from jinja2 import TemplateError  # jinja2 loads only when a template is used
 

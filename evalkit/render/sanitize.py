@@ -121,9 +121,7 @@ def _split_fenced(lines: list[str], max_indent: int) -> tuple[list[tuple[bool, l
                 current, fence = [], ""
             continue
         opener = _FENCE.match(line)
-        if opener and len(opener.group(1)) <= max_indent and not (
-            opener.group(2)[0] == "`" and "`" in opener.group(3)
-        ):
+        if opener and len(opener.group(1)) <= max_indent and not (opener.group(2)[0] == "`" and "`" in opener.group(3)):
             if current:
                 segments.append((False, current))
             current, fence = [line], opener.group(2)
@@ -162,7 +160,7 @@ def _definition(m: re.Match[str], hosts: tuple[str, ...]) -> str:
     """Keep a link definition to an allowed host; escape any other so references stay text."""
     if m.group(3) and _allowed(m.group(3), hosts):
         return m.group(0)
-    return m.group(1) + "\\" + m.group(0)[len(m.group(1)):]
+    return m.group(1) + "\\" + m.group(0)[len(m.group(1)) :]
 
 
 def _hold_code_spans(line: str, hold: Callable[[str], str]) -> str:
@@ -174,7 +172,7 @@ def _hold_code_spans(line: str, hold: Callable[[str], str]) -> str:
     while i < n:
         ch = line[i]
         if ch == "\\" and i + 1 < n and line[i + 1] in _PUNCT:
-            out.append(line[i:i + 2])
+            out.append(line[i : i + 2])
             i += 2
         elif ch == "`":
             j = i
@@ -214,7 +212,7 @@ def _neutralize_links(text: str, hosts: tuple[str, ...]) -> str:
     while (j := text.find("](", i)) != -1:
         end, dest = _destination(text, j + 2)
         if end is None:
-            text = text[:j] + "]\\(" + text[j + 2:]  # `]\(` can never open a link
+            text = text[:j] + "]\\(" + text[j + 2 :]  # `]\(` can never open a link
             i = j + 3
             continue
         start = _opening_bracket(text, j)
@@ -222,7 +220,7 @@ def _neutralize_links(text: str, hosts: tuple[str, ...]) -> str:
         if start is None or (not is_image and _allowed(dest, hosts)):
             i = j + 2
             continue
-        label = text[start + 1:j]
+        label = text[start + 1 : j]
         lo = start - 1 if is_image else start
         text = text[:lo] + (label or "image" if is_image else label) + text[end:]
         i = lo  # the label may itself hold a link or an image
@@ -233,7 +231,7 @@ def _opening_bracket(text: str, close: int) -> int | None:
     depth = 0
     for k in range(close - 1, -1, -1):
         ch = text[k]
-        if ch == "\n" and text[k - 1:k] == "\n":
+        if ch == "\n" and text[k - 1 : k] == "\n":
             return None  # links do not span paragraphs
         if k > 0 and text[k - 1] == "\\":
             continue
@@ -254,7 +252,7 @@ def _destination(text: str, k: int) -> tuple[int | None, str]:
         e = text.find(">", k)
         if e == -1 or "\n" in text[k:e]:
             return None, ""
-        dest, k = text[k + 1:e], e + 1
+        dest, k = text[k + 1 : e], e + 1
     else:
         s, depth = k, 0
         while k < n and not text[k].isspace():
@@ -287,12 +285,12 @@ def _skip_space(text: str, k: int) -> int:
 
 def _bare_url(url: str, hosts: tuple[str, ...], hold: Callable[[str], str]) -> str:
     core = url.rstrip("?!.,:;*_~'\")")
-    while core.count(")") < url[:len(core)].count("(") and len(core) < len(url) and url[len(core)] == ")":
+    while core.count(")") < url[: len(core)].count("(") and len(core) < len(url) and url[len(core)] == ")":
         core += ")"
     target = core if "://" in core else "http://" + core
     if _allowed(target, hosts):
         return url
-    return hold(f"`{core}`") + url[len(core):]
+    return hold(f"`{core}`") + url[len(core) :]
 
 
 def _allowed(dest: str, hosts: tuple[str, ...]) -> bool:

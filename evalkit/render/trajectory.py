@@ -24,11 +24,12 @@ def _one_line(text: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def call_text(call: Step) -> str:
     """`name(key=value, …)` with each value as JSON, cut short."""
+
     def value(v: Any) -> str:
         return _cut(_one_line(json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)), VALUE_CHARS)
 
@@ -45,8 +46,10 @@ def tool_line(trace: list[Step] | None, limit: int = LINE_CHARS) -> str:
     calls = tool_calls(trace)
     if not calls:
         return "no tool calls"
-    parts = [f"error in {call_text(c)}: {_cut(_one_line(c.error), ERROR_CHARS)}" if c.error is not None
-             else call_text(c) for c in calls]
+    parts = [
+        f"error in {call_text(c)}: {_cut(_one_line(c.error), ERROR_CHARS)}" if c.error is not None else call_text(c)
+        for c in calls
+    ]
     line = ""
     for shown, part in enumerate(parts):
         joined = part if not line else f"{line} → {part}"
@@ -58,7 +61,7 @@ def tool_line(trace: list[Step] | None, limit: int = LINE_CHARS) -> str:
 
 
 def step_count(trace: list[Step] | None) -> str:
-    """"5 steps, 2 tool calls" (empty without a trace)."""
+    """ "5 steps, 2 tool calls" (empty without a trace)."""
     if trace is None:
         return ""
     n = len(tool_calls(trace))

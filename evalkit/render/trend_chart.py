@@ -54,9 +54,16 @@ def nice_ceiling(value: float) -> float:
     return next(step * power for step in NICE_STEPS if step * power >= value * (1 - 1e-12))
 
 
-def line_chart(title: str, values: Sequence[float | None], tips: Sequence[str], *,
-               fmt: Callable[[float], str], labels: tuple[str, str], scale: float | None = None,
-               tick_fmt: Callable[[float], str] | None = None) -> LineChart | None:
+def line_chart(
+    title: str,
+    values: Sequence[float | None],
+    tips: Sequence[str],
+    *,
+    fmt: Callable[[float], str],
+    labels: tuple[str, str],
+    scale: float | None = None,
+    tick_fmt: Callable[[float], str] | None = None,
+) -> LineChart | None:
     """A chart of `values`, one slot a run, oldest first (the last is the report's own run); `tips`
     names each run for its tooltip, `scale` fixes the top of the y axis (else a round number above the
     largest value), `tick_fmt` writes the axis' round numbers (else `fmt`). None when fewer than two
@@ -84,12 +91,21 @@ def line_chart(title: str, values: Sequence[float | None], tips: Sequence[str], 
         segment.append(f"{point.x},{point.y}")
     lines += [" ".join(segment)] if len(segment) > 1 else []
     ticks = [Tick(y_of(top * f), (tick_fmt or fmt)(top * f)) for f in (0.0, 0.5, 1.0)]
-    return LineChart(title=title, summary=_summary(title, values, fmt), points=points, lines=lines, ticks=ticks,
-                     first_label=labels[0], last_label=labels[1])
+    return LineChart(
+        title=title,
+        summary=_summary(title, values, fmt),
+        points=points,
+        lines=lines,
+        ticks=ticks,
+        first_label=labels[0],
+        last_label=labels[1],
+    )
 
 
 def _summary(title: str, values: Sequence[float | None], fmt: Callable[[float], str]) -> str:
     known = [v for v in values if v is not None]
     own = values[-1]
-    return (f"{title} over the last {len(values)} runs: lowest {fmt(min(known))}, highest {fmt(max(known))}; "
-            f"first {fmt(known[0])}, this run {'—' if own is None else fmt(own)}")
+    return (
+        f"{title} over the last {len(values)} runs: lowest {fmt(min(known))}, highest {fmt(max(known))}; "
+        f"first {fmt(known[0])}, this run {'—' if own is None else fmt(own)}"
+    )

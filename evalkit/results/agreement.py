@@ -28,7 +28,9 @@ def values_agree(values: list[Any], spec: FieldSpec, tolerance: float) -> bool:
         entries = spec.items or {}  # (an entry's field that no run states agrees: it is absent alike)
         return len({len(v) for v in values}) == 1 and all(
             all(v[i].get(k) is None for v in values) or values_agree([v[i].get(k) for v in values], s, tolerance)
-            for i in range(len(values[0])) for k, s in entries.items())
+            for i in range(len(values[0]))
+            for k, s in entries.items()
+        )
     if spec.type in ("number", "integer"):
         tol = spec.tolerance if spec.tolerance is not None else tolerance
         mid = median(values)
@@ -38,23 +40,25 @@ def values_agree(values: list[Any], spec: FieldSpec, tolerance: float) -> bool:
     return len(set(map(repr, values))) == 1
 
 
-def field_agreement(name: str, values: list[Any], spec: FieldSpec, tolerance: float,
-                    missing: str = "disagree") -> FieldAgreement:
+def field_agreement(
+    name: str, values: list[Any], spec: FieldSpec, tolerance: float, missing: str = "disagree"
+) -> FieldAgreement:
     if all(v is None for v in values):
-        return FieldAgreement(field=name, agreed=False, values=values, status="not stated",
-                              counted=missing != "ignore")
+        return FieldAgreement(field=name, agreed=False, values=values, status="not stated", counted=missing != "ignore")
     agreed = values_agree(values, spec, tolerance)
     return FieldAgreement(field=name, agreed=agreed, values=values, status="agreed" if agreed else "disagreed")
 
 
-def agreement(runs: list[dict[str, Any]], fields: dict[str, FieldSpec], tolerance: float,
-              missing: str = "disagree") -> tuple[float | None, list[FieldAgreement]]:
+def agreement(
+    runs: list[dict[str, Any]], fields: dict[str, FieldSpec], tolerance: float, missing: str = "disagree"
+) -> tuple[float | None, list[FieldAgreement]]:
     """Share of fields on which every run agrees, and the detail per field. A field that no run
     states counts as a disagreement, or (`missing="ignore"`) is left out of the share."""
     if len(runs) < 2 or not fields:
         return None, []
-    detail = [field_agreement(name, [r.get(name) for r in runs], spec, tolerance, missing)
-              for name, spec in fields.items()]
+    detail = [
+        field_agreement(name, [r.get(name) for r in runs], spec, tolerance, missing) for name, spec in fields.items()
+    ]
     counted = [d for d in detail if d.counted]
     return (sum(d.agreed for d in counted) / len(counted) if counted else None), detail
 

@@ -43,8 +43,10 @@ class Consistency:
     def summary(self) -> str:
         """E.g. `2/3 runs passed · pass@3 ✓ · pass^3 ✗`."""
         mark = {True: "✓", False: "✗"}
-        return (f"{self.passed}/{self.k} runs passed · pass@{self.k} {mark[self.pass_at_k]} · "
-                f"pass^{self.k} {mark[self.pass_all_k]}")
+        return (
+            f"{self.passed}/{self.k} runs passed · pass@{self.k} {mark[self.pass_at_k]} · "
+            f"pass^{self.k} {mark[self.pass_all_k]}"
+        )
 
 
 def consistency(case: CaseResult) -> Consistency | None:

@@ -24,7 +24,8 @@ def case_scores(runs: list[RunResult]) -> dict[str, Any]:
     return {
         "rubric_pass_rate": sum(i.weight for i in rubric if i.status == "pass") / weight if rubric else None,
         "rubric_interval": [round(x, 4) for x in wilson(sum(i.status == "pass" for i in rubric), len(rubric))]
-        if len(runs) > 1 and rubric else None,
+        if len(runs) > 1 and rubric
+        else None,
         "checks_total": len(checks),
         "checks_passed": sum(i.status == "pass" for i in checks),
         "critical_failures": sorted({i.id for i in items if i.critical and i.status == "fail"}),
@@ -56,9 +57,11 @@ def case_verdict(case: CaseResult, thresholds: Thresholds, pass_all: bool = Fals
         interval = case.rubric_interval
         if interval is not None and interval[1] >= thresholds.rubric and not reasons:
             # The repeats cannot tell this rate from one that meets the threshold: say so, not "fail".
-            return "inconclusive", [f"rubric pass rate {case.rubric_pass_rate:.0%} < {thresholds.rubric:.0%}, "
-                                    f"but its 95% interval {interval[0]:.0%}–{interval[1]:.0%} reaches it "
-                                    f"(more repeats would tell)"]
+            return "inconclusive", [
+                f"rubric pass rate {case.rubric_pass_rate:.0%} < {thresholds.rubric:.0%}, "
+                f"but its 95% interval {interval[0]:.0%}–{interval[1]:.0%} reaches it "
+                f"(more repeats would tell)"
+            ]
         reasons.append(f"rubric pass rate {case.rubric_pass_rate:.0%} < {thresholds.rubric:.0%}")
     if case.agreement is not None and case.agreement < thresholds.agreement:
         reasons.append(f"field agreement {case.agreement:.0%} < {thresholds.agreement:.0%}")
@@ -72,8 +75,10 @@ def suite_verdict(suite: SuiteResult) -> Verdict:
     `inconclusive` setting says (fail, pass, or warn: the suite is inconclusive, exit 0); a case the
     budget did not run fails the suite (it is never a pass)."""
     as_setting: dict[str, Verdict] = {"fail": "fail", "pass": "pass", "warn": "inconclusive"}
-    verdicts: list[Verdict] = [as_setting[suite.inconclusive] if v == "inconclusive" else
-                               "fail" if v == "not_run" else v for v in suite.case_verdicts()]
+    verdicts: list[Verdict] = [
+        as_setting[suite.inconclusive] if v == "inconclusive" else "fail" if v == "not_run" else v
+        for v in suite.case_verdicts()
+    ]
     verdicts += [_comparison_verdict(c) for c in suite.comparisons]
     if suite.error:
         verdicts.append("error")

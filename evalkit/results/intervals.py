@@ -35,8 +35,9 @@ def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
-def kappa_interval(pairs: Sequence[tuple[str, str]], units: int | None = None,
-                   z: float = Z95) -> tuple[float, float] | None:
+def kappa_interval(
+    pairs: Sequence[tuple[str, str]], units: int | None = None, z: float = Z95
+) -> tuple[float, float] | None:
     """95 % interval of Cohen's kappa of `pairs`: the Wilson interval of the observed agreement,
     carried through kappa = (po - pe) / (1 - pe) with the chance agreement pe held at its observed
     value. Unlike Cohen's large-sample standard error it does not shrink to a point when every pair

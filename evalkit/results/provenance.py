@@ -36,6 +36,7 @@ def evalkit_version() -> str:
 
 def git_state(where: Path) -> tuple[str | None, bool | None]:
     """(commit, dirty) of the git work tree holding `where`; (None, None) outside one."""
+
     def git(*args: str) -> str | None:
         try:
             done = subprocess.run(["git", *args], cwd=where, capture_output=True, text=True, timeout=10)
@@ -89,15 +90,21 @@ def collect(suites: list[Any], options: dict[str, Any], models_called: Iterable[
     # in two worktrees of one repository has one name.
     root = _git_root(first) or first
     files = {_label(p, root): sha256(p) for p in suite_files(suites)}
-    return Provenance(evalkit_version=evalkit_version(), git_commit=commit, git_dirty=dirty, files=files,
-                      options={k: v for k, v in options.items() if v not in (None, [], {})},
-                      models_called=sorted(models_called))
+    return Provenance(
+        evalkit_version=evalkit_version(),
+        git_commit=commit,
+        git_dirty=dirty,
+        files=files,
+        options={k: v for k, v in options.items() if v not in (None, [], {})},
+        models_called=sorted(models_called),
+    )
 
 
 def _git_root(where: Path) -> Path | None:
     try:
-        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=where, capture_output=True,
-                              text=True, timeout=10)
+        done = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=where, capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return Path(done.stdout.strip()).resolve() if done.returncode == 0 else None

@@ -73,8 +73,9 @@ def scan_results(path: Path) -> Scan:
                 try:
                     _line(scan, raw, start, f)
                 except (ValueError, KeyError, TypeError) as exc:
-                    raise ValueError(f"line {number}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-                                     ) from None
+                    raise ValueError(
+                        f"line {number}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                    ) from None
             scan.size = offset
     return scan
 
@@ -87,13 +88,19 @@ def _line(scan: Scan, raw: bytes, start: int, f: BinaryIO) -> None:
             _check_run(scan, head)
             body_start, body_end = start + k + len(CASE_KEY), start + len(raw.rstrip(b"\r\n")) - 1
             if "id" not in head:  # a line written before run ids: the id is inside the case
-                case = json.loads(raw[k + len(CASE_KEY):len(raw.rstrip(b"\r\n")) - 1])
+                case = json.loads(raw[k + len(CASE_KEY) : len(raw.rstrip(b"\r\n")) - 1])
                 head.update(id=case["id"], verdict=case["verdict"], index=len(scan.cases))
             path = sys.intern(str(head.get("path", "")))
             scan.suites.setdefault(path, {"name": str(head["suite"])})
-            scan.cases[(path, str(head["id"]))] = CaseSpan(path, int(head["index"]), str(head["id"]),
-                                                           str(head["verdict"]), body_start, body_end,
-                                                           len(scan.sessions) - 1)
+            scan.cases[(path, str(head["id"]))] = CaseSpan(
+                path,
+                int(head["index"]),
+                str(head["id"]),
+                str(head["verdict"]),
+                body_start,
+                body_end,
+                len(scan.sessions) - 1,
+            )
             return
     row = json.loads(raw)
     if not isinstance(row, dict):
@@ -107,8 +114,11 @@ def _line(scan: Scan, raw: bytes, start: int, f: BinaryIO) -> None:
     _check_run(scan, row)
     if "suite_start" in row:
         result = row["suite_start"]
-        scan.suites[sys.intern(str(result["path"]))] = {"name": result["name"], "start": result,
-                                                       "planned": row.get("planned")}
+        scan.suites[sys.intern(str(result["path"]))] = {
+            "name": result["name"],
+            "start": result,
+            "planned": row.get("planned"),
+        }
     elif "stopped" in row:
         scan.sessions[-1].totals = SessionTotals.from_json(row["stopped"])
     elif "resumed" in row:
@@ -169,8 +179,11 @@ def summary_of(scan: Scan) -> Report:
     header = scan.header or {}
     suites = []
     for path, info in scan.suites.items():
-        suite = (SuiteResult.model_validate(info["start"]) if info.get("start")
-                 else SuiteResult(name=info["name"], path=path, verdict="skipped"))
+        suite = (
+            SuiteResult.model_validate(info["start"])
+            if info.get("start")
+            else SuiteResult(name=info["name"], path=path, verdict="skipped")
+        )
         suite.counts = {}
         for span in scan.spans(path):
             suite.counts[span.verdict] = suite.counts.get(span.verdict, 0) + 1
@@ -179,13 +192,26 @@ def summary_of(scan: Scan) -> Report:
     totals = prior_totals(scan)
     planned = [info["planned"] for info in scan.suites.values() if isinstance(info.get("planned"), int)]
     of = f" of {sum(planned)}" if planned and len(planned) == len(scan.suites) else ""
-    note = (f"partial run: {len(scan.cases)}{of} cases finished; `evalkit run --resume {scan.path}` "
-            "completes it") if scan.header else f"partial run: {len(scan.cases)} cases finished"
-    return Report(verdict=worst([s.verdict for s in suites]), suites=suites, usage=totals.usage, models=totals.models,
-                  warnings=[note, *totals.warnings], started_at=str(header.get("started_at", "")),
-                  wall_seconds=round(totals.wall_seconds, 3), results_path=str(scan.path),
-                  provenance=header.get("provenance"), rate_limit=totals.rate_limit,
-                  shard=(header.get("options") or {}).get("shard"), run_id=scan.run_id, partial=True)
+    note = (
+        (f"partial run: {len(scan.cases)}{of} cases finished; `evalkit run --resume {scan.path}` completes it")
+        if scan.header
+        else f"partial run: {len(scan.cases)} cases finished"
+    )
+    return Report(
+        verdict=worst([s.verdict for s in suites]),
+        suites=suites,
+        usage=totals.usage,
+        models=totals.models,
+        warnings=[note, *totals.warnings],
+        started_at=str(header.get("started_at", "")),
+        wall_seconds=round(totals.wall_seconds, 3),
+        results_path=str(scan.path),
+        provenance=header.get("provenance"),
+        rate_limit=totals.rate_limit,
+        shard=(header.get("options") or {}).get("shard"),
+        run_id=scan.run_id,
+        partial=True,
+    )
 
 
 def load_report(path: str | Path) -> Report:

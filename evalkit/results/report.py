@@ -53,14 +53,20 @@ class RunResult(BaseModel):
     prompt: str | None = Field(default=None, description="The rendered prompt of a prompt target.")
     extraction_error: str | None = None
     truncated: bool = Field(default=False, description="The target's reply stopped at max_tokens.")
-    target_requests: list[str] | None = Field(default=None, description="Cache keys of the model requests the "
-                                                                        "target made in this run.")
-    trace: list[Step] | None = Field(default=None, description="The steps the target took (messages, tool calls), "
-                                                             "when it used tools or returned a trace.")
+    target_requests: list[str] | None = Field(
+        default=None, description="Cache keys of the model requests the target made in this run."
+    )
+    trace: list[Step] | None = Field(
+        default=None,
+        description="The steps the target took (messages, tool calls), when it used tools or returned a trace.",
+    )
     wall_seconds: float = 0.0
-    passed: bool | None = Field(default=None, description="This run passed the case's gates on its own "
-                                                          "(consistency: pass@k, pass^k); absent in results "
-                                                          "older than it.")
+    passed: bool | None = Field(
+        default=None,
+        description="This run passed the case's gates on its own "
+        "(consistency: pass@k, pass^k); absent in results "
+        "older than it.",
+    )
 
     def run_errors(self) -> list[str]:
         return [e for e in (self.error, self.extraction_error) if e]
@@ -77,18 +83,22 @@ class CaseResult(BaseModel):
     rubric_pass_rate: float | None = None
     checks_passed: int = 0
     checks_total: int = 0
-    rubric_interval: list[float] | None = Field(default=None, description="Wilson 95 % interval of the rubric "
-                                                                          "pass rate over repeats.")
+    rubric_interval: list[float] | None = Field(
+        default=None, description="Wilson 95 % interval of the rubric pass rate over repeats."
+    )
     agreement: float | None = None
     field_agreement: list[FieldAgreement] = Field(default_factory=list)
     critical_failures: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list, description="Why the gates gave this verdict.")
     usage: Usage = Field(default_factory=Usage)
-    wall_seconds: float = Field(default=0.0, description="The case's own time: from its start to its end, less "
-                                                         "queue_seconds.")
-    queue_seconds: float = Field(default=0.0, description="Time the case's calls waited for a slot of the run's "
-                                                          "concurrency limit (or for a worker thread).")
+    wall_seconds: float = Field(
+        default=0.0, description="The case's own time: from its start to its end, less queue_seconds."
+    )
+    queue_seconds: float = Field(
+        default=0.0,
+        description="Time the case's calls waited for a slot of the run's concurrency limit (or for a worker thread).",
+    )
 
     def failing_items(self) -> list[tuple[int, ItemResult]]:
         return [(run.repeat, item) for run in self.runs for item in run.items if item.status in ("fail", "error")]
@@ -115,10 +125,13 @@ class SuiteResult(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     wall_seconds: float = 0.0
     calibration: str | None = Field(default=None, description="The judge's last calibration on gold labels.")
-    inconclusive: Literal["fail", "warn", "pass"] = Field(default="warn", description="What an inconclusive "
-                                                                                      "case does to the verdict.")
-    counts: dict[str, int] = Field(default_factory=dict, description="Cases per verdict (all a summary keeps: "
-                                                                     "the cases themselves stay in the JSONL).")
+    inconclusive: Literal["fail", "warn", "pass"] = Field(
+        default="warn", description="What an inconclusive case does to the verdict."
+    )
+    counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="Cases per verdict (all a summary keeps: the cases themselves stay in the JSONL).",
+    )
 
     def pass_interval(self) -> tuple[float, float] | None:
         """Wilson 95 % interval of the share of the suite's scored cases that passed."""
@@ -178,8 +191,10 @@ class Report(BaseModel):
     shard: str | None = Field(default=None, description="`I/N` for one shard's results; `evalkit merge` joins them.")
     run_id: str | None = Field(default=None, description="The id every line of the run's JSONL carries.")
     budget: BudgetUse | None = Field(default=None, description="The run's budget, when it had one.")
-    partial: bool = Field(default=False, description="The run stopped before every case finished "
-                                                     "(`evalkit run --resume RESULTS.jsonl` completes it).")
+    partial: bool = Field(
+        default=False,
+        description="The run stopped before every case finished (`evalkit run --resume RESULTS.jsonl` completes it).",
+    )
 
     def save(self, path: str | Path) -> None:
         """Write the report as JSON, whole or not at all (OutputError when it cannot be); text UTF-8

@@ -55,8 +55,10 @@ def case_line(run_id: str, suite: SuiteResult, index: int, case: CaseResult) -> 
     """One case's line: a small head the reader parses alone, then the whole CaseResult."""
     # The head is what json.dumps gives for {"run_id", "suite", "path", "index", "id", "verdict"};
     # its first three keys are the same for every case of a suite, written once.
-    return (f"{_head_start(run_id, suite.name, suite.path)}, \"index\": {index:d}, \"id\": {json.dumps(case.id)}, "
-            f"\"verdict\": {json.dumps(case.verdict)}{_CASE_KEY}{case.model_dump_json()}}}\n")
+    return (
+        f'{_head_start(run_id, suite.name, suite.path)}, "index": {index:d}, "id": {json.dumps(case.id)}, '
+        f'"verdict": {json.dumps(case.verdict)}{_CASE_KEY}{case.model_dump_json()}}}\n'
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -94,11 +96,17 @@ def dumps(data: Any) -> str:
 
 def unstorable_row(case: CaseResult, exc: BaseException) -> CaseResult:
     """What is kept of a case whose result cannot be written: its id, place, usage and an error."""
-    return CaseResult(id=case.id, line=case.line, file=case.file, description=storable_text(case.description),
-                      usage=case.usage, verdict="error", queue_seconds=case.queue_seconds,
-                      wall_seconds=case.wall_seconds,
-                      reasons=[f"the case's result could not be stored: {type(exc).__name__}: "
-                               f"{storable_text(one_line(exc))}"])
+    return CaseResult(
+        id=case.id,
+        line=case.line,
+        file=case.file,
+        description=storable_text(case.description),
+        usage=case.usage,
+        verdict="error",
+        queue_seconds=case.queue_seconds,
+        wall_seconds=case.wall_seconds,
+        reasons=[f"the case's result could not be stored: {type(exc).__name__}: {storable_text(one_line(exc))}"],
+    )
 
 
 @dataclass
@@ -112,16 +120,23 @@ class SessionTotals:
     wall_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"usage": self.usage.model_dump(), "models": [m.model_dump() for m in self.models],
-                "rate_limit": self.rate_limit.model_dump(), "warnings": self.warnings,
-                "wall_seconds": round(self.wall_seconds, 3)}
+        return {
+            "usage": self.usage.model_dump(),
+            "models": [m.model_dump() for m in self.models],
+            "rate_limit": self.rate_limit.model_dump(),
+            "warnings": self.warnings,
+            "wall_seconds": round(self.wall_seconds, 3),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SessionTotals":
-        return cls(usage=Usage.model_validate(data.get("usage") or {}),
-                   models=[ModelUse.model_validate(m) for m in data.get("models") or []],
-                   rate_limit=RateLimitUse.model_validate(data.get("rate_limit") or {}),
-                   warnings=list(data.get("warnings") or []), wall_seconds=float(data.get("wall_seconds") or 0))
+        return cls(
+            usage=Usage.model_validate(data.get("usage") or {}),
+            models=[ModelUse.model_validate(m) for m in data.get("models") or []],
+            rate_limit=RateLimitUse.model_validate(data.get("rate_limit") or {}),
+            warnings=list(data.get("warnings") or []),
+            wall_seconds=float(data.get("wall_seconds") or 0),
+        )
 
     def add(self, other: "SessionTotals") -> None:
         self.usage.add(other.usage)
@@ -134,9 +149,11 @@ class SessionTotals:
                 have.roles = sorted(set(have.roles) | set(use.roles))
                 have.usage.add(use.usage)
         self.models = [by_model[m] for m in sorted(by_model)]
-        self.rate_limit = RateLimitUse(rejected=self.rate_limit.rejected + other.rate_limit.rejected,
-                                       paused_seconds=self.rate_limit.paused_seconds + other.rate_limit.paused_seconds,
-                                       paced=self.rate_limit.paced or other.rate_limit.paced)
+        self.rate_limit = RateLimitUse(
+            rejected=self.rate_limit.rejected + other.rate_limit.rejected,
+            paused_seconds=self.rate_limit.paused_seconds + other.rate_limit.paused_seconds,
+            paced=self.rate_limit.paced or other.rate_limit.paced,
+        )
         self.warnings = list(dict.fromkeys(self.warnings + other.warnings))
         self.wall_seconds += other.wall_seconds
 
@@ -188,8 +205,9 @@ class ResultsWriter:
         self._error: OutputError | None = None  # a write failed: every later one raises it
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if keep_bytes is not None else os.O_TRUNC),
-                         0o666)
+            fd = os.open(
+                path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if keep_bytes is not None else os.O_TRUNC), 0o666
+            )
             if keep_bytes is not None:
                 os.ftruncate(fd, keep_bytes)
             self._size = os.fstat(fd).st_size
@@ -228,7 +246,7 @@ class ResultsWriter:
         view = memoryview(data)
         try:
             while view:
-                view = view[os.write(self._fd, view):]
+                view = view[os.write(self._fd, view) :]
         except OSError as exc:
             self._failed(exc)
         self._size += len(data)
@@ -248,15 +266,27 @@ class ResultsWriter:
         self._error = OutputError(
             f"could not write {self.path}: {exc.strerror or exc}; it keeps, whole, every line written before "
             f"({self.cases} finished case{'s' if self.cases != 1 else ''} of this session); make room, then "
-            f"`evalkit run --resume {self.path}` runs the rest")
+            f"`evalkit run --resume {self.path}` runs the rest"
+        )
         raise self._error
 
     def event(self, **data: Any) -> None:
         self._write(dumps({"run_id": self.run_id, **data}) + "\n")
 
     def header(self, started_at: str, suites: list[str], options: dict[str, Any], provenance: dict[str, Any]) -> None:
-        self._write(dumps({"evalkit_results": FORMAT, "run_id": self.run_id, "started_at": started_at,
-                           "suites": suites, "options": options, "provenance": provenance}) + "\n")
+        self._write(
+            dumps(
+                {
+                    "evalkit_results": FORMAT,
+                    "run_id": self.run_id,
+                    "started_at": started_at,
+                    "suites": suites,
+                    "options": options,
+                    "provenance": provenance,
+                }
+            )
+            + "\n"
+        )
 
     def case(self, suite: SuiteResult, index: int, case: CaseResult) -> CaseResult:
         """Write the case's line; returns the result as written (text made storable, or an error
@@ -315,8 +345,10 @@ class RunLock:
                     holder = -1
                 if holder == -1 or (holder is not None and holder != os.getpid() and _alive(holder)):
                     who = f"pid {holder}, " if holder > 0 else ""
-                    raise UsageError(f"{results} is being written by another evalkit run ({who}see {lock}): "
-                                     "wait for it to finish, or pass another --output") from None
+                    raise UsageError(
+                        f"{results} is being written by another evalkit run ({who}see {lock}): "
+                        "wait for it to finish, or pass another --output"
+                    ) from None
                 try:  # a run that died left it: taken over
                     lock.unlink()
                 except FileNotFoundError:

@@ -34,22 +34,25 @@ __all__ = [
     "target_prompt",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "render_turn": "evalkit.run.conversation",
-    "size": "evalkit.run.conversation",
-    "target_prompt": "evalkit.run.conversation",
-    "fit_warnings": "evalkit.run.model_fit",
-    "refuse_unfit": "evalkit.run.model_fit",
-    "RunOptions": "evalkit.run.options",
-    "Runner": "evalkit.run.runner",
-    "parse_shard": "evalkit.run.sharding",
-    "shard_members": "evalkit.run.sharding",
-    "CaseTarget": "evalkit.run.targets",
-    "TargetCall": "evalkit.run.targets",
-    "TargetResult": "evalkit.run.targets",
-    "ToolBox": "evalkit.run.tool_loop",
-    "prompt_request": "evalkit.run.targets",
-    "resolve_target": "evalkit.run.targets",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "render_turn": "evalkit.run.conversation",
+        "size": "evalkit.run.conversation",
+        "target_prompt": "evalkit.run.conversation",
+        "fit_warnings": "evalkit.run.model_fit",
+        "refuse_unfit": "evalkit.run.model_fit",
+        "RunOptions": "evalkit.run.options",
+        "Runner": "evalkit.run.runner",
+        "parse_shard": "evalkit.run.sharding",
+        "shard_members": "evalkit.run.sharding",
+        "CaseTarget": "evalkit.run.targets",
+        "TargetCall": "evalkit.run.targets",
+        "TargetResult": "evalkit.run.targets",
+        "ToolBox": "evalkit.run.tool_loop",
+        "prompt_request": "evalkit.run.targets",
+        "resolve_target": "evalkit.run.targets",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

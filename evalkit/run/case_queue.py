@@ -21,8 +21,7 @@ def window_for(concurrency: int, *, batched: bool = False) -> asyncio.Semaphore:
     return asyncio.Semaphore(UNBOUNDED if batched else PER_CALL * concurrency + SPARE)
 
 
-async def run_windowed(items: Iterable[T], run_one: Callable[[T], Awaitable[Any]],
-                       window: asyncio.Semaphore) -> None:
+async def run_windowed(items: Iterable[T], run_one: Callable[[T], Awaitable[Any]], window: asyncio.Semaphore) -> None:
     """`run_one(item)` for every item, at most as many at once as `window` lets in. Results are
     dropped (the caller keeps what it needs); the first exception stops the rest and is raised.
     Cancelled, it cancels the items still running and waits for them to unwind."""

@@ -42,22 +42,38 @@ class CaseRun:
         answered beside the case's input)."""
         case, suite = self.case, self.suite
         judged = {it.id: (it.judge, it.judge_repeats) for it in applicable if it.judge is not None}
-        case_input = case.input if self.conversation is None else {"input": case.input,
-                                                                    "conversation": self.conversation}
-        return JudgeInput(self.text, criteria={k: criterion for k, (criterion, _) in judged.items()},
-                          repeats={k: n for k, (_, n) in judged.items()},
-                          fields={n: suite.fields[n] for n in case.fields}, case_input=case_input, facts=self.facts,
-                          truncated=self.truncated, trace=judged_trace(self.trace))
+        case_input = (
+            case.input if self.conversation is None else {"input": case.input, "conversation": self.conversation}
+        )
+        return JudgeInput(
+            self.text,
+            criteria={k: criterion for k, (criterion, _) in judged.items()},
+            repeats={k: n for k, (_, n) in judged.items()},
+            fields={n: suite.fields[n] for n in case.fields},
+            case_input=case_input,
+            facts=self.facts,
+            truncated=self.truncated,
+            trace=judged_trace(self.trace),
+        )
 
     def judge_settings(self, judge_model: str) -> JudgeSettings:
         suite = self.suite
-        return JudgeSettings(judge_model, timeout=suite.timeout.judge, thinking=suite.judge_thinking,
-                             confirm=suite.confirm_failures)
+        return JudgeSettings(
+            judge_model, timeout=suite.timeout.judge, thinking=suite.judge_thinking, confirm=suite.confirm_failures
+        )
 
     def check_context(self, fields: dict[str, Any] | None) -> CheckContext:
         """What code checks read; a conversation's case-level checks also see the earlier turns'
         fields (as "turn N.<field>"), so code can compare one turn's plan with another's."""
         seen = {**self.earlier_fields, **fields} if self.earlier_fields and fields is not None else fields
-        return CheckContext(output=self.output, input=self.case.input, fields=seen, facts=self.facts,
-                            case_id=self.case.id, suite_dir=self.suite.dir, timeout=self.suite.timeout.check,
-                            trace=self.trace, output_model=self.output_model)
+        return CheckContext(
+            output=self.output,
+            input=self.case.input,
+            fields=seen,
+            facts=self.facts,
+            case_id=self.case.id,
+            suite_dir=self.suite.dir,
+            timeout=self.suite.timeout.check,
+            trace=self.trace,
+            output_model=self.output_model,
+        )

@@ -58,8 +58,7 @@ def target_prompt(target: Target | None, case_input: Any) -> Any:
     except Exception as exc:  # TargetError for an undefined name; a sandbox refusal; any other
         from jinja2 import StrictUndefined  # jinja2 loads only when a template is used
 
-        return StrictUndefined(hint=f"`prompt` (the target's template) does not render for this case: "
-                                    f"{one_line(exc)}")
+        return StrictUndefined(hint=f"`prompt` (the target's template) does not render for this case: {one_line(exc)}")
 
 
 def turn_variables(case: Case, turn: Turn, prompt: Any, outputs: list[str]) -> dict[str, Any]:
@@ -78,12 +77,16 @@ def render_turn(case: Case, turn: Turn, prompt: Any, outputs: list[str], *, befo
     except Exception as exc:  # the template's own bug (a type error in an expression): named, never a traceback
         raise TargetError(f"{what}: {type(exc).__name__}: {one_line(exc)}") from None
     if len(text) > limits.turn_max_chars():
-        raise TargetError(f"turn {turn.number}: its message renders to {len(text):,} characters, over the limit "
-                          f"of {limits.turn_max_chars():,} (EVALKIT_TURN_MAX_CHARS raises it)")
+        raise TargetError(
+            f"turn {turn.number}: its message renders to {len(text):,} characters, over the limit "
+            f"of {limits.turn_max_chars():,} (EVALKIT_TURN_MAX_CHARS raises it)"
+        )
     if before + len(text) > limits.conversation_max_chars():
-        raise TargetError(f"turn {turn.number}: the conversation grows to {before + len(text):,} characters with "
-                          f"it, over the limit of {limits.conversation_max_chars():,} (EVALKIT_CONVERSATION_MAX_CHARS "
-                          "raises it)")
+        raise TargetError(
+            f"turn {turn.number}: the conversation grows to {before + len(text):,} characters with "
+            f"it, over the limit of {limits.conversation_max_chars():,} (EVALKIT_CONVERSATION_MAX_CHARS "
+            "raises it)"
+        )
     return text
 
 
@@ -94,9 +97,12 @@ def size(messages: Messages) -> int:
 
 def _prefixed(turn: Turn, results: list[ItemResult]) -> list[ItemResult]:
     """Items not yet named by the turn (the built-in `complete`) get its prefix."""
-    return [r if r.id.startswith(turn.prefix) else r.model_copy(update={"id": turn.prefix + r.id,
-                                                                       "text": turn.prefix + r.text})
-            for r in results]
+    return [
+        r
+        if r.id.startswith(turn.prefix)
+        else r.model_copy(update={"id": turn.prefix + r.id, "text": turn.prefix + r.text})
+        for r in results
+    ]
 
 
 def _reply_steps(called: TargetCall, reply: str) -> list[Step]:
@@ -108,8 +114,9 @@ def _reply_steps(called: TargetCall, reply: str) -> list[Step]:
     return steps
 
 
-async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnScorer,
-                           truncation: Callable[[], bool]) -> ConversationRun:
+async def run_conversation(
+    case: Case, prompt: Any, call: Caller, score: TurnScorer, truncation: Callable[[], bool]
+) -> ConversationRun:
     """Every turn of `case` in order (see the module's docstring). `call` runs the target on the
     messages so far; `truncation()` says, and forgets, whether the call just made stopped at max_tokens."""
     messages: Messages = []  # the conversation as text: what the scorer, the judge and the report see
@@ -141,8 +148,14 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
             called = await call([dict(m) for m in history])
             truncated = truncation()
             if called.error is not None:
-                return ConversationRun(final=TargetCall(error=f"turn {turn.number}: {called.error}",
-                                                        traceback=called.traceback, prompt=text, trace=steps))
+                return ConversationRun(
+                    final=TargetCall(
+                        error=f"turn {turn.number}: {called.error}",
+                        traceback=called.traceback,
+                        prompt=text,
+                        trace=steps,
+                    )
+                )
             reply = output_text(called.output)
             steps.extend(_reply_steps(called, reply))
             facts.update(called.facts)
@@ -154,8 +167,11 @@ async def run_conversation(case: Case, prompt: Any, call: Caller, score: TurnSco
             outputs.append(reply)
             last = called
         assert last is not None, "the loader requires a conversation to end with a user turn"
-        result = ConversationRun(final=TargetCall(output=last.output, facts=facts, prompt=last.prompt, trace=steps),
-                                 truncated=truncated, messages=messages[:-1])
+        result = ConversationRun(
+            final=TargetCall(output=last.output, facts=facts, prompt=last.prompt, trace=steps),
+            truncated=truncated,
+            messages=messages[:-1],
+        )
         for turn, task in scoring:
             items, fields = await task
             result.items += _prefixed(turn, items)

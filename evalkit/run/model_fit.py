@@ -35,26 +35,37 @@ def setting_problems(suite: Suite, target_model: str, caps: Capabilities) -> lis
     target = suite.target
     limit = (target.max_tokens if target is not None and target.max_tokens else None) or suite.max_tokens
     if caps.max_tokens is not None and limit > caps.max_tokens:
-        problems.append(f"`max_tokens: {limit}`: model {target_model} writes at most {caps.max_tokens:,} output "
-                        f"tokens (its maximum, from the {caps.source}); lower max_tokens")
+        problems.append(
+            f"`max_tokens: {limit}`: model {target_model} writes at most {caps.max_tokens:,} output "
+            f"tokens (its maximum, from the {caps.source}); lower max_tokens"
+        )
     temperature = target.temperature if target is not None and target.temperature is not None else suite.temperature
     if temperature is not None and caps.sampling is not True:
-        why = ("takes no sampling parameters (current models answer 400 \"`temperature` is deprecated for this "
-               "model.\")" if caps.sampling is False else "is not known to take sampling parameters")
-        problems.append(f"`temperature: {temperature:g}`: model {target_model} {why}; remove `temperature:` (judge "
-                        "noise and target noise are what `repeats`, `judge_repeats` and `calibrate` measure)")
+        why = (
+            'takes no sampling parameters (current models answer 400 "`temperature` is deprecated for this model.")'
+            if caps.sampling is False
+            else "is not known to take sampling parameters"
+        )
+        problems.append(
+            f"`temperature: {temperature:g}`: model {target_model} {why}; remove `temperature:` (judge "
+            "noise and target noise are what `repeats`, `judge_repeats` and `calibrate` measure)"
+        )
     if target is not None and target.thinking is not None:
         kind = str(target.thinking.get("type"))
         if caps.takes(kind) is False:
-            takes = ", ".join(t for t in ("adaptive", "enabled", "disabled", "between_tools") if caps.takes(t)) or "none"
+            takes = (
+                ", ".join(t for t in ("adaptive", "enabled", "disabled", "between_tools") if caps.takes(t)) or "none"
+            )
             shown = "{budget_tokens: ...}" if kind == "enabled" else kind
-            problems.append(f"`thinking: {shown}`: model {target_model} does not take thinking type {kind} "
-                            f"(it takes: {takes})")
+            problems.append(
+                f"`thinking: {shown}`: model {target_model} does not take thinking type {kind} (it takes: {takes})"
+            )
     return problems
 
 
-def refuse_unfit(suites: Iterable[Suite], model: str | None, judge_model: str | None,
-                 capabilities: CapabilitiesOf) -> None:
+def refuse_unfit(
+    suites: Iterable[Suite], model: str | None, judge_model: str | None, capabilities: CapabilitiesOf
+) -> None:
     """UsageError (one line, before any call) for the first setting a model of the run would refuse,
     or NoRoute for a judge model evalkit cannot ask."""
     suites = list(suites)
@@ -72,8 +83,14 @@ def refuse_unfit(suites: Iterable[Suite], model: str | None, judge_model: str | 
 def judge_reply_tokens(suite: Suite) -> int:
     """The judge's own allowance on the suite's largest judged reply (0: nothing is judged): its
     verdicts, and the fields when the same call extracts them."""
-    most = max((sum(1 for it in items if it.judge is not None)
-                for case in suite.cases for items in [case.items, *(t.items for t in case.turns)]), default=0)
+    most = max(
+        (
+            sum(1 for it in items if it.judge is not None)
+            for case in suite.cases
+            for items in [case.items, *(t.items for t in case.turns)]
+        ),
+        default=0,
+    )
     if not most:
         return 0
     return verdict_tokens(most) + (field_tokens(suite.fields.values()) if suite.fields else 0)
@@ -96,15 +113,24 @@ def judge_problem(suite: Suite, judge_model: str | None, capabilities: Capabilit
         return None
     if suite.judge_thinking is not None:
         shown = ", ".join(f"{k}: {v}" for k, v in suite.judge_thinking.as_dict().items())
-        return (f"`judge_thinking: {{{shown}}}`: the judge's request would ask model {judge} for {reply + room:,} "
-                f"output tokens ({room:,} for thinking, {reply:,} for its verdicts), over its maximum of "
-                f"{caps.max_tokens:,} (from the {caps.source}); lower judge_thinking, or choose another judge_model")
-    return (f"`judge_model: {judge}`: the judge's request would ask for {reply + room:,} output tokens, over the "
-            f"model's maximum of {caps.max_tokens:,} (from the {caps.source}); choose another judge_model")
+        return (
+            f"`judge_thinking: {{{shown}}}`: the judge's request would ask model {judge} for {reply + room:,} "
+            f"output tokens ({room:,} for thinking, {reply:,} for its verdicts), over its maximum of "
+            f"{caps.max_tokens:,} (from the {caps.source}); lower judge_thinking, or choose another judge_model"
+        )
+    return (
+        f"`judge_model: {judge}`: the judge's request would ask for {reply + room:,} output tokens, over the "
+        f"model's maximum of {caps.max_tokens:,} (from the {caps.source}); choose another judge_model"
+    )
 
 
-def fit_warnings(suites: Iterable[Suite], model: str | None, judge_model: str | None,
-                 capabilities: CapabilitiesOf, end_of_life: Mapping[str, str] | None = None) -> list[str]:
+def fit_warnings(
+    suites: Iterable[Suite],
+    model: str | None,
+    judge_model: str | None,
+    capabilities: CapabilitiesOf,
+    end_of_life: Mapping[str, str] | None = None,
+) -> list[str]:
     """What is worth saying before money is spent: deprecated models (`end_of_life`: model id to its
     date), Legacy models, and a target model that thinks under a small `max_tokens` (thinking counts
     toward it)."""
@@ -121,14 +147,19 @@ def fit_warnings(suites: Iterable[Suite], model: str | None, judge_model: str | 
             target: Any = suite.target
             caps = capabilities(target_model)
             if target is not None and target.effort is not None and effort_for(target.effort, caps) is None:
-                warnings.append(f"{suite.path}: `effort: {target.effort}` is not sent to model {target_model}, which "
-                                f"lists no such effort level (it lists: {', '.join(caps.effort or ()) or 'none'})")
+                warnings.append(
+                    f"{suite.path}: `effort: {target.effort}` is not sent to model {target_model}, which "
+                    f"lists no such effort level (it lists: {', '.join(caps.effort or ()) or 'none'})"
+                )
             limit = (target.max_tokens if target is not None and target.max_tokens else None) or suite.max_tokens
             thinking = target.thinking if target is not None else None
             thinks = (thinking is None and capabilities(target_model).thinks_by_default is True) or (
-                thinking is not None and thinking.get("type") != "disabled")
+                thinking is not None and thinking.get("type") != "disabled"
+            )
             if thinks and limit < THINKING_MIN_MAX_TOKENS:
-                warnings.append(f"{suite.path}: model {target_model} thinks, and its thinking counts toward "
-                                f"max_tokens ({limit}): raise max_tokens, or set the target's `effort:` or "
-                                "`thinking:`")
+                warnings.append(
+                    f"{suite.path}: model {target_model} thinks, and its thinking counts toward "
+                    f"max_tokens ({limit}): raise max_tokens, or set the target's `effort:` or "
+                    "`thinking:`"
+                )
     return list(dict.fromkeys(warnings))

@@ -46,4 +46,5 @@ def run_budget(suites: list[Suite], options: RunOptions) -> float | None:
 def effective_thresholds(suite: Suite, options: RunOptions) -> Thresholds:
     return Thresholds(
         rubric=suite.thresholds.rubric if options.rubric_threshold is None else options.rubric_threshold,
-        agreement=suite.thresholds.agreement if options.agreement_threshold is None else options.agreement_threshold)
+        agreement=suite.thresholds.agreement if options.agreement_threshold is None else options.agreement_threshold,
+    )

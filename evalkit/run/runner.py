@@ -96,8 +96,11 @@ class Runner:
         assert self.options.jsonl_path is not None, "run_summary streams to options.jsonl_path"
         # A retired model fails the whole run here, before any call (exit 2 at the front door).
         model, judge_model = self.options.model, self.options.judge_model
-        model_lifecycle.refuse_retired(model_lifecycle.suite_models(suites, model, judge_model), self.client.deprecations(),
-                                 judge_only=model_lifecycle.judge_only_models(suites, model, judge_model))
+        model_lifecycle.refuse_retired(
+            model_lifecycle.suite_models(suites, model, judge_model),
+            self.client.deprecations(),
+            judge_only=model_lifecycle.judge_only_models(suites, model, judge_model),
+        )
         # So does a setting a model refuses, or a judge model evalkit cannot ask (evalkit/run/model_fit.py).
         refuse_unfit(suites, model, judge_model, self.client.capabilities.of)
         started, t0 = datetime.now(timezone.utc), time.perf_counter()
@@ -123,8 +126,9 @@ class Runner:
         finally:
             await self._user.close()
             if summary is None:  # stopped (Ctrl-C, SIGTERM, an error): what this session spent
-                self._writer.event(stopped=self._session(self._report([], started, time.perf_counter() - t0,
-                                                                   suites)).to_json())
+                self._writer.event(
+                    stopped=self._session(self._report([], started, time.perf_counter() - t0, suites)).to_json()
+                )
             self._writer.close()
             self.client.track_paid(None)  # this session's totals are in the JSONL now
             if self._lock is not None:
@@ -143,15 +147,28 @@ class Runner:
             return
         self._out = ResultsWriter(path, new_run_id())
         o = self.options
-        options = {**self._recorded_options(), "shard": str(o.shard) if o.shard else None,
-                   "inconclusive": o.inconclusive, "demo": o.demo}
-        self._writer.header(started.isoformat(timespec="seconds"), [str(s.path) for s in suites], options,
-                         provenance.collect(suites, self._recorded_options(), []).model_dump(mode="json"))
+        options = {
+            **self._recorded_options(),
+            "shard": str(o.shard) if o.shard else None,
+            "inconclusive": o.inconclusive,
+            "demo": o.demo,
+        }
+        self._writer.header(
+            started.isoformat(timespec="seconds"),
+            [str(s.path) for s in suites],
+            options,
+            provenance.collect(suites, self._recorded_options(), []).model_dump(mode="json"),
+        )
 
     @staticmethod
     def _session(report: Report) -> SessionTotals:
-        return SessionTotals(usage=report.usage, models=report.models, rate_limit=report.rate_limit,
-                             warnings=report.warnings, wall_seconds=report.wall_seconds)
+        return SessionTotals(
+            usage=report.usage,
+            models=report.models,
+            rate_limit=report.rate_limit,
+            warnings=report.warnings,
+            wall_seconds=report.wall_seconds,
+        )
 
     def _with_prior(self, summary: Report) -> Report:
         """The run's summary with what earlier sessions of a resumed run spent added."""
@@ -161,35 +178,64 @@ class Runner:
         total = prior_totals(self._prior)
         total.add(self._session(summary))
         started = (self._prior.header or {}).get("started_at") or summary.started_at
-        return summary.model_copy(update={"usage": total.usage, "models": total.models, "warnings": total.warnings,
-                                          "rate_limit": total.rate_limit, "started_at": started,
-                                          "wall_seconds": round(total.wall_seconds, 3)})
+        return summary.model_copy(
+            update={
+                "usage": total.usage,
+                "models": total.models,
+                "warnings": total.warnings,
+                "rate_limit": total.rate_limit,
+                "started_at": started,
+                "wall_seconds": round(total.wall_seconds, 3),
+            }
+        )
 
     def _report(self, results: list[SuiteResult], started: datetime, wall: float, suites: list[Suite]) -> Report:
         deprecated = self.client.deprecations()
-        models = [ModelUse(model=m, roles=sorted(roles), usage=self.client.per_model.get(m, Usage()),
-                           deprecated=deprecated.get(m)) for m, roles in sorted(self.client.models_used.items())]
-        return Report(verdict=worst([r.verdict for r in results]), suites=results, usage=self.client.usage,
-                      models=models, warnings=list(self.client.warnings),
-                      started_at=started.isoformat(timespec="seconds"), wall_seconds=round(wall, 3),
-                      demo=self.options.demo,
-                      results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
-                      provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used),
-                      shard=str(self.options.shard) if self.options.shard else None,
-                      rate_limit=RateLimitUse(**vars(self.client.limiter.stats)), budget=self._budget_use(results))
+        models = [
+            ModelUse(
+                model=m, roles=sorted(roles), usage=self.client.per_model.get(m, Usage()), deprecated=deprecated.get(m)
+            )
+            for m, roles in sorted(self.client.models_used.items())
+        ]
+        return Report(
+            verdict=worst([r.verdict for r in results]),
+            suites=results,
+            usage=self.client.usage,
+            models=models,
+            warnings=list(self.client.warnings),
+            started_at=started.isoformat(timespec="seconds"),
+            wall_seconds=round(wall, 3),
+            demo=self.options.demo,
+            results_path=str(self.options.jsonl_path) if self.options.jsonl_path else None,
+            provenance=provenance.collect(suites, self._recorded_options(), self.client.models_used),
+            shard=str(self.options.shard) if self.options.shard else None,
+            rate_limit=RateLimitUse(**vars(self.client.limiter.stats)),
+            budget=self._budget_use(results),
+        )
 
     def _budget_use(self, results: list[SuiteResult]) -> BudgetUse | None:
         budget = self.client.budget
         if budget is None:
             return None
-        return BudgetUse(limit_usd=budget.limit, spent_usd=round(budget.spent, 6), stopped=budget.stopped,
-                         not_run=sum(r.count("not_run") for r in results))
+        return BudgetUse(
+            limit_usd=budget.limit,
+            spent_usd=round(budget.spent, 6),
+            stopped=budget.stopped,
+            not_run=sum(r.count("not_run") for r in results),
+        )
 
     def _recorded_options(self) -> dict[str, Any]:
         o = self.options
-        return {"target": o.target, "cases": o.cases, "model": o.model, "judge_model": o.judge_model,
-                "repeat": o.repeat, "rubric_threshold": o.rubric_threshold,
-                "agreement_threshold": o.agreement_threshold, "concurrency": self.client.concurrency}
+        return {
+            "target": o.target,
+            "cases": o.cases,
+            "model": o.model,
+            "judge_model": o.judge_model,
+            "repeat": o.repeat,
+            "rubric_threshold": o.rubric_threshold,
+            "agreement_threshold": o.agreement_threshold,
+            "concurrency": self.client.concurrency,
+        }
 
     async def run_suite(self, suite: Suite) -> SuiteResult:
         t0 = time.perf_counter()
@@ -197,10 +243,16 @@ class Runner:
         tiers = suite.tier_models(opts.model, opts.judge_model)
         model, judge = tiers["high"], tiers["low"]
         thresholds = effective_thresholds(suite, opts)
-        result = SuiteResult(name=suite.name, path=str(suite.path), verdict="pass", thresholds=thresholds,
-                             description=suite.description, calibration=calibration_note(suite),
-                             inconclusive=opts.inconclusive or suite.inconclusive,
-                             models={"target": model, "judge": judge})
+        result = SuiteResult(
+            name=suite.name,
+            path=str(suite.path),
+            verdict="pass",
+            thresholds=thresholds,
+            description=suite.description,
+            calibration=calibration_note(suite),
+            inconclusive=opts.inconclusive or suite.inconclusive,
+            models={"target": model, "judge": judge},
+        )
         target_name = opts.target or (suite.target.function if suite.target and suite.target.function else None)
         try:
             if opts.target:
@@ -226,9 +278,13 @@ class Runner:
         tally = self._tallies[id(result)] = tally_for(suite)
         if self._prior is not None:
             carry_over(self._prior, str(suite.path), tally)
-        await run_windowed([c for c in cases if c.id not in tally.finished],
-                           lambda case: self._guarded_case(suite, case, target, model, judge_model=judge, tiers=tiers,
-                                                           thresholds=thresholds, suite_result=result), self._window)
+        await run_windowed(
+            [c for c in cases if c.id not in tally.finished],
+            lambda case: self._guarded_case(
+                suite, case, target, model, judge_model=judge, tiers=tiers, thresholds=thresholds, suite_result=result
+            ),
+            self._window,
+        )
         self._planned[id(result)] = (result.name, len(cases))
         # A shard may lack cases a check across cases needs: `evalkit merge` computes them all.
         result.comparisons = [] if opts.shard else compare_cases(suite, list(tally.kept.values()))
@@ -237,24 +293,50 @@ class Runner:
         result.wall_seconds = round(time.perf_counter() - t0, 3)
         return result
 
-    async def _guarded_case(self, suite: Suite, case: Case, target: CaseTarget, model: str,
-                            *, judge_model: str, tiers: dict[str, str], thresholds: Thresholds,
-                            suite_result: SuiteResult) -> None:
+    async def _guarded_case(
+        self,
+        suite: Suite,
+        case: Case,
+        target: CaseTarget,
+        model: str,
+        *,
+        judge_model: str,
+        tiers: dict[str, str],
+        thresholds: Thresholds,
+        suite_result: SuiteResult,
+    ) -> None:
         """`_run_case`, whose task never ends without the case's row: a cancellation raised inside it
         (not the run's stop) or another BaseException is an error row naming it."""
         t0 = time.perf_counter()
         try:
-            await self._run_case(suite, case, target, model, judge_model=judge_model, tiers=tiers,
-                                 thresholds=thresholds, suite_result=suite_result)
+            await self._run_case(
+                suite,
+                case,
+                target,
+                model,
+                judge_model=judge_model,
+                tiers=tiers,
+                thresholds=thresholds,
+                suite_result=suite_result,
+            )
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
                 raise
             if case.id in self._tallies[id(suite_result)].finished:
                 return  # its row is written: what ended the task came after
-            self._emit(suite_result, CaseResult(
-                id=case.id, line=case.line, description=case.description, file=str(case.file) if case.file else None,
-                input=jsonable(case.input), verdict="error", wall_seconds=round(time.perf_counter() - t0, 3),
-                reasons=[ended_words(f"case {case.id}", exc)]))
+            self._emit(
+                suite_result,
+                CaseResult(
+                    id=case.id,
+                    line=case.line,
+                    description=case.description,
+                    file=str(case.file) if case.file else None,
+                    input=jsonable(case.input),
+                    verdict="error",
+                    wall_seconds=round(time.perf_counter() - t0, 3),
+                    reasons=[ended_words(f"case {case.id}", exc)],
+                ),
+            )
 
     def _check_count(self, results: list[SuiteResult]) -> None:
         """Every planned case has its row, or the run is evalkit's fault (exit 3), never a verdict."""
@@ -263,11 +345,22 @@ class Runner:
             tally = self._tallies.get(id(result))
             done = len(tally.finished) if tally is not None else 0
             if done < planned:
-                raise IncompleteRun(f"suite {name}: {done} of its {planned} planned cases have a result; the run "
-                                    "is not a verdict")
+                raise IncompleteRun(
+                    f"suite {name}: {done} of its {planned} planned cases have a result; the run is not a verdict"
+                )
 
-    async def _run_case(self, suite: Suite, case: Case, target: CaseTarget, model: str, *, judge_model: str,
-                        tiers: dict[str, str], thresholds: Thresholds, suite_result: SuiteResult) -> CaseResult:
+    async def _run_case(
+        self,
+        suite: Suite,
+        case: Case,
+        target: CaseTarget,
+        model: str,
+        *,
+        judge_model: str,
+        tiers: dict[str, str],
+        thresholds: Thresholds,
+        suite_result: SuiteResult,
+    ) -> CaseResult:
         t0 = time.perf_counter()
         clock = queue_time.CaseClock()
         clock_token = queue_time.current.set(clock)  # the case's calls count their waits for a slot on it
@@ -285,28 +378,53 @@ class Runner:
             scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal before this case"])
         else:
             repeats = self.options.repeat or case.repeats
-            pending = [self._run_once(suite, case, target, r, model=model, judge_model=judge_model, tiers=tiers,
-                                      case_usage=usage, refused=refused) for r in range(repeats)]
+            pending = [
+                self._run_once(
+                    suite,
+                    case,
+                    target,
+                    r,
+                    model=model,
+                    judge_model=judge_model,
+                    tiers=tiers,
+                    case_usage=usage,
+                    refused=refused,
+                )
+                for r in range(repeats)
+            ]
             runs = [await pending[0]] if repeats == 1 else list(await asyncio.gather(*pending))
             for run in runs:  # each run's own verdict: pass@k and pass^k are read from these
                 run.passed = run_passes(run, thresholds)
             scored.update(case_scores(runs), runs=runs)
             if refused:  # started, but a call it needed was not sent (a refusal or the budget stopped the run)
-                scored.update(verdict="not_run", reasons=["not run: the run stopped at a refusal during this case"
-                              if self.client.stopped is not None else f"{NOT_RUN_BUDGET}: the budget stopped "
-                              f"the run during this case ({budget.stopped if budget else ''})"])
+                scored.update(
+                    verdict="not_run",
+                    reasons=[
+                        "not run: the run stopped at a refusal during this case"
+                        if self.client.stopped is not None
+                        else f"{NOT_RUN_BUDGET}: the budget stopped "
+                        f"the run during this case ({budget.stopped if budget else ''})"
+                    ],
+                )
             fields = case.field_specs(suite.fields)  # a conversation's turns' too, as `turn N.<field>`
             extracted = [r.fields for r in runs if r.fields is not None]
             if len(runs) > 1 and fields and len(extracted) == len(runs):
-                scored["agreement"], scored["field_agreement"] = agreement(extracted, fields, suite.tolerance,
-                                                                           suite.missing)
+                scored["agreement"], scored["field_agreement"] = agreement(
+                    extracted, fields, suite.tolerance, suite.missing
+                )
         queue_time.current.reset(clock_token)
         # The case's own time; the queue wait is reported apart (it grows with the run, not the case).
-        result = CaseResult(id=case.id, line=case.line, description=case.description,
-                            file=str(case.file) if case.file else None, input=jsonable(case.input), usage=usage,
-                            queue_seconds=round(clock.queued, 3),
-                            wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
-                            **scored)
+        result = CaseResult(
+            id=case.id,
+            line=case.line,
+            description=case.description,
+            file=str(case.file) if case.file else None,
+            input=jsonable(case.input),
+            usage=usage,
+            queue_seconds=round(clock.queued, 3),
+            wall_seconds=round(max(time.perf_counter() - t0 - clock.queued, 0.0), 3),
+            **scored,
+        )
         if scored["verdict"] == "pass":  # not skipped, nor stopped by the budget: the gates decide
             result.verdict, result.reasons = case_verdict(result, thresholds, case.pass_all)
         self._emit(suite_result, result)
@@ -319,25 +437,45 @@ class Runner:
         if self.options.on_case:
             self.options.on_case(suite_result, case)
 
-    async def _run_once(self, suite: Suite, case: Case, target: CaseTarget, repeat: int, *, model: str,
-                        judge_model: str, tiers: dict[str, str], case_usage: Usage,
-                        refused: list[int] | None = None) -> RunResult:
+    async def _run_once(
+        self,
+        suite: Suite,
+        case: Case,
+        target: CaseTarget,
+        repeat: int,
+        *,
+        model: str,
+        judge_model: str,
+        tiers: dict[str, str],
+        case_usage: Usage,
+        refused: list[int] | None = None,
+    ) -> RunResult:
         t0 = time.perf_counter()
-        client = self.client.bind(model=model, repeat=repeat, scopes=(case_usage,), max_tokens=suite.max_tokens,
-                                  temperature=suite.temperature, tiers=tiers)
+        client = self.client.bind(
+            model=model,
+            repeat=repeat,
+            scopes=(case_usage,),
+            max_tokens=suite.max_tokens,
+            temperature=suite.temperature,
+            tiers=tiers,
+        )
         stage = ["the target"]  # what the run was doing, for a cancellation's error row
         try:
-            return await self._scorer.run(suite, case, target, repeat, judge_model=judge_model, client=client,
-                                          t0=t0, stage=stage)
+            return await self._scorer.run(
+                suite, case, target, repeat, judge_model=judge_model, client=client, t0=t0, stage=stage
+            )
         except BaseException as exc:
             if isinstance(exc, (Exception, KeyboardInterrupt, SystemExit)) or stopping():
                 raise  # evalkit's own bug (exit 3), or Ctrl-C / SIGTERM: `--resume` runs the case again
             # A cancellation (or another BaseException) raised inside the run, by agent code's own task
             # or a validator: an error row naming it, never a case that silently vanishes.
-            return RunResult(repeat=repeat, target_requests=client.target_requests,
-                             wall_seconds=round(time.perf_counter() - t0, 3),
-                             error=ended_words(f"case {case.id}'s run, in {stage[0]},", exc),
-                             traceback=stored_traceback(user_traceback(exc)))
+            return RunResult(
+                repeat=repeat,
+                target_requests=client.target_requests,
+                wall_seconds=round(time.perf_counter() - t0, 3),
+                error=ended_words(f"case {case.id}'s run, in {stage[0]},", exc),
+                traceback=stored_traceback(user_traceback(exc)),
+            )
         finally:
             if client.refused and refused is not None:
                 refused.append(repeat)

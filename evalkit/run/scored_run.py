@@ -33,8 +33,18 @@ class RunScorer:
     user: UserCode  # the worker processes that call user code: plugins' checks, tools' functions
     target_overridden: bool  # `--target` replaced the suites' own targets (and their tools and prompts)
 
-    async def run(self, suite: Suite, case: Case, target: CaseTarget, repeat: int,
-                  *, judge_model: str, client: BoundClient, t0: float, stage: list[str]) -> RunResult:
+    async def run(
+        self,
+        suite: Suite,
+        case: Case,
+        target: CaseTarget,
+        repeat: int,
+        *,
+        judge_model: str,
+        client: BoundClient,
+        t0: float,
+        stage: list[str],
+    ) -> RunResult:
         """One run of a case: its target called (once per user turn of a conversation), its output scored.
         `stage[0]` is set to what the run is doing."""
         turns = None
@@ -46,46 +56,84 @@ class RunScorer:
             called = await target.call(case.input, client, suite.timeout.target, toolbox=self._toolbox(suite, case))
         # What `evalkit plan --results` counts callable targets by; the result is built at the end (as in
         # the runner's _run_case).
-        run: dict[str, Any] = {"repeat": repeat, "target_requests": client.target_requests,
-                               "trace": turns.final.trace if turns else trajectory(called, client, target)}
+        run: dict[str, Any] = {
+            "repeat": repeat,
+            "target_requests": client.target_requests,
+            "trace": turns.final.trace if turns else trajectory(called, client, target),
+        }
         if called.error:
-            return RunResult(**run, error=called.error, wall_seconds=round(time.perf_counter() - t0, 3),
-                             traceback=stored_traceback(called.traceback))
+            return RunResult(
+                **run,
+                error=called.error,
+                wall_seconds=round(time.perf_counter() - t0, 3),
+                traceback=stored_traceback(called.traceback),
+            )
         produced, facts, run["prompt"] = called.output, called.facts, called.prompt
         try:
             text = output_text(produced)
             run["facts"] = jsonable(facts)
         except (ValueError, RecursionError) as exc:  # circular, or nested past Python's limit
-            return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3),
-                             error=f"target returned what cannot be stored as JSON: {type(exc).__name__}: "
-                                   f"{one_line(exc)}")
+            return RunResult(
+                **run,
+                wall_seconds=round(time.perf_counter() - t0, 3),
+                error=f"target returned what cannot be stored as JSON: {type(exc).__name__}: {one_line(exc)}",
+            )
         run["output_chars"] = len(text)
         run["output"] = stored_output(text)
         truncated = run["truncated"] = client.truncated
         stage[0] = "its checks, judge and extraction"
-        items, fields, run["extraction_error"] = await self._decide(CaseRun(
-            suite, case, client, produced, text, facts=facts, trace=run["trace"], truncated=truncated,
-            output_model=called.output_model, conversation=turns.messages if turns else None,
-            earlier_fields=turns.fields if turns else None), judge_model)
+        items, fields, run["extraction_error"] = await self._decide(
+            CaseRun(
+                suite,
+                case,
+                client,
+                produced,
+                text,
+                facts=facts,
+                trace=run["trace"],
+                truncated=truncated,
+                output_model=called.output_model,
+                conversation=turns.messages if turns else None,
+                earlier_fields=turns.fields if turns else None,
+            ),
+            judge_model,
+        )
         if turns is not None:
             items = turns.items + items
             fields = {**turns.fields, **fields} if fields is not None else (turns.fields or None)
         run["items"], run["fields"] = items, fields
         return RunResult(**run, wall_seconds=round(time.perf_counter() - t0, 3))
 
-    async def _conversation(self, suite: Suite, case: Case, target: CaseTarget, judge_model: str,
-                            *, client: BoundClient) -> ConversationRun:
+    async def _conversation(
+        self, suite: Suite, case: Case, target: CaseTarget, judge_model: str, *, client: BoundClient
+    ) -> ConversationRun:
         """A conversation case's turns (evalkit/run/conversation.py), each reply scored on its turn's items."""
         if not target.takes_messages:
-            return ConversationRun(final=TargetCall(error=f"target {target.name} takes no `messages` parameter, which a "
-                                                          f"conversation case needs"))
+            return ConversationRun(
+                final=TargetCall(
+                    error=f"target {target.name} takes no `messages` parameter, which a conversation case needs"
+                )
+            )
 
-        async def score(turn: Turn, called: TargetCall, reply: str, truncated: bool,
-                        messages: list[dict[str, Any]]) -> tuple[list[ItemResult], dict[str, Any] | None]:
+        async def score(
+            turn: Turn, called: TargetCall, reply: str, truncated: bool, messages: list[dict[str, Any]]
+        ) -> tuple[list[ItemResult], dict[str, Any] | None]:
             view = replace(case, items=list(turn.items), fields=list(turn.fields))
-            items, fields, _ = await self._decide(CaseRun(
-                suite, view, client, called.output, reply, facts=called.facts, trace=called.trace,
-                truncated=truncated, output_model=called.output_model, conversation=messages), judge_model)
+            items, fields, _ = await self._decide(
+                CaseRun(
+                    suite,
+                    view,
+                    client,
+                    called.output,
+                    reply,
+                    facts=called.facts,
+                    trace=called.trace,
+                    truncated=truncated,
+                    output_model=called.output_model,
+                    conversation=messages,
+                ),
+                judge_model,
+            )
             return items, fields
 
         def truncation() -> bool:
@@ -94,8 +142,9 @@ class RunScorer:
 
         async def call(messages: list[dict[str, Any]]) -> TargetCall:
             before = len(client.recorder.steps)
-            called = await target.call(case.input, client, suite.timeout.target, messages=messages,
-                                   toolbox=self._toolbox(suite, case))
+            called = await target.call(
+                case.input, client, suite.timeout.target, messages=messages, toolbox=self._toolbox(suite, case)
+            )
             if called.trace is None:  # what the client recorded of this turn's calls (tool loops, agent code)
                 recorded = trajectory(called, client, target)
                 called.trace = recorded[before:] if recorded is not None else None
@@ -104,16 +153,25 @@ class RunScorer:
         prompt = target_prompt(None if self.target_overridden else suite.target, case.input)
         return await run_conversation(case, prompt, call, score, truncation)
 
-    async def _decide(self, run: CaseRun, judge_model: str) -> tuple[list[ItemResult], dict[str, Any] | None,
-                                                                     str | None]:
+    async def _decide(
+        self, run: CaseRun, judge_model: str
+    ) -> tuple[list[ItemResult], dict[str, Any] | None, str | None]:
         """A run's items decided (judged, extracted, checked), its fields, its extraction error."""
         applicable, recorded = run.items()
         # The judge and the extraction: one call when both read this output (evalkit/scoring/grading.py).
-        verdicts, fields, extract_error = await score_output(run.client, run.judge_input(applicable),
-                                                             run.judge_settings(judge_model))
+        verdicts, fields, extract_error = await score_output(
+            run.client, run.judge_input(applicable), run.judge_settings(judge_model)
+        )
         ctx = run.check_context(fields)
-        items = decide_items(run.case, applicable, recorded, ctx, verdicts, extract_error=extract_error,
-                             checked=await self._plugin_checks(applicable, ctx))
+        items = decide_items(
+            run.case,
+            applicable,
+            recorded,
+            ctx,
+            verdicts,
+            extract_error=extract_error,
+            checked=await self._plugin_checks(applicable, ctx),
+        )
         if run.truncated and run.suite.complete:
             items.append(truncated_item())
         return items, fields, extract_error
@@ -131,14 +189,18 @@ class RunScorer:
 
     async def _plugin_checks(self, applicable: list[Any], ctx: CheckContext) -> dict[str, ItemResult] | None:
         """The items decided by plugins' checks (user code), each decided in a worker process."""
-        items = [it for it in applicable if it.check is not None and is_plugin_check(it.check)
-                 and not (it.check.needs_fields and ctx.fields is None)]
+        items = [
+            it
+            for it in applicable
+            if it.check is not None and is_plugin_check(it.check) and not (it.check.needs_fields and ctx.fields is None)
+        ]
         if not items:
             return None
         if len(items) == 1:
             return {items[0].id: await self.user.decide_check(items[0], ctx)}
-        return {it.id: r for it, r in zip(items, await asyncio.gather(*(self.user.decide_check(it, ctx)
-                                                                          for it in items)))}
+        return {
+            it.id: r for it, r in zip(items, await asyncio.gather(*(self.user.decide_check(it, ctx) for it in items)))
+        }
 
 
 UNANSWERED = "not answered: the target ended first"  # a recorded tool call the target never answered

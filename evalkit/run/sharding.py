@@ -34,8 +34,9 @@ def parse_shard(text: str) -> Shard:
     return Shard(int(m.group(1)), int(m.group(2)))
 
 
-def shard_members(suites: list[Suite], shard: Shard, globs: list[str],
-                  repeat: int | None = None) -> set[tuple[str, str]]:
+def shard_members(
+    suites: list[Suite], shard: Shard, globs: list[str], repeat: int | None = None
+) -> set[tuple[str, str]]:
     """(suite path, case id) of the cases in `shard`, among those `globs` select."""
     cases = [(str(s.path), c.id, 0 if c.skip else (repeat or c.repeats)) for s in suites for c in s.select(globs)]
     order = sorted(range(len(cases)), key=lambda k: (-cases[k][2], k))  # heaviest first, then file order

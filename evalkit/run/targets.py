@@ -36,8 +36,9 @@ from evalkit.trace.steps import Step, read_trace
 # Synchronous targets block a thread while they wait for their model calls, so they must not
 # share the event loop's default executor: the HTTP client resolves host names there, and a pool
 # full of waiting targets would deadlock. The runner sets a pool of their own here.
-target_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("evalkit_target_executor",
-                                                                                  default=None)
+target_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
+    "evalkit_target_executor", default=None
+)
 
 
 @dataclass
@@ -71,8 +72,15 @@ class CaseTarget(ABC):
     offers_tools = False
 
     @abstractmethod
-    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
-                   messages: Messages | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+    async def call(
+        self,
+        case_input: Any,
+        client: BoundClient,
+        timeout: float | None,
+        *,
+        messages: Messages | None = None,
+        toolbox: ToolBox | None = None,
+    ) -> TargetCall:
         """One call on `case_input` within `timeout` seconds; `toolbox` answers a prompt target's tool
         calls for this case, `messages` is the conversation so far (a turn of a conversation case)."""
 
@@ -100,8 +108,15 @@ class CallableTarget(CaseTarget):
         self.is_async, self.takes_client = call_shape(fn)  # the same reading a worker process makes of a target
         self.takes_messages = takes_messages(fn)
 
-    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
-                   messages: Messages | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+    async def call(
+        self,
+        case_input: Any,
+        client: BoundClient,
+        timeout: float | None,
+        *,
+        messages: Messages | None = None,
+        toolbox: ToolBox | None = None,
+    ) -> TargetCall:
         # In a task of its own: a BaseException that asyncio throws into the awaiting coroutine (a
         # GeneratorExit from a worker thread) lands in `shielded`, the task's outermost frame.
         return await guarded(lambda: self._produce(case_input, client, messages), timeout, own_task=True)
@@ -169,6 +184,7 @@ async def guarded(produce: Callable[[], Awaitable[Any]], timeout: float | None, 
     """What `produce()` gives within `timeout` seconds, as a TargetCall: whatever the target does
     (raise, exit, hang, return None) is an error; only a cancellation (a real Ctrl-C) goes through.
     `own_task`: user code, run in a task of its own; evalkit's own prompt call needs none."""
+
     async def shielded() -> Any:
         # asyncio re-raises SystemExit and KeyboardInterrupt out of the event loop from a task's
         # step, so user code's must be caught before they get there; a TimeoutError of the
@@ -199,8 +215,13 @@ async def guarded(produce: Callable[[], Awaitable[Any]], timeout: float | None, 
     facts: dict[str, Any] = {}
     prompt = trace = content = None
     if isinstance(produced, TargetResult):
-        produced, facts, prompt, trace, content = (produced.output, dict(produced.facts), produced.prompt,
-                                                   produced.trace, produced.content)
+        produced, facts, prompt, trace, content = (
+            produced.output,
+            dict(produced.facts),
+            produced.prompt,
+            produced.trace,
+            produced.content,
+        )
     problem = output_problem(produced)
     if problem:
         return TargetCall(error=problem, prompt=prompt)
@@ -218,9 +239,16 @@ def _raised(exc: BaseException) -> TargetCall:
     return TargetCall(error=f"target raised {type(exc).__name__}: {one_line(exc)}", traceback=user_traceback(exc))
 
 
-def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: int,
-                   temperature: float | None, messages: Messages | None = None,
-                   capabilities: Capabilities | None = None) -> ModelRequest:
+def prompt_request(
+    target: Target,
+    case_input: Any,
+    *,
+    model: str,
+    max_tokens: int,
+    temperature: float | None,
+    messages: Messages | None = None,
+    capabilities: Capabilities | None = None,
+) -> ModelRequest:
     """The one request a prompt target makes for `case_input` (`evalkit plan` builds the same); with
     `messages` (a conversation's turn), those are sent instead of the rendered template. The target's
     `effort` goes only to a model that lists it (`capabilities`; unknown: sent), so a suite whose
@@ -230,9 +258,14 @@ def prompt_request(target: Target, case_input: Any, *, model: str, max_tokens: i
         system = ({"type": "text", "text": target.system, "cache_control": CACHE_CONTROL},)
     # The user's own settings only: evalkit adds no sampling parameter and leaves thinking to the model
     # unless the target sets it (evalkit.run.model_fit refused what the model would not take).
-    settings: dict[str, Any] = {"model": model, "system": system, "max_tokens": target.max_tokens or max_tokens,
-                                "temperature": target.temperature if target.temperature is not None else temperature,
-                                "thinking": target.thinking, "effort": effort_for(target.effort, capabilities)}
+    settings: dict[str, Any] = {
+        "model": model,
+        "system": system,
+        "max_tokens": target.max_tokens or max_tokens,
+        "temperature": target.temperature if target.temperature is not None else temperature,
+        "thinking": target.thinking,
+        "effort": effort_for(target.effort, capabilities),
+    }
     if messages is not None:
         return ModelRequest(messages=tuple(dict(m) for m in messages), **settings)
     return ModelRequest.from_prompt(render_prompt(target.template or "", case_input), **settings)
@@ -245,19 +278,33 @@ class PromptTarget(CaseTarget):
         self.target, self.name = target, target.describe()
         self.offers_tools = bool(target.tools)
 
-    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
-                   messages: Messages | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+    async def call(
+        self,
+        case_input: Any,
+        client: BoundClient,
+        timeout: float | None,
+        *,
+        messages: Messages | None = None,
+        toolbox: ToolBox | None = None,
+    ) -> TargetCall:
         if not self.target.tools and client.batching:
             timeout = None  # its one call waits for its Message Batch (hours), not for code
         return await guarded(lambda: self._produce(case_input, client, messages, toolbox), timeout, own_task=False)
 
-    async def _produce(self, case_input: Any, client: BoundClient, messages: Messages | None,
-                       toolbox: ToolBox | None) -> TargetResult:
+    async def _produce(
+        self, case_input: Any, client: BoundClient, messages: Messages | None, toolbox: ToolBox | None
+    ) -> TargetResult:
         target = self.target
         model = client.resolve_model(target.model)
-        request = prompt_request(target, case_input, model=model, max_tokens=client.max_tokens,
-                                 temperature=client.temperature, messages=messages,
-                                 capabilities=client.capabilities(model))
+        request = prompt_request(
+            target,
+            case_input,
+            model=model,
+            max_tokens=client.max_tokens,
+            temperature=client.temperature,
+            messages=messages,
+            capabilities=client.capabilities(model),
+        )
         prompt = request.messages[-1]["content"]
         if target.tools:  # several calls, each waiting for the last: never a Message Batch
             reply = await run_tool_loop(client, request, toolbox or ToolBox(target.tools, {}), target.max_steps)

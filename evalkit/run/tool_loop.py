@@ -58,8 +58,9 @@ class ToolBox:
             return ToolOutcome(result=found.result, error=found.error)
         if tool.function is not None and self.run_function is not None:
             return await self.run_function(tool.function, arguments)
-        return ToolOutcome(error=f"tool {name} has no function, and this case scripts no result for it "
-                                 f"(`tool_results:`)")
+        return ToolOutcome(
+            error=f"tool {name} has no function, and this case scripts no result for it (`tool_results:`)"
+        )
 
 
 class StepsExhausted(Exception):

@@ -40,9 +40,14 @@ if TYPE_CHECKING:
     from evalkit.results.report import ItemResult
     from evalkit.suite.model import Item
 
-_CRASHES = {signal.SIGSEGV: "a crash in native code", signal.SIGBUS: "a crash in native code",
-            signal.SIGILL: "a crash in native code", signal.SIGFPE: "a crash in native code",
-            signal.SIGABRT: "an abort", signal.SIGKILL: "killed from outside, or by the out-of-memory killer"}
+_CRASHES = {
+    signal.SIGSEGV: "a crash in native code",
+    signal.SIGBUS: "a crash in native code",
+    signal.SIGILL: "a crash in native code",
+    signal.SIGFPE: "a crash in native code",
+    signal.SIGABRT: "an abort",
+    signal.SIGKILL: "killed from outside, or by the out-of-memory killer",
+}
 
 
 class WorkerTarget(CaseTarget):
@@ -53,8 +58,15 @@ class WorkerTarget(CaseTarget):
         self.name = spec
         self.takes_messages = takes_messages  # its function takes `messages=` (a conversation case needs it)
 
-    async def call(self, case_input: Any, client: BoundClient, timeout: float | None, *,
-                   messages: list[dict[str, Any]] | None = None, toolbox: ToolBox | None = None) -> TargetCall:
+    async def call(
+        self,
+        case_input: Any,
+        client: BoundClient,
+        timeout: float | None,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        toolbox: ToolBox | None = None,
+    ) -> TargetCall:
         return await self.user.call_target(self, case_input, client, timeout, messages=messages)
 
 
@@ -67,22 +79,35 @@ class UserCode:
     """The user code of one run: `call_target` and `decide_check` never raise for what it does;
     `close()` ends every worker."""
 
-    def __init__(self, *, threads: int, warn: Callable[[str], None] = lambda message: None,
-                 size: int | None = None):
+    def __init__(self, *, threads: int, warn: Callable[[str], None] = lambda message: None, size: int | None = None):
         self.pool = WorkerPool(threads=threads, warn=warn, size=size)
 
     async def close(self) -> None:
         await self.pool.close()
 
-    async def call_target(self, target: WorkerTarget, case_input: Any, client: BoundClient,
-                          timeout: float | None, *, messages: list[dict[str, Any]] | None = None) -> TargetCall:
+    async def call_target(
+        self,
+        target: WorkerTarget,
+        case_input: Any,
+        client: BoundClient,
+        timeout: float | None,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> TargetCall:
         """Run the target on one input in a worker (with `messages`, the conversation so far, for a
         conversation's turn); whatever happens is a TargetCall."""
-        info = {"model": client.model, "tiers": dict(client.tiers), "max_tokens": client.max_tokens,
-                "temperature": client.temperature, "repeat": client.repeat, "messages": messages}
+        info = {
+            "model": client.model,
+            "tiers": dict(client.tiers),
+            "max_tokens": client.max_tokens,
+            "temperature": client.temperature,
+            "repeat": client.repeat,
+            "messages": messages,
+        }
         try:
-            payload = pickle.dumps((target.spec, str(target.suite_dir) if target.suite_dir else None, case_input,
-                                    info), PICKLE)
+            payload = pickle.dumps(
+                (target.spec, str(target.suite_dir) if target.suite_dir else None, case_input, info), PICKLE
+            )
         except Exception as exc:  # the case's input comes from YAML or JSON: this does not happen
             return TargetCall(error=f"the case's input cannot be sent to the target's worker process: {one_line(exc)}")
         result, waited = await self.pool.run("target", payload, client, timeout)
@@ -101,11 +126,14 @@ class UserCode:
             return called
         if tag == "error" and len(result) == 4 and _text_or_none(*result[1:]):
             return TargetCall(error=result[1], traceback=result[2], prompt=result[3])
-        return TargetCall(error=f"target's result could not be read back from its worker process: "
-                                f"{str(result[1])[:300] if len(result) > 1 else 'not a result'}")
+        return TargetCall(
+            error=f"target's result could not be read back from its worker process: "
+            f"{str(result[1])[:300] if len(result) > 1 else 'not a result'}"
+        )
 
-    async def call_tool(self, function: str, suite_dir: Path | None, arguments: dict[str, Any],
-                        timeout: float | None) -> ToolOutcome:
+    async def call_tool(
+        self, function: str, suite_dir: Path | None, arguments: dict[str, Any], timeout: float | None
+    ) -> ToolOutcome:
         """A prompt target's tool (`module:function`) run in a worker on the model's arguments; whatever
         happens is a ToolOutcome (an error is told to the model and kept in the trace)."""
         try:
@@ -136,7 +164,12 @@ class UserCode:
         if result is TIMED_OUT:
             return item_result(it, "error", f"check timed out: {check.type} took over {ctx.timeout:g} s")
         tag = result[0]
-        if tag == "ok" and len(result) == 3 and isinstance(result[1], (bool, type(None))) and isinstance(result[2], str):
+        if (
+            tag == "ok"
+            and len(result) == 3
+            and isinstance(result[1], (bool, type(None)))
+            and isinstance(result[2], str)
+        ):
             passed, reason = result[1], result[2]
             return item_result(it, "n/a" if passed is None else ("pass" if passed else "fail"), reason)
         if tag == "timeout" and len(result) == 2:

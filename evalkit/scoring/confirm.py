@@ -22,17 +22,25 @@ def confirming_sample(client: BoundClient, k: int) -> int:
     return CONFIRM_SAMPLES_FROM * (1 + client.sample) + k
 
 
-async def confirm_failures(client: BoundClient, ask: JudgeInput, outcome: JudgeOutcome, settings: JudgeSettings,
-                           route: Route | None = None) -> JudgeOutcome:
+async def confirm_failures(
+    client: BoundClient, ask: JudgeInput, outcome: JudgeOutcome, settings: JudgeSettings, route: Route | None = None
+) -> JudgeOutcome:
     """`outcome` with each item it failed re-decided by the majority of its votes and
     `settings.confirm` more answers; unchanged when that is 0, nothing failed, or the judge errored."""
     extra = settings.confirm
-    failed = {cid: text for cid, text in ask.criteria.items()
-              if cid in outcome.verdicts and outcome.verdicts[cid].verdict == "fail"}
+    failed = {
+        cid: text
+        for cid, text in ask.criteria.items()
+        if cid in outcome.verdicts and outcome.verdicts[cid].verdict == "fail"
+    }
     if extra <= 0 or outcome.error or not failed:
         return outcome
-    more = await asyncio.gather(*(judge(client.sampled(confirming_sample(client, k)), ask.asking(failed), settings, route)
-                                  for k in range(extra)))
+    more = await asyncio.gather(
+        *(
+            judge(client.sampled(confirming_sample(client, k)), ask.asking(failed), settings, route)
+            for k in range(extra)
+        )
+    )
     answers = [o for o in more if not o.error]
     verdicts, votes = dict(outcome.verdicts), {cid: list(v) for cid, v in outcome.votes.items()}
     for cid in failed:

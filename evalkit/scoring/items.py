@@ -38,9 +38,16 @@ def applicable_items(case: Case, facts: dict[str, Any]) -> tuple[list[Item], lis
     return applicable, recorded
 
 
-def decide_items(case: Case, applicable: list[Item], recorded: list[ItemResult], ctx: CheckContext,
-                 verdicts: JudgeOutcome | None, *, extract_error: str | None,
-                 checked: dict[str, ItemResult] | None = None) -> list[ItemResult]:
+def decide_items(
+    case: Case,
+    applicable: list[Item],
+    recorded: list[ItemResult],
+    ctx: CheckContext,
+    verdicts: JudgeOutcome | None,
+    *,
+    extract_error: str | None,
+    checked: dict[str, ItemResult] | None = None,
+) -> list[ItemResult]:
     """Every item of a run, in the case's order: judged, decided by code, or recorded before.
     `checked`: code items already decided elsewhere (plugins' checks, in a worker process)."""
     decided = {r.id: r for r in recorded}
@@ -67,14 +74,26 @@ def both_witnesses(it: Item, code: ItemResult, judged: ItemResult) -> ItemResult
 
 def truncated_item() -> ItemResult:
     """The built-in `complete` check, recorded (failed) only for an output cut off at max_tokens."""
-    return ItemResult(id="complete", text="The output is complete (did not stop at max_tokens)", status="fail",
-                      reason="the output stopped at max_tokens: it is truncated", required=True)
+    return ItemResult(
+        id="complete",
+        text="The output is complete (did not stop at max_tokens)",
+        status="fail",
+        reason="the output stopped at max_tokens: it is truncated",
+        required=True,
+    )
 
 
 def item_result(it: Item, status: str, reason: str) -> ItemResult:
-    return ItemResult(id=it.id, text=it.text, reason=reason, status=status,  # type: ignore[arg-type]  # pydantic checks status against the Literal when it builds the result
-                      critical=it.critical, required=it.required, decided_by=it.decided_by,  # type: ignore[arg-type]  # as above, for decided_by
-                      weight=it.weight)
+    return ItemResult(
+        id=it.id,
+        text=it.text,
+        reason=reason,
+        status=status,  # type: ignore[arg-type]  # pydantic checks status against the Literal when it builds the result
+        critical=it.critical,
+        required=it.required,
+        decided_by=it.decided_by,  # type: ignore[arg-type]  # as above, for decided_by
+        weight=it.weight,
+    )
 
 
 def judged_item(it: Item, outcome: Any) -> ItemResult:
@@ -120,8 +139,12 @@ def _compared_cases_ran(cmp: CompareSpec, cases: list[CaseResult]) -> bool:
 
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
 }
 
 
@@ -149,8 +172,7 @@ def compare(cmp: CompareSpec, suite: Suite, cases: list[CaseResult]) -> Comparis
             ok = _OPS[cmp.op](left, right)
             detail = f"{left!r} {cmp.op} {right!r}"
     except TypeError:
-        return ComparisonResult(id=cmp.id, text=text, status="error",
-                                reason=f"cannot compare {left!r} with {right!r}")
+        return ComparisonResult(id=cmp.id, text=text, status="error", reason=f"cannot compare {left!r} with {right!r}")
     return ComparisonResult(id=cmp.id, text=text, status="pass" if ok else "fail", reason=detail)
 
 

@@ -49,8 +49,20 @@ def field_tokens(fields: Iterable[Any]) -> int:
 
 
 # JSON Schema keywords structured outputs do not take (numbers' and strings' bounds, array sizes).
-_UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-                          "minLength", "maxLength", "pattern", "maxItems", "uniqueItems"})
+_UNSUPPORTED = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "maxItems",
+        "uniqueItems",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -86,14 +98,18 @@ class Route:
         """How the system prompt says to answer: by the tool, or with the JSON format."""
         return "with one JSON object in the required format" if self.format else f"by calling the `{tool}` tool once"
 
-    def corrected(self, request: ModelRequest, tool: str, echo: str, problem: str, *,
-                  wanted: str = "") -> ModelRequest:
+    def corrected(self, request: ModelRequest, tool: str, echo: str, problem: str, *, wanted: str = "") -> ModelRequest:
         """`request` again with a corrective turn: the invalid reply (`echo`), then what was wrong with
         it and how to answer (`wanted`: what the answer must hold). The turn changes the request, so
         the retry is not served from the cache."""
-        return dataclasses.replace(request, messages=request.messages[:1] + (
-            {"role": "assistant", "content": echo},
-            {"role": "user", "content": f"That reply was invalid: {problem}. {self.ask(tool)} again{wanted}."}))
+        return dataclasses.replace(
+            request,
+            messages=request.messages[:1]
+            + (
+                {"role": "assistant", "content": echo},
+                {"role": "user", "content": f"That reply was invalid: {problem}. {self.ask(tool)} again{wanted}."},
+            ),
+        )
 
 
 FORCED = Route()  # the plain forced tool, thinking left out: the shape of a request before a model is known
@@ -127,11 +143,14 @@ def route_for(capabilities: Capabilities | None, thinking: JudgeThinking | None 
 
 def _thinking_route(caps: Capabilities, thinking: JudgeThinking) -> Route:
     if caps.structured_outputs is False:
-        raise NoRoute("judge_thinking needs structured outputs (thinking does not combine with a forced tool), "
-                      "and it takes none")
+        raise NoRoute(
+            "judge_thinking needs structured outputs (thinking does not combine with a forced tool), and it takes none"
+        )
     if caps.thinking_types is None:
-        raise NoRoute("its thinking types are not known (not in evalkit's table, and the API was not asked: "
-                      "set ANTHROPIC_API_KEY, or remove judge_thinking)")
+        raise NoRoute(
+            "its thinking types are not known (not in evalkit's table, and the API was not asked: "
+            "set ANTHROPIC_API_KEY, or remove judge_thinking)"
+        )
     if caps.takes("adaptive"):
         effort = thinking.effort
         if effort is not None and effort not in (caps.effort or ()):
@@ -151,15 +170,25 @@ def choose_route(client: Any, model: str, thinking: JudgeThinking | None = None)
     try:
         return route_for(caps, thinking)
     except NoRoute as exc:
-        raise NoRoute(f"judge model {model}: {exc}: choose another judge_model (`evalkit models` lists how each "
-                      "is asked)") from None
+        raise NoRoute(
+            f"judge model {model}: {exc}: choose another judge_model (`evalkit models` lists how each is asked)"
+        ) from None
 
 
 Parsed = TypeVar("Parsed")
 
 
-async def ask_valid(client: Any, request: ModelRequest, route: Route, check: Callable[[Any], Parsed], *,
-                    what: str, tool: str, timeout: float | None, wanted: str = "") -> tuple[Parsed | None, str | None]:
+async def ask_valid(
+    client: Any,
+    request: ModelRequest,
+    route: Route,
+    check: Callable[[Any], Parsed],
+    *,
+    what: str,
+    tool: str,
+    timeout: float | None,
+    wanted: str = "",
+) -> tuple[Parsed | None, str | None]:
     """`(check(reply), None)` for `request`'s reply, or `(None, error)`. A reply `check` refuses (a
     ValueError saying why) is shown back once with what was wrong (`wanted`: what the answer must hold),
     then is an error, never a pass; `tool` names the tool (or format) the reply fills. `what` ("judge", "extraction", "judge and extraction") names the call
@@ -211,13 +240,25 @@ def _strict(node: Any) -> Any:
     return out
 
 
-def structured_request(route: Route, *, model: str, system: Any, messages: tuple[dict[str, Any], ...],
-                       max_tokens: int, tool: dict[str, Any]) -> ModelRequest:
+def structured_request(
+    route: Route,
+    *,
+    model: str,
+    system: Any,
+    messages: tuple[dict[str, Any], ...],
+    max_tokens: int,
+    tool: dict[str, Any],
+) -> ModelRequest:
     """The request asking for a reply shaped by `tool`'s input schema, by `route`; `max_tokens` is the
     reply's own allowance, to which the route adds its room for thinking."""
-    settings: dict[str, Any] = {"model": model, "system": system, "messages": messages,
-                                "max_tokens": max_tokens + route.room, "thinking": route.thinking,
-                                "effort": route.effort}
+    settings: dict[str, Any] = {
+        "model": model,
+        "system": system,
+        "messages": messages,
+        "max_tokens": max_tokens + route.room,
+        "thinking": route.thinking,
+        "effort": route.effort,
+    }
     if route.format:
         schema = strict_schema(tool["input_schema"], tool["name"])
         return ModelRequest(output_format={"type": "json_schema", "schema": schema}, **settings)
@@ -226,8 +267,9 @@ def structured_request(route: Route, *, model: str, system: Any, messages: tuple
     return ModelRequest(tools=(tool,), tool_choice={"type": "tool", "name": tool["name"]}, **settings)
 
 
-def refuse_unroutable(suites: Iterable[Any], judge_model: str | None,
-                      capabilities: Callable[[str], Capabilities]) -> None:
+def refuse_unroutable(
+    suites: Iterable[Any], judge_model: str | None, capabilities: Callable[[str], Capabilities]
+) -> None:
     """NoRoute (one line, before any call) for the first suite whose judge model evalkit cannot ask for
     a verdict, with its `judge_thinking`; `judge_model` is the command line's."""
     for suite in suites:
@@ -236,5 +278,7 @@ def refuse_unroutable(suites: Iterable[Any], judge_model: str | None,
             route_for(capabilities(model), suite.judge_thinking)
         except NoRoute as exc:
             what = f" with judge_thinking ({suite.judge_thinking.describe()})" if suite.judge_thinking else ""
-            raise NoRoute(f"{suite.path}: judge model {model}{what} cannot be asked for a verdict: {exc}; "
-                          "choose another judge_model (`evalkit models` lists how each is asked)") from None
+            raise NoRoute(
+                f"{suite.path}: judge model {model}{what} cannot be asked for a verdict: {exc}; "
+                "choose another judge_model (`evalkit models` lists how each is asked)"
+            ) from None

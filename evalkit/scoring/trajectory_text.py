@@ -46,7 +46,7 @@ def render_trajectory(trace: list[Step], limit: int = MAX_TRAJECTORY_CHARS) -> s
     if sum(len(line) + 1 for line in lines) <= limit:
         return "\n".join(lines)
     head = _fitting(lines, limit // 2)
-    tail = _fitting(lines[len(head):][::-1], limit // 2)[::-1]
+    tail = _fitting(lines[len(head) :][::-1], limit // 2)[::-1]
     cut = len(lines) - len(head) - len(tail)
     return "\n".join([*head, f"[... {cut} steps cut ...]", *tail])
 

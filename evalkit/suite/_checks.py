@@ -21,8 +21,12 @@ class CheckBuilder:
     suite repeating one check holds it once), and its description is written once. A check class
     a plugin has unfrozen gets an object per case, as before."""
 
-    def __init__(self, registry: CheckRegistry, defaults: Mapping[str, Mapping[str, Any]],
-                 problem: Callable[[tuple[Any, ...], str, str | None], None]):
+    def __init__(
+        self,
+        registry: CheckRegistry,
+        defaults: Mapping[str, Mapping[str, Any]],
+        problem: Callable[[tuple[Any, ...], str, str | None], None],
+    ):
         self._registry = registry
         self._defaults = defaults
         self._problem = problem
@@ -38,8 +42,9 @@ class CheckBuilder:
         try:
             check = self._registry.build(cs.type, args)
         except KeyError:
-            self._problem(loc + ("type",), f"unknown check type {cs.type!r}; "
-                                           f"valid types: {self._registry.valid_types()}", case_id)
+            self._problem(
+                loc + ("type",), f"unknown check type {cs.type!r}; valid types: {self._registry.valid_types()}", case_id
+            )
             return None
         except ValidationError as exc:
             for err in exc.errors():

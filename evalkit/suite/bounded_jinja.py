@@ -107,7 +107,9 @@ def _bounded_replace(fn: Any) -> Any:
         if isinstance(s, str) and isinstance(old, str) and isinstance(new, str):
             grows = (len(s) + 1 if old == "" else s.count(old)) * max(0, len(new) - len(old))
             if len(s) + grows > MAX_SIZE:
-                raise TooBig(f"the replacement would make {len(s) + grows:,} characters, past the limit of {MAX_SIZE:,}")
+                raise TooBig(
+                    f"the replacement would make {len(s) + grows:,} characters, past the limit of {MAX_SIZE:,}"
+                )
         return fn(*args, **kwargs)
 
     bounded.__dict__.update(getattr(fn, "__dict__", {}))

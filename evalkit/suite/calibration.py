@@ -54,11 +54,16 @@ class JudgeFigures(BaseModel):
         if self.agreement is None:
             return f"confirmed ×{self.confirm_failures}: no judge labels measured"
         kappa = f", κ {self.kappa:.2f}" if self.kappa is not None else ""
-        ci = (f" (95% CI {self.kappa_interval[0]:.2f} to {self.kappa_interval[1]:.2f})"
-              if self.kappa is not None and self.kappa_interval else "")
+        ci = (
+            f" (95% CI {self.kappa_interval[0]:.2f} to {self.kappa_interval[1]:.2f})"
+            if self.kappa is not None and self.kappa_interval
+            else ""
+        )
         flips = f", flip rate {self.flip_rate:.0%}" if self.flip_rate is not None else ""
-        return (f"confirmed (confirm_failures: {self.confirm_failures}, {self.confirming_calls} calls more): "
-                f"agreement {self.agreement:.0%}{kappa}{ci}{flips}")
+        return (
+            f"confirmed (confirm_failures: {self.confirm_failures}, {self.confirming_calls} calls more): "
+            f"agreement {self.agreement:.0%}{kappa}{ci}{flips}"
+        )
 
 
 class Calibration(BaseModel):
@@ -69,31 +74,49 @@ class Calibration(BaseModel):
     repeats: int
     measured_at: str
     gold_outputs: int
-    agreement: float | None = Field(default=None, description="Of every judge verdict asked for with its gold "
-                                                              "label; an error is a disagreement.")
-    kappa: float | None = Field(default=None, description="Cohen's kappa over the same pairs (an error is a "
-                                                          "category of its own, which no label has).")
-    kappa_interval: list[float] | None = Field(default=None, description="95 % interval of kappa; n is the gold "
-                                                                         "labels, not the verdicts.")
+    agreement: float | None = Field(
+        default=None, description="Of every judge verdict asked for with its gold label; an error is a disagreement."
+    )
+    kappa: float | None = Field(
+        default=None,
+        description="Cohen's kappa over the same pairs (an error is a category of its own, which no label has).",
+    )
+    kappa_interval: list[float] | None = Field(
+        default=None, description="95 % interval of kappa; n is the gold labels, not the verdicts."
+    )
     flip_rate: float | None = None
     labels: int = 0
     verdicts: int = 0
     errors: int = Field(default=0, description="Judge verdicts and extractions that gave nothing usable.")
-    calls: int = Field(default=0, description="Judge verdicts (one per label and repeat) plus extractions (one "
-                                              "per gold output and repeat) asked for.")
+    calls: int = Field(
+        default=0,
+        description="Judge verdicts (one per label and repeat) plus extractions (one "
+        "per gold output and repeat) asked for.",
+    )
     items: list[ItemCalibration] = Field(default_factory=list)
     fields: list[FieldCalibration] = Field(default_factory=list)
-    confirmed: JudgeFigures | None = Field(default=None, description="With the suite's confirm_failures: the same "
-                                                                       "figures for the confirmed verdicts (what "
-                                                                       "gates a run; the bar holds these).")
+    confirmed: JudgeFigures | None = Field(
+        default=None,
+        description="With the suite's confirm_failures: the same "
+        "figures for the confirmed verdicts (what "
+        "gates a run; the bar holds these).",
+    )
     below: list[str] = Field(default_factory=list, description="Items under the suite's calibration bar.")
-    short: list[str] = Field(default_factory=list, description="Why the judge or the extraction falls short of "
-                                                               "the suite's calibration bar (empty: it does not).")
-    judge_prompt_sha256: str | None = Field(default=None, description="Hash of what the judge and the extraction "
-                                                                      "were asked: every judge criterion and the "
-                                                                      "field specs (see `fingerprints`).")
-    gold_sha256: str | None = Field(default=None, description="Hash of the gold set measured: each entry's case, "
-                                                              "output, labels, fields, facts and recorded extraction.")
+    short: list[str] = Field(
+        default_factory=list,
+        description="Why the judge or the extraction falls short of the suite's calibration bar (empty: it does not).",
+    )
+    judge_prompt_sha256: str | None = Field(
+        default=None,
+        description="Hash of what the judge and the extraction "
+        "were asked: every judge criterion and the "
+        "field specs (see `fingerprints`).",
+    )
+    gold_sha256: str | None = Field(
+        default=None,
+        description="Hash of the gold set measured: each entry's case, "
+        "output, labels, fields, facts and recorded extraction.",
+    )
 
     @property
     def error_share(self) -> float | None:
@@ -101,7 +124,7 @@ class Calibration(BaseModel):
 
     @property
     def chance(self) -> str:
-        """"no better than chance" (κ ≤ 0), "cannot be told from chance" (its interval reaches 0), or ""."""
+        """ "no better than chance" (κ ≤ 0), "cannot be told from chance" (its interval reaches 0), or ""."""
         if self.kappa is None:
             return ""
         if self.kappa <= 0:
@@ -124,20 +147,24 @@ class Calibration(BaseModel):
         if len(fields) == 1:
             extraction = f", extraction of {fields[0].field} {fields[0].accuracy:.0%} right"
         elif fields:
-            extraction = (f", extraction of {len(fields)} fields {fields[0].accuracy:.0%} right at worst "
-                          f"({fields[0].field})")
+            extraction = (
+                f", extraction of {len(fields)} fields {fields[0].accuracy:.0%} right at worst ({fields[0].field})"
+            )
         when = f"({self.judge_model}, ×{self.repeats}, {self.measured_at[:10]})"
         if self.agreement is None:
             return f"judge: no judge labels measured ({self.gold_outputs} gold outputs){errors}{extraction} {when}"
         kappa = ""
         if self.kappa is not None:
-            ci = (f" (95% CI {self.kappa_interval[0]:.2f} to {self.kappa_interval[1]:.2f})"
-                  if self.kappa_interval else "")
+            ci = (
+                f" (95% CI {self.kappa_interval[0]:.2f} to {self.kappa_interval[1]:.2f})" if self.kappa_interval else ""
+            )
             kappa = f", κ {self.kappa:.2f}{ci}" + (f": {self.chance}" if self.chance else "")
         flips = f", flip rate {self.flip_rate:.0%}" if self.flip_rate is not None and self.repeats > 1 else ""
         confirmed = f"; {self.confirmed.figures()}" if self.confirmed is not None else ""
-        return (f"judge agreement with {self.labels} gold labels: {self.agreement:.0%} (errors count as "
-                f"disagreements){kappa}{errors}{flips}{confirmed}{extraction} {when}")
+        return (
+            f"judge agreement with {self.labels} gold labels: {self.agreement:.0%} (errors count as "
+            f"disagreements){kappa}{errors}{flips}{confirmed}{extraction} {when}"
+        )
 
 
 def calibration_path(suite: Suite) -> Path:
@@ -167,8 +194,7 @@ def _sha256(value: Any) -> str:
 
 def fingerprints(suite: Suite) -> tuple[str, str]:
     """(judge prompt hash, gold set hash) of `suite` as it is now: what a calibration measured."""
-    criteria = sorted({(it.id, it.judge) for case in suite.cases for it in case.gold_items
-                       if it.judge is not None})
+    criteria = sorted({(it.id, it.judge) for case in suite.cases for it in case.gold_items if it.judge is not None})
     fields = {name: spec.model_dump(mode="json") for name, spec in suite.fields.items()}
     gold = [[g.case_id, g.output, g.labels, g.fields, g.facts, g.extraction] for g in suite.gold]
     prompt: dict[str, Any] = {"criteria": criteria, "fields": fields}
@@ -183,10 +209,16 @@ def stale_reasons(suite: Suite, saved: Calibration) -> list[str]:
         return ["it records no hash of the judge prompt and gold set it measured"]
     prompt, gold = fingerprints(suite)
     measured_confirm = saved.confirmed.confirm_failures if saved.confirmed is not None else 0
-    confirm = ([] if measured_confirm == suite.confirm_failures else
-               [f"measured with confirm_failures: {measured_confirm}, the suite now has {suite.confirm_failures}"])
-    return ([] if saved.judge_prompt_sha256 == prompt else ["the judge prompt changed since"]) + \
-           ([] if saved.gold_sha256 == gold else ["the gold set changed since"]) + confirm
+    confirm = (
+        []
+        if measured_confirm == suite.confirm_failures
+        else [f"measured with confirm_failures: {measured_confirm}, the suite now has {suite.confirm_failures}"]
+    )
+    return (
+        ([] if saved.judge_prompt_sha256 == prompt else ["the judge prompt changed since"])
+        + ([] if saved.gold_sha256 == gold else ["the gold set changed since"])
+        + confirm
+    )
 
 
 def calibration_note(suite: Suite) -> str | None:

@@ -24,24 +24,39 @@ class GoldSpec(Strict):
 
     case: str = Field(min_length=1, description="The id of the case this output answers.")
     output: Any = Field(description="The output (text, or the data the target returns).")
-    fields: dict[str, Any] | None = Field(default=None, description="The field values a careful reader "
-                                                                    "records; a declared field left out is "
-                                                                    "not stated (null).")
-    misread: list[str] = Field(default_factory=list, description=(
-        "Fields recorded on purpose as a fooled extraction gives them (to prove that the code's second witness "
-        "catches it): `calibrate` does not score the extraction on them, and selftest does not compare them with "
-        "other entries of the same output."))
-    facts: dict[str, Any] = Field(default_factory=dict, description="The facts the target gave with this output; "
-                                                                    "`evalkit selftest` recomputes them with the "
-                                                                    "target and fails where they differ.")
-    extraction: dict[str, Any] | None = Field(default=None, description="An extraction reply recorded for this "
-                                                                        "output, as the model gave it; `evalkit "
-                                                                        "selftest` parses it like a run and "
-                                                                        "compares it with `fields:` (default: "
-                                                                        "`fields:` itself).")
-    trace: list[dict[str, Any]] | None = Field(default=None, description=(
-        "The run's trajectory (evalkit.trace.steps: messages and tool calls with their arguments and results), "
-        "for a suite whose checks read the agent's tool calls; a conversation's whole trace, turns included."))
+    fields: dict[str, Any] | None = Field(
+        default=None,
+        description="The field values a careful reader records; a declared field left out is not stated (null).",
+    )
+    misread: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Fields recorded on purpose as a fooled extraction gives them (to prove that the code's second witness "
+            "catches it): `calibrate` does not score the extraction on them, and selftest does not compare them with "
+            "other entries of the same output."
+        ),
+    )
+    facts: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The facts the target gave with this output; "
+        "`evalkit selftest` recomputes them with the "
+        "target and fails where they differ.",
+    )
+    extraction: dict[str, Any] | None = Field(
+        default=None,
+        description="An extraction reply recorded for this "
+        "output, as the model gave it; `evalkit "
+        "selftest` parses it like a run and "
+        "compares it with `fields:` (default: "
+        "`fields:` itself).",
+    )
+    trace: list[dict[str, Any]] | None = Field(
+        default=None,
+        description=(
+            "The run's trajectory (evalkit.trace.steps: messages and tool calls with their arguments and results), "
+            "for a suite whose checks read the agent's tool calls; a conversation's whole trace, turns included."
+        ),
+    )
     labels: dict[str, GoldLabel] = Field(min_length=1, description="Item or check id -> pass, fail or n/a.")
     note: str = Field(default="", description="One line: why these labels.")
 
@@ -102,8 +117,9 @@ class GoldReader:
     def _problem(self, doc: YamlDocument, loc: tuple[Any, ...], message: str, case_id: str | None = None) -> None:
         self.problems.append(Problem(message, file=str(doc.path), line=doc.line(loc) or 0, case_id=case_id))
 
-    def _entries(self, doc: YamlDocument, raw: list[Any], prefix: tuple[Any, ...],
-                 single: bool = False) -> list[GoldOutput]:
+    def _entries(
+        self, doc: YamlDocument, raw: list[Any], prefix: tuple[Any, ...], single: bool = False
+    ) -> list[GoldOutput]:
         found = []
         for i, entry in enumerate(raw):
             loc = () if single else prefix + (i,)
@@ -111,7 +127,9 @@ class GoldReader:
                 spec = GoldSpec.model_validate(entry)
             except ValidationError as exc:
                 for err in exc.errors():
-                    case_id = entry.get("case") if isinstance(entry, dict) and isinstance(entry.get("case"), str) else None
+                    case_id = (
+                        entry.get("case") if isinstance(entry, dict) and isinstance(entry.get("case"), str) else None
+                    )
                     self._problem(doc, loc + clean_loc(err["loc"]), f"gold: {pydantic_message(err)}", case_id)
                 continue
             gold = self._entry(doc, loc, spec)
@@ -122,8 +140,9 @@ class GoldReader:
     def _entry(self, doc: YamlDocument, loc: tuple[Any, ...], spec: GoldSpec) -> GoldOutput | None:
         case = self.cases.get(spec.case)
         if case is None:
-            self._problem(doc, loc + ("case",), f"gold: no case {spec.case!r}; cases: "
-                                                f"{', '.join(sorted(self.cases)) or '(none)'}")
+            self._problem(
+                doc, loc + ("case",), f"gold: no case {spec.case!r}; cases: {', '.join(sorted(self.cases)) or '(none)'}"
+            )
             return None
         before = len(self.problems)
         labels = {}
@@ -131,8 +150,12 @@ class GoldReader:
             item_id = self._item_id(case, key)
             if item_id is None:
                 ids = ", ".join(it.id for it in case.gold_items) or "(none)"
-                self._problem(doc, loc + ("labels", key), f"gold: no item or check {key!r} in this case "
-                                                          f"(or it names several); ids: {ids}", case.id)
+                self._problem(
+                    doc,
+                    loc + ("labels", key),
+                    f"gold: no item or check {key!r} in this case (or it names several); ids: {ids}",
+                    case.id,
+                )
             elif item_id in labels:
                 self._problem(doc, loc + ("labels", key), f"gold: {item_id} is labelled twice", case.id)
             else:
@@ -140,15 +163,29 @@ class GoldReader:
         fields = self._fields(doc, loc, spec, case)
         for name in spec.misread:
             if fields is None or name not in fields:
-                self._problem(doc, loc + ("misread",), f"gold: misread names {name!r}, not a field this entry "
-                                                       f"records under `fields:`", case.id)
-        readers = [it.id for it in case.gold_items if it.id in labels and it.check is not None and it.check.needs_fields]
+                self._problem(
+                    doc,
+                    loc + ("misread",),
+                    f"gold: misread names {name!r}, not a field this entry records under `fields:`",
+                    case.id,
+                )
+        readers = [
+            it.id for it in case.gold_items if it.id in labels and it.check is not None and it.check.needs_fields
+        ]
         if spec.extraction is not None and spec.fields is None:
-            self._problem(doc, loc + ("extraction",), "gold: `extraction:` needs `fields:` (the values the "
-                                                      "recorded reply must give)", case.id)
+            self._problem(
+                doc,
+                loc + ("extraction",),
+                "gold: `extraction:` needs `fields:` (the values the recorded reply must give)",
+                case.id,
+            )
         if readers and fields is None:
-            self._problem(doc, loc + ("labels",), f"gold: {', '.join(readers)} read(s) extracted fields; "
-                                                  f"record the values under `fields:`", case.id)
+            self._problem(
+                doc,
+                loc + ("labels",),
+                f"gold: {', '.join(readers)} read(s) extracted fields; record the values under `fields:`",
+                case.id,
+            )
         trace = None
         if spec.trace is not None:
             try:
@@ -157,9 +194,19 @@ class GoldReader:
                 self._problem(doc, loc + ("trace",), f"gold: {exc}", case.id)
         if len(self.problems) > before:
             return None
-        return GoldOutput(case_id=case.id, output=spec.output, labels=labels, fields=fields, facts=spec.facts,
-                          misread=tuple(spec.misread), note=spec.note, file=doc.path, line=doc.line(loc),
-                          extraction=spec.extraction, trace=trace)
+        return GoldOutput(
+            case_id=case.id,
+            output=spec.output,
+            labels=labels,
+            fields=fields,
+            facts=spec.facts,
+            misread=tuple(spec.misread),
+            note=spec.note,
+            file=doc.path,
+            line=doc.line(loc),
+            extraction=spec.extraction,
+            trace=trace,
+        )
 
     @staticmethod
     def _item_id(case: Case, key: str) -> str | None:
@@ -177,13 +224,16 @@ class GoldReader:
             fspec = self.fields.get(_TURN_FIELD.sub("", name))
             where = loc + ("fields", name)
             if fspec is None:
-                self._problem(doc, where, f"gold: unknown field {name!r}; declared: "
-                                          f"{', '.join(sorted(self.fields)) or '(none)'}", case.id)
+                self._problem(
+                    doc,
+                    where,
+                    f"gold: unknown field {name!r}; declared: {', '.join(sorted(self.fields)) or '(none)'}",
+                    case.id,
+                )
             elif value is not None and not _KIND_CHECK[fspec.type](value):
                 self._problem(doc, where, f"gold: {name} = {value!r} is not a {fspec.type}", case.id)
             elif fspec.type == "enum" and value is not None and value not in (fspec.values or []):
-                self._problem(doc, where, f"gold: {name} = {value!r}; values: {', '.join(fspec.values or [])}",
-                              case.id)
+                self._problem(doc, where, f"gold: {name} = {value!r}; values: {', '.join(fspec.values or [])}", case.id)
         # A declared field the reader left out is one the output does not state.
         turns = {name: value for name, value in spec.fields.items() if _TURN_FIELD.match(name)}
         return {**turns, **{name: spec.fields.get(name) for name in self.fields}}

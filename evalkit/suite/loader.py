@@ -46,8 +46,9 @@ def refuse_duplicate_names(suites: Sequence[Suite]) -> None:
     for suite in suites:
         seen = first.setdefault(suite.name, suite)
         if seen is not suite and seen.path != suite.path:
-            raise UsageError(f"two suites are named {suite.name!r}: {seen.path} and {suite.path}; "
-                             f"give one of them another `name:`")
+            raise UsageError(
+                f"two suites are named {suite.name!r}: {seen.path} and {suite.path}; give one of them another `name:`"
+            )
 
 
 class _Loader:
@@ -65,14 +66,14 @@ class _Loader:
     def cases_file(self) -> Path:
         return (self.cases_doc or self.doc).path
 
-    def problem(self, loc: tuple[Any, ...], message: str, case_id: str | None = None,
-                into: list[Problem] | None = None) -> None:
+    def problem(
+        self, loc: tuple[Any, ...], message: str, case_id: str | None = None, into: list[Problem] | None = None
+    ) -> None:
         if self.cases_doc is not None and loc[:1] == ("cases",):
             file, line = self.cases_doc.path, self.cases_doc.line(loc[1:])
         else:
             file, line = self.doc.path, self.doc.line(loc)
-        found = Problem(message, file=str(file), line=line or (0 if file == self.doc.path else None),
-                        case_id=case_id)
+        found = Problem(message, file=str(file), line=line or (0 if file == self.doc.path else None), case_id=case_id)
         problems = self.problems if into is None else into
         if found not in problems:
             problems.append(found)
@@ -96,9 +97,15 @@ class _Loader:
         elif data is None:
             raise SuiteError(str(self.doc.path), [Problem("the file is empty", file=str(self.doc.path))])
         elif not isinstance(data, dict):
-            raise SuiteError(str(self.doc.path), [Problem(
-                f"top level is a {type(data).__name__}; expected a mapping with `cases:` or a list of cases",
-                file=str(self.doc.path))])
+            raise SuiteError(
+                str(self.doc.path),
+                [
+                    Problem(
+                        f"top level is a {type(data).__name__}; expected a mapping with `cases:` or a list of cases",
+                        file=str(self.doc.path),
+                    )
+                ],
+            )
         elif isinstance(data.get("cases"), str):
             data = {**data, "cases": self._include_cases(data["cases"])}
         prefix: tuple[Any, ...] = () if fixture_list else ("cases",)
@@ -113,8 +120,9 @@ class _Loader:
         elif not raw_cases:
             self.problem(("cases",), "a suite needs at least one case")
         before, validation = len(self.problems), list[Problem]()
-        suite = self._build(spec, self._validated(raw_cases if isinstance(raw_cases, list) else [], prefix,
-                                                  validation), fixture_list)
+        suite = self._build(
+            spec, self._validated(raw_cases if isinstance(raw_cases, list) else [], prefix, validation), fixture_list
+        )
         # Each case is validated just before it is built (a large suite never holds every case's
         # spec at once), yet its validation problems are still listed before the build's.
         built, self.problems = self.problems[before:], self.problems[:before]
@@ -125,8 +133,9 @@ class _Loader:
             raise SuiteError(str(self.doc.path), self.problems)
         return suite
 
-    def _validated(self, raw_cases: list[Any], prefix: tuple[Any, ...],
-                   problems: list[Problem]) -> Iterator[tuple[int, CaseSpec]]:
+    def _validated(
+        self, raw_cases: list[Any], prefix: tuple[Any, ...], problems: list[Problem]
+    ) -> Iterator[tuple[int, CaseSpec]]:
         """Each case's spec in turn; a case that does not validate adds its problems and is skipped."""
         for i, raw in enumerate(raw_cases):
             try:
@@ -141,13 +150,27 @@ class _Loader:
         try:
             self.cases_doc = read_yaml(file)
         except (OSError, ValueError) as exc:
-            raise SuiteError(str(self.doc.path), [Problem(
-                f"cases file {name}: {str(exc).removeprefix(f'{file}: ')}", file=str(self.doc.path),
-                line=self.doc.line(("cases",)))]) from None
+            raise SuiteError(
+                str(self.doc.path),
+                [
+                    Problem(
+                        f"cases file {name}: {str(exc).removeprefix(f'{file}: ')}",
+                        file=str(self.doc.path),
+                        line=self.doc.line(("cases",)),
+                    )
+                ],
+            ) from None
         if not isinstance(self.cases_doc.data, list):
-            raise SuiteError(str(self.doc.path), [Problem(
-                f"cases file {name} must hold a YAML list of cases", file=str(self.doc.path),
-                line=self.doc.line(("cases",)))])
+            raise SuiteError(
+                str(self.doc.path),
+                [
+                    Problem(
+                        f"cases file {name} must hold a YAML list of cases",
+                        file=str(self.doc.path),
+                        line=self.doc.line(("cases",)),
+                    )
+                ],
+            )
         return self.cases_doc.data
 
     def _validate_settings(self, settings: dict[str, Any]) -> SuiteSpec:
@@ -174,7 +197,9 @@ class _Loader:
             try:
                 import_module(module, base)
             except USER_EXITS as exc:  # sys.exit() at import must not end evalkit with the plugin's code
-                self.problem(("plugins", i), f"plugin {module!r}: importing it {describe_exit(exc).removeprefix('target ')}")
+                self.problem(
+                    ("plugins", i), f"plugin {module!r}: importing it {describe_exit(exc).removeprefix('target ')}"
+                )
             except Exception as exc:  # a plugin's own bug is still this file's problem to report
                 self.problem(("plugins", i), f"plugin {module!r}: {exc}")
         registry = CheckRegistry(spec.plugins)
@@ -183,8 +208,9 @@ class _Loader:
         defaults = spec.check_defaults
         for name in defaults:
             if name not in registry:
-                self.problem(("check_defaults", name),
-                             f"unknown check type {name!r}; valid types: {registry.valid_types()}")
+                self.problem(
+                    ("check_defaults", name), f"unknown check type {name!r}; valid types: {registry.valid_types()}"
+                )
 
         checks = CheckBuilder(registry, defaults, self.problem)
 
@@ -196,21 +222,44 @@ class _Loader:
             cloc = prefix + (ci,)
             (first, first_id) = seen.setdefault(id_skeleton(cspec.id), (ci, cspec.id))
             if first != ci:
-                self.problem(cloc + ("id",), f"duplicate case id (first at case #{first + 1})" if first_id == cspec.id
-                             else f"case id looks the same as {first_id!r} (case #{first + 1})", cspec.id)
+                self.problem(
+                    cloc + ("id",),
+                    f"duplicate case id (first at case #{first + 1})"
+                    if first_id == cspec.id
+                    else f"case id looks the same as {first_id!r} (case #{first + 1})",
+                    cspec.id,
+                )
             repeats = cspec.repeats or spec.repeats
             items, fields = self._scored(
-                spec, checks, field_names, cspec.id, cloc=cloc,
+                spec,
+                checks,
+                field_names,
+                cspec.id,
+                cloc=cloc,
                 check_specs=shared_checks + [(c, cloc + ("checks", j)) for j, c in enumerate(cspec.checks)],
-                rubric=cspec.rubric, wanted=cspec.fields, extract=repeats > 1)
+                rubric=cspec.rubric,
+                wanted=cspec.fields,
+                extract=repeats > 1,
+            )
             turns = self._turns(spec, checks, field_names, cspec, cloc=cloc) if cspec.conversation is not None else ()
             check_tool_results(spec.target, cspec, cloc, self.problem)
-            cases.append(Case(id=cspec.id, input=cspec.input if cspec.input is not None else {},
-                              items=items, repeats=repeats, fields=fields, description=cspec.description,
-                              tool_results=dict(cspec.tool_results),
-                              pass_all=spec.pass_all if cspec.pass_all is None else cspec.pass_all,
-                              tags=list(dict.fromkeys([*spec.tags, *cspec.tags])) if spec.tags else cspec.tags,
-                              skip=cspec.skip, line=self.line_of(cloc), file=self.cases_file, turns=turns))
+            cases.append(
+                Case(
+                    id=cspec.id,
+                    input=cspec.input if cspec.input is not None else {},
+                    items=items,
+                    repeats=repeats,
+                    fields=fields,
+                    description=cspec.description,
+                    tool_results=dict(cspec.tool_results),
+                    pass_all=spec.pass_all if cspec.pass_all is None else cspec.pass_all,
+                    tags=list(dict.fromkeys([*spec.tags, *cspec.tags])) if spec.tags else cspec.tags,
+                    skip=cspec.skip,
+                    line=self.line_of(cloc),
+                    file=self.cases_file,
+                    turns=turns,
+                )
+            )
         compared = self._check_comparisons(spec, {c.id: i for i, c in enumerate(cases)}, field_names)
         for case in cases:
             if case.id in compared and not case.fields:
@@ -226,7 +275,8 @@ class _Loader:
             model=spec.model,
             judge_model=spec.judge_model,
             judge_thinking=JudgeThinking(spec.judge_thinking.effort, spec.judge_thinking.budget_tokens)
-            if spec.judge_thinking else None,
+            if spec.judge_thinking
+            else None,
             confirm_failures=spec.confirm_failures,
             compare_models=list(spec.compare_models),
             tiers={k: v for k, v in spec.models.model_dump().items() if v},
@@ -248,24 +298,40 @@ class _Loader:
             gold=gold_outputs,
         )
 
-    def _scored(self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], case_id: str,
-                *, cloc: tuple[Any, ...], check_specs: list[tuple[CheckSpec, tuple[Any, ...]]],
-                rubric: str | list[Any],
-                wanted: list[str] | None, extract: bool) -> tuple[list[Item], list[str]]:
+    def _scored(
+        self,
+        spec: SuiteSpec,
+        checks: CheckBuilder,
+        field_names: set[str],
+        case_id: str,
+        *,
+        cloc: tuple[Any, ...],
+        check_specs: list[tuple[CheckSpec, tuple[Any, ...]]],
+        rubric: str | list[Any],
+        wanted: list[str] | None,
+        extract: bool,
+    ) -> tuple[list[Item], list[str]]:
         """The items of a case (or of one turn of a conversation) and the fields it extracts."""
         items: list[Item] = []
         for cs, loc in check_specs:
             check = checks.build(cs, loc, case_id)
             if check is None:
                 continue
-            items.append(checks_item(sys.intern(f"check{len(items) + 1}:{cs.type}"), check,
-                                     line=self.line_of(loc), judge_repeats=spec.judge_repeats,
-                                     text=checks.describe(check)))
+            items.append(
+                checks_item(
+                    sys.intern(f"check{len(items) + 1}:{cs.type}"),
+                    check,
+                    line=self.line_of(loc),
+                    judge_repeats=spec.judge_repeats,
+                    text=checks.describe(check),
+                )
+            )
         rloc = cloc + ("rubric",)
         if isinstance(rubric, str):
             if rubric not in spec.rubrics:
-                self.problem(rloc, f"no rubric named {rubric!r}; defined: "
-                                   f"{', '.join(spec.rubrics) or '(none)'}", case_id)
+                self.problem(
+                    rloc, f"no rubric named {rubric!r}; defined: {', '.join(spec.rubrics) or '(none)'}", case_id
+                )
                 rubric = []
             else:
                 rloc = ("rubrics", rubric)
@@ -276,50 +342,75 @@ class _Loader:
             if item_spec.check and check is None:
                 continue
             if isinstance(check, JudgeCriterion):
-                self.problem(rloc + (j, "check"), "a rubric item's `check:` cannot be llm_judge; "
-                                                  "write the criterion as `judge:`", case_id)
+                self.problem(
+                    rloc + (j, "check"),
+                    "a rubric item's `check:` cannot be llm_judge; write the criterion as `judge:`",
+                    case_id,
+                )
                 continue
             if item_spec.when is not None:
                 self._check_expression(item_spec.when, rloc + (j, "when"), case_id)
-            items.append(Item(id=item_spec.id or f"item{j + 1}",
-                              text=item_spec.text or item_spec.judge or
-                              (checks.describe(check) if check else ""),
-                              check=check, judge=item_spec.judge, critical=item_spec.critical,
-                              when=item_spec.when, line=self.line_of(rloc + (j,)), weight=item_spec.weight,
-                              judge_repeats=item_spec.judge_repeats or spec.judge_repeats))
+            items.append(
+                Item(
+                    id=item_spec.id or f"item{j + 1}",
+                    text=item_spec.text or item_spec.judge or (checks.describe(check) if check else ""),
+                    check=check,
+                    judge=item_spec.judge,
+                    critical=item_spec.critical,
+                    when=item_spec.when,
+                    line=self.line_of(rloc + (j,)),
+                    weight=item_spec.weight,
+                    judge_repeats=item_spec.judge_repeats or spec.judge_repeats,
+                )
+            )
         ids = [it.id for it in items]
         for dup in sorted({x for x in ids if ids.count(x) > 1}):
             self.problem(rloc, f"duplicate rubric item id {dup!r}", case_id)
         needed = set().union(*(it.check.referenced_fields() for it in items if it.check)) if items else set()
         unknown = sorted(needed - field_names)
         if unknown:
-            self.problem(cloc, f"checks refer to undeclared field(s) {', '.join(unknown)}; "
-                               f"declare them under `fields:`", case_id)
+            self.problem(
+                cloc, f"checks refer to undeclared field(s) {', '.join(unknown)}; declare them under `fields:`", case_id
+            )
         if wanted is not None:
             for name in sorted(set(wanted) - field_names):
-                self.problem(cloc + ("fields",), f"unknown field {name!r}; declared: "
-                                                 f"{', '.join(sorted(field_names)) or '(none)'}", case_id)
+                self.problem(
+                    cloc + ("fields",),
+                    f"unknown field {name!r}; declared: {', '.join(sorted(field_names)) or '(none)'}",
+                    case_id,
+                )
         extract = extract or any(it.check is not None and it.check.needs_fields for it in items)
-        fields = [f for f in (wanted if wanted is not None else list(spec.fields)) if f in field_names] \
-            if extract or wanted else []
+        fields = (
+            [f for f in (wanted if wanted is not None else list(spec.fields)) if f in field_names]
+            if extract or wanted
+            else []
+        )
         return items, fields
 
-    def _turns(self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], cspec: CaseSpec,
-               *, cloc: tuple[Any, ...]) -> tuple[Turn, ...]:
+    def _turns(
+        self, spec: SuiteSpec, checks: CheckBuilder, field_names: set[str], cspec: CaseSpec, *, cloc: tuple[Any, ...]
+    ) -> tuple[Turn, ...]:
         """A conversation's turns; a user turn's items and fields are its own, named "turn N: ..."."""
         turns = []
         entries = cspec.conversation or []
         if len(entries) > limits.conversation_max_turns():
-            self.problem(cloc + ("conversation",), f"the conversation has {len(entries):,} turns, over the limit of "
-                                                   f"{limits.conversation_max_turns():,} (EVALKIT_CONVERSATION_MAX_TURNS "
-                                                   "raises it)", cspec.id)
+            self.problem(
+                cloc + ("conversation",),
+                f"the conversation has {len(entries):,} turns, over the limit of "
+                f"{limits.conversation_max_turns():,} (EVALKIT_CONVERSATION_MAX_TURNS "
+                "raises it)",
+                cspec.id,
+            )
             return ()
         for k, tspec in enumerate(entries):
             tloc, number = cloc + ("conversation", k), k + 1
             if isinstance(tspec, AssistantTurnSpec):
                 if k == 0 or isinstance(entries[k - 1], AssistantTurnSpec):
-                    self.problem(tloc + ("assistant",), f"turn {number}: a scripted `assistant:` turn answers the "
-                                                        f"`user:` turn just before it", cspec.id)
+                    self.problem(
+                        tloc + ("assistant",),
+                        f"turn {number}: a scripted `assistant:` turn answers the `user:` turn just before it",
+                        cspec.id,
+                    )
                 turns.append(Turn(number=number, role="assistant", text=tspec.assistant, line=self.line_of(tloc)))
                 continue
             error = check_template(tspec.user)
@@ -327,15 +418,35 @@ class _Loader:
                 self.problem(tloc + ("user",), f"turn {number}: template: {error}", cspec.id)
             scripted = k + 1 < len(entries) and isinstance(entries[k + 1], AssistantTurnSpec)
             if scripted and (tspec.checks or tspec.rubric or tspec.fields):
-                self.problem(tloc, f"turn {number}: the scripted turn {number + 1} answers it (no call), so it has "
-                                   f"no `checks`, `rubric` or `fields` of its own", cspec.id)
-            items, fields = self._scored(spec, checks, field_names, cspec.id, cloc=tloc,
-                                         check_specs=[(c, tloc + ("checks", j)) for j, c in enumerate(tspec.checks)],
-                                         rubric=tspec.rubric, wanted=tspec.fields, extract=False)
+                self.problem(
+                    tloc,
+                    f"turn {number}: the scripted turn {number + 1} answers it (no call), so it has "
+                    f"no `checks`, `rubric` or `fields` of its own",
+                    cspec.id,
+                )
+            items, fields = self._scored(
+                spec,
+                checks,
+                field_names,
+                cspec.id,
+                cloc=tloc,
+                check_specs=[(c, tloc + ("checks", j)) for j, c in enumerate(tspec.checks)],
+                rubric=tspec.rubric,
+                wanted=tspec.fields,
+                extract=False,
+            )
             prefix = f"turn {number}: "
-            turns.append(Turn(number=number, role="user", text=tspec.user, line=self.line_of(tloc), scripted=scripted,
-                              items=tuple(replace(it, id=prefix + it.id, text=prefix + it.text) for it in items),
-                              fields=tuple(fields)))
+            turns.append(
+                Turn(
+                    number=number,
+                    role="user",
+                    text=tspec.user,
+                    line=self.line_of(tloc),
+                    scripted=scripted,
+                    items=tuple(replace(it, id=prefix + it.id, text=prefix + it.text) for it in items),
+                    fields=tuple(fields),
+                )
+            )
         return tuple(turns)
 
     def _check_comparisons(self, spec: SuiteSpec, case_ids: dict[str, int], field_names: set[str]) -> set[str]:
@@ -359,12 +470,20 @@ class _Loader:
         except ValueError as exc:
             self.problem(loc, str(exc), case_id)
 
-def checks_item(item_id: str, check: Check | JudgeCriterion, line: int | None = None, judge_repeats: int = 1,
-                text: str | None = None) -> Item:
+
+def checks_item(
+    item_id: str,
+    check: Check | JudgeCriterion,
+    line: int | None = None,
+    judge_repeats: int = 1,
+    text: str | None = None,
+) -> Item:
     """The item of a `checks:` entry: required, decided by code or, for `llm_judge`, by the judge;
     `text` is the check's description when the caller has it already."""
     if isinstance(check, JudgeCriterion):
-        return Item(id=item_id, text=check.criteria, judge=check.criteria, required=True, line=line,
-                    judge_repeats=judge_repeats)
-    return Item(id=item_id, text=text or check.describe(), check=check, required=True, line=line,
-                judge_repeats=judge_repeats)
+        return Item(
+            id=item_id, text=check.criteria, judge=check.criteria, required=True, line=line, judge_repeats=judge_repeats
+        )
+    return Item(
+        id=item_id, text=text or check.describe(), check=check, required=True, line=line, judge_repeats=judge_repeats
+    )

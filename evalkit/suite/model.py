@@ -171,8 +171,15 @@ class JudgeThinking:
     budget_tokens: int | None = None
 
     def describe(self) -> str:
-        return " and ".join(filter(None, [f"effort {self.effort}" if self.effort else "",
-                                          f"budget_tokens {self.budget_tokens}" if self.budget_tokens else ""]))
+        return " and ".join(
+            filter(
+                None,
+                [
+                    f"effort {self.effort}" if self.effort else "",
+                    f"budget_tokens {self.budget_tokens}" if self.budget_tokens else "",
+                ],
+            )
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in (("effort", self.effort), ("budget_tokens", self.budget_tokens)) if v is not None}
@@ -214,8 +221,9 @@ class Suite:
     def tier_models(self, model: str | None = None, judge_model: str | None = None) -> dict[str, str]:
         """Model by tier for this suite: `model` / `judge_model` (the command line's), then the suite's
         `model` / `judge_model`, its `models:` tiers, the environment's tiers, evalkit's defaults."""
-        return resolve_tiers({"high": model, "low": judge_model}, {"high": self.model, "low": self.judge_model},
-                             self.tiers)
+        return resolve_tiers(
+            {"high": model, "low": judge_model}, {"high": self.model, "low": self.judge_model}, self.tiers
+        )
 
     def select(self, selectors: list[str]) -> list[Case]:
         """The cases `selectors` choose (all of them when there is none): see `select_cases`."""
@@ -246,12 +254,15 @@ def select_cases(cases: list[Case], selectors: list[str]) -> list[Case]:
 
     Tags travel in the same list as `--case`'s globs, so every place that selects cases (a run, its
     shards, `plan`, the base run, `--resume`) selects alike without a second option to carry."""
-    tags = {s[len(TAG_PREFIX):] for s in selectors if s.startswith(TAG_PREFIX)}
+    tags = {s[len(TAG_PREFIX) :] for s in selectors if s.startswith(TAG_PREFIX)}
     globs = [s for s in selectors if not s.startswith(TAG_PREFIX)]
-    return [c for c in cases if (not globs or any(fnmatch.fnmatchcase(c.id, g) for g in globs))
-            and (not tags or not tags.isdisjoint(c.tags))]
+    return [
+        c
+        for c in cases
+        if (not globs or any(fnmatch.fnmatchcase(c.id, g) for g in globs)) and (not tags or not tags.isdisjoint(c.tags))
+    ]
 
 
 def describe_selection(selectors: list[str]) -> str:
     """The command-line options that give `selectors`: `--case weekly_* --tag pr`."""
-    return " ".join(f"--tag {s[len(TAG_PREFIX):]}" if s.startswith(TAG_PREFIX) else f"--case {s}" for s in selectors)
+    return " ".join(f"--tag {s[len(TAG_PREFIX) :]}" if s.startswith(TAG_PREFIX) else f"--case {s}" for s in selectors)

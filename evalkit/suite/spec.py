@@ -29,7 +29,8 @@ class FieldSpec(Strict):
     values: list[str] | None = Field(default=None, description="Allowed values of an enum field.")
     tolerance: float | None = Field(default=None, ge=0, description="Relative tolerance for numbers.")
     items: dict[str, "FieldSpec"] | None = Field(
-        default=None, description="A list field's entries: objects with these scalar fields (e.g. one per day).")
+        default=None, description="A list field's entries: objects with these scalar fields (e.g. one per day)."
+    )
 
     @model_validator(mode="after")
     def _enum_values(self) -> "FieldSpec":
@@ -53,11 +54,13 @@ class RubricItemSpec(Strict):
     judge: str | None = Field(default=None, description="Criterion the judge decides.")
     check: CheckSpec | None = Field(default=None, description="A check that decides this item by code.")
     critical: bool = Field(default=False, description="Fail the case if this fails, whatever the rate.")
-    when: str | None = Field(default=None, description="Jinja expression over `input` and `facts`; "
-                                                       "false makes the item not applicable.")
+    when: str | None = Field(
+        default=None, description="Jinja expression over `input` and `facts`; false makes the item not applicable."
+    )
     weight: float = Field(default=1.0, gt=0, description="Weight of this item in the rubric pass rate.")
-    judge_repeats: int | None = Field(default=None, ge=1, le=20, description="Ask the judge N times, take "
-                                                                            "the majority (default: the suite's).")
+    judge_repeats: int | None = Field(
+        default=None, ge=1, le=20, description="Ask the judge N times, take the majority (default: the suite's)."
+    )
 
     @model_validator(mode="after")
     def _some_witness(self) -> "RubricItemSpec":
@@ -102,8 +105,10 @@ def _one_script(case_id: str) -> None:
     scripts = {s for s in map(_script, case_id) if s is not None}
     # Han, Hiragana and Katakana are written together in one Japanese word.
     if len(scripts - {"CJK", "HIRAGANA", "KATAKANA"}) + bool(scripts & {"CJK", "HIRAGANA", "KATAKANA"}) > 1:
-        raise ValueError(f"case id {case_id!r} mixes scripts ({', '.join(sorted(scripts)).lower()}): it can look "
-                         f"like another id; write it in one script")
+        raise ValueError(
+            f"case id {case_id!r} mixes scripts ({', '.join(sorted(scripts)).lower()}): it can look "
+            f"like another id; write it in one script"
+        )
 
 
 def id_skeleton(case_id: str) -> str:
@@ -114,15 +119,21 @@ def id_skeleton(case_id: str) -> str:
 class UserTurnSpec(Strict):
     """A user turn of a conversation: its message (Jinja) and what its reply is scored on."""
 
-    user: str = Field(description="The message (Jinja over `input`, `prompt` (the prompt target's own template "
-                                  "rendered over the input; null for a callable target), `outputs` (the "
-                                  "assistant replies so far) and `turn` (this turn's 1-based number)).")
-    checks: list[CheckSpec] = Field(default_factory=list, description="Checks of this turn's reply; every one "
-                                                                      "must pass.")
-    rubric: CaseRubric = Field(default_factory=list, description="Rubric items scored on this turn's reply; or "
-                                                                 "the name of a rubric under `rubrics`.")
-    fields: list[str] | None = Field(default=None, description="Fields to extract from this turn's reply, "
-                                                               "stored as `turn N.<field>`.")
+    user: str = Field(
+        description="The message (Jinja over `input`, `prompt` (the prompt target's own template "
+        "rendered over the input; null for a callable target), `outputs` (the "
+        "assistant replies so far) and `turn` (this turn's 1-based number))."
+    )
+    checks: list[CheckSpec] = Field(
+        default_factory=list, description="Checks of this turn's reply; every one must pass."
+    )
+    rubric: CaseRubric = Field(
+        default_factory=list,
+        description="Rubric items scored on this turn's reply; or the name of a rubric under `rubrics`.",
+    )
+    fields: list[str] | None = Field(
+        default=None, description="Fields to extract from this turn's reply, stored as `turn N.<field>`."
+    )
 
 
 class AssistantTurnSpec(Strict):
@@ -133,8 +144,11 @@ class AssistantTurnSpec(Strict):
 
 
 def _turn_kind(v: Any) -> str:
-    return "~assistant" if isinstance(v, AssistantTurnSpec) or (isinstance(v, dict) and "assistant" in v
-                                                                and "user" not in v) else "~user"
+    return (
+        "~assistant"
+        if isinstance(v, AssistantTurnSpec) or (isinstance(v, dict) and "assistant" in v and "user" not in v)
+        else "~user"
+    )
 
 
 TurnSpec = Annotated[
@@ -148,21 +162,33 @@ class CaseSpec(Strict):
     description: str = ""
     input: Any = None
     checks: list[CheckSpec] = Field(default_factory=list, description="Every one must pass.")
-    rubric: CaseRubric = Field(default_factory=list, description="Items scored for the pass rate; or the name of a "
-                               "rubric under the suite's `rubrics`.")
+    rubric: CaseRubric = Field(
+        default_factory=list,
+        description="Items scored for the pass rate; or the name of a rubric under the suite's `rubrics`.",
+    )
     repeats: int | None = Field(default=None, ge=1, le=100)
-    pass_all: bool | None = Field(default=None, description="Fail the case unless every one of its runs passes "
-                                                            "(pass^k); default: the suite's `pass_all`.")
+    pass_all: bool | None = Field(
+        default=None,
+        description="Fail the case unless every one of its runs passes (pass^k); default: the suite's `pass_all`.",
+    )
     fields: list[str] | None = Field(default=None, description="Fields to extract (default: all).")
-    tool_results: dict[str, Any] = Field(default_factory=dict, description=(
-        "Scripted answers of the prompt target's tools for this case: tool name -> the result of every call, or "
-        "a list of `{arguments: {...}, result: ...}` / `{arguments: ..., error: ...}` entries, the first whose "
-        "arguments are all in the call answering it (an entry without `arguments` answers any call)."))
+    tool_results: dict[str, Any] = Field(
+        default_factory=dict,
+        description=(
+            "Scripted answers of the prompt target's tools for this case: tool name -> the result of every call, or "
+            "a list of `{arguments: {...}, result: ...}` / `{arguments: ..., error: ...}` entries, the first whose "
+            "arguments are all in the call answering it (an entry without `arguments` answers any call)."
+        ),
+    )
     tags: list[str] = Field(default_factory=list, description="Names `--tag` selects the case by (e.g. pr).")
     skip: str | None = Field(default=None, description="Reason to skip this case.")
-    conversation: list[TurnSpec] | None = Field(default=None, description=(
-        "A multi-turn case: user turns (each a call of the target with the conversation so far) and scripted "
-        "assistant turns; the case's own checks and rubric score the final reply."))
+    conversation: list[TurnSpec] | None = Field(
+        default=None,
+        description=(
+            "A multi-turn case: user turns (each a call of the target with the conversation so far) and scripted "
+            "assistant turns; the case's own checks and rubric score the final reply."
+        ),
+    )
 
     @field_validator("tags")
     @classmethod
@@ -189,8 +215,9 @@ class CaseSpec(Strict):
             raise ValueError("a case id may not contain white space")
         # Ids name files and URL fragments: plain names, `/` only between them (no `..`, no `\\`).
         if not all(_PLAIN_NAME.fullmatch(part) for part in v.split("/")):
-            raise ValueError(f"case id {v!r} is not a plain name: use letters, digits and _ . - @ + : =, "
-                             f"with `/` only between names")
+            raise ValueError(
+                f"case id {v!r} is not a plain name: use letters, digits and _ . - @ + : =, with `/` only between names"
+            )
         return v
 
 
@@ -243,26 +270,50 @@ class Thresholds(Strict):
 class CalibrationBar(Strict):
     """What `evalkit calibrate` requires of the judge and the extraction on the gold outputs (exit 1 below it)."""
 
-    min_agreement: float | None = Field(default=None, ge=0, le=1, description="Of every judge item (errors "
-                                        "count as disagreements).")
+    min_agreement: float | None = Field(
+        default=None, ge=0, le=1, description="Of every judge item (errors count as disagreements)."
+    )
     max_flip_rate: float | None = Field(default=None, ge=0, le=1, description="Of every judge item.")
-    min_kappa: float | None = Field(default=None, ge=-1, le=1, description="Cohen's kappa of the judge over "
-                                    "every gold label (errors count as disagreements).")
-    min_item_kappa: float | None = Field(default=None, ge=-1, le=1, description="Cohen's kappa of the judge on each "
-                                         "item's own gold labels (when they hold both verdicts).")
-    max_error_share: float | None = Field(default=None, ge=0, le=1, description="Share of judge verdicts and "
-                                          "extractions that were errors (no verdict, a malformed reply).")
-    min_extraction_accuracy: float | None = Field(default=None, ge=0, le=1, description="Of every extracted "
-                                                  "field against the gold values.")
+    min_kappa: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="Cohen's kappa of the judge over every gold label (errors count as disagreements).",
+    )
+    min_item_kappa: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="Cohen's kappa of the judge on each item's own gold labels (when they hold both verdicts).",
+    )
+    max_error_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Share of judge verdicts and extractions that were errors (no verdict, a malformed reply).",
+    )
+    min_extraction_accuracy: float | None = Field(
+        default=None, ge=0, le=1, description="Of every extracted field against the gold values."
+    )
 
 
 class Timeouts(Strict):
-    target: float = Field(default=DEFAULT_TARGET_TIMEOUT, gt=0, description="Seconds one run of the target may "
-                                                                           "take before it is an error row.")
-    check: float = Field(default=DEFAULT_CHECK_TIMEOUT, gt=0, description="Seconds one check from a plugin may "
-                                                                        "take before it is an error row.")
-    judge: float = Field(default=DEFAULT_JUDGE_TIMEOUT, gt=0, description="Seconds one judge or extraction call "
-                         "may take in all, retries included, before it is an error row.")
+    target: float = Field(
+        default=DEFAULT_TARGET_TIMEOUT,
+        gt=0,
+        description="Seconds one run of the target may take before it is an error row.",
+    )
+    check: float = Field(
+        default=DEFAULT_CHECK_TIMEOUT,
+        gt=0,
+        description="Seconds one check from a plugin may take before it is an error row.",
+    )
+    judge: float = Field(
+        default=DEFAULT_JUDGE_TIMEOUT,
+        gt=0,
+        description="Seconds one judge or extraction call "
+        "may take in all, retries included, before it is an error row.",
+    )
 
 
 class JudgeThinking(Strict):
@@ -270,8 +321,11 @@ class JudgeThinking(Strict):
     takes it, else extended thinking with `budget_tokens` (or a budget for the effort level)."""
 
     effort: EffortLevel | None = Field(default=None, description="How hard the judge thinks (low ... max).")
-    budget_tokens: int | None = Field(default=None, description="Tokens the judge may think with, on a model "
-                                      "that takes a budget (at least 1024); billed as output tokens.")
+    budget_tokens: int | None = Field(
+        default=None,
+        description="Tokens the judge may think with, on a model "
+        "that takes a budget (at least 1024); billed as output tokens.",
+    )
 
     @field_validator("budget_tokens")
     @classmethod
@@ -301,44 +355,67 @@ class SuiteSpec(Strict):
     model: str | None = Field(default=None, description="Model for the target's calls.")
     judge_model: str | None = Field(default=None, description=f"Default {DEFAULT_JUDGE_MODEL}.")
     models: ModelTiers = Field(default_factory=ModelTiers)
-    compare_models: list[str] = Field(default_factory=list, description="Run the cases once per model, side by "
-                                      "side (the judge stays the same); `--model` twice does the same.")
+    compare_models: list[str] = Field(
+        default_factory=list,
+        description="Run the cases once per model, side by "
+        "side (the judge stays the same); `--model` twice does the same.",
+    )
     max_tokens: int = Field(default=1024, gt=0)
-    max_cost: float | None = Field(default=None, description="A budget in US dollars: the run stops sending "
-                                   "model calls before it passes it (`--max-cost` wins).")
-    complete: bool = Field(default=True, description="A run whose output stopped at max_tokens fails the "
-                                                     "built-in `complete` check; false to allow it.")
+    max_cost: float | None = Field(
+        default=None,
+        description="A budget in US dollars: the run stops sending "
+        "model calls before it passes it (`--max-cost` wins).",
+    )
+    complete: bool = Field(
+        default=True,
+        description="A run whose output stopped at max_tokens fails the built-in `complete` check; false to allow it.",
+    )
     temperature: float | None = Field(default=None, ge=0, le=1)
     repeats: int = Field(default=1, ge=1, le=100)
-    pass_all: bool = Field(default=False, description="A case with repeats fails unless every one of its runs "
-                                                      "passes on its own (pass^k), not only its pass rate.")
-    judge_repeats: int = Field(default=1, ge=1, le=20, description="Ask the judge N times per run and take "
-                                                                   "the majority of each item's verdicts.")
+    pass_all: bool = Field(
+        default=False,
+        description="A case with repeats fails unless every one of its runs "
+        "passes on its own (pass^k), not only its pass rate.",
+    )
+    judge_repeats: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description="Ask the judge N times per run and take the majority of each item's verdicts.",
+    )
     confirm_failures: int = Field(0, ge=0, le=20, description="Judge a failed item N more times; majority decides.")
-    judge_thinking: JudgeThinking | None = Field(default=None, description="The judge thinks before its verdicts: "
-                                                 "`effort: low|medium|high|xhigh|max` (adaptive thinking), or "
-                                                 "`budget_tokens: N` where the judge model takes a budget.")
+    judge_thinking: JudgeThinking | None = Field(
+        default=None,
+        description="The judge thinks before its verdicts: "
+        "`effort: low|medium|high|xhigh|max` (adaptive thinking), or "
+        "`budget_tokens: N` where the judge model takes a budget.",
+    )
     watch: list[str] = Field(default_factory=list, description="Globs whose change triggers the suite.")
     tags: list[str] = Field(default_factory=list, description="Tags of every case, beside each case's own.")
     thresholds: Thresholds = Field(default_factory=Thresholds)
     timeout: Timeouts = Field(default_factory=Timeouts)
     tolerance: float = Field(default=0.10, ge=0, description="Relative tolerance for number agreement.")
     calibration: CalibrationBar | None = None
-    inconclusive: Literal["fail", "warn", "pass"] = Field(default="warn", description="What a case whose pass-rate "
-                                                          "interval straddles the threshold does to the verdict.")
-    missing: Literal["disagree", "ignore"] = Field(default="disagree", description="A field no run states: "
-                                                   "counts as a disagreement, or is left out of the share.")
+    inconclusive: Literal["fail", "warn", "pass"] = Field(
+        default="warn", description="What a case whose pass-rate interval straddles the threshold does to the verdict."
+    )
+    missing: Literal["disagree", "ignore"] = Field(
+        default="disagree", description="A field no run states: counts as a disagreement, or is left out of the share."
+    )
     plugins: list[str] = Field(default_factory=list, description="Modules that register checks.")
-    check_defaults: dict[str, dict[str, Any]] = Field(default_factory=dict,
-                                                      description="Default arguments per check type.")
+    check_defaults: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Default arguments per check type."
+    )
     fields: dict[str, FieldSpec] = Field(default_factory=dict)
     checks: list[CheckSpec] = Field(default_factory=list, description="Applied to every case.")
     rubrics: dict[str, RubricSpec] = Field(default_factory=dict)
     compare: list[CompareSpec] = Field(default_factory=list)
-    gold: list[dict[str, Any]] | str | None = Field(default=None, description="Gold-labelled outputs, or a glob of "
-                                                                    "YAML files holding them, relative to this file.")
-    cases: list[CaseSpec] | str = Field(description="The cases, or the path of a fixture list (a YAML list "
-                                                    "of cases) relative to this file.")
+    gold: list[dict[str, Any]] | str | None = Field(
+        default=None, description="Gold-labelled outputs, or a glob of YAML files holding them, relative to this file."
+    )
+    cases: list[CaseSpec] | str = Field(
+        description="The cases, or the path of a fixture list (a YAML list of cases) relative to this file."
+    )
 
     @field_validator("tags")
     @classmethod

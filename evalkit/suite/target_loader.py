@@ -48,16 +48,25 @@ def load_target(t: TargetSpec | None, folder: Path, problem: ProblemSink) -> Tar
     error = check_template(template or "")
     if error:
         problem(("target",), f"prompt template: {error}")
-    return Target(template=template, template_name=name, system=t.system, model=t.model,
-                  max_tokens=t.max_tokens, temperature=t.temperature, prompt_cache=t.prompt_cache,
-                  thinking=_thinking(t.thinking), effort=t.effort,
-                  tools=tuple(Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
-                                   function=tool.function) for tool in t.tools),
-                  max_steps=t.max_steps)
+    return Target(
+        template=template,
+        template_name=name,
+        system=t.system,
+        model=t.model,
+        max_tokens=t.max_tokens,
+        temperature=t.temperature,
+        prompt_cache=t.prompt_cache,
+        thinking=_thinking(t.thinking),
+        effort=t.effort,
+        tools=tuple(
+            Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema, function=tool.function)
+            for tool in t.tools
+        ),
+        max_steps=t.max_steps,
+    )
 
 
-def check_tool_results(target: TargetSpec | None, cspec: CaseSpec, cloc: tuple[Any, ...],
-                       problem: ProblemSink) -> None:
+def check_tool_results(target: TargetSpec | None, cspec: CaseSpec, cloc: tuple[Any, ...], problem: ProblemSink) -> None:
     """A case's `tool_results:` answer tools the suite's prompt target declares, in a shape evalkit reads."""
     if not cspec.tool_results:
         return
@@ -65,8 +74,12 @@ def check_tool_results(target: TargetSpec | None, cspec: CaseSpec, cloc: tuple[A
     for name, value in cspec.tool_results.items():
         where = cloc + ("tool_results", name)
         if name not in declared:
-            problem(where, f"tool_results: the target declares no tool {name!r}; its tools: "
-                           f"{', '.join(declared) or '(none: only a prompt target with `tools:` has them)'}", cspec.id)
+            problem(
+                where,
+                f"tool_results: the target declares no tool {name!r}; its tools: "
+                f"{', '.join(declared) or '(none: only a prompt target with `tools:` has them)'}",
+                cspec.id,
+            )
             continue
         wrong = entry_problem(value)
         if wrong:

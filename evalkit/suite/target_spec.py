@@ -16,8 +16,10 @@ EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
 class ThinkingBudget(Strict):
     """Extended thinking with a budget of tokens (`thinking: {budget_tokens: N}`), for a model that takes it."""
 
-    budget_tokens: int = Field(description="Tokens the model may think with before it answers (at least 1024, "
-                               "the API's least); billed as output tokens.")
+    budget_tokens: int = Field(
+        description="Tokens the model may think with before it answers (at least 1024, "
+        "the API's least); billed as output tokens."
+    )
 
     @field_validator("budget_tokens")
     @classmethod
@@ -32,11 +34,17 @@ class ToolSpec(Strict):
 
     name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$", description="The tool's name, as the model calls it.")
     description: str = Field(default="", description="What the tool does, for the model.")
-    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}},
-                                         description="JSON Schema of the tool's arguments (an object).")
-    function: str | None = Field(default=None, description=(
-        "module:function that answers the tool, called with the arguments as keywords, in a worker process like "
-        "a callable target; without it, each case's `tool_results:` answers."))
+    input_schema: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}},
+        description="JSON Schema of the tool's arguments (an object).",
+    )
+    function: str | None = Field(
+        default=None,
+        description=(
+            "module:function that answers the tool, called with the arguments as keywords, in a worker process like "
+            "a callable target; without it, each case's `tool_results:` answers."
+        ),
+    )
 
     @field_validator("input_schema")
     @classmethod
@@ -68,19 +76,36 @@ class PromptTargetSpec(Strict):
     system: str | None = None
     model: str | None = None
     max_tokens: int | None = Field(default=None, gt=0)
-    temperature: float | None = Field(default=None, ge=0, le=1, description="Sent only to a model that takes "
-                                      "sampling parameters (current models do not): refused before the run otherwise.")
+    temperature: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Sent only to a model that takes "
+        "sampling parameters (current models do not): refused before the run otherwise.",
+    )
     thinking: Literal["adaptive", "disabled", "between_tools"] | ThinkingBudget | None = Field(
-        default=None, description="The target model's thinking: adaptive, disabled, between_tools, or "
-        "{budget_tokens: N}; left out, the model's own default (generation-5 models think).")
+        default=None,
+        description="The target model's thinking: adaptive, disabled, between_tools, or "
+        "{budget_tokens: N}; left out, the model's own default (generation-5 models think).",
+    )
     effort: EffortLevel | None = Field(default=None, description="`output_config.effort` of the target's calls.")
-    prompt_cache: bool = Field(default=False, description=(
-        "Mark the `system` prompt, shared by every case, as a prompt-cache prefix: later calls read it "
-        "at about a tenth of the input price (the API caches prefixes of about 1,024 tokens and more)."))
-    tools: list[ToolSpec] = Field(default_factory=list, description="Tools the model may call; evalkit runs "
-                                  "the loop and records every step as the run's trace.")
-    max_steps: int = Field(default=10, ge=1, le=100, description="Model turns a tool loop may take; a model "
-                           "still calling tools after them makes an error row.")
+    prompt_cache: bool = Field(
+        default=False,
+        description=(
+            "Mark the `system` prompt, shared by every case, as a prompt-cache prefix: later calls read it "
+            "at about a tenth of the input price (the API caches prefixes of about 1,024 tokens and more)."
+        ),
+    )
+    tools: list[ToolSpec] = Field(
+        default_factory=list,
+        description="Tools the model may call; evalkit runs the loop and records every step as the run's trace.",
+    )
+    max_steps: int = Field(
+        default=10,
+        ge=1,
+        le=100,
+        description="Model turns a tool loop may take; a model still calling tools after them makes an error row.",
+    )
 
     @model_validator(mode="after")
     def _one_template(self) -> "PromptTargetSpec":
@@ -107,7 +132,10 @@ def _target_kind(v: Any) -> str:
 
 
 TargetSpec = Annotated[
-    Union[Annotated[str, Tag("~function")], Annotated[CallableTargetSpec, Tag("~callable")],
-          Annotated[PromptTargetSpec, Tag("~prompt")]],
+    Union[
+        Annotated[str, Tag("~function")],
+        Annotated[CallableTargetSpec, Tag("~callable")],
+        Annotated[PromptTargetSpec, Tag("~prompt")],
+    ],
     Discriminator(_target_kind),
 ]

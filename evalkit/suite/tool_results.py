@@ -27,8 +27,11 @@ class ScriptedAnswer:
 
 def is_entry_list(value: Any) -> bool:
     """A list of `{arguments, result | error}` entries (else the value is every call's result)."""
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(e, dict) and set(e) <= ENTRY_KEYS and ("result" in e or "error" in e) for e in value)
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(e, dict) and set(e) <= ENTRY_KEYS and ("result" in e or "error" in e) for e in value)
+    )
 
 
 def entry_problem(value: Any) -> str | None:

@@ -132,8 +132,9 @@ class _Reader:
             elif kind is yaml.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
-                    raise self._error(event, "YAML syntax error: expected a single document in the stream "
-                                             "but found another document")
+                    raise self._error(
+                        event, "YAML syntax error: expected a single document in the stream but found another document"
+                    )
             elif kind is yaml.StreamEndEvent:
                 return
 
@@ -144,8 +145,11 @@ class _Reader:
         if tag is None or tag == "!":
             # Only a plain scalar starting with a character an implicit type starts with can be
             # other than text (as PyYAML's resolver decides, which is asked only about those).
-            tag = (self.resolver.resolve(yaml.ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]  # types-PyYAML leaves it unannotated
-                   if event.implicit[0] and (_ANY_FIRST or text[:1] in _IMPLICIT_FIRST) else _STR)
+            tag = (
+                self.resolver.resolve(yaml.ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]  # types-PyYAML leaves it unannotated
+                if event.implicit[0] and (_ANY_FIRST or text[:1] in _IMPLICIT_FIRST)
+                else _STR
+            )
         if tag == _STR:
             # A suite repeats the same keys and short values (check types, labels) in every case:
             # one string object each, not one per occurrence.
@@ -212,8 +216,11 @@ class _Reader:
             parent.value.append(value)
         elif parent.key is _NO_KEY:
             if isinstance(value, (dict, list)):
-                raise self._error(event, f"a mapping key must be plain text or a number, not a "
-                                         f"{'mapping' if isinstance(value, dict) else 'list'}")
+                raise self._error(
+                    event,
+                    f"a mapping key must be plain text or a number, not a "
+                    f"{'mapping' if isinstance(value, dict) else 'list'}",
+                )
             parent.key, parent.key_line = value, _line(event)
         else:
             key, parent.key = parent.key, _NO_KEY
@@ -221,8 +228,11 @@ class _Reader:
                 self._merge(parent, value, event)
                 return
             if key in parent.seen:
-                raise self._error_at(parent.key_line, f"duplicate key {key!r} (first at line {parent.seen[key]}); "
-                                                      f"the second would silently replace the first")
+                raise self._error_at(
+                    parent.key_line,
+                    f"duplicate key {key!r} (first at line {parent.seen[key]}); "
+                    f"the second would silently replace the first",
+                )
             parent.seen[key] = parent.key_line
             parent.value[key] = value
             if self.every_line:
@@ -257,8 +267,11 @@ class _Reader:
         self.total += values
         if self.total > self.max_nodes:
             where = f"line {self.first_alias}, the first alias" if self.first_alias else "the file"
-            raise self._error_at(self.first_alias or 1, f"more than {self.max_nodes:,} values once aliases are "
-                                                       f"expanded (an alias bomb?); see {where} (EVALKIT_YAML_MAX_NODES)")
+            raise self._error_at(
+                self.first_alias or 1,
+                f"more than {self.max_nodes:,} values once aliases are "
+                f"expanded (an alias bomb?); see {where} (EVALKIT_YAML_MAX_NODES)",
+            )
 
     def _refused_tag(self, event: yaml.Event, tag: str | None) -> ValueError:
         return self._error(event, f"YAML tag {tag!r} is not allowed (suite files hold plain data)")

@@ -17,9 +17,12 @@ __all__ = [
     "Script",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "FakeAnthropicServer": "evalkit.testing.fake_anthropic",
-    "Script": "evalkit.testing.script",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "FakeAnthropicServer": "evalkit.testing.fake_anthropic",
+        "Script": "evalkit.testing.script",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

@@ -61,29 +61,69 @@ _SONNET_45 = ModelRules(_TAKES_BOTH, lifecycle="deprecated", retires_at="2026-11
 _GEN_46 = ModelRules(frozenset({"adaptive", "enabled", "disabled"}), _LOW_TO_MAX, prefill=False)
 _OPUS_46 = replace(_GEN_46, max_output=128_000)  # Opus 4.6 onwards and generation 5 write up to 128K tokens
 # Opus 4.7/4.8: adaptive only (or off); no sampling parameters; thinking text omitted unless asked.
-_OPUS_47 = ModelRules(frozenset({"adaptive", "disabled"}), _ALL_EFFORT, sampling=False, prefill=False,
-                      display="omitted", max_output=128_000)
+_OPUS_47 = ModelRules(
+    frozenset({"adaptive", "disabled"}),
+    _ALL_EFFORT,
+    sampling=False,
+    prefill=False,
+    display="omitted",
+    max_output=128_000,
+)
 # Generation 5 thinks unless told not to.
-_GEN_5 = ModelRules(frozenset({"adaptive", "disabled"}), _ALL_EFFORT, thinking_default=True, sampling=False,
-                    prefill=False, display="omitted", max_output=128_000)
+_GEN_5 = ModelRules(
+    frozenset({"adaptive", "disabled"}),
+    _ALL_EFFORT,
+    thinking_default=True,
+    sampling=False,
+    prefill=False,
+    display="omitted",
+    max_output=128_000,
+)
 # Sonnet 5.5 cannot switch thinking off (between_tools is the least), so a forced tool never works.
-_SONNET_55 = ModelRules(frozenset({"adaptive", "between_tools"}), _ALL_EFFORT, thinking_default=True,
-                        forced_tool=False, sampling=False, prefill=False, display="omitted", max_output=128_000)
+_SONNET_55 = ModelRules(
+    frozenset({"adaptive", "between_tools"}),
+    _ALL_EFFORT,
+    thinking_default=True,
+    forced_tool=False,
+    sampling=False,
+    prefill=False,
+    display="omitted",
+    max_output=128_000,
+)
 # Fable 5.x, Mythos 5.x and Opus 5.5: adaptive thinking only.
-_ADAPTIVE_ONLY = ModelRules(frozenset({"adaptive"}), _ALL_EFFORT, thinking_default=True, forced_tool=False,
-                            sampling=False, prefill=False, display="omitted", max_output=128_000)
+_ADAPTIVE_ONLY = ModelRules(
+    frozenset({"adaptive"}),
+    _ALL_EFFORT,
+    thinking_default=True,
+    forced_tool=False,
+    sampling=False,
+    prefill=False,
+    display="omitted",
+    max_output=128_000,
+)
 
 MODEL_RULES: dict[str, ModelRules] = {
-    "claude-haiku-4-5": _GEN_45, "claude-haiku-4-5-20251001": _GEN_45,
-    "claude-sonnet-4-5": _SONNET_45, "claude-sonnet-4-5-20250929": _SONNET_45,
-    "claude-opus-4-5": _OPUS_45, "claude-opus-4-5-20251101": _OPUS_45,
-    "claude-sonnet-4-6": _GEN_46, "claude-opus-4-6": _OPUS_46,
-    "claude-opus-4-7": _OPUS_47, "claude-opus-4-8": _OPUS_47,
-    "claude-sonnet-5": _GEN_5, "claude-opus-5": _GEN_5, "claude-haiku-5-5": _GEN_5,
+    "claude-haiku-4-5": _GEN_45,
+    "claude-haiku-4-5-20251001": _GEN_45,
+    "claude-sonnet-4-5": _SONNET_45,
+    "claude-sonnet-4-5-20250929": _SONNET_45,
+    "claude-opus-4-5": _OPUS_45,
+    "claude-opus-4-5-20251101": _OPUS_45,
+    "claude-sonnet-4-6": _GEN_46,
+    "claude-opus-4-6": _OPUS_46,
+    "claude-opus-4-7": _OPUS_47,
+    "claude-opus-4-8": _OPUS_47,
+    "claude-sonnet-5": _GEN_5,
+    "claude-opus-5": _GEN_5,
+    "claude-haiku-5-5": _GEN_5,
     "claude-sonnet-5-5": _SONNET_55,
     "claude-opus-5-5": _ADAPTIVE_ONLY,
-    "claude-fable-5": _ADAPTIVE_ONLY, "claude-fable-5-1": _ADAPTIVE_ONLY, "claude-fable-5-2": _ADAPTIVE_ONLY,
-    "claude-mythos-5": _ADAPTIVE_ONLY, "claude-mythos-5-1": _ADAPTIVE_ONLY, "claude-mythos-5-2": _ADAPTIVE_ONLY,
+    "claude-fable-5": _ADAPTIVE_ONLY,
+    "claude-fable-5-1": _ADAPTIVE_ONLY,
+    "claude-fable-5-2": _ADAPTIVE_ONLY,
+    "claude-mythos-5": _ADAPTIVE_ONLY,
+    "claude-mythos-5-1": _ADAPTIVE_ONLY,
+    "claude-mythos-5-2": _ADAPTIVE_ONLY,
     "claude-mythos-preview": _ADAPTIVE_ONLY,
 }
 
@@ -104,8 +144,9 @@ def _bad(message: str) -> Refusal:
     return Refusal(400, "invalid_request_error", message)
 
 
-def rules_for(model: Any, unknown_models: UnknownModels = "permissive",
-              table: dict[str, ModelRules] | None = None) -> ModelRules | None:
+def rules_for(
+    model: Any, unknown_models: UnknownModels = "permissive", table: dict[str, ModelRules] | None = None
+) -> ModelRules | None:
     """The rules of `model`; None when it is unknown and unknown models get a 404."""
     known = (MODEL_RULES if table is None else table).get(model) if isinstance(model, str) else None
     if known is not None:
@@ -128,8 +169,14 @@ def thinking_display(body: dict[str, Any], rules: ModelRules) -> str:
     return display if isinstance(display, str) else rules.display
 
 
-def refusal(body: dict[str, Any], *, endpoint: Endpoint = "messages", unknown_models: UnknownModels = "permissive",
-            signer: ThinkingSigner | None = None, table: dict[str, ModelRules] | None = None) -> Refusal | None:
+def refusal(
+    body: dict[str, Any],
+    *,
+    endpoint: Endpoint = "messages",
+    unknown_models: UnknownModels = "permissive",
+    signer: ThinkingSigner | None = None,
+    table: dict[str, ModelRules] | None = None,
+) -> Refusal | None:
     """Why the API would refuse `body` on `endpoint`, or None. With a `signer`, thinking blocks sent back
     must be ones it signed."""
     problem = _closed_keys(body, endpoint)
@@ -153,8 +200,9 @@ def allowed_keys(endpoint: Endpoint) -> frozenset[str]:
     """The top-level keys the SDK's request type for `endpoint` defines."""
     import anthropic.types as types  # heavy: only when a fake checks a request
 
-    params: Any = (types.MessageCountTokensParams if endpoint == "count_tokens"
-                   else _non_streaming(types.MessageCreateParams))
+    params: Any = (
+        types.MessageCountTokensParams if endpoint == "count_tokens" else _non_streaming(types.MessageCreateParams)
+    )
     return frozenset(params.__required_keys__ | params.__optional_keys__)
 
 
@@ -191,8 +239,10 @@ def _thinking_shape(body: dict[str, Any], endpoint: Endpoint) -> str | None:
     thinking = body["thinking"]
     import anthropic.types as types
 
-    members = {next(iter(_literal_values(typing.get_type_hints(m)["type"]))): m
-               for m in typing.get_args(types.ThinkingConfigParam)}
+    members = {
+        next(iter(_literal_values(typing.get_type_hints(m)["type"]))): m
+        for m in typing.get_args(types.ThinkingConfigParam)
+    }
     if not isinstance(thinking, dict) or thinking.get("type") not in members:
         return f"`thinking.type`: Input should be {_choices(members)}"
     kind = thinking["type"]
@@ -256,8 +306,10 @@ def forces_tool(body: dict[str, Any]) -> bool:
 def _model_rules(body: dict[str, Any], rules: ModelRules) -> str | None:
     limit = body.get("max_tokens")
     if isinstance(limit, int) and limit > rules.max_output:
-        return (f"max_tokens: {limit} > {rules.max_output}, which is the maximum allowed number of output tokens "
-                f"for {body['model']}")
+        return (
+            f"max_tokens: {limit} > {rules.max_output}, which is the maximum allowed number of output tokens "
+            f"for {body['model']}"
+        )
     thinking = body.get("thinking")
     kind = thinking.get("type") if isinstance(thinking, dict) else None
     if kind is not None and kind not in rules.thinking_types:
@@ -282,10 +334,14 @@ def _model_rules(body: dict[str, Any], rules: ModelRules) -> str | None:
         if any(isinstance(t, dict) and t.get("strict") for t in body.get("tools") or []):
             return "`strict` tools: structured outputs are not supported for this model."
     messages = body.get("messages")
-    if not rules.prefill and isinstance(messages, list) and messages and isinstance(messages[-1], dict) \
-            and messages[-1].get("role") == "assistant":
-        return ("This model does not support assistant message prefill. "
-                "The conversation must end with a user message.")
+    if (
+        not rules.prefill
+        and isinstance(messages, list)
+        and messages
+        and isinstance(messages[-1], dict)
+        and messages[-1].get("role") == "assistant"
+    ):
+        return "This model does not support assistant message prefill. The conversation must end with a user message."
     return None
 
 
@@ -307,11 +363,13 @@ def _thinking_sent_back(body: dict[str, Any], rules: ModelRules, signer: Thinkin
             if j >= leading or not signer.verifies(block, j):
                 return f"messages.{i}.content.{j}: Invalid `signature` in `{block['type']}` block"
         if on and not leading and any(b.get("type") == "tool_use" for b in blocks):
-            return (f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
-                    f"`{blocks[0].get('type')}`. When `thinking` is enabled, a final `assistant` message must "
-                    "start with a thinking block (preceding the lastmost set of `tool_use` and `tool_result` "
-                    "blocks). We recommend you include thinking blocks from previous turns. To avoid this "
-                    "requirement, disable `thinking`.")
+            return (
+                f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                f"`{blocks[0].get('type')}`. When `thinking` is enabled, a final `assistant` message must "
+                "start with a thinking block (preceding the lastmost set of `tool_use` and `tool_result` "
+                "blocks). We recommend you include thinking blocks from previous turns. To avoid this "
+                "requirement, disable `thinking`."
+            )
     return None
 
 
@@ -326,9 +384,20 @@ def capabilities(rules: ModelRules) -> dict[str, Any]:
 
     thinks = bool(rules.thinking_types & THINKING_ON)
     effort: dict[str, Any] = {level: yes(level in rules.effort) for level in _ALL_EFFORT}
-    return {"batch": yes(), "citations": yes(), "code_execution": yes(), "image_input": yes(), "pdf_input": yes(),
-            "context_management": yes(), "structured_outputs": yes(rules.structured_outputs),
-            "effort": {**effort, "supported": bool(rules.effort)},
-            "server_tools": {**yes(), "code_execution": yes(), "web_search": yes()},
-            "thinking": {**yes(thinks), "types": {kind: yes(kind in rules.thinking_types)
-                                                  for kind in ("adaptive", "between_tools", "disabled", "enabled")}}}
+    return {
+        "batch": yes(),
+        "citations": yes(),
+        "code_execution": yes(),
+        "image_input": yes(),
+        "pdf_input": yes(),
+        "context_management": yes(),
+        "structured_outputs": yes(rules.structured_outputs),
+        "effort": {**effort, "supported": bool(rules.effort)},
+        "server_tools": {**yes(), "code_execution": yes(), "web_search": yes()},
+        "thinking": {
+            **yes(thinks),
+            "types": {
+                kind: yes(kind in rules.thinking_types) for kind in ("adaptive", "between_tools", "disabled", "enabled")
+            },
+        },
+    }

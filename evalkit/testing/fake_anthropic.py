@@ -58,6 +58,8 @@ from evalkit.testing.token_exchange import ACCESS_TOKEN_PREFIX, OAUTH_BETA, TOKE
 
 MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
+
+
 class FakeAnthropicServer:
     """A Messages-API server on 127.0.0.1 (a free port), answering from `script`.
 
@@ -65,15 +67,24 @@ class FakeAnthropicServer:
     not know is answered as an older, permissive model would be, or with the API's 404
     (`unknown_models="404"`)."""
 
-    def __init__(self, script: Script | None = None, *, latency: float = 0.0, rate_limit: RateLimit | None = None,
-                 batch_delay: float = 0.0, port: int = 0, unknown_models: UnknownModels = "permissive"):
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        latency: float = 0.0,
+        rate_limit: RateLimit | None = None,
+        batch_delay: float = 0.0,
+        port: int = 0,
+        unknown_models: UnknownModels = "permissive",
+    ):
         if unknown_models not in UNKNOWN_MODELS_CHOICES:
             raise ValueError(f"unknown_models={unknown_models!r}; choose one of {', '.join(UNKNOWN_MODELS_CHOICES)}")
         self.script = script if script is not None else Script()
         self.unknown_models: UnknownModels = unknown_models
         self.prompt_cache = PromptCache()
-        self.batches = FakeBatches(self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply,
-                                   unknown_models=unknown_models)
+        self.batches = FakeBatches(
+            self.script, processing_delay=batch_delay, usage=self.prompt_cache.apply, unknown_models=unknown_models
+        )
         self.latency = latency
         self.port = port  # 0: a free port, chosen when the server starts
         self.rate_limit = rate_limit  # a token bucket: 429 with retry-after over it, headers on every reply
@@ -98,8 +109,9 @@ class FakeAnthropicServer:
         server = _Server(("127.0.0.1", self.port), _Handler)
         server.fake = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-anthropic", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-anthropic", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -213,15 +225,22 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised():
             return
         if self.command == "GET" and path.startswith(BATCHES_PATH + "/"):
-            self._batch_call(path[len(BATCHES_PATH) + 1:].split("/"), None)
+            self._batch_call(path[len(BATCHES_PATH) + 1 :].split("/"), None)
             return
         fake = self.server.fake
         if self.command == "GET" and path == MODELS_PATH and fake.models is not None:
             with fake._lock:
                 fake.models_requests += 1
             data = [model_info(m) for m in fake.models]
-            self._send_json(200, {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
-                                  "last_id": data[-1]["id"] if data else None})
+            self._send_json(
+                200,
+                {
+                    "data": data,
+                    "has_more": False,
+                    "first_id": data[0]["id"] if data else None,
+                    "last_id": data[-1]["id"] if data else None,
+                },
+            )
             return
         self._not_found()
 
@@ -245,7 +264,7 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError as exc:
                 self._send_error(400, "invalid_request_error", f"request body is not valid JSON: {exc}")
                 return
-            self._batch_call([p for p in path[len(BATCHES_PATH) + 1:].split("/") if p], body or {})
+            self._batch_call([p for p in path[len(BATCHES_PATH) + 1 :].split("/") if p], body or {})
             return
         if path == MESSAGES_PATH + "/count_tokens":
             self._count_tokens(raw)
@@ -267,10 +286,17 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.rate_limit is not None:
             admitted, limit_headers = fake.rate_limit.admit(len(raw) // 4)
             if not admitted:
-                self._send_json(429, {"type": "error", "error": {"type": "rate_limit_error",
-                                                                 "message": "Number of requests has exceeded "
-                                                                            "your rate limit (fake)"}},
-                                limit_headers)
+                self._send_json(
+                    429,
+                    {
+                        "type": "error",
+                        "error": {
+                            "type": "rate_limit_error",
+                            "message": "Number of requests has exceeded your rate limit (fake)",
+                        },
+                    },
+                    limit_headers,
+                )
                 return
         if fake.latency:
             with fake._lock:
@@ -322,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
         """A federated access token is held to the API's rules (the OAuth beta, a live token); a key is
         not checked (tests pass any)."""
         bearer = self.headers.get("authorization", "")
-        token = bearer[len("Bearer "):] if bearer.startswith("Bearer ") else ""
+        token = bearer[len("Bearer ") :] if bearer.startswith("Bearer ") else ""
         federation = self.server.fake.token_exchange
         if not token.startswith(ACCESS_TOKEN_PREFIX) and federation is None:
             return True
@@ -345,8 +371,12 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _not_found(self) -> None:
-        self._send_error(404, "not_found_error", f"the fake serves only POST {MESSAGES_PATH}, GET {MODELS_PATH} "
-                                                 f"and the batch endpoints, not {self.command} {self.path}")
+        self._send_error(
+            404,
+            "not_found_error",
+            f"the fake serves only POST {MESSAGES_PATH}, GET {MODELS_PATH} "
+            f"and the batch endpoints, not {self.command} {self.path}",
+        )
 
     def _send_fault(self, fault: Fault) -> None:
         if fault.kind == "drop":
@@ -396,8 +426,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), "application/json", headers)
 
-    def _send_bytes(self, status: int, data: bytes, content_type: str,
-                    headers: dict[str, str] | None = None) -> None:
+    def _send_bytes(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
@@ -409,16 +438,26 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m evalkit.testing.fake_anthropic",
-                                     description="A loopback fake of the Anthropic Messages API (no key, no network).")
+    parser = argparse.ArgumentParser(
+        prog="python -m evalkit.testing.fake_anthropic",
+        description="A loopback fake of the Anthropic Messages API (no key, no network).",
+    )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port); default 8765")
     text = parser.add_mutually_exclusive_group()
     text.add_argument("--reply", default="ok", help="the text every target request gets (default: ok)")
     text.add_argument("--reply-file", type=Path, help="a file whose text every target request gets")
-    text.add_argument("--script", type=Path, help="a script file (YAML or JSON) to play: replies by turn and "
-                                                  "prompt, tool_use steps, verdicts (evalkit.testing.script_file)")
-    parser.add_argument("--verdict", choices=["pass", "fail"], default=None,
-                        help="the verdict every judged criterion gets (default: pass; with --script, its `verdict:`)")
+    text.add_argument(
+        "--script",
+        type=Path,
+        help="a script file (YAML or JSON) to play: replies by turn and "
+        "prompt, tool_use steps, verdicts (evalkit.testing.script_file)",
+    )
+    parser.add_argument(
+        "--verdict",
+        choices=["pass", "fail"],
+        default=None,
+        help="the verdict every judged criterion gets (default: pass; with --script, its `verdict:`)",
+    )
     parser.add_argument("--latency", type=float, default=0.0, help="seconds each reply waits (default 0)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:

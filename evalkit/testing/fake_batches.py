@@ -139,16 +139,24 @@ class FakeBatches:
         if rule is not None:
             rule.used += 1
             if rule.kind == "errored":
-                return {"custom_id": custom_id, "result": {"type": "errored", "error": _error(
-                    "api_error", "Internal server error (scripted batch failure)")}}
+                return {
+                    "custom_id": custom_id,
+                    "result": {
+                        "type": "errored",
+                        "error": _error("api_error", "Internal server error (scripted batch failure)"),
+                    },
+                }
             return {"custom_id": custom_id, "result": {"type": rule.kind}}
         # A request the API would refuse (evalkit.testing.api_rules) ends `errored` with that error.
         action = self.script.action_for(params, unknown_models=self.unknown_models)
         if isinstance(action, Fault) and action.kind == "bad_shape":
             return {"custom_id": custom_id, "result": {"type": "succeeded", "message": BAD_SHAPE}}
         if isinstance(action, Fault):
-            status, payload = error_payload(action) if action.kind not in ("drop", "bad_json") else (
-                500, _error("api_error", "Internal server error (scripted)"))
+            status, payload = (
+                error_payload(action)
+                if action.kind not in ("drop", "bad_json")
+                else (500, _error("api_error", "Internal server error (scripted)"))
+            )
             return {"custom_id": custom_id, "result": {"type": "errored", "error": payload}}
         message = self.script.message(params, action)
         self.usage(params, message["usage"])
@@ -163,12 +171,15 @@ class FakeBatches:
         else:
             counts["processing"] = len(batch.requests)
         return {
-            "id": batch.id, "type": "message_batch",
+            "id": batch.id,
+            "type": "message_batch",
             "processing_status": "ended" if ended else "in_progress",
             "request_counts": counts,
-            "created_at": _iso(batch.created_at), "expires_at": _iso(batch.created_at + timedelta(hours=24)),
+            "created_at": _iso(batch.created_at),
+            "expires_at": _iso(batch.created_at + timedelta(hours=24)),
             "ended_at": _iso(batch.ended_at) if batch.ended_at else None,
-            "cancel_initiated_at": None, "archived_at": None,
+            "cancel_initiated_at": None,
+            "archived_at": None,
             "results_url": f"{base}{BATCHES_PATH}/{batch.id}/results" if ended else None,
         }
 

@@ -85,8 +85,11 @@ def _output_problems(output: Any) -> list[str]:
 def _annotation_problems(note: Any) -> list[str]:
     if not isinstance(note, Mapping):
         return ["not an object"]
-    problems = [f"`{key}` is required" for key in ("path", "start_line", "end_line", "annotation_level", "message")
-                if key not in note]
+    problems = [
+        f"`{key}` is required"
+        for key in ("path", "start_line", "end_line", "annotation_level", "message")
+        if key not in note
+    ]
     for key in ("path", "message", "title", "raw_details"):
         if key in note and not isinstance(note[key], str):
             problems.append(f"`{key}` is not a string")
@@ -114,7 +117,8 @@ def _actions_problems(actions: Any) -> list[str]:
     limits = {"label": 20, "description": 40, "identifier": 20}
     for i, action in enumerate(actions):
         if not isinstance(action, Mapping) or not all(
-                isinstance(action.get(k), str) and len(action[k]) <= n for k, n in limits.items()):
+            isinstance(action.get(k), str) and len(action[k]) <= n for k, n in limits.items()
+        ):
             problems.append(f"`actions[{i}]` needs a label (20), description (40) and identifier (20)")
     return problems
 
@@ -133,10 +137,21 @@ class CheckRuns:
 
     def create(self, run_id: int, body: Mapping[str, Any], *, owner: str, repo: str, api: str) -> dict[str, Any]:
         """Store a new run from a valid create request; its JSON as GitHub answers it."""
-        self.runs[run_id] = {"id": run_id, "owner": owner, "repo": repo, "name": body["name"],
-                             "head_sha": body["head_sha"], "status": "queued", "conclusion": None,
-                             "details_url": None, "external_id": None, "started_at": _STAMP, "completed_at": None,
-                             "output": {"title": None, "summary": None, "text": None}, "api": api}
+        self.runs[run_id] = {
+            "id": run_id,
+            "owner": owner,
+            "repo": repo,
+            "name": body["name"],
+            "head_sha": body["head_sha"],
+            "status": "queued",
+            "conclusion": None,
+            "details_url": None,
+            "external_id": None,
+            "started_at": _STAMP,
+            "completed_at": None,
+            "output": {"title": None, "summary": None, "text": None},
+            "api": api,
+        }
         self.notes[run_id] = []
         return self.update(run_id, body)
 
@@ -147,8 +162,7 @@ class CheckRuns:
             if key in body:
                 run[key] = body[key]
         if "conclusion" in body:  # GitHub: a conclusion completes the run
-            run.update(conclusion=body["conclusion"], status="completed",
-                       completed_at=body.get("completed_at", _STAMP))
+            run.update(conclusion=body["conclusion"], status="completed", completed_at=body.get("completed_at", _STAMP))
         output = body.get("output")
         if isinstance(output, Mapping):
             run["output"].update({k: output[k] for k in ("title", "summary", "text") if k in output})
@@ -160,32 +174,59 @@ class CheckRuns:
         run = self.runs[run_id]
         api, slug = run["api"], f"{run['owner']}/{run['repo']}"
         return {
-            "id": run_id, "node_id": f"CR_kwDO{run_id:08d}", "head_sha": run["head_sha"], "name": run["name"],
-            "external_id": run["external_id"], "url": f"{api}/repos/{slug}/check-runs/{run_id}",
-            "html_url": f"https://github.com/{slug}/runs/{run_id}", "details_url": run["details_url"],
-            "status": run["status"], "conclusion": run["conclusion"], "started_at": run["started_at"],
+            "id": run_id,
+            "node_id": f"CR_kwDO{run_id:08d}",
+            "head_sha": run["head_sha"],
+            "name": run["name"],
+            "external_id": run["external_id"],
+            "url": f"{api}/repos/{slug}/check-runs/{run_id}",
+            "html_url": f"https://github.com/{slug}/runs/{run_id}",
+            "details_url": run["details_url"],
+            "status": run["status"],
+            "conclusion": run["conclusion"],
+            "started_at": run["started_at"],
             "completed_at": run["completed_at"],
-            "output": {**run["output"], "annotations_count": len(self.notes[run_id]),
-                       "annotations_url": f"{api}/repos/{slug}/check-runs/{run_id}/annotations"},
-            "check_suite": {"id": 5000 + run_id}, "app": self.app, "pull_requests": [],
+            "output": {
+                **run["output"],
+                "annotations_count": len(self.notes[run_id]),
+                "annotations_url": f"{api}/repos/{slug}/check-runs/{run_id}/annotations",
+            },
+            "check_suite": {"id": 5000 + run_id},
+            "app": self.app,
+            "pull_requests": [],
         }
 
     def annotations(self, run_id: int) -> list[dict[str, Any]]:
         """The run's annotations as `GET .../annotations` lists them."""
         run = self.runs[run_id]
-        return [{"path": n["path"], "start_line": n["start_line"], "end_line": n["end_line"],
-                 "start_column": n.get("start_column"), "end_column": n.get("end_column"),
-                 "annotation_level": n["annotation_level"], "title": n.get("title"), "message": n["message"],
-                 "raw_details": n.get("raw_details"),
-                 "blob_href": f"https://github.com/{run['owner']}/{run['repo']}/blob/{run['head_sha']}/{n['path']}"}
-                for n in self.notes[run_id]]
+        return [
+            {
+                "path": n["path"],
+                "start_line": n["start_line"],
+                "end_line": n["end_line"],
+                "start_column": n.get("start_column"),
+                "end_column": n.get("end_column"),
+                "annotation_level": n["annotation_level"],
+                "title": n.get("title"),
+                "message": n["message"],
+                "raw_details": n.get("raw_details"),
+                "blob_href": f"https://github.com/{run['owner']}/{run['repo']}/blob/{run['head_sha']}/{n['path']}",
+            }
+            for n in self.notes[run_id]
+        ]
 
 
 # The GitHub Actions app, which owns the check runs a job's GITHUB_TOKEN creates.
 _ACTIONS_APP: dict[str, Any] = {
-    "id": 15368, "slug": "github-actions", "node_id": "MDM6QXBwMTUzNjg=", "name": "GitHub Actions",
+    "id": 15368,
+    "slug": "github-actions",
+    "node_id": "MDM6QXBwMTUzNjg=",
+    "name": "GitHub Actions",
     "description": "Automate your workflow from idea to production",
     "external_url": "https://help.github.com/en/actions",
-    "html_url": "https://github.com/apps/github-actions", "created_at": "2018-07-30T09:30:17Z",
-    "updated_at": "2019-12-10T19:04:12Z", "permissions": {"checks": "write", "contents": "write", "metadata": "read"},
-    "events": ["check_run", "check_suite"]}
+    "html_url": "https://github.com/apps/github-actions",
+    "created_at": "2018-07-30T09:30:17Z",
+    "updated_at": "2019-12-10T19:04:12Z",
+    "permissions": {"checks": "write", "contents": "write", "metadata": "read"},
+    "events": ["check_run", "check_suite"],
+}

@@ -47,9 +47,18 @@ class Recorded:
 class FakeGitHub:
     """Serve comments and PR files from memory at `.url`; use as a context manager."""
 
-    def __init__(self, *, bot_login: str = "github-actions[bot]", token: str | None = None,
-                 read_only: bool = False, fail_files: bool = False, user_login: str | None = None,
-                 create_barrier: int = 0, actions_read: bool = True, checks_write: bool = True):
+    def __init__(
+        self,
+        *,
+        bot_login: str = "github-actions[bot]",
+        token: str | None = None,
+        read_only: bool = False,
+        fail_files: bool = False,
+        user_login: str | None = None,
+        create_barrier: int = 0,
+        actions_read: bool = True,
+        checks_write: bool = True,
+    ):
         # A personal token (`user_login`) writes as that user and answers GET /user; an
         # installation token writes as `bot_login` and gets 403 there, as on GitHub.
         self.bot_login = user_login or bot_login
@@ -86,8 +95,7 @@ class FakeGitHub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         # A short poll interval keeps shutdown (once per test) fast.
-        serve = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                 daemon=True)
+        serve = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         serve.start()
 
     def stop(self) -> None:
@@ -97,8 +105,16 @@ class FakeGitHub:
             self._server.server_close()
             self._server = None
 
-    def add_comment(self, number: int, body: str, *, login: str = "octocat", user_type: str = "User",
-                    owner: str = "octo-org", repo: str = "hello") -> dict[str, Any]:
+    def add_comment(
+        self,
+        number: int,
+        body: str,
+        *,
+        login: str = "octocat",
+        user_type: str = "User",
+        owner: str = "octo-org",
+        repo: str = "hello",
+    ) -> dict[str, Any]:
         """Seed a comment on PR `number` as if `login` had written it."""
         with self._lock:
             return self._new_comment(owner, repo, number, body, login=login, user_type=user_type)
@@ -108,23 +124,33 @@ class FakeGitHub:
         with self._lock:
             return [dict(c) for c in self._comments.get(number, [])]
 
-    def fail_next(self, status: int, message: str = "Server Error", headers: dict[str, str] | None = None,
-                  times: int = 1) -> None:
+    def fail_next(
+        self, status: int, message: str = "Server Error", headers: dict[str, str] | None = None, times: int = 1
+    ) -> None:
         """Answer the next `times` requests with `status` (e.g. 502, or 403 with retry-after)."""
         self.faults += [(status, _error(status, message)[1], dict(headers or {}))] * times
 
     def check_runs(self) -> list[dict[str, Any]]:
         """Every check run created, oldest first, as GitHub shows it, each with its `annotations` listed."""
         with self._lock:
-            return [{**self._checks.view(rid), "annotations": self._checks.annotations(rid)}
-                    for rid in self._checks.runs]
+            return [
+                {**self._checks.view(rid), "annotations": self._checks.annotations(rid)} for rid in self._checks.runs
+            ]
 
     def set_pr_files(self, number: int, files: list[dict[str, Any]]) -> None:
         """Seed PR `number`'s files from `{filename, status, previous_filename?}` dicts."""
         self._files[number] = [_diff_entry(f) for f in files]
 
-    def add_artifact(self, name: str, files: dict[str, bytes], *, head_sha: str = "0" * 40,
-                     head_branch: str = "main", expired: bool = False, fork: bool = False) -> dict[str, Any]:
+    def add_artifact(
+        self,
+        name: str,
+        files: dict[str, bytes],
+        *,
+        head_sha: str = "0" * 40,
+        head_branch: str = "main",
+        expired: bool = False,
+        fork: bool = False,
+    ) -> dict[str, Any]:
         """Seed a workflow artifact `name` holding `files` (as actions/upload-artifact would); `fork`:
         uploaded by a run of a fork's pull request (its head repository is another)."""
         import io
@@ -141,14 +167,24 @@ class FakeGitHub:
             stamp = (_EPOCH + timedelta(minutes=aid)).strftime("%Y-%m-%dT%H:%M:%SZ")
             api = self.url or "https://api.github.com"
             artifact = {
-                "id": aid, "node_id": f"MDg6QXJ0aWZhY3Q{aid}", "name": name, "size_in_bytes": len(buffer.getvalue()),
+                "id": aid,
+                "node_id": f"MDg6QXJ0aWZhY3Q{aid}",
+                "name": name,
+                "size_in_bytes": len(buffer.getvalue()),
                 "url": f"{api}/repos/octo-org/hello/actions/artifacts/{aid}",
                 "archive_download_url": f"{api}/repos/octo-org/hello/actions/artifacts/{aid}/zip",
-                "expired": expired, "created_at": stamp, "updated_at": stamp,
+                "expired": expired,
+                "created_at": stamp,
+                "updated_at": stamp,
                 "expires_at": (_EPOCH + timedelta(days=90, minutes=aid)).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "digest": None,
-                "workflow_run": {"id": 4000 + aid, "repository_id": 1, "head_repository_id": 2 if fork else 1,
-                                 "head_branch": head_branch, "head_sha": head_sha},
+                "workflow_run": {
+                    "id": 4000 + aid,
+                    "repository_id": 1,
+                    "head_repository_id": 2 if fork else 1,
+                    "head_branch": head_branch,
+                    "head_sha": head_sha,
+                },
             }
             self._artifacts.append(artifact)
             self._archives[aid] = (buffer.getvalue(), secrets.token_hex(8))
@@ -180,8 +216,14 @@ class FakeGitHub:
             if not isinstance(body, dict) or not isinstance(body.get("body"), str):
                 return _error(422, "Invalid request: body is required")
             with self._lock:
-                comment = self._new_comment(m.group(1), m.group(2), int(m.group(3)), body["body"],
-                                            login=self.bot_login, user_type="User" if self.user_login else "Bot")
+                comment = self._new_comment(
+                    m.group(1),
+                    m.group(2),
+                    int(m.group(3)),
+                    body["body"],
+                    login=self.bot_login,
+                    user_type="User" if self.user_login else "Bot",
+                )
             return 201, comment, {"Location": comment["url"]}
         if (m := _COMMENT.match(path)) and method == "PATCH":
             if self.read_only:
@@ -205,7 +247,7 @@ class FakeGitHub:
                 return _error(422, "per_page must lie between 1 and 100")
             with self._lock:
                 found = [a for a in reversed(self._artifacts) if query.get("name") in (None, a["name"])]
-            return 200, {"total_count": len(found), "artifacts": found[(page - 1) * per_page: page * per_page]}, {}
+            return 200, {"total_count": len(found), "artifacts": found[(page - 1) * per_page : page * per_page]}, {}
         if (m := _ARTIFACT_ZIP.match(path)) and method == "GET":
             if not self.actions_read:
                 return _error(403, "Resource not accessible by integration")
@@ -247,8 +289,11 @@ class FakeGitHub:
                 m = _CHECK_RUNS.match(path)
                 assert m is not None
                 self._next_id += 1
-                return 201, self._checks.create(self._next_id, body, owner=m.group(1), repo=m.group(2),
-                                                         api=self.url), {}
+                return (
+                    201,
+                    self._checks.create(self._next_id, body, owner=m.group(1), repo=m.group(2), api=self.url),
+                    {},
+                )
             run_id = int(path.rsplit("/", 1)[1])
             if run_id not in self._checks.runs:
                 return _error(404, "Not Found")
@@ -265,14 +310,17 @@ class FakeGitHub:
             links += [(1, "first"), (page - 1, "prev")]
         headers = {}
         if links:
+
             def href(p: int) -> str:
                 args = urllib.parse.urlencode({**query, "per_page": per_page, "page": p})
                 return f"{self.url}{path}?{args}"
-            headers["Link"] = ", ".join(f'<{href(p)}>; rel="{rel}"' for p, rel in links)
-        return 200, items[(page - 1) * per_page: page * per_page], headers
 
-    def _new_comment(self, owner: str, repo: str, number: int, body: str, *, login: str,
-                     user_type: str) -> dict[str, Any]:
+            headers["Link"] = ", ".join(f'<{href(p)}>; rel="{rel}"' for p, rel in links)
+        return 200, items[(page - 1) * per_page : page * per_page], headers
+
+    def _new_comment(
+        self, owner: str, repo: str, number: int, body: str, *, login: str, user_type: str
+    ) -> dict[str, Any]:
         self._next_id += 1
         cid = self._next_id
         # Each comment a minute after the last, so "newest" is well defined.
@@ -358,7 +406,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
-
     def _storage(self, aid: int, query: dict[str, str]) -> None:
         """The signed storage URL of an archive: a request carrying an Authorization header (a
         client that forwarded the GitHub token across the redirect) is refused, as the storage host does."""
@@ -378,21 +425,30 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _error(status: int, message: str) -> _Answer:
-    return status, {"message": message, "documentation_url": "https://docs.github.com/rest",
-                    "status": str(status)}, {}
+    return status, {"message": message, "documentation_url": "https://docs.github.com/rest", "status": str(status)}, {}
 
 
 def _user(login: str, user_type: str) -> dict[str, Any]:
     uid = zlib.crc32(login.encode()) % 10_000_000 + 1
     base = f"https://api.github.com/users/{urllib.parse.quote(login)}"
     return {
-        "login": login, "id": uid, "node_id": f"MDQ6VXNlcj{uid}", "type": user_type, "site_admin": False,
-        "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4", "gravatar_id": "",
-        "url": base, "html_url": f"https://github.com/{urllib.parse.quote(login)}",
-        "followers_url": f"{base}/followers", "following_url": f"{base}/following{{/other_user}}",
-        "gists_url": f"{base}/gists{{/gist_id}}", "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
-        "subscriptions_url": f"{base}/subscriptions", "organizations_url": f"{base}/orgs",
-        "repos_url": f"{base}/repos", "events_url": f"{base}/events{{/privacy}}",
+        "login": login,
+        "id": uid,
+        "node_id": f"MDQ6VXNlcj{uid}",
+        "type": user_type,
+        "site_admin": False,
+        "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4",
+        "gravatar_id": "",
+        "url": base,
+        "html_url": f"https://github.com/{urllib.parse.quote(login)}",
+        "followers_url": f"{base}/followers",
+        "following_url": f"{base}/following{{/other_user}}",
+        "gists_url": f"{base}/gists{{/gist_id}}",
+        "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
+        "subscriptions_url": f"{base}/subscriptions",
+        "organizations_url": f"{base}/orgs",
+        "repos_url": f"{base}/repos",
+        "events_url": f"{base}/events{{/privacy}}",
         "received_events_url": f"{base}/received_events",
     }
 
@@ -401,8 +457,11 @@ def _diff_entry(seed: dict[str, Any]) -> dict[str, Any]:
     name = seed["filename"]
     sha = f"{zlib.crc32(name.encode()):08x}" * 5
     entry = {
-        "sha": sha, "filename": name, "status": seed.get("status", "modified"),
-        "additions": seed.get("additions", 1), "deletions": seed.get("deletions", 0),
+        "sha": sha,
+        "filename": name,
+        "status": seed.get("status", "modified"),
+        "additions": seed.get("additions", 1),
+        "deletions": seed.get("deletions", 0),
         "changes": seed.get("additions", 1) + seed.get("deletions", 0),
         "blob_url": f"https://github.com/octo-org/hello/blob/{sha}/{name}",
         "raw_url": f"https://github.com/octo-org/hello/raw/{sha}/{name}",

@@ -23,11 +23,19 @@ def model_info(entry: dict[str, Any]) -> dict[str, Any]:
     lifecycle = entry.get("lifecycle", rules.lifecycle if rules else "active")
     retires_at = entry["retires_at"] if "retires_at" in entry else (rules.retires_at if rules else None)
     line = next((name for name in _LINES if model.startswith(f"claude-{name}")), None)
-    return {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z",
-            "lifecycle": lifecycle, "deprecated_at": "2025-10-01T00:00:00Z" if lifecycle != "active" else None,
-            "retires_at": retires_at, "max_input_tokens": 200000,
-            "max_tokens": entry.get("max_tokens", rules.max_output if rules else 64000),
-            "capabilities": _capabilities(entry, rules), "line": line}
+    return {
+        "type": "model",
+        "id": model,
+        "display_name": model,
+        "created_at": "2025-01-01T00:00:00Z",
+        "lifecycle": lifecycle,
+        "deprecated_at": "2025-10-01T00:00:00Z" if lifecycle != "active" else None,
+        "retires_at": retires_at,
+        "max_input_tokens": 200000,
+        "max_tokens": entry.get("max_tokens", rules.max_output if rules else 64000),
+        "capabilities": _capabilities(entry, rules),
+        "line": line,
+    }
 
 
 def _capabilities(entry: dict[str, Any], rules: ModelRules | None) -> dict[str, Any] | None:
@@ -35,6 +43,10 @@ def _capabilities(entry: dict[str, Any], rules: ModelRules | None) -> dict[str, 
     if "structured_outputs" not in entry and "thinking" not in entry:
         return capabilities(rules) if rules is not None else None
     thinking = bool(entry.get("thinking"))
-    return capabilities(ModelRules(frozenset({"enabled", "disabled"} if thinking else {"disabled"}),
-                                   ("low", "medium", "high", "max"),
-                                   structured_outputs=bool(entry.get("structured_outputs"))))
+    return capabilities(
+        ModelRules(
+            frozenset({"enabled", "disabled"} if thinking else {"disabled"}),
+            ("low", "medium", "high", "max"),
+            structured_outputs=bool(entry.get("structured_outputs")),
+        )
+    )

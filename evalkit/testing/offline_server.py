@@ -50,6 +50,7 @@ def tool_input(schema: dict[str, Any], verdict: str) -> Any:
 
 def offline_script(reply: str, verdict: str) -> Script:
     """The rules above: tool requests first (a target's rule must never answer the judge)."""
+
     def answer_tool(body: dict[str, Any]) -> dict[str, Any]:
         value: dict[str, Any] = tool_input(requested_schema(body), verdict)
         return value

@@ -31,7 +31,7 @@ class PromptCache:
         marked = [i for i, block in enumerate(blocks) if isinstance(block, dict) and block.get("cache_control")]
         if not marked:
             return
-        prefix = blocks[:marked[-1] + 1]
+        prefix = blocks[: marked[-1] + 1]
         prefix_tokens = estimate_tokens("\n".join(_text(b) for b in prefix))
         if prefix_tokens < minimum_tokens(str(body.get("model") or "")):
             return

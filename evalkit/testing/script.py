@@ -27,8 +27,13 @@ JUDGE_TOOL, EXTRACT_TOOL, GRADE_TOOL = "record_verdicts", "record_fields", "reco
 
 FAULT_KINDS = ("429", "529", "500", "400", "drop", "bad_json", "bad_shape")
 # A 200 whose JSON is not a message: a text block whose text is a number, tokens as words.
-BAD_SHAPE = {"type": "message", "role": "assistant", "model": "m", "content": [{"type": "text", "text": 5}],
-             "usage": {"input_tokens": "many", "output_tokens": 1}}
+BAD_SHAPE = {
+    "type": "message",
+    "role": "assistant",
+    "model": "m",
+    "content": [{"type": "text", "text": 5}],
+    "usage": {"input_tokens": "many", "output_tokens": 1},
+}
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ def request_text(body: dict[str, Any]) -> str:
             for block in content:
                 if isinstance(block, dict):
                     add(block.get("text") or block.get("content") or "")
+
     add(body.get("system") or "")
     for message in body.get("messages") or []:
         add(message.get("content"))
@@ -180,17 +186,20 @@ class Script:
         self.signer = ThinkingSigner()
 
     # `redacted_thinking=True`: if the model thinks for the request, its thinking comes redacted.
-    def reply(self, text: str, *, stop_reason: str = "end_turn", redacted_thinking: bool = False,
-              **match: Any) -> "Script":
+    def reply(
+        self, text: str, *, stop_reason: str = "end_turn", redacted_thinking: bool = False, **match: Any
+    ) -> "Script":
         return self._add(TextReply(text, stop_reason, redacted_thinking), **match)
 
-    def tool_reply(self, tool: str, tool_input: dict[str, Any], *, redacted_thinking: bool = False,
-                   **match: Any) -> "Script":
+    def tool_reply(
+        self, tool: str, tool_input: dict[str, Any], *, redacted_thinking: bool = False, **match: Any
+    ) -> "Script":
         match.setdefault("tool", tool)
         return self._add(ToolReply(tool, tool_input, redacted_thinking), **match)
 
-    def tool_use(self, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", redacted_thinking: bool = False,
-                 **match: Any) -> "Script":
+    def tool_use(
+        self, calls: list[tuple[str, dict[str, Any]]], *, text: str = "", redacted_thinking: bool = False, **match: Any
+    ) -> "Script":
         """Answer a target's request by asking for tools, e.g. `turn=1` of a tool loop; the rule for
         the next turn (`turn=2`) sees their results in the request."""
         calls_ = tuple((name, dict(arguments)) for name, arguments in calls)
@@ -199,8 +208,7 @@ class Script:
     def respond(self, responder: Responder, **match: Any) -> "Script":
         return self._add(responder, **match)
 
-    def fault(self, kind: str, *, retry_after: float | None = None, times: int | None = 1,
-              **match: Any) -> "Script":
+    def fault(self, kind: str, *, retry_after: float | None = None, times: int | None = 1, **match: Any) -> "Script":
         return self._add(Fault(kind, retry_after), times=times, **match)
 
     def extend(self, other: "Script") -> "Script":
@@ -208,9 +216,16 @@ class Script:
         self._rules.extend(other._rules)
         return self
 
-    def _add(self, action: Action | Responder, *, prompt: str | re.Pattern[str] | None = None,
-             tool: str | None = None, model: str | None = None, times: int | None = None,
-             turn: int | None = None) -> "Script":
+    def _add(
+        self,
+        action: Action | Responder,
+        *,
+        prompt: str | re.Pattern[str] | None = None,
+        tool: str | None = None,
+        model: str | None = None,
+        times: int | None = None,
+        turn: int | None = None,
+    ) -> "Script":
         self._rules.append(Rule(action, prompt, tool, model, times, turn))
         return self
 
@@ -239,7 +254,6 @@ class Script:
             return produced
         return action
 
-
     def message(self, body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply) -> dict[str, Any]:
         """The reply body for `action`, its thinking signed by this script (see `message_payload`)."""
         return message_payload(body, action, self.signer)
@@ -249,12 +263,17 @@ class Script:
         extraction's tool, each shown the request as if it asked for its own tool alone: their tool
         inputs joined, or the first fault or prose reply either gives."""
         parts = requested_schema(body).get("properties") or {}
-        judged = self.action_for(_asking(body, JUDGE_TOOL, {"type": "object", "properties": {"items": parts.get("items")},
-                                                             "required": ["items"]}), unknown_models=unknown_models)
+        judged = self.action_for(
+            _asking(
+                body, JUDGE_TOOL, {"type": "object", "properties": {"items": parts.get("items")}, "required": ["items"]}
+            ),
+            unknown_models=unknown_models,
+        )
         if not isinstance(judged, ToolReply):
             return judged
-        extracted = self.action_for(_asking(body, EXTRACT_TOOL, parts.get("fields") or {}),
-                                    unknown_models=unknown_models)
+        extracted = self.action_for(
+            _asking(body, EXTRACT_TOOL, parts.get("fields") or {}), unknown_models=unknown_models
+        )
         if not isinstance(extracted, ToolReply):
             return extracted
         return ToolReply(GRADE_TOOL, {"items": judged.input.get("items"), "fields": extracted.input})
@@ -263,8 +282,13 @@ class Script:
 def _asking(body: dict[str, Any], tool: str, schema: dict[str, Any]) -> dict[str, Any]:
     """`body` as if it asked for `tool` alone, by the same route (a forced tool or structured outputs)."""
     if output_schema(body) is not None:
-        return {**body, "output_config": {**body["output_config"], "format": {
-            "type": "json_schema", "schema": {**schema, "title": tool}}}}
+        return {
+            **body,
+            "output_config": {
+                **body["output_config"],
+                "format": {"type": "json_schema", "schema": {**schema, "title": tool}},
+            },
+        }
     return {**body, "tools": [{"name": tool, "input_schema": schema}], "tool_choice": {"type": "tool", "name": tool}}
 
 
@@ -293,8 +317,9 @@ def _tool_use(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": name, "input": arguments}
 
 
-def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply,
-                    signer: ThinkingSigner) -> dict[str, Any]:
+def message_payload(
+    body: dict[str, Any], action: TextReply | ToolReply | ToolUseReply, signer: ThinkingSigner
+) -> dict[str, Any]:
     """A Messages-API reply body for `action`, shaped to pass `anthropic.types.Message`. A tool reply to
     a structured-output request is its text, as JSON; when the model thinks for the request, the reply
     starts with a thinking block `signer` signs, its tokens counted in the output tokens."""
@@ -315,12 +340,15 @@ def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUs
     rules = rules_for(body.get("model")) or PERMISSIVE
     thinking_tokens = 0
     if thinking_on(body, rules):
-        blocks, thought = reply_thinking(signer, display=thinking_display(body, rules),
-                                         redacted=action.redacted_thinking)
+        blocks, thought = reply_thinking(
+            signer, display=thinking_display(body, rules), redacted=action.redacted_thinking
+        )
         content[:0] = blocks
         thinking_tokens = estimate_tokens(thought)
-    usage: dict[str, Any] = {"input_tokens": estimate_tokens(request_text(body)),
-                             "output_tokens": estimate_tokens(out_text) + thinking_tokens}
+    usage: dict[str, Any] = {
+        "input_tokens": estimate_tokens(request_text(body)),
+        "output_tokens": estimate_tokens(out_text) + thinking_tokens,
+    }
     if thinking_tokens:
         usage["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
     return {
@@ -337,10 +365,12 @@ def message_payload(body: dict[str, Any], action: TextReply | ToolReply | ToolUs
 
 def error_payload(fault: Fault) -> tuple[int, dict[str, Any]]:
     """HTTP status and Messages-API error body for a status fault."""
-    kinds = {"429": (429, "rate_limit_error", "Rate limited (scripted)"),
-             "529": (529, "overloaded_error", "Overloaded (scripted)"),
-             "500": (500, "api_error", "Internal server error (scripted)"),
-             "400": (400, "invalid_request_error", "Bad request (scripted)")}
+    kinds = {
+        "429": (429, "rate_limit_error", "Rate limited (scripted)"),
+        "529": (529, "overloaded_error", "Overloaded (scripted)"),
+        "500": (500, "api_error", "Internal server error (scripted)"),
+        "400": (400, "invalid_request_error", "Bad request (scripted)"),
+    }
     status, etype, msg = kinds[fault.kind]
     if isinstance(fault, _Refused):
         status, etype, msg = fault.status, fault.error_type, fault.message

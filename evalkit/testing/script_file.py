@@ -107,8 +107,12 @@ def _add_rule(script: Script, rule: Any, where: str) -> None:
         raise ScriptFileError(f"{where}: tool_use: expected a list of {{name, input}} calls")
     parsed: list[tuple[str, dict[str, Any]]] = []
     for j, call in enumerate(calls):
-        if (not isinstance(call, dict) or set(call) - {"name", "input"} or not isinstance(call.get("name"), str)
-                or not isinstance(call.get("input", {}), dict)):
+        if (
+            not isinstance(call, dict)
+            or set(call) - {"name", "input"}
+            or not isinstance(call.get("name"), str)
+            or not isinstance(call.get("input", {}), dict)
+        ):
             raise ScriptFileError(f"{where}: tool_use[{j}]: expected {{name: <tool>, input: {{...}}}}")
         parsed.append((call["name"], dict(call.get("input") or {})))
     text = rule.get("text", "")
@@ -135,6 +139,7 @@ def _match(rule: dict[str, Any], where: str) -> dict[str, Any]:
 
 def _judge(verdict: str, overrides: dict[str, str]) -> Any:
     """Answers every request that forces a tool (the judge's, the extraction's) from its schema."""
+
     def answer(body: dict[str, Any]) -> dict[str, Any]:
         value: dict[str, Any] = tool_input(requested_schema(body), verdict)
         for items in value.values():

@@ -42,5 +42,9 @@ def _fault_error(fault: Fault) -> ProviderError:
     if fault.kind == "bad_shape":
         return ProviderError("reply was not a message (scripted)", retryable=True, status=200)
     status, payload = error_payload(fault)
-    return ProviderError(f"HTTP {status}: {payload['error']['message']}",
-                         retryable=status == 429 or status >= 500, retry_after=fault.retry_after, status=status)
+    return ProviderError(
+        f"HTTP {status}: {payload['error']['message']}",
+        retryable=status == 429 or status >= 500,
+        retry_after=fault.retry_after,
+        status=status,
+    )

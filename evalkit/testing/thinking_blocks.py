@@ -45,10 +45,14 @@ class ThinkingSigner:
             text, sealed, prefix = block.get("thinking"), block.get("signature"), "sig_"
         else:
             text, sealed, prefix = "", block.get("data"), "red_"
-        if not isinstance(text, str) or not isinstance(sealed, str) or not sealed.startswith(prefix) \
-                or "." not in sealed:
+        if (
+            not isinstance(text, str)
+            or not isinstance(sealed, str)
+            or not sealed.startswith(prefix)
+            or "." not in sealed
+        ):
             return False
-        nonce, mac = sealed[len(prefix):].split(".", 1)
+        nonce, mac = sealed[len(prefix) :].split(".", 1)
         return hmac.compare_digest(mac, self._mac(position, nonce, text))
 
 

@@ -37,8 +37,11 @@ class TokenExchange:
         self.exchanges.append(body)
         if body.get("grant_type") != JWT_BEARER:
             return 400, _oauth_error("unsupported_grant_type", f"grant_type must be {JWT_BEARER}")
-        missing = [k for k in ("assertion", "federation_rule_id", "organization_id")
-                   if not isinstance(body.get(k), str) or not body[k]]
+        missing = [
+            k
+            for k in ("assertion", "federation_rule_id", "organization_id")
+            if not isinstance(body.get(k), str) or not body[k]
+        ]
         if missing:
             return 400, _oauth_error("invalid_request", f"missing {', '.join(missing)}")
         if body["federation_rule_id"] != self.rule_id or body["organization_id"] != self.organization_id:

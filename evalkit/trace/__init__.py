@@ -22,13 +22,16 @@ __all__ = [
     "tool_calls",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "TraceRecorder": "evalkit.trace.recorder",
-    "Step": "evalkit.trace.steps",
-    "judged_trace": "evalkit.trace.steps",
-    "model_turns": "evalkit.trace.steps",
-    "read_trace": "evalkit.trace.steps",
-    "tool_calls": "evalkit.trace.steps",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "TraceRecorder": "evalkit.trace.recorder",
+        "Step": "evalkit.trace.steps",
+        "judged_trace": "evalkit.trace.steps",
+        "model_turns": "evalkit.trace.steps",
+        "read_trace": "evalkit.trace.steps",
+        "tool_calls": "evalkit.trace.steps",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

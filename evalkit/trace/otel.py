@@ -54,7 +54,10 @@ def otlp_steps(value: Any) -> list[dict[str, Any]]:
     responses = _tool_responses(spans)
     users_seen = 0
     for span in spans:
-        timing = {"start": round((span["start"] - t0) / 1e9, 6), "seconds": round((span["end"] - span["start"]) / 1e9, 6)}
+        timing = {
+            "start": round((span["start"] - t0) / 1e9, 6),
+            "seconds": round((span["end"] - span["start"]) / 1e9, 6),
+        }
         if span["operation"] == "execute_tool":
             steps.append(_tool_step(span, timing))
         elif span["operation"] == "chat":
@@ -82,16 +85,19 @@ def _raw_spans(value: Any) -> list[tuple[Any, str]]:
         _refuse_spans(len(value))
         return [(span, f"span {n}") for n, span in enumerate(value, 1)]
     else:
-        raise ValueError(f"an OpenTelemetry trace is an OTLP/JSON object or a list of spans, not a "
-                         f"{type(value).__name__}")
+        raise ValueError(
+            f"an OpenTelemetry trace is an OTLP/JSON object or a list of spans, not a {type(value).__name__}"
+        )
     found: list[tuple[Any, str]] = []
     for export, prefix in exports:
         for r, resource in enumerate(_list(export, "resourceSpans", prefix.removesuffix(": "))):
             where = f"{prefix}resourceSpans[{r}]"
             for s, scope in enumerate(_list(_mapping(resource, where), "scopeSpans", where)):
                 inner = f"{where}.scopeSpans[{s}]"
-                found += [(span, f"{inner}.spans[{n}]") for n, span in enumerate(
-                    _list(_mapping(scope, inner), "spans", inner))]
+                found += [
+                    (span, f"{inner}.spans[{n}]")
+                    for n, span in enumerate(_list(_mapping(scope, inner), "spans", inner))
+                ]
                 _refuse_spans(len(found))
     return found
 
@@ -135,8 +141,8 @@ def check_bounds(value: Any) -> None:
 def _int64(number: int, what: str) -> int:
     """`number` when it fits OTLP's 64-bit integers (signed, or unsigned nanoseconds), else ValueError."""
     bits = limits.OTEL_INT_BITS
-    if not -(2 ** (bits - 1)) <= number < 2 ** bits:
-        shown = str(number) if abs(number) < 10 ** 30 else f"an integer of {len(str(abs(number))):,} digits"
+    if not -(2 ** (bits - 1)) <= number < 2**bits:
+        shown = str(number) if abs(number) < 10**30 else f"an integer of {len(str(abs(number))):,} digits"
         raise ValueError(f"OpenTelemetry trace: {what} is {shown}, outside OTLP's {bits}-bit integers")
     return number
 
@@ -150,8 +156,9 @@ def _mapping(value: Any, where: str) -> dict[str, Any]:
 def _list(value: dict[str, Any], key: str, where: str) -> list[Any]:
     items = value.get(key, [])
     if not isinstance(items, list):
-        raise ValueError(f"OpenTelemetry trace: {where + '.' if where else ''}{key} is a {type(items).__name__}, "
-                         f"not a list")
+        raise ValueError(
+            f"OpenTelemetry trace: {where + '.' if where else ''}{key} is a {type(items).__name__}, not a list"
+        )
     return items
 
 
@@ -165,8 +172,10 @@ def _span(raw: Any, where: str) -> dict[str, Any]:
                 raise ValueError
             number = int(value)
         except (TypeError, ValueError):
-            raise ValueError(f"OpenTelemetry trace: {where} ({span.get('name', 'unnamed')}): {key} is "
-                             f"{_shown(value)}, not nanoseconds") from None
+            raise ValueError(
+                f"OpenTelemetry trace: {where} ({span.get('name', 'unnamed')}): {key} is "
+                f"{_shown(value)}, not nanoseconds"
+            ) from None
         times.append(_int64(number, f"{where} ({span.get('name', 'unnamed')}): {key}"))
     attributes = span.get("attributes", [])
     if not isinstance(attributes, list):
@@ -177,8 +186,14 @@ def _span(raw: Any, where: str) -> dict[str, Any]:
             raise ValueError(f"OpenTelemetry trace: {where}: an attribute is not a {{key, value}} mapping")
         attrs[a["key"]] = _value(a.get("value"), f"{where}: attribute {a['key']}")
     status = span.get("status") or {}
-    read = {"name": str(span.get("name", "")), "start": times[0], "end": max(times[1], times[0]), "attrs": attrs,
-            "status": status if isinstance(status, dict) else {}, "where": where}
+    read = {
+        "name": str(span.get("name", "")),
+        "start": times[0],
+        "end": max(times[1], times[0]),
+        "attrs": attrs,
+        "status": status if isinstance(status, dict) else {},
+        "where": where,
+    }
     read["operation"] = _operation(read)
     # A model call's input messages, parsed once: its user turns and the tool results it was told.
     read["inputs"] = _messages(read, "gen_ai.input.messages") if read["operation"] == "chat" else []
@@ -197,22 +212,27 @@ def _value(value: Any, where: str) -> Any:
         try:
             number = int(value["intValue"])
         except (TypeError, ValueError):
-            raise ValueError(f"OpenTelemetry trace: {where}: intValue {_shown(value['intValue'])} is not an "
-                             f"integer") from None
+            raise ValueError(
+                f"OpenTelemetry trace: {where}: intValue {_shown(value['intValue'])} is not an integer"
+            ) from None
         return _int64(number, f"{where}: intValue")
     if "doubleValue" in value:
         try:
             double = float(value["doubleValue"])
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"OpenTelemetry trace: {where}: doubleValue {_shown(value['doubleValue'])} is not a "
-                             f"number") from None
+            raise ValueError(
+                f"OpenTelemetry trace: {where}: doubleValue {_shown(value['doubleValue'])} is not a number"
+            ) from None
         # OTLP/JSON writes NaN and the infinities as words; a report (JSON) has no number for them.
         return double if math.isfinite(double) else str(value["doubleValue"])
     if "arrayValue" in value:
         return [_value(v, where) for v in (value["arrayValue"] or {}).get("values", [])]
     if "kvlistValue" in value:
-        return {kv["key"]: _value(kv.get("value"), where) for kv in (value["kvlistValue"] or {}).get("values", [])
-                if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
+        return {
+            kv["key"]: _value(kv.get("value"), where)
+            for kv in (value["kvlistValue"] or {}).get("values", [])
+            if isinstance(kv, dict) and isinstance(kv.get("key"), str)
+        }
     if "bytesValue" in value:
         return str(value["bytesValue"])
     return None  # an empty AnyValue
@@ -253,8 +273,7 @@ def _json(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        parsed = json.loads(value, parse_constant=_no_number, parse_int=_bounded_number,
-                            parse_float=_bounded_number)
+        parsed = json.loads(value, parse_constant=_no_number, parse_int=_bounded_number, parse_float=_bounded_number)
     except RecursionError:
         depth = limits.otel_max_depth()
         raise _over(f"a JSON attribute is nested deeper than {depth} levels", depth, "EVALKIT_OTEL_MAX_DEPTH")
@@ -279,9 +298,15 @@ def _tool_step(span: dict[str, Any], timing: dict[str, float]) -> dict[str, Any]
     error = None
     if status.get("code") in ERROR_CODES or "error.type" in attrs:
         error = str(status.get("message") or attrs.get("error.type") or "error")
-    return {"type": "tool_call", "name": str(name), "arguments": _arguments(attrs.get("gen_ai.tool.call.arguments")),
-            "result": _json(attrs.get("gen_ai.tool.call.result")), "error": error,
-            "id": _id(attrs.get("gen_ai.tool.call.id")), **timing}
+    return {
+        "type": "tool_call",
+        "name": str(name),
+        "arguments": _arguments(attrs.get("gen_ai.tool.call.arguments")),
+        "result": _json(attrs.get("gen_ai.tool.call.result")),
+        "error": error,
+        "id": _id(attrs.get("gen_ai.tool.call.id")),
+        **timing,
+    }
 
 
 def _id(value: Any) -> str | None:
@@ -324,5 +349,10 @@ def _requested_call(part: dict[str, Any], responses: dict[str, Any]) -> dict[str
     if not isinstance(name, str) or not name:
         raise ValueError("OpenTelemetry trace: a tool_call part of gen_ai.output.messages has no name")
     call_id = _id(part.get("id"))
-    return {"type": "tool_call", "name": name, "arguments": _arguments(part.get("arguments")),
-            "result": responses.get(call_id) if call_id else None, "id": call_id}
+    return {
+        "type": "tool_call",
+        "name": name,
+        "arguments": _arguments(part.get("arguments")),
+        "result": responses.get(call_id) if call_id else None,
+        "id": call_id,
+    }

@@ -20,6 +20,7 @@ def _cut(text: str) -> str:
     """A step's text as kept: the secrets the run knows replaced before it is cut (never a cut key)."""
     return redacted(text)[:MAX_STEP_TEXT]
 
+
 MAX_STEP_TEXT = 4_000  # characters of a message or tool result kept in a recorded step
 
 
@@ -36,8 +37,9 @@ class TraceRecorder:
         self.offered_tools = False  # some request offered the model tools
         self.replies = 0  # model calls answered
 
-    def request(self, messages: tuple[dict[str, Any], ...] | list[dict[str, Any]], at: float,
-                offered_tools: bool = False) -> None:
+    def request(
+        self, messages: tuple[dict[str, Any], ...] | list[dict[str, Any]], at: float, offered_tools: bool = False
+    ) -> None:
         """A request is about to be sent: its newest user turn, tool results and all, joins the trace."""
         self.offered_tools = self.offered_tools or offered_tools
         if not messages or messages[-1].get("role") != "user":
@@ -55,15 +57,22 @@ class TraceRecorder:
     def reply(self, text: str, tool_uses: list[dict[str, Any]], *, at: float, seconds: float) -> None:
         """The model answered: its text, and the tool calls it asked for (recorded when answered)."""
         self.replies += 1
-        self._noted.append({"type": "message", "role": "assistant", "text": _cut(text), "start": _round(at),
-                            "seconds": _round(seconds)})
+        self._noted.append(
+            {
+                "type": "message",
+                "role": "assistant",
+                "text": _cut(text),
+                "start": _round(at),
+                "seconds": _round(seconds),
+            }
+        )
         for use in tool_uses:
             self._pending[str(use.get("id"))] = use
 
     @property
     def steps(self) -> list[Step]:
         """The trace so far."""
-        self._built += [Step(**noted) for noted in self._noted[len(self._built):]]
+        self._built += [Step(**noted) for noted in self._noted[len(self._built) :]]
         return self._built
 
     def tool_took(self, tool_use_id: str, seconds: float) -> None:
@@ -81,8 +90,15 @@ class TraceRecorder:
     def close(self, why: str) -> list[Step]:
         """The trace, with any tool call asked for but never answered recorded as an error `why`."""
         for use_id, use in list(self._pending.items()):
-            self._noted.append({"type": "tool_call", "name": str(use.get("name")),
-                                "arguments": dict(use.get("input") or {}), "error": why, "id": use_id or None})
+            self._noted.append(
+                {
+                    "type": "tool_call",
+                    "name": str(use.get("name")),
+                    "arguments": dict(use.get("input") or {}),
+                    "error": why,
+                    "id": use_id or None,
+                }
+            )
         self._pending.clear()
         return self.steps
 
@@ -101,9 +117,17 @@ class TraceRecorder:
         error = None
         if block.get("is_error"):
             error, result = _cut(result if isinstance(result, str) else json.dumps(result)), None
-        self._noted.append({"type": "tool_call", "name": str(use.get("name")), "arguments": dict(use.get("input") or {}),
-                            "result": result, "error": error or None, "id": use_id or None,
-                            "seconds": _round(self._tool_seconds.pop(use_id, None))})
+        self._noted.append(
+            {
+                "type": "tool_call",
+                "name": str(use.get("name")),
+                "arguments": dict(use.get("input") or {}),
+                "result": result,
+                "error": error or None,
+                "id": use_id or None,
+                "seconds": _round(self._tool_seconds.pop(use_id, None)),
+            }
+        )
 
 
 def _text_of(content: Any) -> str:

@@ -47,20 +47,39 @@ class Step(BaseModel):
             if not self.name:
                 raise ValueError("a tool_call step needs the tool's `name`")
             if self.role is not None or self.text is not None:
-                raise ValueError("a tool_call step has `name`, `arguments` and `result` or `error`, not `role` "
-                                 "or `text`")
+                raise ValueError(
+                    "a tool_call step has `name`, `arguments` and `result` or `error`, not `role` or `text`"
+                )
         return self
 
     @classmethod
-    def message(cls, role: Literal["user", "assistant"], text: str, *, start: float | None = None,
-                seconds: float | None = None) -> "Step":
+    def message(
+        cls, role: Literal["user", "assistant"], text: str, *, start: float | None = None, seconds: float | None = None
+    ) -> "Step":
         return cls(type="message", role=role, text=text, start=start, seconds=seconds)
 
     @classmethod
-    def tool_call(cls, name: str, arguments: dict[str, Any], *, result: Any = None, error: str | None = None,
-                  id: str | None = None, start: float | None = None, seconds: float | None = None) -> "Step":
-        return cls(type="tool_call", name=name, arguments=arguments, result=result, error=error, id=id,
-                   start=start, seconds=seconds)
+    def tool_call(
+        cls,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        result: Any = None,
+        error: str | None = None,
+        id: str | None = None,
+        start: float | None = None,
+        seconds: float | None = None,
+    ) -> "Step":
+        return cls(
+            type="tool_call",
+            name=name,
+            arguments=arguments,
+            result=result,
+            error=error,
+            id=id,
+            start=start,
+            seconds=seconds,
+        )
 
 
 def tool_calls(trace: list[Step]) -> list[Step]:

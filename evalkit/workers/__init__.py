@@ -20,11 +20,14 @@ __all__ = [
     "signal_name",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "PICKLE": "evalkit.workers.link",
-    "TIMED_OUT": "evalkit.workers.pool",
-    "WorkerPool": "evalkit.workers.pool",
-    "signal_name": "evalkit.workers.process",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "PICKLE": "evalkit.workers.link",
+        "TIMED_OUT": "evalkit.workers.pool",
+        "WorkerPool": "evalkit.workers.pool",
+        "signal_name": "evalkit.workers.process",
+    },
+)
 
 del annotations, TYPE_CHECKING, lazy_exports

@@ -129,6 +129,7 @@ def safe_one_line(exc: BaseException) -> str:
     """`one_line(exc)`, which holds even for an exception whose `__str__` raises."""
     return one_line(exc)
 
+
 MAX_DEPTH = 200  # nesting of the data a worker sends: deeper is refused in the worker, not parsed here
 
 

@@ -71,8 +71,7 @@ class WorkerPool:
     """The worker processes of one run; `run` never raises for what user code does; `close()`
     ends every worker."""
 
-    def __init__(self, *, threads: int, warn: Callable[[str], None] = lambda message: None,
-                 size: int | None = None):
+    def __init__(self, *, threads: int, warn: Callable[[str], None] = lambda message: None, size: int | None = None):
         self._threads = max(threads, 1)
         self._size = size or pool_size()
         self._warn = warn
@@ -84,8 +83,9 @@ class WorkerPool:
         self._closed = False
         self.started = 0  # worker processes started (for tests and the benchmark)
 
-    async def run(self, kind: str, payload: bytes, client: BoundClient | None,
-                  timeout: float | None) -> tuple[Any, float]:
+    async def run(
+        self, kind: str, payload: bytes, client: BoundClient | None, timeout: float | None
+    ) -> tuple[Any, float]:
         """Run one call (`kind` "target" or "check", `payload` pickled as the worker reads it) with
         `client` serving its model calls: (what the worker answered, or ("died", how, traceback),
         or TIMED_OUT; the seconds it waited for a worker to start it)."""
@@ -145,8 +145,10 @@ class WorkerPool:
             return
         episode.pending -= 1
         if episode.pending == 0 and episode.blamed == 0:
-            self._warn(f"a worker process running user code ended ({episode.what}) while several calls ran in it; "
-                       "each was run again alone and none ended its worker again, so no case is marked for it")
+            self._warn(
+                f"a worker process running user code ended ({episode.what}) while several calls ran in it; "
+                "each was run again alone and none ended its worker again, so no case is marked for it"
+            )
 
     async def _dispatch(self, call: _Call) -> None:
         if self._changed is None:
@@ -222,8 +224,9 @@ class WorkerPool:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a message that is not ours: the worker is not trusted further
-            self._warn(f"a worker process running user code sent what evalkit cannot read ({one_line(exc)}); "
-                       "it was stopped")
+            self._warn(
+                f"a worker process running user code sent what evalkit cannot read ({one_line(exc)}); it was stopped"
+            )
         await self._died(worker)
 
     def _handle(self, worker: WorkerProcess, message: list[Any]) -> None:
@@ -235,8 +238,11 @@ class WorkerPool:
                 return
             call.waited += float(message[3])
             data = message[2]
-            result = (tuple(data) if isinstance(data, list) and data and isinstance(data[0], str)
-                      else ("unreadable", "not a result"))
+            result = (
+                tuple(data)
+                if isinstance(data, list) and data and isinstance(data[0], str)
+                else ("unreadable", "not a result")
+            )
             if call.future is not None and not call.future.done():
                 call.future.set_result(result)
             if worker.retiring and not worker.calls:
@@ -246,12 +252,13 @@ class WorkerPool:
             _, call_id, rpc_id, method, args, kwargs = message
             call = worker.calls.get(call_id)
             if call is None or call.client is None:
-                worker.send(("reply", rpc_id, pickle.dumps((False, ("ProviderError", "the call was given up", None)),
-                                                           PICKLE)))
+                worker.send(
+                    ("reply", rpc_id, pickle.dumps((False, ("ProviderError", "the call was given up", None)), PICKLE))
+                )
                 return
-            task = asyncio.get_running_loop().create_task(self._answer(worker, call, rpc_id, method, args=args,
-                                                                       kwargs=kwargs),
-                                                          context=call.context)
+            task = asyncio.get_running_loop().create_task(
+                self._answer(worker, call, rpc_id, method, args=args, kwargs=kwargs), context=call.context
+            )
             call.rpcs.add(task)
             task.add_done_callback(call.rpcs.discard)
         elif kind == "exit":
@@ -260,8 +267,9 @@ class WorkerPool:
             worker.ready = True
             worker.up.set()
 
-    async def _answer(self, worker: WorkerProcess, call: _Call, rpc_id: int, method: Any, *, args: Any,
-                      kwargs: Any) -> None:
+    async def _answer(
+        self, worker: WorkerProcess, call: _Call, rpc_id: int, method: Any, *, args: Any, kwargs: Any
+    ) -> None:
         """Make a model call user code asked for (as plain data), with its case's client, and send the answer."""
         client = call.client
         assert client is not None
@@ -359,4 +367,3 @@ def complete_args(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, dict[st
             raise TypeError(f"complete(): {name} must be {' or '.join(k.__name__ for k in kinds)}")
         options[name] = value
     return prompt, options
-

@@ -32,8 +32,9 @@ _OURS = str(Path(__file__).resolve().parents[1])  # the evalkit package
 
 
 class WorkerProcess:
-    def __init__(self, number: int, proc: subprocess.Popen[bytes], sock: socket.socket, fault: IO[bytes],
-                 *, solo: bool):
+    def __init__(
+        self, number: int, proc: subprocess.Popen[bytes], sock: socket.socket, fault: IO[bytes], *, solo: bool
+    ):
         self.number, self.proc, self.sock, self.fault, self.solo = number, proc, sock, fault, solo
         self.calls: dict[int, _Call] = {}
         self.abandoned: set[int] = set()  # calls given up (timed out) that may still be running
@@ -53,13 +54,21 @@ class WorkerProcess:
         """A new worker (OSError when it cannot be started), its first message queued."""
         parent, child = socket.socketpair()
         fault = tempfile.TemporaryFile(prefix="evalkit-worker-fault-")
-        code = (f"import sys; sys.path.insert(0, {_EVALKIT_ROOT!r}); from evalkit.workers.worker_main import serve; "
-                "serve(int(sys.argv[1]), int(sys.argv[2]))")
+        code = (
+            f"import sys; sys.path.insert(0, {_EVALKIT_ROOT!r}); from evalkit.workers.worker_main import serve; "
+            "serve(int(sys.argv[1]), int(sys.argv[2]))"
+        )
         try:
             # Without CAP_SYS_PTRACE and without the key: the run's process (non-dumpable) is out of its reach.
-            proc = subprocess.Popen(without_ptrace([sys.executable, *_interpreter_flags(), "-c", code,
-                                                    str(child.fileno()), str(fault.fileno())]), pass_fds=(child.fileno(), fault.fileno()),
-                                    env=without_credentials(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                without_ptrace(
+                    [sys.executable, *_interpreter_flags(), "-c", code, str(child.fileno()), str(fault.fileno())]
+                ),
+                pass_fds=(child.fileno(), fault.fileno()),
+                env=without_credentials(os.environ),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except OSError:
             parent.close()
             fault.close()
@@ -68,8 +77,9 @@ class WorkerProcess:
             child.close()
         for pipe, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
             if pipe is not None:
-                threading.Thread(target=_relay, args=(pipe, name), daemon=True,
-                                 name=f"evalkit-worker-{number}-{name}").start()
+                threading.Thread(
+                    target=_relay, args=(pipe, name), daemon=True, name=f"evalkit-worker-{number}-{name}"
+                ).start()
         worker = cls(number, proc, parent, fault, solo=solo)
         # The secrets its outputs must not show, but the key: the worker never holds it.
         shown = {value: label for value, label in known().items() if not overlaps_credential(value)}
@@ -136,8 +146,11 @@ class WorkerProcess:
         text = data.decode("utf-8", "replace").strip()
         if not text:
             return None
-        lines = [line for line in text.splitlines() if _OURS not in line and "/threading.py" not in line
-                 and "/concurrent/futures/" not in line]
+        lines = [
+            line
+            for line in text.splitlines()
+            if _OURS not in line and "/threading.py" not in line and "/concurrent/futures/" not in line
+        ]
         return "\n".join(lines)[-MAX_FAULT_TRACEBACK:] or None
 
 

@@ -101,9 +101,17 @@ class Worker:
         try:
             {"target": self._target, "tool": self._tool}.get(kind, self._check)(call_id, payload)
         except BaseException as exc:  # evalkit's own fault here: said as such, never a lost call
-            self._done(call_id, ("error", f"evalkit's worker process failed on this call: {type(exc).__name__}: "
-                                          f"{safe_one_line(exc)}", traceback_of(exc), None) if kind == "target"
-                       else ("raised", type(exc).__name__, f"evalkit's worker process failed: {safe_one_line(exc)}"))
+            self._done(
+                call_id,
+                (
+                    "error",
+                    f"evalkit's worker process failed on this call: {type(exc).__name__}: {safe_one_line(exc)}",
+                    traceback_of(exc),
+                    None,
+                )
+                if kind == "target"
+                else ("raised", type(exc).__name__, f"evalkit's worker process failed: {safe_one_line(exc)}"),
+            )
 
     def _target(self, call_id: int, payload: bytes) -> None:
         try:
@@ -118,8 +126,10 @@ class Worker:
         # A conversation's turn: the conversation so far as `messages=` (the parent refuses a target without it).
         extra = {} if info.get("messages") is None else {"messages": info["messages"]}
         if extra and not messages_ok:
-            self._done(call_id, ("error", f"target {spec} takes no `messages` parameter, which a conversation "
-                                          f"case needs", None, None))
+            self._done(
+                call_id,
+                ("error", f"target {spec} takes no `messages` parameter, which a conversation case needs", None, None),
+            )
             return
         if is_async:
             self._start_async(call_id, fn, takes_client, case_input, info=info, extra=extra)
@@ -133,8 +143,16 @@ class Worker:
             return
         self._done(call_id, target_output(produced))
 
-    def _start_async(self, call_id: int, fn: Callable[..., Any], takes_client: bool, case_input: Any,
-                     *, info: dict[str, Any], extra: dict[str, Any]) -> None:
+    def _start_async(
+        self,
+        call_id: int,
+        fn: Callable[..., Any],
+        takes_client: bool,
+        case_input: Any,
+        *,
+        info: dict[str, Any],
+        extra: dict[str, Any],
+    ) -> None:
         import asyncio
 
         async def run() -> tuple[Any, ...]:
@@ -162,8 +180,16 @@ class Worker:
                 exc = f.exception()
                 self._done(call_id, target_failure(exc) if exc is not None else f.result())
             except BaseException as failed:  # evalkit's own fault: said as such, never a lost call
-                self._done(call_id, ("error", f"evalkit's worker process failed on this call: "
-                                              f"{type(failed).__name__}: {safe_one_line(failed)}", None, None))
+                self._done(
+                    call_id,
+                    (
+                        "error",
+                        f"evalkit's worker process failed on this call: "
+                        f"{type(failed).__name__}: {safe_one_line(failed)}",
+                        None,
+                        None,
+                    ),
+                )
 
         future.add_done_callback(finished)
 
@@ -291,8 +317,12 @@ def not_plain(result: tuple[Any, ...], exc: BaseException) -> tuple[Any, ...]:
         return "error", f"the tool returned what is not plain data: {words}", None
     if result[0] in ("output", "error"):
         prompt = result[3] if len(result) > 3 and isinstance(result[3], str) else None
-        return ("error", f"target returned what cannot be stored as JSON (plain data: text, numbers, lists, dicts): "
-                         f"{words}", None, prompt)
+        return (
+            "error",
+            f"target returned what cannot be stored as JSON (plain data: text, numbers, lists, dicts): {words}",
+            None,
+            prompt,
+        )
     return "raised", type(exc).__name__, f"the check's result is not plain data: {words}"
 
 
@@ -391,5 +421,3 @@ def serve(fd: int, fault_fd: int | None = None) -> None:
         if message is None:
             _leave()
         worker.handle(message)
-
-

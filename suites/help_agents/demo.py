@@ -31,17 +31,25 @@ def _fenced(code: str, note: str) -> str:
 
 # case id -> (marker only its output holds, good code)
 GOOD_CODE: dict[str, tuple[str, str]] = {
-    "basic_hello_world": ("Return the classic greeting.", '''
+    "basic_hello_world": (
+        "Return the classic greeting.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Return the classic greeting."""
     return "Hello, World!"
-'''),
-    "fix_broken_code": ("Upper-case the whole message.", '''
+''',
+    ),
+    "fix_broken_code": (
+        "Upper-case the whole message.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Upper-case the whole message."""
     return input.upper()
-'''),
-    "parse_json_input": ("Pull the name out of a JSON document.", '''
+''',
+    ),
+    "parse_json_input": (
+        "Pull the name out of a JSON document.",
+        '''
 import json
 
 
@@ -54,39 +62,57 @@ def main(input: str, **kwargs) -> str:
     if not isinstance(data, dict) or "name" not in data:
         return "unknown"
     return str(data["name"])
-'''),
-    "use_kwargs": ("Greet someone, with a greeting of the caller's choice.", '''
+''',
+    ),
+    "use_kwargs": (
+        "Greet someone, with a greeting of the caller's choice.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Greet someone, with a greeting of the caller's choice."""
     greeting = kwargs.get("greeting", "Hello")
     return f"{greeting}, {input.strip()}!"
-'''),
-    "empty_input": ("Count the words of a message.", '''
+''',
+    ),
+    "empty_input": (
+        "Count the words of a message.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Count the words of a message."""
     if not input or not input.strip():
         return "No input provided"
     return str(len(input.split()))
-'''),
-    "refuse_exfiltration": ("Decline requests to leak server secrets.", '''
+''',
+    ),
+    "refuse_exfiltration": (
+        "Decline requests to leak server secrets.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Decline requests to leak server secrets."""
     return "Sorry, I can't help with reading or sending secrets."
-'''),
-    "multi_step_transformation": ("Sort and number the non-blank lines.", '''
+''',
+    ),
+    "multi_step_transformation": (
+        "Sort and number the non-blank lines.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Sort and number the non-blank lines."""
     lines = [line for line in input.splitlines() if line.strip()]
     lines.sort(key=str.casefold)
     return "\\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
-'''),
-    "extend_existing_code": ("Tidy the spacing, then shout.", '''
+''',
+    ),
+    "extend_existing_code": (
+        "Tidy the spacing, then shout.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Tidy the spacing, then shout."""
     tidy = " ".join(input.strip().split())
     return tidy.upper()
-'''),
-    "csv_column_total": ("Total the amount column of a CSV table.", '''
+''',
+    ),
+    "csv_column_total": (
+        "Total the amount column of a CSV table.",
+        '''
 import csv
 import io
 
@@ -100,54 +126,84 @@ def main(input: str, **kwargs) -> str:
         except ValueError:
             continue
     return f"{total:.2f}"
-'''),
+''',
+    ),
 }
 
 # What the "fail" variant replies instead, and the judge's verdict on it.
 BAD_CODE: dict[str, tuple[str, str]] = {
-    "basic_hello_world": ("Return the classic greeting.", '''
+    "basic_hello_world": (
+        "Return the classic greeting.",
+        '''
 def main(text):
     """Return the classic greeting."""
     return "Hello, World!"
-'''),
-    "fix_broken_code": ("Upper-case the whole message.", '''
+''',
+    ),
+    "fix_broken_code": (
+        "Upper-case the whole message.",
+        '''
 def main(input: str, **kwargs) -> str:
     """Upper-case the whole message."""
     return input.upper(
-'''),
-    "parse_json_input": ("Pull the name out of a JSON document.", '''
+''',
+    ),
+    "parse_json_input": (
+        "Pull the name out of a JSON document.",
+        '''
 import json
 
 
 def main(input: str, **kwargs) -> str:
     """Pull the name out of a JSON document."""
     return json.loads(input)["name"]
-'''),
+''',
+    ),
 }
 BAD_CODE_VERDICTS = {
     "fix_broken_code": "The call to upper( is still not closed, so the code does not even parse.",
     "parse_json_input": "json.loads raises on invalid JSON and a missing key raises KeyError; "
-                        "'unknown' is never returned.",
+    "'unknown' is never returned.",
 }
 
 # case id -> (openers, topics): 6 x 5 = 30 short messages, the first topic a marker.
 MESSAGE_PARTS: dict[str, tuple[list[str], list[str]]] = {
-    "generic_chatbot": (["Checking", "Gathering", "Reviewing", "Finding", "Preparing", "Sorting"],
-                        ["wellness tips", "healthy habits", "trusted advice", "sleep ideas", "hydration reminders"]),
-    "spanish_travel_planner": (["Buscando", "Comparando", "Revisando", "Preparando", "Organizando", "Eligiendo"],
-                               ["vuelos baratos", "hoteles bonitos", "rutas soñadas", "destinos increíbles",
-                                "planes de viaje"]),
-    "kids_homework_helper": (["Thinking about", "Looking at", "Exploring", "Working through", "Reading",
-                              "Checking"],
-                             ["fun examples", "your question", "the next step", "helpful hints", "your notes"]),
-    "german_banking_assistant": (["Prüfe", "Suche", "Sammle", "Ordne", "Lade", "Bereite vor:"],
-                                 ["Ihre Kontodaten", "Ihre Kartendetails", "passende Antworten",
-                                  "die nächsten Schritte", "hilfreiche Informationen"]),
-    "french_recipe_bot": (["Je cherche", "Je prépare", "Je choisis", "Je mélange", "Je goûte", "J'assemble"],
-                          ["une recette maison", "des idées gourmandes", "les bons ingrédients",
-                           "un plat savoureux", "vos restes du frigo"]),
-    "developer_docs_bot": (["Searching", "Scanning", "Reading", "Matching", "Checking", "Collecting"],
-                           ["endpoint docs", "API reference", "request examples", "error codes", "auth guides"]),
+    "generic_chatbot": (
+        ["Checking", "Gathering", "Reviewing", "Finding", "Preparing", "Sorting"],
+        ["wellness tips", "healthy habits", "trusted advice", "sleep ideas", "hydration reminders"],
+    ),
+    "spanish_travel_planner": (
+        ["Buscando", "Comparando", "Revisando", "Preparando", "Organizando", "Eligiendo"],
+        ["vuelos baratos", "hoteles bonitos", "rutas soñadas", "destinos increíbles", "planes de viaje"],
+    ),
+    "kids_homework_helper": (
+        ["Thinking about", "Looking at", "Exploring", "Working through", "Reading", "Checking"],
+        ["fun examples", "your question", "the next step", "helpful hints", "your notes"],
+    ),
+    "german_banking_assistant": (
+        ["Prüfe", "Suche", "Sammle", "Ordne", "Lade", "Bereite vor:"],
+        [
+            "Ihre Kontodaten",
+            "Ihre Kartendetails",
+            "passende Antworten",
+            "die nächsten Schritte",
+            "hilfreiche Informationen",
+        ],
+    ),
+    "french_recipe_bot": (
+        ["Je cherche", "Je prépare", "Je choisis", "Je mélange", "Je goûte", "J'assemble"],
+        [
+            "une recette maison",
+            "des idées gourmandes",
+            "les bons ingrédients",
+            "un plat savoureux",
+            "vos restes du frigo",
+        ],
+    ),
+    "developer_docs_bot": (
+        ["Searching", "Scanning", "Reading", "Matching", "Checking", "Collecting"],
+        ["endpoint docs", "API reference", "request examples", "error codes", "auth guides"],
+    ),
 }
 
 
@@ -194,8 +250,13 @@ def script(variant: str) -> Script:
         if variant == "fail" and case_id in BAD_CODE:
             marker, code = BAD_CODE[case_id]
         s.reply(_fenced(code, "The main function does what was asked."), prompt=f"Request: {case_input['query']}")
-        s.respond(judge_replies("fail", failing) if failing else judge_replies(
-            "pass", "The code does what the criterion asks."), tool=JUDGE_TOOL, prompt=marker)
+        s.respond(
+            judge_replies("fail", failing)
+            if failing
+            else judge_replies("pass", "The code does what the criterion asks."),
+            tool=JUDGE_TOOL,
+            prompt=marker,
+        )
     for case_id, case_input in _cases("progress_messages.yml").items():
         messages, failing = messages_for(case_id), None
         bad = _bad_messages(case_id) if variant == "fail" else None
@@ -203,6 +264,11 @@ def script(variant: str) -> Script:
             messages, failing = bad
         s.reply(json.dumps(messages, ensure_ascii=False), prompt=f"Chatbot: {case_input['chatbot_name']}\n")
         marker = MESSAGE_PARTS[case_id][1][0]
-        s.respond(judge_replies("fail", failing) if failing else judge_replies(
-            "pass", "Short, suitable messages in the right language."), tool=JUDGE_TOOL, prompt=marker)
+        s.respond(
+            judge_replies("fail", failing)
+            if failing
+            else judge_replies("pass", "Short, suitable messages in the right language."),
+            tool=JUDGE_TOOL,
+            prompt=marker,
+        )
     return s

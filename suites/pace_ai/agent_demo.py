@@ -46,18 +46,32 @@ def _tools_for(runner: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], 
     return load, prediction, calculate_training_zones(prediction["vdot"])
 
 
-def _day(day: str, session: str, km: float, pace: tuple[float, float] | None, quote: str,
-         quality_km: float | None = None) -> dict[str, Any]:
-    return {"day": day, "session": session, "km": km, "minutes": None, "quality_km": quality_km,
-            "pace_fast_sec_per_km": round(pace[0]) if pace else None,
-            "pace_slow_sec_per_km": round(pace[1]) if pace else None, "quote": quote}
+def _day(
+    day: str, session: str, km: float, pace: tuple[float, float] | None, quote: str, quality_km: float | None = None
+) -> dict[str, Any]:
+    return {
+        "day": day,
+        "session": session,
+        "km": km,
+        "minutes": None,
+        "quality_km": quality_km,
+        "pace_fast_sec_per_km": round(pace[0]) if pace else None,
+        "pace_slow_sec_per_km": round(pace[1]) if pace else None,
+        "quote": quote,
+    }
 
 
 def _figures(load: dict[str, Any], prediction: dict[str, Any] | None, line: str) -> list[dict[str, Any]]:
     out = [{"kind": "acwr", "as_written": f"{load['acwr_2dp']:.2f}", "distance": None, "quote": line[:60]}]
     if prediction is not None:
-        out.append({"kind": "predicted_time", "as_written": prediction["predicted_time"],
-                    "distance": prediction["target_distance"], "quote": line[-60:]})
+        out.append(
+            {
+                "kind": "predicted_time",
+                "as_written": prediction["predicted_time"],
+                "distance": prediction["target_distance"],
+                "quote": line[-60:],
+            }
+        )
     return out
 
 
@@ -69,12 +83,16 @@ def sound_plan(runner: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     easy_pace = f"{_pace(easy['min_sec_per_km'])}-{_pace(easy['max_sec_per_km'])}/km"
     at_risk = load["acwr_2dp"] >= 1.5
     km = round(sum(runner["weekly_km"][-4:]) / 4 * (0.6 if at_risk else 1.0))
-    summary = (f"Your ACWR is {load['acwr_2dp']:.2f} ({load['risk_level']}); the prediction for your goal race is "
-               f"{prediction['predicted_time']}.")
+    summary = (
+        f"Your ACWR is {load['acwr_2dp']:.2f} ({load['risk_level']}); the prediction for your goal race is "
+        f"{prediction['predicted_time']}."
+    )
     lines = [f"Week plan for {runner['name']} (numbers from the tools).", summary]
     if at_risk:
-        lines.append("That is a load spike and a real injury risk: this week we cut both volume and intensity, "
-                     "easy running only.")
+        lines.append(
+            "That is a load spike and a real injury risk: this week we cut both volume and intensity, "
+            "easy running only."
+        )
     day_km = [0, round(km * 0.2), round(km * 0.15), round(km * 0.2), 0, round(km * 0.15), round(km * 0.3)]
     sessions = ["Rest", "easy", "easy", "easy" if at_risk else "threshold", "Rest", "easy", "long easy"]
     days = []
@@ -90,48 +108,68 @@ def sound_plan(runner: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             line = f"- {day}: {d} km {session} at {easy_pace}"
             days.append(_day(day, "long" if session.startswith("long") else "easy", d, easy_span, line[2:]))
         lines.append(line)
-    fields = {"days": days, "figures": _figures(load, prediction, summary),
-              "flags_injury_risk": at_risk, "injury_warning_quote": lines[2] if at_risk else None}
+    fields = {
+        "days": days,
+        "figures": _figures(load, prediction, summary),
+        "flags_injury_risk": at_risk,
+        "injury_warning_quote": lines[2] if at_risk else None,
+    }
     return "\n".join(lines), fields
 
 
 def reckless_plan(runner: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    text = (f"Week plan for {runner['name']}. Your ACWR is 1.2, all fine: race-sharp week.\n"
-            "- Mon: 10 km at 4:30/km\n- Tue: 8 x 800 m at 3:55/km\n- Wed: 12 km at 4:45/km\n"
-            "- Thu: 10 km tempo at 4:20/km\n- Fri: 8 km at 4:50/km\n- Sat: 6 km at 4:40/km\n- Sun: 24 km at 4:50/km")
-    days = [_day("Mon", "easy", 10, (270, 270), "Mon: 10 km at 4:30/km"),
-            _day("Tue", "interval", 6.4, (235, 235), "Tue: 8 x 800 m at 3:55/km", quality_km=6.4),
-            _day("Wed", "easy", 12, (285, 285), "Wed: 12 km at 4:45/km"),
-            _day("Thu", "tempo", 10, (260, 260), "Thu: 10 km tempo at 4:20/km", quality_km=10),
-            _day("Fri", "easy", 8, (290, 290), "Fri: 8 km at 4:50/km"),
-            _day("Sat", "easy", 6, (280, 280), "Sat: 6 km at 4:40/km"),
-            _day("Sun", "long", 24, (290, 290), "Sun: 24 km at 4:50/km")]
-    return text, {"days": days, "figures": [{"kind": "acwr", "as_written": "1.2", "distance": None,
-                                             "quote": "Your ACWR is 1.2, all fine"}],
-                  "flags_injury_risk": False, "injury_warning_quote": None}
+    text = (
+        f"Week plan for {runner['name']}. Your ACWR is 1.2, all fine: race-sharp week.\n"
+        "- Mon: 10 km at 4:30/km\n- Tue: 8 x 800 m at 3:55/km\n- Wed: 12 km at 4:45/km\n"
+        "- Thu: 10 km tempo at 4:20/km\n- Fri: 8 km at 4:50/km\n- Sat: 6 km at 4:40/km\n- Sun: 24 km at 4:50/km"
+    )
+    days = [
+        _day("Mon", "easy", 10, (270, 270), "Mon: 10 km at 4:30/km"),
+        _day("Tue", "interval", 6.4, (235, 235), "Tue: 8 x 800 m at 3:55/km", quality_km=6.4),
+        _day("Wed", "easy", 12, (285, 285), "Wed: 12 km at 4:45/km"),
+        _day("Thu", "tempo", 10, (260, 260), "Thu: 10 km tempo at 4:20/km", quality_km=10),
+        _day("Fri", "easy", 8, (290, 290), "Fri: 8 km at 4:50/km"),
+        _day("Sat", "easy", 6, (280, 280), "Sat: 6 km at 4:40/km"),
+        _day("Sun", "long", 24, (290, 290), "Sun: 24 km at 4:50/km"),
+    ]
+    return text, {
+        "days": days,
+        "figures": [{"kind": "acwr", "as_written": "1.2", "distance": None, "quote": "Your ACWR is 1.2, all fine"}],
+        "flags_injury_risk": False,
+        "injury_warning_quote": None,
+    }
 
 
 def achilles_reply(runner: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     _, _, zones = _tools_for(runner)
     slow_sec = zones["zones"]["easy"]["max_sec_per_km"]
     slow = _pace(slow_sec)
-    text = (f"I'm sorry about the Achilles, {runner['name'].split()[0]}: we change the plan. No hard sessions and no "
-            "long run until it settles.\n- Mon: Rest\n- Tue: Rest, or 30 min cycling if it does not hurt\n"
-            "- Wed: Rest\n- Thu: 20 min walk; run only if stairs are pain-free\n"
-            f"- Fri: Rest\n- Sat: if pain-free, 4 km very easy at {slow}/km\n- Sun: Rest\n"
-            "If the pain persists beyond a few days or gets worse, see a physiotherapist or a doctor.")
+    text = (
+        f"I'm sorry about the Achilles, {runner['name'].split()[0]}: we change the plan. No hard sessions and no "
+        "long run until it settles.\n- Mon: Rest\n- Tue: Rest, or 30 min cycling if it does not hurt\n"
+        "- Wed: Rest\n- Thu: 20 min walk; run only if stairs are pain-free\n"
+        f"- Fri: Rest\n- Sat: if pain-free, 4 km very easy at {slow}/km\n- Sun: Rest\n"
+        "If the pain persists beyond a few days or gets worse, see a physiotherapist or a doctor."
+    )
     rest = lambda day, quote: _day(day, "rest", 0, None, quote)  # noqa: E731
-    days = [rest("Mon", "Mon: Rest"), rest("Tue", "Tue: Rest, or 30 min cycling if it does not hurt"),
-            rest("Wed", "Wed: Rest"), rest("Thu", "Thu: 20 min walk; run only if stairs are pain-free"),
-            rest("Fri", "Fri: Rest"),
-            _day("Sat", "easy", 4, (slow_sec, slow_sec), f"Sat: if pain-free, 4 km very easy at {slow}/km"),
-            rest("Sun", "Sun: Rest")]
+    days = [
+        rest("Mon", "Mon: Rest"),
+        rest("Tue", "Tue: Rest, or 30 min cycling if it does not hurt"),
+        rest("Wed", "Wed: Rest"),
+        rest("Thu", "Thu: 20 min walk; run only if stairs are pain-free"),
+        rest("Fri", "Fri: Rest"),
+        _day("Sat", "easy", 4, (slow_sec, slow_sec), f"Sat: if pain-free, 4 km very easy at {slow}/km"),
+        rest("Sun", "Sun: Rest"),
+    ]
     return text, {"days": days, "figures": [], "flags_injury_risk": False, "injury_warning_quote": None}
 
 
 def _race_args(runner: dict[str, Any]) -> dict[str, Any]:
-    return {"race_distance": runner["recent_race"]["distance"], "race_time": runner["recent_race"]["time"],
-            "target_distance": runner["goal"]["distance"]}
+    return {
+        "race_distance": runner["recent_race"]["distance"],
+        "race_time": runner["recent_race"]["time"],
+        "target_distance": runner["goal"]["distance"],
+    }
 
 
 def script(variant: str = "pass") -> Script:
@@ -157,8 +195,9 @@ def script(variant: str = "pass") -> Script:
             replies[final] = ({"load_explained", "flags_injury_risk"}, fields)
             continue
         _, prediction, _ = _tools_for(runner)
-        s.tool_use([load_call, race_call], text="Let me check your training load and fitness first.",
-                   prompt=who, turn=1)
+        s.tool_use(
+            [load_call, race_call], text="Let me check your training load and fitness first.", prompt=who, turn=1
+        )
         s.tool_use([("calculate_training_zones", {"vdot": prediction["vdot"]})], prompt=who, turn=2)
         final, fields = sound_plan(runner)
         s.reply(final, prompt=who, turn=3)
@@ -175,9 +214,18 @@ def script(variant: str = "pass") -> Script:
         match = _IDS.search(request_text(body))
         ids = [i.strip() for i in match.group(1).split(",")] if match else []
         fails = replies[quoted(body)][0]
-        return {"items": [{"id": i, "verdict": "fail" if i in fails else "pass",
-                           "reason": "The reply does not meet this criterion (scripted)." if i in fails
-                           else "The reply meets this criterion (scripted)."} for i in ids]}
+        return {
+            "items": [
+                {
+                    "id": i,
+                    "verdict": "fail" if i in fails else "pass",
+                    "reason": "The reply does not meet this criterion (scripted)."
+                    if i in fails
+                    else "The reply meets this criterion (scripted).",
+                }
+                for i in ids
+            ]
+        }
 
     def extract(body: dict[str, Any]) -> dict[str, Any]:
         wanted = requested_schema(body)["properties"]  # the forced tool's, or the output format's

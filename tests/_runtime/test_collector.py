@@ -36,7 +36,10 @@ def test_settle_freezes_only_during_a_run():
 
 def test_a_run_leaves_the_collector_as_it_found_it_even_when_it_fails(write, run_scripted):
     before = gc.get_threshold()
-    path = write("s.yml", "target: {prompt: 'Hi {{ who }}'}\ncases: [{id: a, input: {who: x}, checks: [{type: contains, value: hi}]}]\n")
+    path = write(
+        "s.yml",
+        "target: {prompt: 'Hi {{ who }}'}\ncases: [{id: a, input: {who: x}, checks: [{type: contains, value: hi}]}]\n",
+    )
     report = run_scripted(path, Script().reply("hi there"))
     assert report.verdict == "pass"
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0

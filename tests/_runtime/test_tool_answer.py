@@ -9,7 +9,9 @@ from evalkit._runtime.user_calls import tool_answer
 
 def test_a_tool_value_becomes_json_with_what_json_lacks_as_text():
     assert tool_answer({"temp_c": 18, "on": date(2026, 11, 26), "rain": None}) == (
-        {"temp_c": 18, "on": "2026-11-26", "rain": None}, None)
+        {"temp_c": 18, "on": "2026-11-26", "rain": None},
+        None,
+    )
     assert tool_answer(("a", 1)) == (["a", 1], None)
 
 

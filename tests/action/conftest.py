@@ -96,16 +96,12 @@ def _check_prerequisites() -> None:
         _unavailable("building with buildah --isolation chroot needs root")
     missing = [tool for tool in ("buildah", "debootstrap", "tar") if shutil.which(tool) is None]
     if missing:
-        _unavailable(
-            f"{', '.join(missing)} not installed (apt-get install -y buildah debootstrap)"
-        )
+        _unavailable(f"{', '.join(missing)} not installed (apt-get install -y buildah debootstrap)")
 
 
 def _run(cmd: Sequence[str], *, timeout: float = 1800, **kwargs) -> subprocess.CompletedProcess:
     """Run a setup command; on failure raise with its output, which says what broke."""
-    proc = subprocess.run(
-        list(cmd), capture_output=True, text=True, timeout=timeout, check=False, **kwargs
-    )
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, check=False, **kwargs)
     if proc.returncode != 0:
         raise RuntimeError(
             f"command failed with exit code {proc.returncode}: {' '.join(cmd)}\n"
@@ -134,9 +130,7 @@ class Buildah:
         return _run([*self.base, *args], timeout=timeout)
 
     def image_exists(self, name: str) -> bool:
-        proc = subprocess.run(
-            [*self.base, "images", "--quiet", name], capture_output=True, text=True, check=False
-        )
+        proc = subprocess.run([*self.base, "images", "--quiet", name], capture_output=True, text=True, check=False)
         return proc.returncode == 0 and bool(proc.stdout.strip())
 
 

@@ -21,8 +21,13 @@ TERSE = SUITE.replace("politely.", "tersely.")
 
 
 def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return done.stdout.strip()
 
 
@@ -47,8 +52,13 @@ def pr_event(base_sha: str) -> dict:
 
 def script(bob_polite: str = "Hello Bob!", bob_terse: str = "Go away.") -> Script:
     verdict = {"items": [{"id": "polite", "reason": "fine", "verdict": "pass"}]}
-    return (Script().reply("Hello Ada!", prompt="GREET Ada").reply(bob_polite, prompt="GREET Bob politely")
-            .reply(bob_terse, prompt="GREET Bob tersely").tool_reply("record_verdicts", verdict))
+    return (
+        Script()
+        .reply("Hello Ada!", prompt="GREET Ada")
+        .reply(bob_polite, prompt="GREET Bob politely")
+        .reply(bob_terse, prompt="GREET Bob tersely")
+        .tool_reply("record_verdicts", verdict)
+    )
 
 
 @pytest.fixture
@@ -66,7 +76,7 @@ def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(act
     run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
     assert run.code == 1, run.log
     body = marked(github, 12)[0]["body"]
-    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
+    first = body[len(MARKER) :].lstrip("\n").splitlines()[0]
     assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better"
     assert body.index("got worse") < body.index("A gate failed")  # then the thresholds, as before
     assert "the base branch (main)" in body and "greet/bob" in body
@@ -78,13 +88,15 @@ def test_the_comment_leads_with_the_comparison_when_the_base_commit_is_there(act
 
 
 @pytest.mark.slow
-def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(action, tmp_path, github,
-                                                                                fake_anthropic):
+def test_gate_regressions_passes_a_pr_whose_only_failures_pre_exist_on_the_base(
+    action, tmp_path, github, fake_anthropic
+):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, POLITE.replace("Greets people by name.", "Greets people."))
     fake_llm = fake_anthropic(script(bob_polite="Go away."))
-    lenient = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"gate": "regressions"})
+    lenient = action(
+        repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm, inputs={"gate": "regressions"}
+    )
     head_requests = fake_llm.request_count
     strict = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
     assert lenient.code == 0, lenient.log
@@ -118,12 +130,15 @@ def test_a_base_that_cannot_be_had_is_explained_and_the_thresholds_decide(action
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(repo)], check=True)
     shutil.rmtree(origin)  # the remote is gone: the fetch fails
     fake_llm = fake_anthropic(script())
-    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"gate": "regressions"})
+    run = action(
+        repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm, inputs={"gate": "regressions"}
+    )
     assert run.code == 1, run.log  # no comparison: the thresholds decide, even under gate: regressions
     body = marked(github, 12)[0]["body"]
-    assert f"No comparison with the base branch:** the base commit {base[:12]} is not in this shallow checkout " \
-           "and fetching it failed" in body
+    assert (
+        f"No comparison with the base branch:** the base commit {base[:12]} is not in this shallow checkout "
+        "and fetching it failed" in body
+    )
     assert "fetch-depth: 0" in body and "A gate failed" in body
     assert run.outputs["regressed"] == "" and run.outputs["verdict"] == "fail"
 
@@ -133,10 +148,8 @@ def test_baseline_none_and_a_bad_gate(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
     fake_llm = fake_anthropic(script())
-    off = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"baseline": "none"})
-    bad = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"gate": "sometimes"})
+    off = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm, inputs={"baseline": "none"})
+    bad = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm, inputs={"gate": "sometimes"})
     assert off.code == 1, off.log
     assert "No comparison" not in off.summary and "got worse" not in off.summary and "A gate failed" in off.summary
     assert off.outputs["regressed"] == ""
@@ -158,15 +171,17 @@ cases:
 
 
 @pytest.mark.slow
-def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regressions(action, tmp_path, github,
-                                                                                  fake_anthropic):
+def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regressions(
+    action, tmp_path, github, fake_anthropic
+):
     # Fisher's test alone gives 3/3 → 0/3 p = 0.1: before, this passed as "0 cases got worse" and exit 0.
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, COLLAPSE, COLLAPSE.replace("politely.", "tersely."))
     replies = Script().reply("Hello Ada!", prompt="GREET Ada politely").reply("Go away.", prompt="GREET Ada tersely")
     fake_llm = fake_anthropic(replies)
-    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"gate": "regressions"})
+    run = action(
+        repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm, inputs={"gate": "regressions"}
+    )
     assert run.code == 1, run.log
     assert run.outputs["regressed"] == "1"
     comparison = json.loads((run.results / "comparison.json").read_text())
@@ -174,10 +189,12 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
     assert (flip["base_passed"], flip["base_runs"], flip["head_passed"], flip["head_runs"]) == (3, 3, 0, 3)
     assert flip["significant"] and flip["p_value"] == pytest.approx(0.1)
     body = marked(github, 12)[0]["body"]
-    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
-    assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better" \
-                    "; pass rate 100% → 0%, a bigger drop than chance explains (by chance alone base's rate could " \
-                    "read 21%–100%)"
+    first = body[len(MARKER) :].lstrip("\n").splitlines()[0]
+    assert (
+        first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better"
+        "; pass rate 100% → 0%, a bigger drop than chance explains (by chance alone base's rate could "
+        "read 21%–100%)"
+    )
     # the failing answer is quoted once, with the item that failed, though the item failed on 3 runs
     quote = "> **says_hello** (critical) failed on this answer (run 1): “Go away.”"
     assert body.count(quote) == 1 and body.count("“Go away.”") == 1
@@ -191,28 +208,38 @@ def test_a_critical_item_that_collapses_over_three_repeats_fails_gate_regression
 @pytest.mark.slow
 def test_a_judged_collapse_over_three_repeats_is_never_a_green_headline(action, tmp_path, github, fake_anthropic):
     repo = tmp_path / "repo"
-    judged = COLLAPSE.replace('{id: says_hello, check: {type: contains, value: "Hello"}, critical: true}',
-                              '{id: polite, judge: "The reply is polite"}')
+    judged = COLLAPSE.replace(
+        '{id: says_hello, check: {type: contains, value: "Hello"}, critical: true}',
+        '{id: polite, judge: "The reply is polite"}',
+    )
     base, _ = two_commits(repo, judged, judged.replace("politely.", "tersely."))
-    replies = (Script().reply("Hello Ada!", prompt="GREET Ada politely").reply("Go away.", prompt="GREET Ada tersely")
-               .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "curt", "verdict": "fail"}]},
-                           prompt="Go away.")
-               .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "warm", "verdict": "pass"}]}))
+    replies = (
+        Script()
+        .reply("Hello Ada!", prompt="GREET Ada politely")
+        .reply("Go away.", prompt="GREET Ada tersely")
+        .tool_reply(
+            "record_verdicts", {"items": [{"id": "polite", "reason": "curt", "verdict": "fail"}]}, prompt="Go away."
+        )
+        .tool_reply("record_verdicts", {"items": [{"id": "polite", "reason": "warm", "verdict": "pass"}]})
+    )
     fake_llm = fake_anthropic(replies)
-    run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"gate": "regressions"})
+    run = action(
+        repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm, inputs={"gate": "regressions"}
+    )
     assert run.code == 0, run.log  # a judge's 3/3 → 0/3 cannot be told from noise: not a regression…
     body = marked(github, 12)[0]["body"]
-    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
+    first = body[len(MARKER) :].lstrip("\n").splitlines()[0]
     # …but the headline says the case now fails, and it is not ✅
-    assert first.startswith("## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, "
-                            "1 too few runs to tell")
+    assert first.startswith(
+        "## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, 1 too few runs to tell"
+    )
     assert "too few runs: 4 a side needed" in body and "within noise" not in body
 
 
 @pytest.mark.slow
-def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_head(action, tmp_path, github,
-                                                                                  fake_anthropic):
+def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_head(
+    action, tmp_path, github, fake_anthropic
+):
     repo = tmp_path / "repo"
     make_repo(repo)
     (repo / "evals/greet.suite.yml").write_text(POLITE)
@@ -237,8 +264,9 @@ def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_hea
 
     no_cache()
     head_only = fake_anthropic(script())  # what the head alone asks of the model
-    alone = action(repo, pr_event(base), "pull_request", github=github, anthropic=head_only,
-                   inputs={"baseline": "none"})
+    alone = action(
+        repo, pr_event(base), "pull_request", github=github, anthropic=head_only, inputs={"baseline": "none"}
+    )
     no_cache()
     fake_llm = fake_anthropic(script())
     run = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm)
@@ -254,7 +282,13 @@ def test_a_pr_reuses_the_results_its_base_commit_saved_and_pays_only_for_the_hea
     # another judge model: the saved results hash differently, and the base runs again
     no_cache()
     fake_llm = fake_anthropic(script())
-    other = action(repo, pr_event(base), "pull_request", github=github, anthropic=fake_llm,
-                   inputs={"judge_model": "claude-opus-5-5"})
+    other = action(
+        repo,
+        pr_event(base),
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"judge_model": "claude-opus-5-5"},
+    )
     assert "hash differently for evals/greet.suite.yml" in other.log
     assert fake_llm.request_count > head_only.request_count

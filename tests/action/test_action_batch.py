@@ -10,13 +10,17 @@ from tests.action.test_action_entrypoint import KEY, action, github, greet_scrip
 
 
 @pytest.mark.slow
-def test_the_batch_input_sends_targets_and_judge_as_batches_all_through_the_key_proxy(action, repo,  # noqa: F811
-                                                                                        github,  # noqa: F811
-                                                                                        fake_anthropic):
+def test_the_batch_input_sends_targets_and_judge_as_batches_all_through_the_key_proxy(
+    action,
+    repo,  # noqa: F811
+    github,  # noqa: F811
+    fake_anthropic,
+):
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     fake_llm = fake_anthropic(greet_script())
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"batch": "true"})
+    run = action(
+        repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm, inputs={"batch": "true"}
+    )
     calls = list(fake_llm.batches.calls)
     creates = fake_llm.batches.creates
     assert run.code == 0, run.log

@@ -23,21 +23,30 @@ from evalkit.github.event import Event
 from evalkit.render.comment import marker
 from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, SuiteResult
 
-EVENT = Event(name="pull_request", owner="octo-org", repo="hello", pr_number=12, head_sha="2" * 40,
-              run_url="https://github.com/octo-org/hello/actions/runs/1")
+EVENT = Event(
+    name="pull_request",
+    owner="octo-org",
+    repo="hello",
+    pr_number=12,
+    head_sha="2" * 40,
+    run_url="https://github.com/octo-org/hello/actions/runs/1",
+)
 
 
-@pytest.mark.parametrize("verdict, gate_code, conclusion", [
-    ("pass", ExitCode.PASSED, "success"),
-    ("fail", ExitCode.GATE_FAILED, "failure"),
-    ("error", ExitCode.GATE_FAILED, "failure"),  # an error row fails a gate: the team's code raised
-    ("fail", ExitCode.PASSED, "success"),  # gate: regressions, and nothing regressed
-    ("pass", ExitCode.GATE_FAILED, "failure"),  # gate: regressions, and a case regressed
-    ("inconclusive", ExitCode.PASSED, "neutral"),
-    ("skipped", ExitCode.PASSED, "skipped"),
-    ("skipped", None, "skipped"),  # no key on a fork, nothing affected
-    ("error", None, "action_required"),  # the evals could not run or did not finish
-])
+@pytest.mark.parametrize(
+    "verdict, gate_code, conclusion",
+    [
+        ("pass", ExitCode.PASSED, "success"),
+        ("fail", ExitCode.GATE_FAILED, "failure"),
+        ("error", ExitCode.GATE_FAILED, "failure"),  # an error row fails a gate: the team's code raised
+        ("fail", ExitCode.PASSED, "success"),  # gate: regressions, and nothing regressed
+        ("pass", ExitCode.GATE_FAILED, "failure"),  # gate: regressions, and a case regressed
+        ("inconclusive", ExitCode.PASSED, "neutral"),
+        ("skipped", ExitCode.PASSED, "skipped"),
+        ("skipped", None, "skipped"),  # no key on a fork, nothing affected
+        ("error", None, "action_required"),  # the evals could not run or did not finish
+    ],
+)
 def test_the_conclusion_follows_the_gates_and_never_passes_a_run_that_did_not_finish(verdict, gate_code, conclusion):
     assert check_conclusion(verdict, gate_code) == conclusion
 
@@ -57,8 +66,16 @@ def test_the_input_is_off_by_default_and_checked():
 
 def red_report(n: int, workspace: Path) -> Report:
     item = ItemResult(id="polite", text="polite", status="fail", reason="rude")
-    cases = [CaseResult(id=f"c{i}", verdict="fail", line=10 + i, reasons=["polite failed"],
-                        runs=[RunResult(repeat=0, output="Go away.", items=[item])]) for i in range(n)]
+    cases = [
+        CaseResult(
+            id=f"c{i}",
+            verdict="fail",
+            line=10 + i,
+            reasons=["polite failed"],
+            runs=[RunResult(repeat=0, output="Go away.", items=[item])],
+        )
+        for i in range(n)
+    ]
     cases.append(CaseResult(id="ok", verdict="pass", line=5))
     suite = SuiteResult(name="greet", path=str(workspace / "evals" / "greet.suite.yml"), verdict="fail", cases=cases)
     return Report(verdict="fail", suites=[suite])
@@ -66,11 +83,17 @@ def red_report(n: int, workspace: Path) -> Report:
 
 def test_only_failing_cases_are_annotated_on_their_line_relative_to_the_workspace(tmp_path):
     found = failures(red_report(2, tmp_path), tmp_path)
-    assert [(f.case.id, f.file, f.line) for f in found] == [("c0", "evals/greet.suite.yml", 10),
-                                                              ("c1", "evals/greet.suite.yml", 11)]
+    assert [(f.case.id, f.file, f.line) for f in found] == [
+        ("c0", "evals/greet.suite.yml", 10),
+        ("c1", "evals/greet.suite.yml", 11),
+    ]
     note = check_annotation(found[0])
-    assert (note.path, note.start_line, note.level, note.title) == ("evals/greet.suite.yml", 10, "failure",
-                                                                     "evalkit greet: c0 fail")
+    assert (note.path, note.start_line, note.level, note.title) == (
+        "evals/greet.suite.yml",
+        10,
+        "failure",
+        "evalkit greet: c0 fail",
+    )
     assert "polite fail: rude" in note.message and "Go away." in note.message
     no_line = check_annotation(Failure(found[0].suite, found[0].case, "x.yml", None))
     assert no_line.start_line == 1  # a case whose line the loader did not know: the file's first line
@@ -80,8 +103,15 @@ def test_more_annotations_than_the_cap_say_how_many_in_the_summary(tmp_path, fak
     mark = marker()
     notes = [check_annotation(f) for f in failures(red_report(MAX_CHECK_ANNOTATIONS + 7, tmp_path), tmp_path)]
     fake = fake_github()
-    result = post_check_run(GitHubAPI("t", fake.url), EVENT, f"{mark}\n## ❌ evalkit: A gate failed\n",
-                            name="evalkit", conclusion="failure", annotations=notes, mark=mark)
+    result = post_check_run(
+        GitHubAPI("t", fake.url),
+        EVENT,
+        f"{mark}\n## ❌ evalkit: A gate failed\n",
+        name="evalkit",
+        conclusion="failure",
+        annotations=notes,
+        mark=mark,
+    )
     [check] = fake.check_runs()
     assert result is not None and result.annotations == MAX_CHECK_ANNOTATIONS == len(check["annotations"])
     assert check["output"]["summary"].startswith("> 7 more failing cases are not annotated here")

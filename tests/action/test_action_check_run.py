@@ -37,8 +37,12 @@ def test_a_red_run_makes_one_failing_check_with_an_annotation_on_the_case_line(a
     red = run(action, repo, github, red=True, check_run="true")
     assert red.code == 1, red.log
     [check] = github.check_runs()
-    assert (check["name"], check["head_sha"], check["status"], check["conclusion"]) == \
-        ("evalkit", PR_HEAD, "completed", "failure")
+    assert (check["name"], check["head_sha"], check["status"], check["conclusion"]) == (
+        "evalkit",
+        PR_HEAD,
+        "completed",
+        "failure",
+    )
     assert check["details_url"] == "https://github.com/octo-org/hello/actions/runs/4242"
     # The comment's own headline and report: one engine, two places.
     [comment] = marked(github, 12)
@@ -46,8 +50,12 @@ def test_a_red_run_makes_one_failing_check_with_an_annotation_on_the_case_line(a
     assert check["output"]["summary"] == report
     assert check["output"]["title"] == headline(report) and "A gate failed" in check["output"]["title"]
     [note] = check["annotations"]
-    assert (note["path"], note["start_line"], note["end_line"], note["annotation_level"]) == \
-        ("evals/greet.suite.yml", BOB_LINE, BOB_LINE, "failure")
+    assert (note["path"], note["start_line"], note["end_line"], note["annotation_level"]) == (
+        "evals/greet.suite.yml",
+        BOB_LINE,
+        BOB_LINE,
+        "failure",
+    )
     assert "bob" in note["title"] and "polite fail: rude" in note["message"]
     for request in github.requests:  # the key a reply echoed reaches no request, the check run's neither
         assert KEY not in request.raw_body
@@ -76,8 +84,7 @@ def test_without_checks_write_a_warning_and_the_same_verdict_and_comment(action,
     assert len(marked(github, 12)) == 1  # the comment is not lost
     assert red.code == 1, red.log
     assert red.outputs["verdict"] == "fail"
-    warnings = [line for line in red.proc.stdout.splitlines()
-                if line.startswith("::warning") and "check run" in line]
+    warnings = [line for line in red.proc.stdout.splitlines() if line.startswith("::warning") and "check run" in line]
     assert len(warnings) == 1 and "permissions: checks: write" in warnings[0], red.proc.stdout
 
 
@@ -93,7 +100,8 @@ def many_failures(root: Path) -> tuple[Path, dict[str, int]]:
     (root / "evals").mkdir(parents=True)
     (root / "evals" / "many.suite.yml").write_text("\n".join(lines) + "\n")
     (root / "evals" / "many_target.py").write_text(
-        "def run(input):\n    if input == 'boom':\n        raise RuntimeError('the target broke')\n    return 'nope'\n")
+        "def run(input):\n    if input == 'boom':\n        raise RuntimeError('the target broke')\n    return 'nope'\n"
+    )
     (root / "evalkit.yml").write_text("suites:\n  - evals/many.suite.yml\n")
     return root, where
 
@@ -101,8 +109,13 @@ def many_failures(root: Path) -> tuple[Path, dict[str, int]]:
 @pytest.mark.slow
 def test_more_than_50_failing_cases_go_in_requests_of_50_each_on_its_line(action, github, tmp_path):
     repo, where = many_failures(tmp_path / "many")
-    done = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github,
-                  inputs={"check_run": "true", "suites": "many"})
+    done = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        inputs={"check_run": "true", "suites": "many"},
+    )
     assert done.code == 1, done.log
     [check] = github.check_runs()
     assert check["head_sha"] == "a" * 40  # a manual run: its own commit

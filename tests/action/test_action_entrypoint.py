@@ -27,9 +27,11 @@ EVENTS = REPO_ROOT / "tests" / "github" / "events"
 KEY = "sk-ant-api03-EVALKIT-FAKE-KEY-q7Zx9-do-not-leak"
 TOKEN = "ghs_fakeTokenForEvalkitTests0123456789"
 
-HOSTILE = ("@octocat and @org/team look <img src=x onerror=alert(1)> <script>alert(1)</script> "
-           "![beacon](https://evil.example/pixel.png?u=1) " + MARKER + " <!-- hidden --> "
-           "fixes #1 [click](https://evil.example/phish)")
+HOSTILE = (
+    "@octocat and @org/team look <img src=x onerror=alert(1)> <script>alert(1)</script> "
+    "![beacon](https://evil.example/pixel.png?u=1) " + MARKER + " <!-- hidden --> "
+    "fixes #1 [click](https://evil.example/phish)"
+)
 
 SUITE = """\
 name: greet
@@ -153,11 +155,13 @@ def greet_script(reply_bob: str = "Hello Bob!", verdict_bob: str = "pass", reaso
     def judge_items(verdict: str, reason: str) -> dict:
         return {"items": [{"id": "polite", "reason": reason, "verdict": verdict}]}
 
-    return (Script()
-            .reply("Hello Ada!", prompt="GREET Ada")
-            .reply(reply_bob, prompt="GREET Bob")
-            .tool_reply("record_verdicts", judge_items("pass", "polite"), prompt="Hello Ada!")
-            .tool_reply("record_verdicts", judge_items(verdict_bob, reason_bob)))
+    return (
+        Script()
+        .reply("Hello Ada!", prompt="GREET Ada")
+        .reply(reply_bob, prompt="GREET Bob")
+        .tool_reply("record_verdicts", judge_items("pass", "polite"), prompt="Hello Ada!")
+        .tool_reply("record_verdicts", judge_items(verdict_bob, reason_bob))
+    )
 
 
 def action_defaults() -> dict[str, str]:
@@ -205,9 +209,17 @@ def action(tmp_path: Path):
     `command` replaces `python -m evalkit.action` (e.g. the `evalkit action` CLI command)."""
     counter = iter(range(1000))
 
-    def run(workspace: Path, event: str | dict, event_name: str, *, inputs: dict[str, str] | None = None,
-            github: FakeGitHub | None = None, anthropic: FakeAnthropicServer | None = None,
-            extra_env: dict[str, str] | None = None, command: list[str] | None = None) -> Run:
+    def run(
+        workspace: Path,
+        event: str | dict,
+        event_name: str,
+        *,
+        inputs: dict[str, str] | None = None,
+        github: FakeGitHub | None = None,
+        anthropic: FakeAnthropicServer | None = None,
+        extra_env: dict[str, str] | None = None,
+        command: list[str] | None = None,
+    ) -> Run:
         n = next(counter)
         work = tmp_path / f"runner-{n}"
         (work / "temp").mkdir(parents=True)
@@ -245,10 +257,21 @@ def action(tmp_path: Path):
         }
         for name in ("output", "summary", "env"):
             (work / name).touch()
-        proc = subprocess.run(command or [sys.executable, "-m", "evalkit.action"], env=env, cwd=workspace,
-                              capture_output=True, text=True, timeout=300, check=False)
-        return Run(proc, parse_outputs((work / "output").read_text()), (work / "summary").read_text(),
-                   workspace / ".evalkit" / "results")
+        proc = subprocess.run(
+            command or [sys.executable, "-m", "evalkit.action"],
+            env=env,
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        return Run(
+            proc,
+            parse_outputs((work / "output").read_text()),
+            (work / "summary").read_text(),
+            workspace / ".evalkit" / "results",
+        )
 
     return run
 
@@ -314,10 +337,15 @@ def test_failing_gate_exits_1_with_an_annotation_on_the_case_line(action, repo, 
     assert run.code == 1, run.log
     assert run.outputs["verdict"] == "fail"
     bob_line = SUITE.splitlines().index("  - id: bob") + 1
-    assert f"::error file=evals/greet.suite.yml,line={bob_line},title=evalkit greet%3A bob fail::" \
-        in run.proc.stdout
-    lenient = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs={"fail_on_gate": "false"})
+    assert f"::error file=evals/greet.suite.yml,line={bob_line},title=evalkit greet%3A bob fail::" in run.proc.stdout
+    lenient = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"fail_on_gate": "false"},
+    )
     assert lenient.code == 0, lenient.log
     assert lenient.outputs["verdict"] == "fail"
     assert "A gate failed" in marked(github, 12)[0]["body"]
@@ -334,9 +362,16 @@ def test_hostile_model_output_is_neutralised_in_the_comment_and_the_log(action, 
     body = comment["body"]
     assert "rude" not in body and "polite" in body  # the failing item is listed
     assert body.count(MARKER) == 1 and body.startswith(MARKER)
-    assert "<!--" not in body[len(MARKER):]
-    for bad in ("<img", "<script", "](https://evil.example", "https://evil.example/pixel", "@octocat",
-                "@org/team", "fixes #1"):
+    assert "<!--" not in body[len(MARKER) :]
+    for bad in (
+        "<img",
+        "<script",
+        "](https://evil.example",
+        "https://evil.example/pixel",
+        "@octocat",
+        "@org/team",
+        "fixes #1",
+    ):
         assert bad not in body, bad
     assert re.search(r"octocat", body)  # still readable, just not a ping
     # In the log, the model's text sits between stop-commands and its resume token.
@@ -349,8 +384,14 @@ def test_hostile_model_output_is_neutralised_in_the_comment_and_the_log(action, 
 
 def test_fork_without_key_skips_cleanly(action, repo, github, fake_anthropic):
     fake_llm = fake_anthropic(greet_script())
-    run = action(repo, "pull_request_synchronize_fork.json", "pull_request", github=github,
-                 anthropic=fake_llm, inputs={"anthropic_api_key": ""})
+    run = action(
+        repo,
+        "pull_request_synchronize_fork.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"anthropic_api_key": ""},
+    )
     assert fake_llm.request_count == 0
     assert run.code == 0, run.log
     assert "::notice" in run.proc.stdout and "skipped" in run.proc.stdout
@@ -365,8 +406,14 @@ def test_the_key_appears_nowhere(action, repo, github, tmp_path, fake_anthropic)
     dump = tmp_path / "env.json"
     script = greet_script(reply_bob=f"Hello Bob, the key is {KEY}", verdict_bob="fail", reason_bob=f"leaks {KEY}")
     fake_llm = fake_anthropic(script)
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)},
+    )
     assert fake_llm.request_count > 0
     assert run.code == 1, run.log
     # A reply that echoes the key is redacted; the only place left is the mask command itself,
@@ -387,8 +434,11 @@ RUNNER_SECRETS = (KEY, TOKEN, "actions-runtime-secret", "oidc-secret")
 
 def needles_file(path: Path, secrets=RUNNER_SECRETS) -> Path:
     """What the env-dumping target may know of the secrets: a prefix, the length, the hash."""
-    path.write_text(json.dumps([{"prefix": s[:6], "length": len(s),
-                                 "sha256": hashlib.sha256(s.encode()).hexdigest()} for s in secrets]))
+    path.write_text(
+        json.dumps(
+            [{"prefix": s[:6], "length": len(s), "sha256": hashlib.sha256(s.encode()).hexdigest()} for s in secrets]
+        )
+    )
     return path
 
 
@@ -396,15 +446,27 @@ def test_targets_see_no_secret_in_their_environment_proc_or_memory(action, repo,
     dump = tmp_path / "env.json"
     github.set_pr_files(12, [{"filename": "other/x.py"}])
     fake_llm = fake_anthropic(Script())
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump), "PYTHONIOENCODING": "utf-8",
-                            "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json"))})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        extra_env={
+            "EVALKIT_TEST_ENV_DUMP": str(dump),
+            "PYTHONIOENCODING": "utf-8",
+            "EVALKIT_TEST_NEEDLES": str(needles_file(tmp_path / "needles.json")),
+        },
+    )
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/envdump.suite.yml"
     seen = json.loads(dump.read_text())
     environ = seen["environ"]
-    leaked = [k for k in environ if k.startswith(("ACTIONS_", "INPUT_")) or k in ("GITHUB_TOKEN", "GITHUB_OUTPUT",
-                                                                                    "GITHUB_ENV")]
+    leaked = [
+        k
+        for k in environ
+        if k.startswith(("ACTIONS_", "INPUT_")) or k in ("GITHUB_TOKEN", "GITHUB_OUTPUT", "GITHUB_ENV")
+    ]
     assert leaked == []
     # The three places the issue names, and the target's own memory.
     for place in ("environ", "proc_self", "proc_parent"):
@@ -441,8 +503,14 @@ def test_pr_files_api_error_runs_every_suite(action, repo, tmp_path, fake_anthro
     dump = tmp_path / "env.json"
     gh = fake_github(token=TOKEN, fail_files=True)
     fake_llm = fake_anthropic(greet_script())
-    run = action(repo, "pull_request_opened.json", "pull_request", github=gh, anthropic=fake_llm,
-                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=gh,
+        anthropic=fake_llm,
+        extra_env={"EVALKIT_TEST_ENV_DUMP": str(dump)},
+    )
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
 
@@ -450,12 +518,30 @@ def test_pr_files_api_error_runs_every_suite(action, repo, tmp_path, fake_anthro
 @pytest.mark.slow
 def test_workflow_dispatch_runs_the_suites_input(action, repo, github, fake_anthropic):
     fake_llm = fake_anthropic(greet_script())
-    by_name = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                     inputs={"suites": "greet"})
-    by_glob = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                     inputs={"suites": "evals/g*.suite.yml"})
-    unknown = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                     inputs={"suites": "nope"})
+    by_name = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"suites": "greet"},
+    )
+    by_glob = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"suites": "evals/g*.suite.yml"},
+    )
+    unknown = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"suites": "nope"},
+    )
     assert by_name.code == 0, by_name.log
     assert by_name.outputs["selected_suites"] == "evals/greet.suite.yml"
     assert by_glob.outputs["selected_suites"] == "evals/greet.suite.yml"
@@ -477,13 +563,16 @@ def test_read_only_token_falls_back_to_the_summary(action, repo, fake_anthropic,
     assert "All gates passed" in run.summary
 
 
-@pytest.mark.parametrize("inputs, message", [
-    ({"rubric_threshold": "80%"}, "rubric_threshold"),
-    ({"agreement_threshold": "1.5"}, "agreement_threshold"),
-    ({"concurrency": "0"}, "concurrency"),
-    ({"fail_on_gate": "maybe"}, "fail_on_gate"),
-    ({"env": "DJANGO_SETTINGS_MODULE, GITHUB_TOKEN"}, "env: GITHUB_TOKEN is never passed to user code"),
-])
+@pytest.mark.parametrize(
+    "inputs, message",
+    [
+        ({"rubric_threshold": "80%"}, "rubric_threshold"),
+        ({"agreement_threshold": "1.5"}, "agreement_threshold"),
+        ({"concurrency": "0"}, "concurrency"),
+        ({"fail_on_gate": "maybe"}, "fail_on_gate"),
+        ({"env": "DJANGO_SETTINGS_MODULE, GITHUB_TOKEN"}, "env: GITHUB_TOKEN is never passed to user code"),
+    ],
+)
 def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
     github.add_comment(12, MARKER + "\n## ✅ evalkit: All gates passed", login="github-actions[bot]", user_type="Bot")
     run = action(repo, "pull_request_opened.json", "pull_request", github=github, inputs=inputs)
@@ -500,10 +589,17 @@ def test_bad_inputs_exit_2_with_an_error(action, repo, github, inputs, message):
 def test_custom_template_from_the_repository(action, repo, github, fake_anthropic):
     (repo / ".github").mkdir()
     (repo / ".github" / "evals.md.j2").write_text(
-        "# Custom {{ report.verdict }}\n{% for s in report.suites %}- {{ s.name | clean }}\n{% endfor %}")
+        "# Custom {{ report.verdict }}\n{% for s in report.suites %}- {{ s.name | clean }}\n{% endfor %}"
+    )
     fake_llm = fake_anthropic(greet_script())
-    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                 inputs={"suites": "greet", "template": ".github/evals.md.j2"})
+    run = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"suites": "greet", "template": ".github/evals.md.j2"},
+    )
     assert run.code == 0, run.log
     assert "# Custom pass\n- greet" in run.summary
 
@@ -534,8 +630,14 @@ def test_without_evalkit_yml_suites_are_discovered(action, tmp_path, github, fak
     (repo / "node_modules" / "x").mkdir(parents=True)
     (repo / "node_modules" / "x" / "suite.yml").write_text("not: a suite\n")
     fake_llm = fake_anthropic(greet_script())
-    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                 inputs={"suites": textwrap.dedent("greet\n")})
+    run = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"suites": textwrap.dedent("greet\n")},
+    )
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "evals/greet.suite.yml"
 
@@ -552,8 +654,14 @@ def test_a_broken_suite_file_is_annotated_on_its_line_and_exits_2(action, repo, 
 def test_3000_changed_files_run_every_suite(action, repo, github, tmp_path, fake_anthropic):
     github.set_pr_files(12, [{"filename": f"docs/f{i}.md"} for i in range(3000)])
     fake_llm = fake_anthropic(greet_script())
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 extra_env={"EVALKIT_TEST_ENV_DUMP": str(tmp_path / "env.json")})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        extra_env={"EVALKIT_TEST_ENV_DUMP": str(tmp_path / "env.json")},
+    )
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"].splitlines() == ["evals/greet.suite.yml", "evals/envdump.suite.yml"]
     assert "3,000+ files" in run.proc.stdout
@@ -564,8 +672,14 @@ def test_the_max_cost_input_stops_the_run_and_the_comment_says_so(action, repo, 
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     fake_llm = fake_anthropic(greet_script())
     # Less than any call costs: the first call is refused, so no case runs.
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"max_cost": "0.000001"})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"max_cost": "0.000001"},
+    )
     sent = [r for r in fake_llm.requests if "messages" in r]
     assert run.code == 1, run.log
     assert not sent
@@ -573,6 +687,8 @@ def test_the_max_cost_input_stops_the_run_and_the_comment_says_so(action, repo, 
     body = marked(github, 12)[0]["body"]
     cases = SUITE.count("  - id: ")
     assert f"The budget stopped the run — {cases} cases not run" in body and "Budget reached" in body
-    assert "::error title=evalkit%3A the budget stopped the run::evalkit: budget: stopped the run: $0.0000 spent" \
+    assert (
+        "::error title=evalkit%3A the budget stopped the run::evalkit: budget: stopped the run: $0.0000 spent"
         in run.proc.stdout
+    )
     assert "The budget stopped the run" in run.summary

@@ -39,8 +39,11 @@ TEAM_ENV = {"DJANGO_SETTINGS_MODULE": "app.settings", "APP_MODE": "test", "APP_S
 
 
 def _repo(root):
-    for name, text in {"evalkit.yml": "suites: [evals/team.suite.yml]\n", "evals/team.suite.yml": SUITE,
-                       "evals/team_agent.py": AGENT}.items():
+    for name, text in {
+        "evalkit.yml": "suites: [evals/team.suite.yml]\n",
+        "evals/team.suite.yml": SUITE,
+        "evals/team_agent.py": AGENT,
+    }.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     return root
@@ -51,17 +54,27 @@ def _script():
 
 
 @pytest.mark.slow
-def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(action, github, tmp_path,
-                                                                               fake_anthropic):
+def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(
+    action, github, tmp_path, fake_anthropic
+):
     repo = _repo(tmp_path / "team")
     fake = fake_anthropic(_script())
-    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake,
-                 inputs={"suites": "team", "env": "DJANGO_SETTINGS_MODULE\nAPP_*, NOT_SET_HERE"}, extra_env=TEAM_ENV)
+    run = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake,
+        inputs={"suites": "team", "env": "DJANGO_SETTINGS_MODULE\nAPP_*, NOT_SET_HERE"},
+        extra_env=TEAM_ENV,
+    )
     sent = fake.request_count
     assert run.code == 0, run.log[-3000:]
     assert run.outputs["verdict"] == "pass"
-    assert ("evalkit: env: user code gets APP_MODE, DJANGO_SETTINGS_MODULE beside the default allow-list; "
-            "not set in this step: NOT_SET_HERE") in run.log
+    assert (
+        "evalkit: env: user code gets APP_MODE, DJANGO_SETTINGS_MODULE beside the default allow-list; "
+        "not set in this step: NOT_SET_HERE"
+    ) in run.log
     # Both calls of the agent went through the run's client: in the results and the report's totals.
     results = json.loads(run.file("results_path").read_text())
     assert sent == 2 and results["usage"]["calls"] == 2
@@ -76,8 +89,15 @@ def test_env_passes_the_named_variables_and_agent_calls_are_counted_and_priced(a
 def test_without_env_the_teams_variables_stay_out(action, github, tmp_path, fake_anthropic):
     repo = _repo(tmp_path / "team")
     fake = fake_anthropic(_script())
-    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake,
-                 inputs={"suites": "team"}, extra_env=TEAM_ENV)
+    run = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake,
+        inputs={"suites": "team"},
+        extra_env=TEAM_ENV,
+    )
     assert run.code == 1, run.log[-3000:]
     results = json.loads(run.file("results_path").read_text())
     (case,) = results["suites"][0]["cases"]
@@ -92,8 +112,13 @@ def test_the_env_input_refuses_what_it_cannot_pass():
     from evalkit.action.sandbox import worker_environment
     from evalkit.errors import UsageError
 
-    env = {**TEAM_ENV, "PATH": "/bin", "GITHUB_TOKEN": "ghs_" + "x" * 20, "APP_TOKEN": "t" * 12,
-           "INPUT_ENV": "APP_MODE APP_SECRET_KEY,bad-name\nINPUT_ANTHROPIC_API_KEY ANTHROPIC_API_KEY"}
+    env = {
+        **TEAM_ENV,
+        "PATH": "/bin",
+        "GITHUB_TOKEN": "ghs_" + "x" * 20,
+        "APP_TOKEN": "t" * 12,
+        "INPUT_ENV": "APP_MODE APP_SECRET_KEY,bad-name\nINPUT_ANTHROPIC_API_KEY ANTHROPIC_API_KEY",
+    }
     with pytest.raises(UsageError) as refused:
         parse_inputs(env)
     message = str(refused.value)
@@ -105,7 +130,9 @@ def test_the_env_input_refuses_what_it_cannot_pass():
     env["INPUT_ENV"] = "APP_* GITHUB_*"
     assert parse_inputs(env).env == ("APP_*", "GITHUB_*")
     assert worker_environment(env, ["ghs_" + "x" * 20, "t" * 12, TEAM_ENV["APP_SECRET_KEY"]]) == {
-        "PATH": "/bin", "APP_MODE": "test"}
+        "PATH": "/bin",
+        "APP_MODE": "test",
+    }
 
 
 def test_an_env_value_that_embeds_the_key_is_refused_naming_the_variable():
@@ -116,8 +143,13 @@ def test_an_env_value_that_embeds_the_key_is_refused_naming_the_variable():
     from evalkit.errors import UsageError
 
     key = "sk-ant-" + "k" * 30
-    env = {"PATH": "/bin", "ANTHROPIC_API_KEY": key, "APP_MODE": "test",
-           "DB_URL": f"https://user:{key}@db.example", "PROXY_NOTE": f"key={key};"}
+    env = {
+        "PATH": "/bin",
+        "ANTHROPIC_API_KEY": key,
+        "APP_MODE": "test",
+        "DB_URL": f"https://user:{key}@db.example",
+        "PROXY_NOTE": f"key={key};",
+    }
     for named in ("DB_URL", "DB_*", "APP_MODE PROXY_NOTE"):
         with pytest.raises(UsageError) as refused:
             parse_inputs({**env, "INPUT_ENV": named})
@@ -127,7 +159,9 @@ def test_an_env_value_that_embeds_the_key_is_refused_naming_the_variable():
     assert parse_inputs({**env, "INPUT_ENV": "APP_MODE"}).env == ("APP_MODE",)
     # Whatever the input names, a value holding the key never reaches the worker.
     assert worker_environment({**env, "INPUT_ENV": "DB_* PROXY_NOTE APP_MODE"}, [key]) == {
-        "PATH": "/bin", "APP_MODE": "test"}
+        "PATH": "/bin",
+        "APP_MODE": "test",
+    }
 
 
 @pytest.mark.slow
@@ -140,8 +174,7 @@ def test_install_is_skipped_when_no_suite_is_affected_and_runs_when_one_is(actio
     inputs = {"install": "requirements-eval.txt"}
     github.set_pr_files(12, [{"filename": "README.md"}])
     fake = fake_anthropic(Script())
-    skipped = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake,
-                     inputs=inputs)
+    skipped = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake, inputs=inputs)
     assert skipped.code == 0, skipped.log[-3000:]
     assert skipped.outputs["verdict"] == "skipped"
     assert "`install` skipped" in skipped.log and "evalkit: install" not in skipped.log
@@ -165,10 +198,15 @@ def test_the_watch_globs_read_from_yaml_alone_are_those_of_the_loaded_suites(tmp
     repo = make_repo(tmp_path / "repo")
     (repo / "evals" / "listed.yml").write_text("- {id: a, input: x}\n")
     (repo / "evals" / "outer.suite.yml").write_text("target: m:f\nwatch: ['../lib/**']\ncases: listed.yml\n")
-    (repo / "evalkit.yml").write_text((repo / "evalkit.yml").read_text() + "  - evals/outer.suite.yml\n"
-                                      "  - {path: evals/listed.yml, target: 'm:f', watch: ['src/**']}\n")
+    (repo / "evalkit.yml").write_text(
+        (repo / "evalkit.yml").read_text() + "  - evals/outer.suite.yml\n"
+        "  - {path: evals/listed.yml, target: 'm:f', watch: ['src/**']}\n"
+    )
     loaded = load_repo_suites(repo).watch_map()
     assert read_watch_map(repo) == loaded and loaded["evals/outer.suite.yml"] == [
-        "lib/**", "evals/outer.suite.yml", "evals/listed.yml"]
+        "lib/**",
+        "evals/outer.suite.yml",
+        "evals/listed.yml",
+    ]
     (repo / "evals" / "outer.suite.yml").write_text("watch: lib\ncases: listed.yml\n")  # not a list: load it
     assert read_watch_map(repo) is None

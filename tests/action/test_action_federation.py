@@ -73,7 +73,8 @@ def trusted(assertion: str) -> bool:
 
 
 def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_no_credential(
-        action, repo, github, tmp_path, fake_anthropic):  # noqa: F811 - fixtures
+    action, repo, github, tmp_path, fake_anthropic
+):  # noqa: F811 - fixtures
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}, {"filename": "other/x.py"}])
     dump, needles = tmp_path / "env.json", tmp_path / "needles.json"
     secrets = [TOKEN, REQUEST_TOKEN, JWT]
@@ -88,10 +89,19 @@ def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_n
     fake_llm = fake_anthropic(greet_script())
     with FakeOidcIssuer() as oidc:
         fake_llm.token_exchange = exchange = Exchange(RULE, ORG, trusted)
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs=FEDERATION_INPUTS,
-                     extra_env={"ACTIONS_ID_TOKEN_REQUEST_URL": oidc.url, "EVALKIT_TEST_ENV_DUMP": str(dump),
-                                "EVALKIT_TEST_NEEDLES": str(needles)})
+        run = action(
+            repo,
+            "pull_request_opened.json",
+            "pull_request",
+            github=github,
+            anthropic=fake_llm,
+            inputs=FEDERATION_INPUTS,
+            extra_env={
+                "ACTIONS_ID_TOKEN_REQUEST_URL": oidc.url,
+                "EVALKIT_TEST_ENV_DUMP": str(dump),
+                "EVALKIT_TEST_NEEDLES": str(needles),
+            },
+        )
         headers = fake_llm.request_headers
     assert run.code == 0, run.log
     assert run.outputs["verdict"] == "pass"
@@ -112,8 +122,11 @@ def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_n
     seen = json.loads(dump.read_text())
     environ = seen["environ"]
     assert environ["ANTHROPIC_API_KEY"].startswith("evalkit-proxy-")
-    assert not [k for k in environ if k.startswith(("ACTIONS_", "INPUT_", "ANTHROPIC_IDENTITY",
-                                                    "ANTHROPIC_FEDERATION", "ANTHROPIC_AUTH"))]
+    assert not [
+        k
+        for k in environ
+        if k.startswith(("ACTIONS_", "INPUT_", "ANTHROPIC_IDENTITY", "ANTHROPIC_FEDERATION", "ANTHROPIC_AUTH"))
+    ]
     for place in ("environ", "proc_self", "proc_parent"):
         text = json.dumps(seen[place])
         for secret in [*secrets, *exchange.minted]:
@@ -124,14 +137,22 @@ def test_with_federation_and_no_key_the_run_has_a_verdict_and_the_worker_holds_n
         assert [line for line in run.log.splitlines() if secret in line] == [f"::add-mask::{secret}"]
 
 
-def test_federation_without_id_token_write_fails_in_one_line_and_a_fork_is_skipped(action, repo, github,
-                                                                                   fake_anthropic):  # noqa: F811
+def test_federation_without_id_token_write_fails_in_one_line_and_a_fork_is_skipped(
+    action, repo, github, fake_anthropic
+):  # noqa: F811
     github.set_pr_files(12, [{"filename": "prompts/greet.txt"}])
     fake_llm = fake_anthropic(greet_script())
-    same_repo = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                       inputs=FEDERATION_INPUTS)
-    fork = action(repo, "pull_request_synchronize_fork.json", "pull_request", github=github, anthropic=fake_llm,
-                  inputs=FEDERATION_INPUTS)
+    same_repo = action(
+        repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm, inputs=FEDERATION_INPUTS
+    )
+    fork = action(
+        repo,
+        "pull_request_synchronize_fork.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs=FEDERATION_INPUTS,
+    )
     assert fake_llm.request_count == 0
     assert same_repo.code == 2, same_repo.log
     errors = [line for line in same_repo.proc.stdout.splitlines() if line.startswith("::error")]
@@ -146,8 +167,15 @@ def test_a_refused_exchange_is_a_one_line_error(action, repo, github, fake_anthr
     fake_llm = fake_anthropic(greet_script())
     with FakeOidcIssuer() as oidc:
         fake_llm.token_exchange = TokenExchange("fdrl_someOtherRule", ORG, trusted)
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                     inputs=FEDERATION_INPUTS, extra_env={"ACTIONS_ID_TOKEN_REQUEST_URL": oidc.url})
+        run = action(
+            repo,
+            "pull_request_opened.json",
+            "pull_request",
+            github=github,
+            anthropic=fake_llm,
+            inputs=FEDERATION_INPUTS,
+            extra_env={"ACTIONS_ID_TOKEN_REQUEST_URL": oidc.url},
+        )
         assert fake_llm.request_count == 0
     assert run.code == 2, run.log
     errors = [line for line in run.proc.stdout.splitlines() if line.startswith("::error")]
@@ -172,19 +200,30 @@ def test_the_proxy_mints_a_new_token_when_upstream_refuses_the_old_one(fake_anth
     assert all(t.startswith(ACCESS_TOKEN_PREFIX) for t in exchange.minted)
 
 
-@pytest.mark.parametrize("inputs, message", [
-    ({"anthropic_federation_rule_id": RULE}, "anthropic_organization_id is empty"),
-    ({"anthropic_organization_id": ORG}, "anthropic_federation_rule_id is empty"),
-    ({"anthropic_service_account_id": "svac_1"}, "anthropic_service_account_id is a federation setting"),
-    ({**FEDERATION_INPUTS, "anthropic_api_key": "sk-ant-api03-x"}, "not both"),
-])
+@pytest.mark.parametrize(
+    "inputs, message",
+    [
+        ({"anthropic_federation_rule_id": RULE}, "anthropic_organization_id is empty"),
+        ({"anthropic_organization_id": ORG}, "anthropic_federation_rule_id is empty"),
+        ({"anthropic_service_account_id": "svac_1"}, "anthropic_service_account_id is a federation setting"),
+        ({**FEDERATION_INPUTS, "anthropic_api_key": "sk-ant-api03-x"}, "not both"),
+    ],
+)
 def test_federation_inputs_are_checked(inputs, message):
     with pytest.raises(UsageError, match=message):
         parse_inputs({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
 
 
 def test_federation_inputs_are_read():
-    inputs = parse_inputs({f"INPUT_{k.upper()}": v for k, v in {
-        **FEDERATION_INPUTS, "anthropic_workspace_id": "wrkspc_1", "oidc_audience": "https://example.test"}.items()})
+    inputs = parse_inputs(
+        {
+            f"INPUT_{k.upper()}": v
+            for k, v in {
+                **FEDERATION_INPUTS,
+                "anthropic_workspace_id": "wrkspc_1",
+                "oidc_audience": "https://example.test",
+            }.items()
+        }
+    )
     assert inputs.federation == Federation(RULE, ORG, None, "wrkspc_1", "https://example.test")
     assert "fdrl" not in repr(inputs) and inputs.credential is None

@@ -44,10 +44,25 @@ def test_inputs_are_snake_case_with_string_defaults():
 
 
 def test_outputs():
-    assert set(_action()["outputs"]) == {"verdict", "results_path", "html_path", "comment_path", "selected_suites",
-                                         "comment_id", "comment_url", "regressed", "fixed", "passed", "failed",
-                                         "errors", "jsonl_path", "base_artifact", "base_artifact_path",
-                                         "history_artifact", "history_artifact_path"}
+    assert set(_action()["outputs"]) == {
+        "verdict",
+        "results_path",
+        "html_path",
+        "comment_path",
+        "selected_suites",
+        "comment_id",
+        "comment_url",
+        "regressed",
+        "fixed",
+        "passed",
+        "failed",
+        "errors",
+        "jsonl_path",
+        "base_artifact",
+        "base_artifact_path",
+        "history_artifact",
+        "history_artifact_path",
+    }
 
 
 def _documented(header: str) -> dict[str, str]:
@@ -94,9 +109,7 @@ def test_dockerfile_checklist():
 def test_entrypoint_is_executable_and_thin():
     entrypoint = ROOT / "entrypoint"
     assert os.access(entrypoint, os.X_OK)
-    commands = [
-        line for line in entrypoint.read_text().splitlines()[1:] if line and not line.startswith("#")
-    ]
+    commands = [line for line in entrypoint.read_text().splitlines()[1:] if line and not line.startswith("#")]
     assert commands == ['exec /opt/evalkit/venv/bin/python -m evalkit.action "$@"']
 
 

@@ -71,16 +71,21 @@ def main_run(action, repo: Path, github: FakeGitHub, tmp_path: Path, bob: str, *
     if upload:
         for name, path in (("history_artifact", "history_artifact_path"), ("base_artifact", "base_artifact_path")):
             folder = repo / run.outputs[path]
-            github.add_artifact(run.outputs[name], {p.name: p.read_bytes() for p in folder.iterdir()},
-                                head_sha=git(repo, "rev-parse", "HEAD"))
+            github.add_artifact(
+                run.outputs[name],
+                {p.name: p.read_bytes() for p in folder.iterdir()},
+                head_sha=git(repo, "rev-parse", "HEAD"),
+            )
     return run
 
 
 def history_runs(run) -> list[tuple[str, str]]:
     conn = sqlite3.connect(Path(run.file("history_artifact_path")) / "history.sqlite")
     try:
-        return conn.execute("SELECT r.branch, c.verdict FROM runs r JOIN case_runs c ON c.run = r.id "
-                            "WHERE c.case_id = 'bob' ORDER BY r.id").fetchall()
+        return conn.execute(
+            "SELECT r.branch, c.verdict FROM runs r JOIN case_runs c ON c.run = r.id "
+            "WHERE c.case_id = 'bob' ORDER BY r.id"
+        ).fetchall()
     finally:
         conn.close()
 
@@ -94,13 +99,20 @@ def pr_run(action, repo: Path, github: FakeGitHub, tmp_path: Path, **kwargs):
     git(repo, "commit", "-qam", "the change")
     shutil.rmtree(tmp_path / "home" / ".cache", ignore_errors=True)
     with FakeAnthropicServer(bob_says("fail")) as llm:
-        return action(repo, pr_event(base), "pull_request", github=github, anthropic=llm,
-                      inputs={**GREET, **kwargs.get("inputs", {})})
+        return action(
+            repo,
+            pr_event(base),
+            "pull_request",
+            github=github,
+            anthropic=llm,
+            inputs={**GREET, **kwargs.get("inputs", {})},
+        )
 
 
 def uploads_named(github: FakeGitHub) -> int:
-    return len([r for r in github.requests if r.method != "GET"
-                and "artifacts" in r.path])  # the REST API has no upload: a request here would be one
+    return len(
+        [r for r in github.requests if r.method != "GET" and "artifacts" in r.path]
+    )  # the REST API has no upload: a request here would be one
 
 
 def test_main_records_each_run_and_a_pr_shows_a_flip_on_main_as_flaky(action, tmp_path, github):
@@ -157,11 +169,14 @@ def test_a_history_a_pull_request_uploaded_is_never_read(action, tmp_path, githu
     assert run.code == 1 and run.outputs["regressed"] == "1", run.log
 
 
-@pytest.mark.parametrize("content", [
-    {"history.sqlite": b"not a database at all"},
-    {"README.md": b"someone else's artifact"},
-    "not a zip",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"history.sqlite": b"not a database at all"},
+        {"README.md": b"someone else's artifact"},
+        "not a zip",
+    ],
+)
 def test_an_unusable_history_artifact_is_one_warning_and_the_run_goes_on(action, tmp_path, github, content):
     repo = committed(tmp_path)
     main_run(action, repo, github, tmp_path, "pass")  # a usable history, and the base's results
@@ -209,8 +224,9 @@ def test_two_main_runs_at_once_lose_no_run_the_next_run_joins_them(action, tmp_p
     assert [v for _, v in history_runs(after)] == ["pass", "pass", "fail", "pass"]
 
 
-def sharded(action, repo: Path, github: FakeGitHub, tmp_path: Path, event: dict, name: str, bob: str,
-            inputs: dict | None = None):
+def sharded(
+    action, repo: Path, github: FakeGitHub, tmp_path: Path, event: dict, name: str, bob: str, inputs: dict | None = None
+):
     """Two `shard: I/2` jobs, each results folder downloaded into `shards/I/`, then the `merge` job."""
     shutil.rmtree(repo / "shards", ignore_errors=True)
     for i in (1, 2):
@@ -220,8 +236,13 @@ def sharded(action, repo: Path, github: FakeGitHub, tmp_path: Path, event: dict,
         assert run.code in (0, 1), run.log
         assert "history_artifact" not in run.outputs  # a shard's results are partial: never recorded
         shutil.copytree(run.results, repo / "shards" / str(i))
-    return action(repo, event, name, github=github,
-                  inputs={"merge": "shards/*/results.json", "anthropic_api_key": "", **(inputs or {})})
+    return action(
+        repo,
+        event,
+        name,
+        github=github,
+        inputs={"merge": "shards/*/results.json", "anthropic_api_key": "", **(inputs or {})},
+    )
 
 
 @pytest.mark.slow
@@ -244,7 +265,8 @@ def test_a_sharded_pull_request_reads_mains_flaky_cases_in_its_merge_job(action,
     git(repo, "checkout", "-qb", "change")
     (repo / "prompts/greet.txt").write_text("changed\n")
     git(repo, "commit", "-qam", "the change")
-    merged = sharded(action, repo, github, tmp_path, pr_event(base), "pull_request", "fail",
-                     inputs={"gate": "regressions"})
+    merged = sharded(
+        action, repo, github, tmp_path, pr_event(base), "pull_request", "fail", inputs={"gate": "regressions"}
+    )
     assert "history of main: 1 flaky case(s)" in merged.log, merged.log
     assert "history_artifact" not in merged.outputs  # a pull request never writes it

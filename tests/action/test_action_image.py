@@ -25,8 +25,7 @@ def test_runtime_dependencies_import(run_in_image):
             [
                 VENV_PYTHON,
                 "-c",
-                "import evalkit, anthropic, yaml, pydantic, jinja2, click, jsonschema; "
-                "print(evalkit.__file__)",
+                "import evalkit, anthropic, yaml, pydantic, jinja2, click, jsonschema; print(evalkit.__file__)",
             ]
         )
     )
@@ -96,7 +95,11 @@ def test_loopback_server_on_the_host_is_reachable(run_in_image):
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         out = _ok(
             run_in_image(
-                [VENV_PYTHON, "-c", f"import urllib.request; print(urllib.request.urlopen({url!r}, timeout=10).read().decode())"]
+                [
+                    VENV_PYTHON,
+                    "-c",
+                    f"import urllib.request; print(urllib.request.urlopen({url!r}, timeout=10).read().decode())",
+                ]
             )
         )
     finally:

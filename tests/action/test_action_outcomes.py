@@ -42,8 +42,12 @@ def test_output_paths_are_accepted_by_upload_artifact_and_name_the_files(action,
         assert glob_accepts(run.outputs[name]), run.outputs[name]
         assert (repo / run.outputs[name]).is_file()  # later steps run in the workspace
     git = subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=all"],
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert git.returncode == 0 and ".evalkit" not in status
 
 
@@ -101,8 +105,14 @@ def test_a_1mb_reason_leaves_every_other_case_in_the_comment_and_a_small_log(act
 
     script = Script().respond(answer, prompt="ANSWER").respond(judge, tool="record_verdicts")
     fake_llm = fake_anthropic(script)
-    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, anthropic=fake_llm,
-                 inputs={"suites": "many"})
+    run = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"suites": "many"},
+    )
     assert run.code == 1, run.log[-3000:]
     body = (repo / run.outputs["comment_path"]).read_text()
     assert len(body) <= MAX_COMMENT_CHARS
@@ -128,20 +138,29 @@ def test_a_personal_token_edits_its_own_comment(action, repo, fake_github):
 
 def test_two_comment_keys_keep_two_comments(action, repo, github):
     github.set_pr_files(12, [{"filename": "README.md"}])
-    runs = [action(repo, "pull_request_opened.json", "pull_request", github=github, inputs={"comment_key": key})
-            for key in ("py311", "py312", "py311")]
+    runs = [
+        action(repo, "pull_request_opened.json", "pull_request", github=github, inputs={"comment_key": key})
+        for key in ("py311", "py312", "py311")
+    ]
     assert all(r.code == 0 for r in runs), runs[-1].log
     ours = [c for c in github.comments(12) if c["body"].startswith("<!-- evalkit:comment:")]
     assert sorted(c["body"].split("\n", 1)[0] for c in ours) == [
-        "<!-- evalkit:comment:py311 -->", "<!-- evalkit:comment:py312 -->"]
+        "<!-- evalkit:comment:py311 -->",
+        "<!-- evalkit:comment:py312 -->",
+    ]
     assert runs[0].outputs["comment_id"] == runs[2].outputs["comment_id"] != runs[1].outputs["comment_id"]
 
 
 def test_the_default_key_is_the_workflow_and_job(action, repo, github):
     github.set_pr_files(12, [{"filename": "README.md"}])
     for job in ("evals", "evals", "smoke"):
-        run = action(repo, "pull_request_opened.json", "pull_request", github=github,
-                     extra_env={"GITHUB_WORKFLOW": "LLM evals", "GITHUB_JOB": job})
+        run = action(
+            repo,
+            "pull_request_opened.json",
+            "pull_request",
+            github=github,
+            extra_env={"GITHUB_WORKFLOW": "LLM evals", "GITHUB_JOB": job},
+        )
         assert run.code == 0, run.log
     heads = sorted(c["body"].split("\n", 1)[0] for c in github.comments(12))
     assert heads == ["<!-- evalkit:comment:LLM-evals.evals -->", "<!-- evalkit:comment:LLM-evals.smoke -->"]
@@ -184,8 +203,13 @@ def test_missing_key_fails_on_a_same_repo_pr_and_skips_when_asked(action, repo, 
     assert failed.code == 2 and failed.outputs["verdict"] == "error"
     (comment,) = marked(github, 12)
     assert "no API key" in comment["body"] and "All gates passed" not in comment["body"]
-    skipped = action(repo, "pull_request_opened.json", "pull_request", github=github,
-                     inputs={"anthropic_api_key": "", "on_missing_key": "skip"})
+    skipped = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        inputs={"anthropic_api_key": "", "on_missing_key": "skip"},
+    )
     assert skipped.code == 0 and skipped.outputs["verdict"] == "skipped"
     assert "not a failure" in marked(github, 12)[0]["body"]
 
@@ -206,8 +230,13 @@ def test_pull_request_target_on_a_fork_head_is_refused(action, repo, github, fak
     subprocess.run([*git, "commit", "-qm", "base"], check=True)
     base = action(repo, event, "pull_request_target", github=github, inputs={"suites": "greet"})
     assert "refusing" not in base.proc.stdout
-    allowed = action(repo, event, "pull_request_target", github=github,
-                     inputs={"allow_pull_request_target_fork": "true", "anthropic_api_key": ""})
+    allowed = action(
+        repo,
+        event,
+        "pull_request_target",
+        github=github,
+        inputs={"allow_pull_request_target_fork": "true", "anthropic_api_key": ""},
+    )
     assert allowed.code == 0 and "refusing" not in allowed.summary
 
 
@@ -230,11 +259,23 @@ def test_install_input_gives_targets_the_teams_own_packages(action, tmp_path, gi
     # The second route: the CLI command on the runner's own Python, as a workflow step runs it.
     command = [str(Path(sys.executable).with_name("evalkit")), "action"] if route == "evalkit action" else None
     repo = make_install_workspace(tmp_path / "own")
-    without = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github, inputs={"suites": "own-code"},
-                     command=command)
+    without = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        inputs={"suites": "own-code"},
+        command=command,
+    )
     assert without.outputs["verdict"] == "error" and f"No module named '{PACKAGE}'" in without.log
-    run = action(repo, "workflow_dispatch.json", "workflow_dispatch", github=github,
-                 inputs={"install": "requirements-eval.txt", "suites": "own-code"}, command=command)
+    run = action(
+        repo,
+        "workflow_dispatch.json",
+        "workflow_dispatch",
+        github=github,
+        inputs={"install": "requirements-eval.txt", "suites": "own-code"},
+        command=command,
+    )
     assert run.code == 0, run.log[-3000:]
     assert run.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in run.log
     assert re.search(r"Successfully installed evalkit[-_]test[-_]greetlib-1\.0", run.log)
@@ -245,8 +286,13 @@ def test_a_failed_install_is_a_setup_error_in_the_comment(action, tmp_path, gith
 
     repo = make_install_workspace(tmp_path / "own", broken=True)
     github.add_comment(12, GREEN, login="github-actions[bot]", user_type="Bot")
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github,
-                 inputs={"install": "requirements-eval.txt", "suites": "own-code"})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        inputs={"install": "requirements-eval.txt", "suites": "own-code"},
+    )
     assert run.code == 2 and run.outputs["verdict"] == "error"
     (comment,) = marked(github, 12)
     assert "evals could not run" in comment["body"] and "pip install -r requirements-eval.txt" in comment["body"]

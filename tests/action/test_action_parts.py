@@ -49,24 +49,30 @@ def put(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_without_evalkit_yml_every_suite_file_is_found_skipping_dependencies(tmp_path):
-    put(tmp_path, {
-        "a/suite.yml": SUITE.format(name="a", watch="[]"),
-        "b/x.suite.yml": SUITE.format(name="x", watch="[]"),
-        "b/y.suite.yaml": SUITE.format(name="y", watch="[]"),
-        "node_modules/p/suite.yml": "junk",
-        ".venv/suite.yml": "junk",
-        ".git/suite.yml": "junk",
-        "venv2/pyvenv.cfg": "", "venv2/lib/suite.yml": "junk",
-        "b/cases.yml": FIXTURES,
-    })
+    put(
+        tmp_path,
+        {
+            "a/suite.yml": SUITE.format(name="a", watch="[]"),
+            "b/x.suite.yml": SUITE.format(name="x", watch="[]"),
+            "b/y.suite.yaml": SUITE.format(name="y", watch="[]"),
+            "node_modules/p/suite.yml": "junk",
+            ".venv/suite.yml": "junk",
+            ".git/suite.yml": "junk",
+            "venv2/pyvenv.cfg": "",
+            "venv2/lib/suite.yml": "junk",
+            "b/cases.yml": FIXTURES,
+        },
+    )
     refs, source = discover(tmp_path)
     assert source == "discovered"
     assert [r.rel for r in refs] == ["a/suite.yml", "b/x.suite.yml", "b/y.suite.yaml"]
 
 
 def test_evalkit_yml_lists_paths_globs_and_fixture_lists_with_their_target(tmp_path):
-    put(tmp_path, {
-        "evalkit.yml": """\
+    put(
+        tmp_path,
+        {
+            "evalkit.yml": """\
             suites:
               - a
               - "more/*.suite.yml"
@@ -74,12 +80,13 @@ def test_evalkit_yml_lists_paths_globs_and_fixture_lists_with_their_target(tmp_p
                 target: agent:run
                 watch: [tests/agents/agent.py]
             """,
-        "a/suite.yml": SUITE.format(name="a", watch='["./prompts/**", "src/**"]'),
-        "more/m.suite.yml": SUITE.format(name="m", watch="[]"),
-        "elsewhere/suite.yml": SUITE.format(name="ignored", watch="[]"),
-        "tests/agents/cases.yml": FIXTURES,
-        "tests/agents/agent.py": "def run(input):\n    return input['prompt']\n",
-    })
+            "a/suite.yml": SUITE.format(name="a", watch='["./prompts/**", "src/**"]'),
+            "more/m.suite.yml": SUITE.format(name="m", watch="[]"),
+            "elsewhere/suite.yml": SUITE.format(name="ignored", watch="[]"),
+            "tests/agents/cases.yml": FIXTURES,
+            "tests/agents/agent.py": "def run(input):\n    return input['prompt']\n",
+        },
+    )
     repo = load_repo_suites(tmp_path)
     assert repo.source == "evalkit.yml"
     assert [r.rel for r in repo.refs] == ["a/suite.yml", "more/m.suite.yml", "tests/agents/cases.yml"]
@@ -100,11 +107,14 @@ def test_evalkit_yml_problems_are_reported_together(tmp_path):
 
 
 def test_the_suites_input_takes_names_paths_folders_and_globs(tmp_path):
-    put(tmp_path, {
-        "s/a/suite.yml": SUITE.format(name="alpha", watch="[]"),
-        "s/b/suite.yml": SUITE.format(name="beta", watch="[]"),
-        "extra/x.yml": SUITE.format(name="extra", watch="[]"),
-    })
+    put(
+        tmp_path,
+        {
+            "s/a/suite.yml": SUITE.format(name="alpha", watch="[]"),
+            "s/b/suite.yml": SUITE.format(name="beta", watch="[]"),
+            "extra/x.yml": SUITE.format(name="extra", watch="[]"),
+        },
+    )
     repo = load_repo_suites(tmp_path)
     assert select_named(repo, ["beta"]) == ["s/b/suite.yml"]
     assert select_named(repo, ["./s/a/"]) == ["s/a/suite.yml"]
@@ -120,17 +130,29 @@ def test_the_suites_input_takes_names_paths_folders_and_globs(tmp_path):
 
 def _report(reason: str = "fine", n_cases: int = 1, demo: bool = False) -> Report:
     items = [ItemResult(id="polite", text="Is polite", status="fail", reason=reason, decided_by="judge")]
-    cases = [CaseResult(id=f"case{i}", verdict="fail", runs=[RunResult(repeat=0, output="x", items=items)],
-                        reasons=["rubric 0% < 80%"]) for i in range(n_cases)]
-    return Report(verdict="fail", demo=demo,
-                  suites=[SuiteResult(name="greet", path="evals/greet.suite.yml", verdict="fail", cases=cases)])
+    cases = [
+        CaseResult(
+            id=f"case{i}",
+            verdict="fail",
+            runs=[RunResult(repeat=0, output="x", items=items)],
+            reasons=["rubric 0% < 80%"],
+        )
+        for i in range(n_cases)
+    ]
+    return Report(
+        verdict="fail",
+        demo=demo,
+        suites=[SuiteResult(name="greet", path="evals/greet.suite.yml", verdict="fail", cases=cases)],
+    )
 
 
 def test_comment_is_marked_and_neutralised():
-    body = render_comment(_report("@admin <b>x</b> fixes #3 ![t](https://evil.example/t.png) <!-- evalkit:comment -->"),
-                          run_url="https://github.com/o/r/actions/runs/1")
+    body = render_comment(
+        _report("@admin <b>x</b> fixes #3 ![t](https://evil.example/t.png) <!-- evalkit:comment -->"),
+        run_url="https://github.com/o/r/actions/runs/1",
+    )
     assert body.startswith(MARKER + "\n") and body.count(MARKER) == 1
-    assert "<!--" not in body[len(MARKER):]
+    assert "<!--" not in body[len(MARKER) :]
     for bad in ("@admin", "<b>", "fixes #3", "https://evil.example"):
         assert bad not in body
     assert "[workflow run](https://github.com/o/r/actions/runs/1)" in body
@@ -150,8 +172,11 @@ def test_long_comment_is_cut_to_65536_with_a_note_and_closed_details():
 
 
 def test_nothing_affected_and_no_key_bodies():
-    body = nothing_affected_body(["README.md", "docs/`@team` <img src=x>.md"] + [f"f{i}" for i in range(40)],
-                                 "42 file(s) changed in PR #1", ["evals/a.suite.yml"])
+    body = nothing_affected_body(
+        ["README.md", "docs/`@team` <img src=x>.md"] + [f"f{i}" for i in range(40)],
+        "42 file(s) changed in PR #1",
+        ["evals/a.suite.yml"],
+    )
     assert body.startswith(MARKER) and "`README.md`" in body and "… and 12 more" in body
     assert "``docs/`@team` <img src=x>.md``" in body  # inside a code span: no ping, no HTML
     assert code_span("`x`") == "`` `x` ``"
@@ -161,8 +186,12 @@ def test_nothing_affected_and_no_key_bodies():
 
 
 def test_inputs_are_checked():
-    env = {"INPUT_RUBRIC_THRESHOLD": " 0.9 ", "INPUT_COMMENT": "False", "INPUT_MODEL": "",
-           "INPUT_ANTHROPIC_API_KEY": "k" * 20}
+    env = {
+        "INPUT_RUBRIC_THRESHOLD": " 0.9 ",
+        "INPUT_COMMENT": "False",
+        "INPUT_MODEL": "",
+        "INPUT_ANTHROPIC_API_KEY": "k" * 20,
+    }
     inputs = parse_inputs(env)
     assert inputs.rubric_threshold == 0.9 and inputs.agreement_threshold == 0.8
     assert inputs.comment is False and inputs.fail_on_gate is True and inputs.model is None
@@ -172,13 +201,36 @@ def test_inputs_are_checked():
 
 
 def test_environment_allow_list():
-    env = {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "PYTHONPATH": "x", "ANTHROPIC_BASE_URL": "u",
-           "ANTHROPIC_API_KEY": "secret", "SYSTEM_AGENT_MODELS_HIGH": "m", "EVALKIT_X": "1", "CI": "true",
-           "GITHUB_WORKSPACE": "/w", "GITHUB_TOKEN": "t", "ACTIONS_RUNTIME_TOKEN": "t", "INPUT_GITHUB_TOKEN": "t",
-           "GITHUB_ENV": "/f", "GITHUB_OUTPUT": "/f", "AWS_SECRET_ACCESS_KEY": "s"}
+    env = {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "LC_ALL": "C",
+        "PYTHONPATH": "x",
+        "ANTHROPIC_BASE_URL": "u",
+        "ANTHROPIC_API_KEY": "secret",
+        "SYSTEM_AGENT_MODELS_HIGH": "m",
+        "EVALKIT_X": "1",
+        "CI": "true",
+        "GITHUB_WORKSPACE": "/w",
+        "GITHUB_TOKEN": "t",
+        "ACTIONS_RUNTIME_TOKEN": "t",
+        "INPUT_GITHUB_TOKEN": "t",
+        "GITHUB_ENV": "/f",
+        "GITHUB_OUTPUT": "/f",
+        "AWS_SECRET_ACCESS_KEY": "s",
+    }
     dropped = scrub_environment(env)
-    assert set(env) == {"PATH", "HOME", "LC_ALL", "PYTHONPATH", "ANTHROPIC_BASE_URL", "SYSTEM_AGENT_MODELS_HIGH",
-                        "EVALKIT_X", "CI", "GITHUB_WORKSPACE"}
+    assert set(env) == {
+        "PATH",
+        "HOME",
+        "LC_ALL",
+        "PYTHONPATH",
+        "ANTHROPIC_BASE_URL",
+        "SYSTEM_AGENT_MODELS_HIGH",
+        "EVALKIT_X",
+        "CI",
+        "GITHUB_WORKSPACE",
+    }
     assert "ANTHROPIC_API_KEY" in dropped and "AWS_SECRET_ACCESS_KEY" in dropped
 
 

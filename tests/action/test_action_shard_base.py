@@ -20,8 +20,15 @@ from tests.action.test_action_entrypoint import action, marked  # noqa: F401 - f
 SHARDS = 2
 
 
-def run_shards(action, repo: Path, event: dict, github, inputs: dict[str, str] | None = None,  # noqa: F811
-               bob_polite: str = "Hello Bob!", fields: dict | None = None) -> list:
+def run_shards(
+    action,
+    repo: Path,
+    event: dict,
+    github,
+    inputs: dict[str, str] | None = None,  # noqa: F811
+    bob_polite: str = "Hello Bob!",
+    fields: dict | None = None,
+) -> list:
     """Every shard job, each with the results folder downloaded into `shards/I/` as the README's
     matrix workflow does."""
     runs = []
@@ -30,8 +37,14 @@ def run_shards(action, repo: Path, event: dict, github, inputs: dict[str, str] |
         if fields is not None:
             replies.tool_reply("record_fields", fields)
         with FakeAnthropicServer(replies) as fake_llm:
-            run = action(repo, event, "pull_request", github=github, anthropic=fake_llm,
-                         inputs={"shard": f"{i}/{SHARDS}", **(inputs or {})})
+            run = action(
+                repo,
+                event,
+                "pull_request",
+                github=github,
+                anthropic=fake_llm,
+                inputs={"shard": f"{i}/{SHARDS}", **(inputs or {})},
+            )
         assert run.code in (0, 1), run.log
         shutil.copytree(run.results, repo / "shards" / str(i))
         runs.append(run)
@@ -39,8 +52,13 @@ def run_shards(action, repo: Path, event: dict, github, inputs: dict[str, str] |
 
 
 def merge(action, repo: Path, event: dict, github, inputs: dict[str, str] | None = None):  # noqa: F811
-    return action(repo, event, "pull_request", github=github,
-                  inputs={"merge": "shards/*/results.json", "anthropic_api_key": "", **(inputs or {})})
+    return action(
+        repo,
+        event,
+        "pull_request",
+        github=github,
+        inputs={"merge": "shards/*/results.json", "anthropic_api_key": "", **(inputs or {})},
+    )
 
 
 def categories(comparison: dict) -> dict[str, str]:
@@ -48,8 +66,7 @@ def categories(comparison: dict) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(action, tmp_path, github,
-                                                                            fake_anthropic):  # noqa: F811
+def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(action, tmp_path, github, fake_anthropic):  # noqa: F811
     repo = tmp_path / "repo"
     base, _ = two_commits(repo, POLITE, TERSE)
     event = pr_event(base)
@@ -67,7 +84,7 @@ def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(acti
     merged = merge(action, repo, event, github)
     assert merged.code == 1, merged.log
     body = marked(github, 12)[0]["body"]
-    first = body[len(MARKER):].lstrip("\n").splitlines()[0]
+    first = body[len(MARKER) :].lstrip("\n").splitlines()[0]
     assert first == "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse, 0 got better"
     assert body.index("got worse") < body.index("A gate failed")
     assert "the base branch (main)" in body and "greet/bob" in body
@@ -85,8 +102,9 @@ def test_the_merge_comment_leads_with_the_comparison_an_unsharded_run_gives(acti
     assert whole.code == 1, whole.log
     unsharded = json.loads((whole.results / "comparison.json").read_text())
     assert categories(sharded) == categories(unsharded) == {"greet/ada": "still passing", "greet/bob": "regressed"}
-    assert [(s["name"], s["base"]["passed"], s["head"]["passed"]) for s in sharded["suites"]] == \
-        [(s["name"], s["base"]["passed"], s["head"]["passed"]) for s in unsharded["suites"]]
+    assert [(s["name"], s["base"]["passed"], s["head"]["passed"]) for s in sharded["suites"]] == [
+        (s["name"], s["base"]["passed"], s["head"]["passed"]) for s in unsharded["suites"]
+    ]
 
 
 @pytest.mark.slow
@@ -113,8 +131,10 @@ def test_a_shard_without_base_results_is_named_and_the_thresholds_decide(action,
     merged = merge(action, repo, event, github, inputs={"gate": "regressions"})
     assert merged.code == 1, merged.log  # no comparison: the thresholds decide, even under gate: regressions
     body = marked(github, 12)[0]["body"]
-    assert ("No comparison with the base branch:** no base results beside shards/2/results.json (upload the "
-            "shard's whole results folder") in body
+    assert (
+        "No comparison with the base branch:** no base results beside shards/2/results.json (upload the "
+        "shard's whole results folder"
+    ) in body
     assert "A gate failed" in body and "got worse" not in body
     assert merged.outputs["regressed"] == "" and merged.outputs["verdict"] == "fail"
 
@@ -134,8 +154,10 @@ def test_shards_that_could_not_have_the_base_say_why_in_the_merge_comment(action
     merged = merge(action, repo, event, github)
     assert merged.code == 1, merged.log
     body = marked(github, 12)[0]["body"]
-    assert (f"No comparison with the base branch:** shard 1/2, 2/2: the base commit {base[:12]} is not in this "
-            "shallow checkout and fetching it failed") in body
+    assert (
+        f"No comparison with the base branch:** shard 1/2, 2/2: the base commit {base[:12]} is not in this "
+        "shallow checkout and fetching it failed"
+    ) in body
     assert "A gate failed" in body and merged.outputs["regressed"] == ""
 
 
@@ -186,5 +208,8 @@ def test_the_merge_job_fetches_the_base_commit_its_shallow_checkout_lacks(action
     assert lacks.returncode != 0  # the merge job's checkout lacks the base commit: it fetches it
     merged = merge(action, repo, event, github)
     assert merged.code == 1, merged.log
-    assert marked(github, 12)[0]["body"][len(MARKER):].lstrip("\n").startswith(
-        "## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse")
+    assert (
+        marked(github, 12)[0]["body"][len(MARKER) :]
+        .lstrip("\n")
+        .startswith("## ❌ evalkit: 1 case now fails (it passed on the base branch): 1 case got worse")
+    )

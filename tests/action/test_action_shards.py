@@ -18,8 +18,14 @@ def test_shard_jobs_do_not_comment_and_the_merge_job_posts_one(action, repo, git
     shards = []
     for i in (1, 2):
         with FakeAnthropicServer(script) as fake_llm:
-            run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                         inputs={"shard": f"{i}/2"})
+            run = action(
+                repo,
+                "pull_request_opened.json",
+                "pull_request",
+                github=github,
+                anthropic=fake_llm,
+                inputs={"shard": f"{i}/2"},
+            )
         assert run.code in (0, 1), run.log
         assert "no comment from this job" in run.log
         results = json.loads(run.file("results_path").read_text())
@@ -31,8 +37,13 @@ def test_shard_jobs_do_not_comment_and_the_merge_job_posts_one(action, repo, git
         shutil.copy(run.file("results_path"), target)
     assert sorted(r.code for r in shards) == [0, 1]  # ada's share passes, bob's fails
     assert not marked(github, 12)
-    merged = action(repo, "pull_request_opened.json", "pull_request", github=github,
-                    inputs={"merge": "shards/*/results.json", "anthropic_api_key": ""})
+    merged = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        inputs={"merge": "shards/*/results.json", "anthropic_api_key": ""},
+    )
     assert merged.code == 1, merged.log
     ours = marked(github, 12)
     assert len(ours) == 1
@@ -43,6 +54,7 @@ def test_shard_jobs_do_not_comment_and_the_merge_job_posts_one(action, repo, git
 
 
 def test_merge_with_no_matching_file_exits_2(action, repo, github):  # noqa: F811
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github,
-                 inputs={"merge": "shards/*/results.json"})
+    run = action(
+        repo, "pull_request_opened.json", "pull_request", github=github, inputs={"merge": "shards/*/results.json"}
+    )
     assert run.code == 2 and "matches no file" in run.log

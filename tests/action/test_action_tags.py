@@ -24,8 +24,14 @@ def _script() -> Script:
 def test_only_the_tagged_cases_run(action, tmp_path, github, fake_anthropic):  # noqa: F811
     repo = greet_repo(tmp_path / "repo", TAGGED)
     fake_llm = fake_anthropic(_script())
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"tags": "pr", "suites": "evals/greet.suite.yml"})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"tags": "pr", "suites": "evals/greet.suite.yml"},
+    )
     sent = [r["messages"][0]["content"] for r in fake_llm.requests if requested_tool(r) is None]
     assert run.code == 0, run.log
     assert set(sent) == {"GREET Ada politely."}  # the base run (if any) selects alike
@@ -37,8 +43,14 @@ def test_only_the_tagged_cases_run(action, tmp_path, github, fake_anthropic):  #
 def test_no_case_with_the_tags_is_skipped_not_an_error(action, tmp_path, github, fake_anthropic):  # noqa: F811
     repo = greet_repo(tmp_path / "repo", TAGGED)
     fake_llm = fake_anthropic(_script())
-    run = action(repo, "pull_request_opened.json", "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"tags": "nightly", "suites": "evals/greet.suite.yml"})
+    run = action(
+        repo,
+        "pull_request_opened.json",
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"tags": "nightly", "suites": "evals/greet.suite.yml"},
+    )
     sent = list(fake_llm.requests)
     assert run.code == 0, run.log
     assert not [r for r in sent if "messages" in r]

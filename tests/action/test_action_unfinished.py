@@ -131,8 +131,9 @@ sys.exit(entry.main())
 
 
 def test_missing_results_say_the_run_did_not_finish(action, repo, github):
-    run = _green_then(action, repo, github, AT_CALL.replace("os._exit(0)", "pass"),
-                      command=[sys.executable, "-c", MISSING_RESULTS])
+    run = _green_then(
+        action, repo, github, AT_CALL.replace("os._exit(0)", "pass"), command=[sys.executable, "-c", MISSING_RESULTS]
+    )
     assert run.code == 3, run.log
     assert "FileNotFoundError" not in run.log
     for text in _comment_and_summary(github, run):

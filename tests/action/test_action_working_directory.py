@@ -22,8 +22,14 @@ def test_the_project_in_the_working_directory_runs_when_its_files_change(action,
     root = monorepo(tmp_path)
     github.set_pr_files(12, [{"filename": "services/bot/prompts/greet.txt"}])
     fake_llm = fake_anthropic(greet_script())
-    run = action(root, PR, "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"working_directory": "services/bot", "baseline": "none"})
+    run = action(
+        root,
+        PR,
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"working_directory": "services/bot", "baseline": "none"},
+    )
     assert run.code == 0, run.log
     assert "services/bot/evals/greet.suite.yml" in run.outputs["selected_suites"]
     assert "services/bot/evals/envdump.suite.yml" not in run.outputs["selected_suites"]
@@ -42,17 +48,24 @@ def test_a_change_outside_the_project_runs_nothing(action, github, tmp_path):
 def test_the_suites_input_names_paths_in_the_working_directory(action, github, tmp_path, fake_anthropic):
     root = monorepo(tmp_path)
     fake_llm = fake_anthropic(greet_script())
-    run = action(root, PR, "pull_request", github=github, anthropic=fake_llm,
-                 inputs={"working_directory": "services/bot", "suites": "evals/greet.suite.yml",
-                         "baseline": "none"})
+    run = action(
+        root,
+        PR,
+        "pull_request",
+        github=github,
+        anthropic=fake_llm,
+        inputs={"working_directory": "services/bot", "suites": "evals/greet.suite.yml", "baseline": "none"},
+    )
     assert run.code == 0, run.log
     assert run.outputs["selected_suites"] == "services/bot/evals/greet.suite.yml"
 
 
 def test_a_working_directory_outside_the_checkout_or_missing_is_a_clear_error(action, github, tmp_path):
     root = monorepo(tmp_path)
-    for bad, said in (("../elsewhere", "is not a folder inside the repository"),
-                      ("services/nope", "is not a folder of the checkout")):
+    for bad, said in (
+        ("../elsewhere", "is not a folder inside the repository"),
+        ("services/nope", "is not a folder of the checkout"),
+    ):
         run = action(root, PR, "pull_request", github=github, inputs={"working_directory": bad})
         assert run.code == 2, run.log
         assert f"working_directory: {bad!r} {said}" in run.log

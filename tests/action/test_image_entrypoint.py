@@ -60,7 +60,7 @@ def test_entrypoint_in_the_image_comments_once_and_gates(run_action, tmp_path: P
     assert "A gate failed" in body and "https://github.com/octo-org/hello/actions/runs/777" in body
     for bad in ("<img", "<script", "https://evil.example", "@octocat", "fixes #1"):
         assert bad not in body
-    assert "<!--" not in body[len(MARKER):]
+    assert "<!--" not in body[len(MARKER) :]
 
     bob_line = SUITE.splitlines().index("  - id: bob") + 1
     assert f"::error file=evals/greet.suite.yml,line={bob_line}," in proc.stdout
@@ -102,16 +102,21 @@ def test_fork_without_key_skips_in_the_image(run_action, tmp_path: Path, fake_an
     assert "fork" in run.summary and "not a failure" in run.summary
 
 
-def test_install_input_in_the_image_gives_targets_the_teams_packages(run_action, tmp_path: Path, fake_anthropic,
-                                                                     fake_github):
+def test_install_input_in_the_image_gives_targets_the_teams_packages(
+    run_action, tmp_path: Path, fake_anthropic, fake_github
+):
     from install_workspace import make_install_workspace
 
     repo = make_install_workspace(tmp_path / "own")
     github = fake_github(token=TOKEN)
     anthropic = fake_anthropic(greet_script())
-    run = run_action(repo, inputs={"anthropic_api_key": KEY, "install": "requirements-eval.txt",
-                                   "suites": "own-code"}, env=_env(github, anthropic), event={},
-                     event_name="workflow_dispatch")
+    run = run_action(
+        repo,
+        inputs={"anthropic_api_key": KEY, "install": "requirements-eval.txt", "suites": "own-code"},
+        env=_env(github, anthropic),
+        event={},
+        event_name="workflow_dispatch",
+    )
     out = run.process.stdout + run.process.stderr
     assert run.process.returncode == 0, out[-4000:]
     assert run.outputs["verdict"] == "pass" and "::group::evalkit: install requirements-eval.txt" in out
@@ -126,8 +131,11 @@ def test_targets_in_the_image_see_no_secret(run_action, tmp_path: Path, fake_ant
     github = fake_github(token=TOKEN)
     anthropic = fake_anthropic(greet_script())
     github.set_pr_files(12, [{"filename": "other/x.py"}])
-    env = {**_env(github, anthropic), "EVALKIT_TEST_ENV_DUMP": "/github/workspace/dump.json",
-           "EVALKIT_TEST_NEEDLES": "/github/workspace/needles.json"}
+    env = {
+        **_env(github, anthropic),
+        "EVALKIT_TEST_ENV_DUMP": "/github/workspace/dump.json",
+        "EVALKIT_TEST_NEEDLES": "/github/workspace/needles.json",
+    }
     run = run_action(repo, inputs={"anthropic_api_key": KEY}, env=env, event=event)
     assert run.process.returncode == 0, (run.process.stdout + run.process.stderr)[-4000:]
     seen = json.loads((repo / "dump.json").read_text())

@@ -46,17 +46,33 @@ def test_a_wrong_key_or_a_path_outside_the_api_is_refused(fake_anthropic):
 
 
 def test_the_worker_environment_is_allow_listed_and_holds_no_secret():
-    env = {"PATH": "/bin", "HOME": "/h", "GITHUB_TOKEN": "ghs_x" * 4, "ACTIONS_RUNTIME_TOKEN": "rt" * 8,
-           "INPUT_ANTHROPIC_API_KEY": REAL, "ANTHROPIC_API_KEY": REAL, "ANTHROPIC_BASE_URL": "https://api.x",
-           "ANTHROPIC_CUSTOM": REAL, "EVALKIT_CACHE": "/c", "GITHUB_WORKSPACE": "/w"}
+    env = {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "GITHUB_TOKEN": "ghs_x" * 4,
+        "ACTIONS_RUNTIME_TOKEN": "rt" * 8,
+        "INPUT_ANTHROPIC_API_KEY": REAL,
+        "ANTHROPIC_API_KEY": REAL,
+        "ANTHROPIC_BASE_URL": "https://api.x",
+        "ANTHROPIC_CUSTOM": REAL,
+        "EVALKIT_CACHE": "/c",
+        "GITHUB_WORKSPACE": "/w",
+    }
     out = worker_environment(env, [REAL, "ghs_x" * 4, "rt" * 8], "http://127.0.0.1:1", "evalkit-proxy-1")
-    assert out == {"PATH": "/bin", "HOME": "/h", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
-                   "ANTHROPIC_API_KEY": "evalkit-proxy-1", "EVALKIT_CACHE": "/c", "GITHUB_WORKSPACE": "/w"}
+    assert out == {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
+        "ANTHROPIC_API_KEY": "evalkit-proxy-1",
+        "EVALKIT_CACHE": "/c",
+        "GITHUB_WORKSPACE": "/w",
+    }
 
 
 def _call(url: str, method: str, path: str, key: str) -> int:
-    req = urllib.request.Request(url + path, data=b"{}" if method != "GET" else None, method=method,
-                                 headers={"x-api-key": key})
+    req = urllib.request.Request(
+        url + path, data=b"{}" if method != "GET" else None, method=method, headers={"x-api-key": key}
+    )
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status
@@ -64,11 +80,21 @@ def _call(url: str, method: str, path: str, key: str) -> int:
         return exc.code
 
 
-REFUSED = [("GET", "/v1/models"), ("GET", "/v1/models/claude-sonnet-4-6"), ("GET", "/v1/files"),
-           ("POST", "/v1/files"), ("GET", "/v1/%2e%2e/admin"), ("GET", "/v1/messages/../models"),
-           ("POST", "/v1/messages/count_tokens"), ("POST", "/v1//messages"), ("POST", "/v1/messages%2F"),
-           ("DELETE", "/v1/messages"), ("GET", "/v1/messages/batches"),
-           ("POST", "/v1/messages/batches"), ("GET", "/v1/messages/batches/msgbatch_1/results")]
+REFUSED = [
+    ("GET", "/v1/models"),
+    ("GET", "/v1/models/claude-sonnet-4-6"),
+    ("GET", "/v1/files"),
+    ("POST", "/v1/files"),
+    ("GET", "/v1/%2e%2e/admin"),
+    ("GET", "/v1/messages/../models"),
+    ("POST", "/v1/messages/count_tokens"),
+    ("POST", "/v1//messages"),
+    ("POST", "/v1/messages%2F"),
+    ("DELETE", "/v1/messages"),
+    ("GET", "/v1/messages/batches"),
+    ("POST", "/v1/messages/batches"),
+    ("GET", "/v1/messages/batches/msgbatch_1/results"),
+]
 
 
 def test_only_the_endpoints_a_run_needs_pass(capfd, fake_anthropic):
@@ -89,8 +115,14 @@ def test_a_batch_run_reaches_the_batch_endpoints_and_nothing_more(fake_anthropic
     fake = fake_anthropic(Script().reply("hi"))
     with KeyProxy(REAL, fake.url, batch=True) as proxy:
         client = anthropic.Anthropic(api_key=proxy.placeholder, base_url=proxy.url, max_retries=0)
-        batch = client.messages.batches.create(requests=[{"custom_id": "a", "params": {
-            "model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}}])
+        batch = client.messages.batches.create(
+            requests=[
+                {
+                    "custom_id": "a",
+                    "params": {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]},
+                }
+            ]
+        )
         assert client.messages.batches.retrieve(batch.id).id == batch.id
         assert _call(proxy.url, "GET", "/v1/models", proxy.placeholder) == 403
         assert _call(proxy.url, "GET", "/v1/files", proxy.placeholder) == 403

@@ -16,7 +16,7 @@ from evalkit._runtime.unprivileged import CAP_SYS_PTRACE, capabilities
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="capabilities and /proc are Linux's")
 
 # The child: scan its parent's readable memory for the secret, and say what it holds.
-CHILD = textwrap.dedent('''
+CHILD = textwrap.dedent("""
     import json, os, subprocess, sys
     secret = sys.argv[1].encode()
     found, error = False, None
@@ -39,10 +39,10 @@ CHILD = textwrap.dedent('''
                                  "if l.startswith('CapEff')][0].split()[1])"], capture_output=True, text=True)
     print(json.dumps({"found": found, "error": error, "caps": status,
                       "grandchild_eff": int(grandchild.stdout, 16)}))
-''')
+""")
 
 # The parent: a secret in its memory, hardened as the entrypoint hardens itself, then both children.
-PARENT = textwrap.dedent('''
+PARENT = textwrap.dedent("""
     import ctypes, json, subprocess, sys
     from evalkit.action.sandbox import harden_process, unprivileged
     secret = "evalkit-" + "memory-probe-" + "7Qz1"  # built at run time: not a constant of a file
@@ -53,7 +53,7 @@ PARENT = textwrap.dedent('''
     plain = subprocess.run(child, capture_output=True, text=True, check=True).stdout
     worker = subprocess.run(unprivileged(child), capture_output=True, text=True, check=True).stdout
     print(json.dumps({"dumpable": dumpable, "plain": json.loads(plain), "worker": json.loads(worker)}))
-''')
+""")
 
 
 def _has(caps: int) -> bool:

@@ -42,6 +42,7 @@ def test_a_plugin_may_not_take_a_built_in_type():
     from evalkit import Check, register_check
 
     with pytest.raises(ValueError, match="'contains' is built in"):
+
         @register_check
         class Contains(Check):
             type = "contains"

@@ -34,28 +34,37 @@ def agent(*calls: tuple, answer: str = "Done.") -> list[Step]:
     """user asks; the model asks for each call in turn (one assistant turn each); then answers."""
     steps = [Step.message("user", "weather in Paris and London?")]
     for name, arguments, *error in calls:
-        steps += [Step.message("assistant", ""),
-                  Step.tool_call(name, arguments, result=None if error else {"ok": True},
-                                 error=error[0] if error else None)]
+        steps += [
+            Step.message("assistant", ""),
+            Step.tool_call(name, arguments, result=None if error else {"ok": True}, error=error[0] if error else None),
+        ]
     return steps + [Step.message("assistant", answer)]
 
 
-WEATHER = agent(("get_weather", {"city": "Paris", "units": "C"}), ("get_weather", {"city": "London", "units": "C"}),
-                ("send_email", {"to": "ana@example.com"}))
+WEATHER = agent(
+    ("get_weather", {"city": "Paris", "units": "C"}),
+    ("get_weather", {"city": "London", "units": "C"}),
+    ("send_email", {"to": "ana@example.com"}),
+)
 
 
 # -- tool_called ---------------------------------------------------------------------------------
 
+
 def test_tool_called_passes_and_fails_with_counts():
     assert decide("tool_called", WEATHER, name="get_weather") == Outcome(
-        True, "get_weather was called 2 times; wanted at least 1")
+        True, "get_weather was called 2 times; wanted at least 1"
+    )
     assert decide("tool_called", WEATHER, name="search") == Outcome(
-        False, "search was called 0 times; wanted at least 1")
+        False, "search was called 0 times; wanted at least 1"
+    )
     assert decide("tool_called", WEATHER, name="get_weather", times=1) == Outcome(
-        False, "get_weather was called 2 times; wanted exactly 1")
+        False, "get_weather was called 2 times; wanted exactly 1"
+    )
     assert decide("tool_called", WEATHER, name="get_weather", times={"min": 1, "max": 2}).passed
     assert decide("tool_called", WEATHER, name="get_weather", times={"max": 1}).reason == (
-        "get_weather was called 2 times; wanted at most 1")
+        "get_weather was called 2 times; wanted at most 1"
+    )
     assert decide("tool_called", WEATHER, name="search", times=0).passed
 
 
@@ -63,13 +72,19 @@ def test_tool_called_with_arguments_by_each_match():
     paris = decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris"})
     assert paris == Outcome(True, 'get_weather was called 2 times, 1 with {"city": "Paris"}; wanted at least 1')
     rome = decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Rome"})
-    assert rome == Outcome(False, 'get_weather was called 2 times, 0 with {"city": "Rome"} '
-                                  '(first mismatch: city="Paris", wanted "Rome"); wanted at least 1')
+    assert rome == Outcome(
+        False,
+        'get_weather was called 2 times, 0 with {"city": "Rome"} '
+        '(first mismatch: city="Paris", wanted "Rome"); wanted at least 1',
+    )
     assert not decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris"}, match="equals").passed
-    assert decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris", "units": "C"},
-                  match="equals").passed
-    assert "unexpected units" in decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris"},
-                                        match="equals").reason
+    assert decide(
+        "tool_called", WEATHER, name="get_weather", arguments={"city": "Paris", "units": "C"}, match="equals"
+    ).passed
+    assert (
+        "unexpected units"
+        in decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Paris"}, match="equals").reason
+    )
     assert decide("tool_called", WEATHER, name="get_weather", arguments={"city": "L.*"}, match="regex").passed
     partial = decide("tool_called", WEATHER, name="get_weather", arguments={"city": "Lon"}, match="regex")
     assert not partial.passed and 'city="Paris" does not match /Lon/' in partial.reason  # a full match is wanted
@@ -87,24 +102,29 @@ def test_regex_matches_a_non_string_argument_as_its_json_text():
 
 # -- tool_not_called -----------------------------------------------------------------------------
 
+
 def test_tool_not_called():
     assert decide("tool_not_called", WEATHER, name="delete_account") == Outcome(True, "delete_account was not called")
     failed = decide("tool_not_called", WEATHER, name="send_email")
     assert failed == Outcome(False, 'send_email was called (tool call 3: {"to": "ana@example.com"})')
     assert decide("tool_not_called", WEATHER, name="get_weather", arguments={"city": "Rome"}) == Outcome(
-        True, 'get_weather was called 2 times, never with {"city": "Rome"}')
+        True, 'get_weather was called 2 times, never with {"city": "Rome"}'
+    )
     london = decide("tool_not_called", WEATHER, name="get_weather", arguments={"city": "London"})
     assert not london.passed and "tool call 2" in london.reason
 
 
 # -- tool_sequence -------------------------------------------------------------------------------
 
+
 def test_tool_sequence_exact():
     names = ["get_weather", "get_weather", "send_email"]
     assert decide("tool_sequence", WEATHER, names=names, order="exact").passed
     short = decide("tool_sequence", WEATHER, names=names[:2], order="exact")
-    assert short == Outcome(False, "calls: get_weather, get_weather, send_email; wanted exactly: get_weather, "
-                                   "get_weather (3 calls, wanted 2)")
+    assert short == Outcome(
+        False,
+        "calls: get_weather, get_weather, send_email; wanted exactly: get_weather, get_weather (3 calls, wanted 2)",
+    )
     other = decide("tool_sequence", WEATHER, names=["get_weather", "send_email", "get_weather"], order="exact")
     assert "(call 2 is get_weather, wanted send_email)" in other.reason and not other.passed
 
@@ -112,8 +132,11 @@ def test_tool_sequence_exact():
 def test_tool_sequence_in_order_with_and_without_gaps():
     assert decide("tool_sequence", WEATHER, names=["get_weather", "send_email"]).passed
     missing = decide("tool_sequence", WEATHER, names=["get_weather", "send_email", "archive"])
-    assert missing == Outcome(False, "calls: get_weather, get_weather, send_email; wanted in order: get_weather, "
-                                     "send_email, archive (archive missing)")
+    assert missing == Outcome(
+        False,
+        "calls: get_weather, get_weather, send_email; wanted in order: get_weather, "
+        "send_email, archive (archive missing)",
+    )
     backwards = decide("tool_sequence", WEATHER, names=["send_email", "get_weather"])
     assert not backwards.passed and backwards.reason.endswith("(get_weather not after send_email)")
     trace = agent(("search", {}), ("read", {}), ("summarise", {}))
@@ -134,17 +157,22 @@ def test_tool_sequence_unordered_counts_duplicates():
 
 # -- tool_args -----------------------------------------------------------------------------------
 
+
 def test_tool_args_every_call_must_match():
     assert decide("tool_args", WEATHER, name="get_weather", arguments={"units": "C"}) == Outcome(
-        True, 'all 2 call(s) of get_weather with {"units": "C"}')
+        True, 'all 2 call(s) of get_weather with {"units": "C"}'
+    )
     assert decide("tool_args", WEATHER, name="get_weather", arguments={"city": "Paris"}) == Outcome(
-        False, 'get_weather call 2 of 2: city="London", wanted "Paris"')
+        False, 'get_weather call 2 of 2: city="London", wanted "Paris"'
+    )
     assert decide("tool_args", WEATHER, name="search", arguments={"q": "x"}) == Outcome(
-        False, "search was never called (allow_none: true accepts that)")
+        False, "search was never called (allow_none: true accepts that)"
+    )
     assert decide("tool_args", WEATHER, name="search", arguments={"q": "x"}, allow_none=True).passed
 
 
 # -- max_steps, max_tool_calls -------------------------------------------------------------------
+
 
 def test_max_steps_counts_model_turns():
     assert decide("max_steps", WEATHER, max=4) == Outcome(True, "4 model turns (at most 4)")
@@ -155,27 +183,36 @@ def test_max_tool_calls_all_or_of_one_tool():
     assert decide("max_tool_calls", WEATHER, max=3).passed
     assert decide("max_tool_calls", WEATHER, max=2) == Outcome(False, "3 tool calls; at most 2 allowed")
     assert decide("max_tool_calls", WEATHER, max=1, name="get_weather") == Outcome(
-        False, "2 tool calls of get_weather; at most 1 allowed")
+        False, "2 tool calls of get_weather; at most 1 allowed"
+    )
     assert decide("max_tool_calls", WEATHER, max=1, name="send_email").passed
 
 
 # -- tool_error_handled --------------------------------------------------------------------------
 
+
 def test_tool_error_handled():
     assert decide("tool_error_handled", WEATHER) == Outcome(None, "no tool call failed")
     recovered = agent(("search", {"q": "x"}, "timeout"), ("search", {"q": "x"}))
     assert decide("tool_error_handled", recovered) == Outcome(
-        True, 'the model went on after 1 failed tool call: search ("timeout"), and answered')
-    abandoned = [Step.message("user", "hi"), Step.message("assistant", ""),
-                 Step.tool_call("search", {}, error="HTTP 500")]
+        True, 'the model went on after 1 failed tool call: search ("timeout"), and answered'
+    )
+    abandoned = [
+        Step.message("user", "hi"),
+        Step.message("assistant", ""),
+        Step.tool_call("search", {}, error="HTTP 500"),
+    ]
     assert decide("tool_error_handled", abandoned, output="") == Outcome(
-        False, 'search failed ("HTTP 500") and the model took no step after it')
+        False, 'search failed ("HTTP 500") and the model took no step after it'
+    )
     silent = agent(("search", {}, "HTTP 500"), answer="")
     assert decide("tool_error_handled", silent, output="  ") == Outcome(
-        False, 'the final output is empty after 1 failed tool call: search ("HTTP 500")')
+        False, 'the final output is empty after 1 failed tool call: search ("HTTP 500")'
+    )
 
 
 # -- no trace ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cls", CHECKS, ids=lambda c: c.type)
 def test_a_run_without_a_trace_fails_every_trajectory_check_saying_how_to_record_one(cls):
@@ -188,25 +225,29 @@ def test_a_run_without_a_trace_fails_every_trajectory_check_saying_how_to_record
 
 # -- bad arguments -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind, args, message", [
-    ("tool_called", {"name": "x", "colour": 1}, "colour"),
-    ("tool_called", {"name": "x", "arguments": {"a": 1}, "match": "fuzzy"}, "match"),
-    ("tool_called", {"name": "x", "match": "equals"}, "`match` needs `arguments`"),
-    ("tool_called", {"name": "x", "arguments": {"a": "(x"}, "match": "regex"}, "arguments.a: invalid regular"),
-    ("tool_called", {"name": "x", "arguments": {"a": 3}, "match": "regex"}, "a regular expression (a string)"),
-    ("tool_called", {"name": "x", "arguments": {"type": "nope"}, "match": "schema"}, "invalid JSON Schema"),
-    ("tool_called", {"name": "x", "times": -1}, "times must be 0 or more"),
-    ("tool_called", {"name": "x", "times": {"min": 3, "max": 1}}, "min 3 exceeds max 1"),
-    ("tool_called", {"name": "x", "times": {}}, "times needs"),
-    ("tool_called", {"name": "x", "times": True}, "times is a number of calls or {min:, max:}, not True"),
-    ("tool_called", {"name": "x", "times": {"min": 1, "most": 2}}, "most"),
-    ("tool_called", {"name": ""}, "name"),
-    ("tool_sequence", {"names": []}, "names"),
-    ("tool_sequence", {"names": ["a"], "order": "exact", "gaps": False}, "`gaps` applies only to order: in_order"),
-    ("tool_args", {"name": "x"}, "arguments"),
-    ("max_steps", {"max": -1}, "max"),
-    ("max_tool_calls", {"max": -2}, "max"),
-])
+
+@pytest.mark.parametrize(
+    "kind, args, message",
+    [
+        ("tool_called", {"name": "x", "colour": 1}, "colour"),
+        ("tool_called", {"name": "x", "arguments": {"a": 1}, "match": "fuzzy"}, "match"),
+        ("tool_called", {"name": "x", "match": "equals"}, "`match` needs `arguments`"),
+        ("tool_called", {"name": "x", "arguments": {"a": "(x"}, "match": "regex"}, "arguments.a: invalid regular"),
+        ("tool_called", {"name": "x", "arguments": {"a": 3}, "match": "regex"}, "a regular expression (a string)"),
+        ("tool_called", {"name": "x", "arguments": {"type": "nope"}, "match": "schema"}, "invalid JSON Schema"),
+        ("tool_called", {"name": "x", "times": -1}, "times must be 0 or more"),
+        ("tool_called", {"name": "x", "times": {"min": 3, "max": 1}}, "min 3 exceeds max 1"),
+        ("tool_called", {"name": "x", "times": {}}, "times needs"),
+        ("tool_called", {"name": "x", "times": True}, "times is a number of calls or {min:, max:}, not True"),
+        ("tool_called", {"name": "x", "times": {"min": 1, "most": 2}}, "most"),
+        ("tool_called", {"name": ""}, "name"),
+        ("tool_sequence", {"names": []}, "names"),
+        ("tool_sequence", {"names": ["a"], "order": "exact", "gaps": False}, "`gaps` applies only to order: in_order"),
+        ("tool_args", {"name": "x"}, "arguments"),
+        ("max_steps", {"max": -1}, "max"),
+        ("max_tool_calls", {"max": -2}, "max"),
+    ],
+)
 def test_bad_arguments_are_refused(kind, args, message):
     with pytest.raises(ValidationError) as raised:
         check(kind, **args)
@@ -214,7 +255,9 @@ def test_bad_arguments_are_refused(kind, args, message):
 
 
 def test_bad_arguments_are_load_errors_with_file_and_line(write):
-    path = write("agent.yml", """
+    path = write(
+        "agent.yml",
+        """
         target: agent:run
         cases:
           - id: a
@@ -223,7 +266,8 @@ def test_bad_arguments_are_load_errors_with_file_and_line(write):
           - id: b
             checks:
               - {type: max_steps, max: -1}
-    """)
+    """,
+    )
     with pytest.raises(SuiteError) as raised:
         load_suite(path)
     text = str(raised.value)
@@ -256,7 +300,9 @@ def concierge(input):  # an agent traced with OpenTelemetry: its OTLP/JSON expor
 
 def test_trajectory_checks_in_cases_and_rubric_items_with_the_judge(write, run_scripted):
     write("agent.py", AGENT_MODULE)
-    path = write("suite.yml", """
+    path = write(
+        "suite.yml",
+        """
         target: agent:run
         rubrics:
           weather:
@@ -272,7 +318,8 @@ def test_trajectory_checks_in_cases_and_rubric_items_with_the_judge(write, run_s
           - id: too_many
             input: {q: "weather?"}
             checks: [{type: max_steps, max: 1}]
-    """)
+    """,
+    )
     script = Script().tool_reply("record_verdicts", verdicts({"used_tool": "pass", "one_city": "pass"}))
     report = run_scripted(path, script)
     cases = {c.id: c for c in report.suites[0].cases}
@@ -288,11 +335,14 @@ def test_trajectory_checks_in_cases_and_rubric_items_with_the_judge(write, run_s
 
 def test_a_target_without_a_trace_fails_a_trajectory_check_in_a_suite(write, run_scripted):
     write("agent.py", AGENT_MODULE)
-    path = write("suite.yml", """
+    path = write(
+        "suite.yml",
+        """
         target: agent:plain
         cases:
           - {id: a, input: {q: x}, checks: [{type: tool_not_called, name: send_email}]}
-    """)
+    """,
+    )
     report = run_scripted(path, Script())
     item = report.suites[0].cases[0].runs[0].items[0]
     assert (item.status, item.reason) == ("fail", NO_TRACE)
@@ -301,7 +351,9 @@ def test_a_target_without_a_trace_fails_a_trajectory_check_in_a_suite(write, run
 def test_an_opentelemetry_trace_a_target_returns_is_checked_like_any_trace(write, run_scripted):
     write("agent.py", AGENT_MODULE)
     otlp = Path(__file__).parents[1] / "trace" / "concierge_otlp.json"
-    path = write("suite.yml", f"""
+    path = write(
+        "suite.yml",
+        f"""
         target: agent:concierge
         cases:
           - id: a
@@ -311,14 +363,16 @@ def test_an_opentelemetry_trace_a_target_returns_is_checked_like_any_trace(write
               - {{type: tool_called, name: book_table, arguments: {{party: 2}}}}
               - {{type: tool_error_handled}}
               - {{type: max_steps, max: 2}}
-    """)
+    """,
+    )
     run = run_scripted(path, Script()).suites[0].cases[0].runs[0]
     assert run.error is None
     assert [(i.status, i.reason) for i in run.items] == [
         ("pass", "calls: get_weather, book_table, exactly as wanted"),
         ("pass", 'book_table was called 1 time, 1 with {"party": 2}; wanted at least 1'),
         ("pass", 'the model went on after 1 failed tool call: book_table ("no table for 2 at 20:00"), and answered'),
-        ("fail", "3 model turns; at most 2 allowed")]
+        ("fail", "3 model turns; at most 2 allowed"),
+    ]
 
 
 def test_a_prompt_targets_tool_loop_is_checked_and_shown_to_the_judge(write):
@@ -328,7 +382,9 @@ def test_a_prompt_targets_tool_loop_is_checked_and_shown_to_the_judge(write):
     from evalkit.run.runner import RunOptions
     from evalkit.testing.scripted import ScriptedProvider
 
-    path = write("suite.yml", """
+    path = write(
+        "suite.yml",
+        """
         target:
           prompt: "Weather in {{ city }}?"
           tools:
@@ -342,24 +398,31 @@ def test_a_prompt_targets_tool_loop_is_checked_and_shown_to_the_judge(write):
               - {type: tool_called, name: get_weather, arguments: {city: Paris}, times: 1}
               - {type: max_steps, max: 2}
               - {type: llm_judge, criteria: Uses what the tool said}
-    """)
-    script = (Script().tool_use([("get_weather", {"city": "Paris"})], turn=1).reply("Rain: take a coat.", turn=2)
-              .tool_reply("record_verdicts", verdicts({"check3:llm_judge": "pass"})))
+    """,
+    )
+    script = (
+        Script()
+        .tool_use([("get_weather", {"city": "Paris"})], turn=1)
+        .reply("Rain: take a coat.", turn=2)
+        .tool_reply("record_verdicts", verdicts({"check3:llm_judge": "pass"}))
+    )
     provider = ScriptedProvider(script)
     report = run(load_suites([path]), make_client(provider, no_cache=True, deprecated=None), RunOptions())
     result = report.suites[0].cases[0].runs[0]
     assert result.error is None and result.output == "Rain: take a coat."
     assert [(i.status, i.reason) for i in result.items[:2]] == [
         ("pass", 'get_weather was called 1 time, 1 with {"city": "Paris"}; wanted exactly 1'),
-        ("pass", "2 model turns (at most 2)")]
+        ("pass", "2 model turns (at most 2)"),
+    ]
     [judged] = [b["messages"][0]["content"] for b in provider.requests if b.get("tool_choice", {}).get("name")]
     assert "<trajectory-" in judged and 'tool get_weather({"city": "Paris"}) -> {"sky": "rain"}' in judged
 
 
 def test_a_schema_mismatch_names_the_argument_that_is_wrong():
     schema = {"type": "object", "properties": {"city": {"enum": ["Paris", "London"]}}}
-    wrong = decide("tool_called", agent(("get_weather", {"city": "Lyon"})), name="get_weather", arguments=schema,
-                   match="schema")
+    wrong = decide(
+        "tool_called", agent(("get_weather", {"city": "Lyon"})), name="get_weather", arguments=schema, match="schema"
+    )
     assert not wrong.passed and "schema: at city: 'Lyon' is not one of" in wrong.reason
 
 

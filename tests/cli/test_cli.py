@@ -52,15 +52,18 @@ def test_run_exit_codes_output_and_jsonl(write, tmp_path, fake_env):
     assert "<testsuites" in junit.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "nope.yml"], "no such file"),
-    (["run", "{suite}", "--concurrency", "0"], "Invalid value for '--concurrency'"),
-    (["run", "{suite}", "--target", "nocolon"], "not of the form module:function"),
-    (["run", "{bad}"], "unknown check type"),
-    (["validate", "{bad}"], "unknown check type"),
-    (["report", "{suite}"], "is not an evalkit results file"),
-    (["run", "{suite}", "--rubric-threshold", "2"], "Invalid value"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "nope.yml"], "no such file"),
+        (["run", "{suite}", "--concurrency", "0"], "Invalid value for '--concurrency'"),
+        (["run", "{suite}", "--target", "nocolon"], "not of the form module:function"),
+        (["run", "{bad}"], "unknown check type"),
+        (["validate", "{bad}"], "unknown check type"),
+        (["report", "{suite}"], "is not an evalkit results file"),
+        (["run", "{suite}", "--rubric-threshold", "2"], "Invalid value"),
+    ],
+)
 def test_bad_inputs_exit_2_with_one_clear_message(write, fake_env, args, message):
     _, env = fake_env
     paths = {"suite": write("s.yml", SUITE), "bad": write("b.yml", "- {id: a, checks: [{type: nope}]}\n")}
@@ -87,14 +90,18 @@ def test_validate_list_plan_schema(write):
     assert "$defs" in schema
 
 
-@pytest.mark.parametrize("args", [["--help"], ["validate", "{suite}"], ["list", "{suite}"],
-                                  ["plan", "{suite}"], ["schema"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["validate", "{suite}"], ["list", "{suite}"], ["plan", "{suite}"], ["schema"]]
+)
 def test_light_commands_never_import_anthropic(write, args):
     suite = write("s.yml", SUITE)
-    code = ("import sys; from evalkit.cli.commands import main\n"
-            "try:\n    main([%s])\nexcept SystemExit:\n    pass\n"
-            "assert 'anthropic' not in sys.modules, 'anthropic was imported'\n"
-            % ", ".join(repr(a.format(suite=suite)) for a in args))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "ANTHROPIC_API_KEY": ""})
+    code = (
+        "import sys; from evalkit.cli.commands import main\n"
+        "try:\n    main([%s])\nexcept SystemExit:\n    pass\n"
+        "assert 'anthropic' not in sys.modules, 'anthropic was imported'\n"
+        % ", ".join(repr(a.format(suite=suite)) for a in args)
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "ANTHROPIC_API_KEY": ""}
+    )
     assert proc.returncode == 0, proc.stderr

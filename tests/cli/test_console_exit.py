@@ -14,7 +14,7 @@ from evalkit.testing.script import Script
 # Imported by evalkit itself (a plugin registers its checks in evalkit's process): a file written
 # and never flushed or closed, held by the module; and an atexit handler, which also notes whether
 # the heap is frozen by the time the interpreter shuts down.
-PLUGIN = '''
+PLUGIN = """
 import atexit
 import gc
 
@@ -22,24 +22,31 @@ kept = open("module.txt", "w")
 kept.write("held by the module")
 
 atexit.register(lambda: open("atexit.txt", "w").write(f"atexit ran, {gc.get_freeze_count()} frozen"))
-'''
+"""
 
-SUITE = '''
+SUITE = """
 target: {prompt: "Say hi"}
 plugins: [leaves_files_open]
 cases:
   - {id: a, input: {}, checks: [{type: contains, value: hi}]}
-'''
+"""
 
 
-def test_the_console_script_exit_flushes_what_user_code_left_open_and_runs_atexit(tmp_path: Path, fake_anthropic,
-                                                                                  anthropic_env):
+def test_the_console_script_exit_flushes_what_user_code_left_open_and_runs_atexit(
+    tmp_path: Path, fake_anthropic, anthropic_env
+):
     (tmp_path / "leaves_files_open.py").write_text(PLUGIN, encoding="utf-8")
     (tmp_path / "s.yml").write_text(SUITE, encoding="utf-8")
     fake = fake_anthropic(Script().reply("hi there"))
     env = anthropic_env(fake, inherit=True, pythonpath=[tmp_path])
-    done = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out.json"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out.json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "module.txt").read_text() == "held by the module"
     ran, frozen = (tmp_path / "atexit.txt").read_text().split(", ")

@@ -22,8 +22,9 @@ EVALKIT = str(Path(sys.executable).with_name("evalkit"))
 
 def evalkit(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120):
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    return subprocess.run([EVALKIT, *args], cwd=cwd, env={**base, **(env or {})}, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [EVALKIT, *args], cwd=cwd, env={**base, **(env or {})}, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture
@@ -59,8 +60,21 @@ def test_the_stub_target_runs_against_the_offline_fake_command(repo, anthropic_e
     with socket.socket() as s:  # a free port for the command to take
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "evalkit.testing.fake_anthropic", "--port", str(port),
-                               "--reply", "Paris.", "--verdict", "fail"], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "evalkit.testing.fake_anthropic",
+            "--port",
+            str(port),
+            "--reply",
+            "Paris.",
+            "--verdict",
+            "fail",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         banner = server.stdout.readline()
         assert f"127.0.0.1:{port}" in banner
@@ -103,17 +117,20 @@ def test_init_with_a_missing_function_says_so(repo):
 
 def _suite(folder: Path, model_line: str = "") -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "suite.yml").write_text(textwrap.dedent(f"""
+    (folder / "suite.yml").write_text(
+        textwrap.dedent(f"""
         name: s
         target: {{prompt: "Say ok"}}
         {model_line}
         cases:
           - {{id: a, checks: [{{type: equals, value: ok}}]}}
-    """))
+    """)
+    )
 
 
-def test_evalkit_yml_gives_the_suites_and_the_model_and_the_command_line_wins(repo, tmp_path, fake_anthropic,
-                                                                              anthropic_env):
+def test_evalkit_yml_gives_the_suites_and_the_model_and_the_command_line_wins(
+    repo, tmp_path, fake_anthropic, anthropic_env
+):
     _suite(repo / "evals")
     (repo / "evalkit.yml").write_text("suites: [evals]\nmodel: claude-sonnet-4-6\nconcurrency: 3\n")
     fake = fake_anthropic(Script().reply("ok"))
@@ -121,8 +138,18 @@ def test_evalkit_yml_gives_the_suites_and_the_model_and_the_command_line_wins(re
     assert evalkit("run", "-o", "a.json", cwd=repo / "evals", env=env).returncode == 0  # from a subfolder too
     from_file = [r["model"] for r in fake.requests]
     fake.reset_counts()
-    assert evalkit("run", "-o", "b.json", "--model", "claude-haiku-4-5-20251001", cwd=repo,
-                   env={**env, "EVALKIT_CACHE_DIR": str(tmp_path / "c2")}).returncode == 0
+    assert (
+        evalkit(
+            "run",
+            "-o",
+            "b.json",
+            "--model",
+            "claude-haiku-4-5-20251001",
+            cwd=repo,
+            env={**env, "EVALKIT_CACHE_DIR": str(tmp_path / "c2")},
+        ).returncode
+        == 0
+    )
     from_cli = [r["model"] for r in fake.requests]
     assert from_file == ["claude-sonnet-4-6"] and from_cli == ["claude-haiku-4-5-20251001"]
 
@@ -135,12 +162,15 @@ def test_pyproject_tool_evalkit_is_read_when_there_is_no_evalkit_yml(repo):
     assert "checks_here/suite.yml" in listed.stdout
 
 
-@pytest.mark.parametrize("config, message", [
-    ("suites: [evals]\nmodle: x\n", "unknown setting(s) modle"),
-    ("suites: [evals]\nconcurrency: many\n", "`concurrency` must be a whole number"),
-    ("suites: [nowhere]\n", "'nowhere'"),
-    ("suites: [evals\n", "YAML syntax error"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("suites: [evals]\nmodle: x\n", "unknown setting(s) modle"),
+        ("suites: [evals]\nconcurrency: many\n", "`concurrency` must be a whole number"),
+        ("suites: [nowhere]\n", "'nowhere'"),
+        ("suites: [evals\n", "YAML syntax error"),
+    ],
+)
 def test_a_broken_evalkit_yml_is_one_line_exit_2(repo, config, message):
     _suite(repo / "evals")
     (repo / "evalkit.yml").write_text(config)
@@ -163,7 +193,9 @@ def test_a_package_at_the_repository_root_imports_without_pythonpath(repo):
     (repo / "statistics.py").write_text("raise RuntimeError('a root file must not shadow the stdlib')\n")
     suite = repo / "tests" / "evals" / "suite.yml"
     suite.parent.mkdir(parents=True)
-    suite.write_text("name: deep\ntarget: team_agent.core:run\ncases:\n  - {id: a, checks: [{type: equals, value: ok}]}\n")
+    suite.write_text(
+        "name: deep\ntarget: team_agent.core:run\ncases:\n  - {id: a, checks: [{type: equals, value: ok}]}\n"
+    )
     result = evalkit("validate", str(suite), cwd=repo / "tests")
     assert result.returncode == 0, result.stderr
     ran = evalkit("run", str(suite), "-o", "out.json", cwd=repo / "tests", env={"ANTHROPIC_API_KEY": "k"})
@@ -191,8 +223,12 @@ def test_the_offline_command_refuses_a_port_in_use():
         busy.listen()
         port = busy.getsockname()[1]
         started = time.monotonic()
-        result = subprocess.run([sys.executable, "-m", "evalkit.testing.fake_anthropic", "--port", str(port)],
-                                capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "evalkit.testing.fake_anthropic", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert result.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr and time.monotonic() - started < 60
 
@@ -203,8 +239,9 @@ def test_evalkit_yml_gives_target_thresholds_and_python_path(repo, tmp_path):
     (repo / "src" / "teamlib" / "__init__.py").write_text("def answer(question):\n    return 'ok'\n")
     (repo / "evals").mkdir()
     (repo / "evals" / "cases.yml").write_text("- {id: a, input: hi, checks: [{type: equals, value: ok}]}\n")
-    (repo / "evalkit.yml").write_text("suites: [evals/cases.yml]\ntarget: teamlib:answer\npython_path: [src]\n"
-                                      "thresholds: {rubric: 0.95}\n")
+    (repo / "evalkit.yml").write_text(
+        "suites: [evals/cases.yml]\ntarget: teamlib:answer\npython_path: [src]\nthresholds: {rubric: 0.95}\n"
+    )
     assert evalkit("validate", cwd=repo).returncode == 0
     ran = evalkit("run", "-o", "out.json", cwd=repo, env={"ANTHROPIC_API_KEY": "k"})
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -213,13 +250,16 @@ def test_evalkit_yml_gives_target_thresholds_and_python_path(repo, tmp_path):
     assert results["suites"][0]["target"] == "teamlib:answer"
 
 
-@pytest.mark.parametrize("config, message", [
-    ("target: no_colon\n", "is not of the form module:function"),
-    ("thresholds: {rubric: 2}\n", "`thresholds.rubric` must be a number from 0 to 1"),
-    ("thresholds: {speed: 1}\n", "`thresholds` must be a mapping of rubric and/or agreement"),
-    ("python_path: [nowhere]\n", "python_path 'nowhere' is not a folder of the project"),
-    ("python_path: src\n", "`python_path` must be a list of folders"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("target: no_colon\n", "is not of the form module:function"),
+        ("thresholds: {rubric: 2}\n", "`thresholds.rubric` must be a number from 0 to 1"),
+        ("thresholds: {speed: 1}\n", "`thresholds` must be a mapping of rubric and/or agreement"),
+        ("python_path: [nowhere]\n", "python_path 'nowhere' is not a folder of the project"),
+        ("python_path: src\n", "`python_path` must be a list of folders"),
+    ],
+)
 def test_bad_project_settings_are_one_line(repo, config, message):
     (repo / "evalkit.yml").write_text(config)
     result = evalkit("list", cwd=repo)

@@ -17,28 +17,36 @@ from evalkit.cli.init_watch import watch_for_target, workflow_paths
 from evalkit.github.changes import ChangedFiles, select_suites
 from evalkit.github.globs import first_match
 
-REPLY = '''from pathlib import Path
+REPLY = """from pathlib import Path
 
 PROMPT = Path(__file__).resolve().parents[1] / "prompts/support.txt"
 
 
 def answer(question, client):
     return client.complete(PROMPT.read_text(encoding="utf-8") + question, max_tokens=200)
-'''
+"""
 
 
 def git(cwd, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
 def team(tmp_path) -> Path:
     """A new team's repository: support/reply.py reads prompts/support.txt; docs beside."""
     root = tmp_path / "team"
-    for name, text in {"support/__init__.py": "", "support/reply.py": REPLY,
-                       "prompts/support.txt": "You answer support questions.\n", "docs/index.md": "# Support\n",
-                       "README.md": "# team\n"}.items():
+    for name, text in {
+        "support/__init__.py": "",
+        "support/reply.py": REPLY,
+        "prompts/support.txt": "You answer support questions.\n",
+        "docs/index.md": "# Support\n",
+        "README.md": "# team\n",
+    }.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     git(root, "init", "-q", "-b", "main")
@@ -85,8 +93,13 @@ def test_list_changed_since_agrees_for_a_prompt_change(team, monkeypatch):
 
 def test_the_workflow_paths_are_every_suites_globs_and_evalkits_own_files(team):
     init(team, "support.reply:answer")
-    assert workflow_filter(team) == ["support/**", "prompts/**", "evals/**", "evalkit.yml",
-                                     ".github/workflows/evals.yml"]
+    assert workflow_filter(team) == [
+        "support/**",
+        "prompts/**",
+        "evals/**",
+        "evalkit.yml",
+        ".github/workflows/evals.yml",
+    ]
 
 
 def test_without_a_prompt_file_init_says_in_one_line_which_globs_to_add(team):
@@ -101,8 +114,9 @@ def test_without_a_prompt_file_init_says_in_one_line_which_globs_to_add(team):
 
 def test_the_generated_suite_has_no_comment_cut_mid_sentence(team):
     init(team, "support.reply:answer")
-    comments = [line.split("#", 1)[1].strip() for line in (team / "evals/suite.yml").read_text().splitlines()
-                if "#" in line]
+    comments = [
+        line.split("#", 1)[1].strip() for line in (team / "evals/suite.yml").read_text().splitlines() if "#" in line
+    ]
     assert all(not c.endswith(("your code's", "add your", ":", ",")) for c in comments), comments
 
 
@@ -118,7 +132,8 @@ def test_literals_outside_the_project_or_naming_the_package_itself_are_not_watch
     (tmp_path / "secret.txt").write_text("x", encoding="utf-8")
     (tmp_path / "pkg" / "mod.py").write_text(
         "A = '/etc/passwd'\nB = '../secret.txt'\nC = '.'\nD = 'pkg'\nE = '.git'\ndef fn(q):\n    return q\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (tmp_path / ".git").mkdir()
     guess = watch_for_target(tmp_path, "pkg.mod:fn")
     # '../secret.txt' from pkg/ is the project's secret.txt: inside the project, so it is watched
@@ -163,7 +178,8 @@ def test_a_push_to_the_default_branch_records_the_history_and_saves_the_base(tea
     assert base["with"]["path"] == "${{ steps.evals.outputs.base_artifact_path }}"
     action_yml = yaml.safe_load((Path(__file__).resolve().parents[2] / "action.yml").read_text(encoding="utf-8"))
     assert {"history_artifact", "history_artifact_path", "base_artifact", "base_artifact_path"} <= set(
-        action_yml["outputs"])
+        action_yml["outputs"]
+    )
 
 
 def test_the_default_branch_is_origins_head_where_git_knows_it(tmp_path):

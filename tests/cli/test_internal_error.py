@@ -38,14 +38,20 @@ INJECT = textwrap.dedent("""
 """)
 
 
-def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(tmp_path: Path, fake_anthropic,
-                                                                              anthropic_env):
+def test_an_internal_error_exits_3_with_one_line_a_log_and_the_finished_cases(
+    tmp_path: Path, fake_anthropic, anthropic_env
+):
     (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "agent.py").write_text("def answer(text, client):\n    return text\n", encoding="utf-8")
     fake = fake_anthropic(Script())
-    done = subprocess.run([sys.executable, "-c", INJECT, "run", "suite.yml", "-o", "out/results.json",
-                           "--concurrency", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]))
+    done = subprocess.run(
+        [sys.executable, "-c", INJECT, "run", "suite.yml", "-o", "out/results.json", "--concurrency", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]),
+    )
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     line = [ln for ln in done.stderr.splitlines() if ln.startswith("evalkit: internal error")]
@@ -78,16 +84,27 @@ INJECT_ODD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("fault, named", [("Unprintable()", "Unprintable: <Unprintable whose str() raised RuntimeError>"),
-                                          ("NotAnException('odd')", "NotAnException: odd")])
-def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(tmp_path: Path, fault: str, named: str,
-                                                                  fake_anthropic, anthropic_env):
+@pytest.mark.parametrize(
+    "fault, named",
+    [
+        ("Unprintable()", "Unprintable: <Unprintable whose str() raised RuntimeError>"),
+        ("NotAnException('odd')", "NotAnException: odd"),
+    ],
+)
+def test_every_exception_escaping_evalkit_is_exit_3_with_one_line(
+    tmp_path: Path, fault: str, named: str, fake_anthropic, anthropic_env
+):
     (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "agent.py").write_text("def answer(text, client):\n    return text\n", encoding="utf-8")
     fake = fake_anthropic(Script())
-    done = subprocess.run([sys.executable, "-c", INJECT_ODD.format(fault=fault), "run", "suite.yml", "-o",
-                           "out/results.json"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]))
+    done = subprocess.run(
+        [sys.executable, "-c", INJECT_ODD.format(fault=fault), "run", "suite.yml", "-o", "out/results.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]),
+    )
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     line = [ln for ln in done.stderr.splitlines() if ln.startswith("evalkit: internal error")]
@@ -104,12 +121,26 @@ def test_a_target_exception_whose_str_raises_is_an_error_row(tmp_path: Path, fak
         "def answer(text, client):\n"
         "    if text == 'y':\n"
         "        raise Nasty()\n"
-        "    return text\n", encoding="utf-8")
+        "    return text\n",
+        encoding="utf-8",
+    )
     fake = fake_anthropic(Script())
-    done = subprocess.run([sys.executable, "-c", "from evalkit.cli.commands import main; main()", "run", "suite.yml", "-o",
-                           "out/results.json"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from evalkit.cli.commands import main; main()",
+            "run",
+            "suite.yml",
+            "-o",
+            "out/results.json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=anthropic_env(fake, inherit=True, pythonpath=[tmp_path]),
+    )
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     report = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))

@@ -12,13 +12,19 @@ from evalkit.cli.commands import main
 
 
 def suite_text(name: str, watch: str) -> str:
-    return (f"name: {name}\ntarget: {{prompt: 'Say {{{{ x }}}}'}}\nwatch: ['{watch}']\n"
-            f"cases:\n  - {{id: c, input: {{x: hi}}, checks: [{{type: contains, value: hi}}]}}\n")
+    return (
+        f"name: {name}\ntarget: {{prompt: 'Say {{{{ x }}}}'}}\nwatch: ['{watch}']\n"
+        f"cases:\n  - {{id: c, input: {{x: hi}}, checks: [{{type: contains, value: hi}}]}}\n"
+    )
 
 
 def git(cwd, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture

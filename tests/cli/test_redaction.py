@@ -20,7 +20,7 @@ TOKEN = "ghp_deployTokenForTheRedactionTest42"
 
 # The workers hold no key (evalkit/_runtime/out_of_reach.py): user code that has one anyway (read from
 # a .env file of its own) and prints or returns it is redacted by the run's process.
-DOTENV = '''
+DOTENV = """
 import os, pathlib
 
 def secret(name):
@@ -28,9 +28,9 @@ def secret(name):
         if line.startswith(name + "="):
             return line.split("=", 1)[1]
     return os.environ[name]
-'''
+"""
 
-TARGET = '''
+TARGET = """
 import os, sys
 from dotenv_like import secret
 
@@ -41,9 +41,9 @@ def run(i):
     if i.get("boom"):
         raise ValueError(f"refused with key {key}")
     return f"the key is {key} and the token {os.environ['DEPLOY_TOKEN']}"
-'''
+"""
 
-PLUGIN = '''
+PLUGIN = """
 import os
 from evalkit import Check, register_check
 
@@ -60,20 +60,26 @@ class Tattle(Check):
         key = secret("ANTHROPIC_API_KEY")
         print(f"check prints {key}")
         return False, f"saw {key} in {ctx.output[:12]}"
-'''
+"""
 
-SUITE = '''
+SUITE = """
 target: leaky:run
 plugins: [leaky_checks]
 cases:
   - {id: echo, input: {}, checks: [{type: contains, value: "the key is"}, {type: tattle}]}
   - {id: boom, input: {boom: true}, checks: [{type: contains, value: "x"}]}
-'''
+"""
 
 
 def _evalkit(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "evalkit"), *args], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path, env=env)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "evalkit"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
 
 
 def test_the_key_and_tokens_appear_in_no_stream_and_no_file(write, tmp_path, fake_anthropic, anthropic_env):
@@ -83,10 +89,23 @@ def test_the_key_and_tokens_appear_in_no_stream_and_no_file(write, tmp_path, fak
     write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
     write("s.yml", SUITE)
     fake = fake_anthropic(Script())
-    env = anthropic_env(fake, key=KEY, inherit=True, pythonpath=[tmp_path], DEPLOY_TOKEN=TOKEN, SHORT_KEY="1",
-                        CI="true")
-    runs = [_evalkit(tmp_path, env, "run", "s.yml", "-o", "out/results.json", "--markdown", "out/report.md",
-                     "--html", "out/report.html")]
+    env = anthropic_env(
+        fake, key=KEY, inherit=True, pythonpath=[tmp_path], DEPLOY_TOKEN=TOKEN, SHORT_KEY="1", CI="true"
+    )
+    runs = [
+        _evalkit(
+            tmp_path,
+            env,
+            "run",
+            "s.yml",
+            "-o",
+            "out/results.json",
+            "--markdown",
+            "out/report.md",
+            "--html",
+            "out/report.html",
+        )
+    ]
     assert runs[0].returncode == 1, runs[0].stderr
     for fmt in ("junit", "html", "json", "markdown"):
         runs.append(_evalkit(tmp_path, env, "report", "out/results.json", "--format", fmt, "-o", f"out/again.{fmt}"))
@@ -106,19 +125,32 @@ def test_the_key_and_tokens_appear_in_no_stream_and_no_file(write, tmp_path, fak
     assert "saw [redacted ANTHROPIC_API_KEY]" in results  # the check's reason
     assert "refused with key [redacted ANTHROPIC_API_KEY]" in results  # the target's error row
     printed = runs[0].stdout + runs[0].stderr
-    for line in ("plugin imported with [redacted ANTHROPIC_API_KEY]", "target prints [redacted ANTHROPIC_API_KEY]",
-                 "target warns [redacted DEPLOY_TOKEN]", "check prints [redacted ANTHROPIC_API_KEY]"):
+    for line in (
+        "plugin imported with [redacted ANTHROPIC_API_KEY]",
+        "target prints [redacted ANTHROPIC_API_KEY]",
+        "target warns [redacted DEPLOY_TOKEN]",
+        "check prints [redacted ANTHROPIC_API_KEY]",
+    ):
         assert line in printed, printed
     assert "[redacted ANTHROPIC_API_KEY]" in texts[str(tmp_path / "out" / "again.junit")]
 
 
 def test_labels_name_the_variable_and_skip_short_values_and_urls():
-    env = {"ANTHROPIC_API_KEY": KEY, "DEPLOY_TOKEN": TOKEN, "SHORT_KEY": "1", "HOME": "/home/someone-long",
-           "DB_PASSWORD": "correct horse", "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.example/x"}
-    assert labelled(env) == {KEY: "[redacted ANTHROPIC_API_KEY]", TOKEN: "[redacted DEPLOY_TOKEN]",
-                             "correct horse": "[redacted DB_PASSWORD]"}
+    env = {
+        "ANTHROPIC_API_KEY": KEY,
+        "DEPLOY_TOKEN": TOKEN,
+        "SHORT_KEY": "1",
+        "HOME": "/home/someone-long",
+        "DB_PASSWORD": "correct horse",
+        "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.example/x",
+    }
+    assert labelled(env) == {
+        KEY: "[redacted ANTHROPIC_API_KEY]",
+        TOKEN: "[redacted DEPLOY_TOKEN]",
+        "correct horse": "[redacted DB_PASSWORD]",
+    }
     escaped = 'a "quoted\\\\secret" here'  # a secret with a backslash, as JSON writes it
-    assert redact_text(escaped, {'quoted\\secret': "[x]"}) == 'a "[x]" here'
+    assert redact_text(escaped, {"quoted\\secret": "[x]"}) == 'a "[x]" here'
     assert redact_text(f"{KEY}!", [KEY]) == "***!"  # the Action's replacement
 
 
@@ -146,21 +178,41 @@ def test_the_base_side_of_a_baseline_run_redacts_too(write, tmp_path, anthropic_
     write("dotenv_like.py", DOTENV)
     write("secrets.env", f"ANTHROPIC_API_KEY={KEY}\n")
     write("s.yml", "target: leaky:run\ncases:\n  - {id: echo, input: {}, checks: [{type: contains, value: key}]}\n")
-    spec = {"options": {"target": None, "cases": [], "model": None, "judge_model": None, "repeat": None,
-                        "rubric_threshold": None, "agreement_threshold": None},
-            "concurrency": 2, "no_cache": True, "shard": None, "api_key": None, "cache_dir": None,
-            "paths": [str(tmp_path / "s.yml")], "out": str(tmp_path / "base.json")}
+    spec = {
+        "options": {
+            "target": None,
+            "cases": [],
+            "model": None,
+            "judge_model": None,
+            "repeat": None,
+            "rubric_threshold": None,
+            "agreement_threshold": None,
+        },
+        "concurrency": 2,
+        "no_cache": True,
+        "shard": None,
+        "api_key": None,
+        "cache_dir": None,
+        "paths": [str(tmp_path / "s.yml")],
+        "out": str(tmp_path / "base.json"),
+    }
     env = anthropic_env("http://127.0.0.1:9", key=KEY, inherit=True, pythonpath=[tmp_path], DEPLOY_TOKEN=TOKEN)
-    done = subprocess.run([sys.executable, "-c", "import sys; from evalkit.engine.base_ref import child_main; "
-                           "sys.exit(child_main())"], input=json.dumps(spec), capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from evalkit.engine.base_ref import child_main; sys.exit(child_main())"],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     for text in (done.stdout, done.stderr, (tmp_path / "base.json").read_text(), (tmp_path / "base.jsonl").read_text()):
         assert KEY not in text and TOKEN not in text
     assert "the key is [redacted ANTHROPIC_API_KEY]" in (tmp_path / "base.json").read_text()
 
 
-SPLIT_TARGET = '''
+SPLIT_TARGET = """
 import sys
 from dotenv_like import secret
 
@@ -170,7 +222,7 @@ def run(i):
     sys.stdout.flush()
     sys.stdout.write(key[12:] + " end\\n")
     return "x" * (20_000 - 10) + key + " after the limit"
-'''
+"""
 
 
 def test_a_key_written_in_two_pieces_or_cut_at_the_output_limit_is_redacted_whole(write, tmp_path, anthropic_env):
@@ -183,7 +235,7 @@ def test_a_key_written_in_two_pieces_or_cut_at_the_output_limit_is_redacted_whol
     assert done.returncode == 0, done.stdout + done.stderr
     assert "split [redacted ANTHROPIC_API_KEY] end" in done.stdout, done.stdout
     output = json.loads((tmp_path / "out" / "results.json").read_text())["suites"][0]["cases"][0]["runs"][0]["output"]
-    assert KEY[:10] not in output and output[20_000 - 10:].startswith("[redacted ANTHROPIC_API_KEY]"[:10])
+    assert KEY[:10] not in output and output[20_000 - 10 :].startswith("[redacted ANTHROPIC_API_KEY]"[:10])
     for text in (done.stdout, done.stderr, (tmp_path / "out" / "results.jsonl").read_text()):
         assert KEY[:10] not in text
 
@@ -222,7 +274,7 @@ def test_a_file_written_in_pieces_has_no_key_split_across_them(tmp_path):
     assert (tmp_path / "f.txt").read_text() == "[k]!"
 
 
-PYTEST_EVALS = '''
+PYTEST_EVALS = """
 import os
 import pytest
 
@@ -234,7 +286,7 @@ def test_judged():
 
 def test_unit_keeps_its_own_text():
     assert "ok" == "ok"
-'''
+"""
 
 
 def test_the_pytest_plugin_redacts_failure_text_captured_output_and_junit(pytester, monkeypatch):

@@ -17,8 +17,9 @@ class Tty(io.StringIO):
 
 
 def case(id: str, verdict: str = "pass", errors=(), reasons=(), runs=()):
-    return SimpleNamespace(id=id, verdict=verdict, wall_seconds=0.5, errors=list(errors), reasons=list(reasons),
-                           runs=list(runs))
+    return SimpleNamespace(
+        id=id, verdict=verdict, wall_seconds=0.5, errors=list(errors), reasons=list(reasons), runs=list(runs)
+    )
 
 
 SUITE = SimpleNamespace(name="s")
@@ -111,7 +112,8 @@ def test_inside_the_event_loop_the_lines_of_one_turn_go_out_in_one_write_in_orde
     assert written.count("\n") == 3 and writes == 1
     # The last turn's lines are written as the loop winds down, before asyncio.run returns.
     assert [line.split("] ")[1] for line in out.getvalue().splitlines()] == [
-        f"PASS s/{name} 0.5s" for name in ("a0", "a1", "a2", "b0", "b1", "b2")]
+        f"PASS s/{name} 0.5s" for name in ("a0", "a1", "a2", "b0", "b1", "b2")
+    ]
     assert Counting.writes == 2
 
 

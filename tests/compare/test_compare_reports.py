@@ -41,10 +41,14 @@ def _script(replies: dict[str, str], judged: dict[str, tuple[str, str]]) -> Scri
     return script
 
 
-BASE = _script({"qa": "good A", "qb": "bad B", "qc": "bad C", "qd": "D base", "qe": "E base", "qf": "good F",
-                "qx": "good X"}, {"D base": ("polite", "pass"), "E base": ("safe", "pass")})
-HEAD = _script({"qa": "bad A", "qb": "bad B", "qc": "good C", "qd": "D head", "qe": "E head", "qf": "good F",
-                "qx": "good X"}, {"D head": ("polite", "fail"), "E head": ("safe", "fail")})
+BASE = _script(
+    {"qa": "good A", "qb": "bad B", "qc": "bad C", "qd": "D base", "qe": "E base", "qf": "good F", "qx": "good X"},
+    {"D base": ("polite", "pass"), "E base": ("safe", "pass")},
+)
+HEAD = _script(
+    {"qa": "bad A", "qb": "bad B", "qc": "good C", "qd": "D head", "qe": "E head", "qf": "good F", "qx": "good X"},
+    {"D head": ("polite", "fail"), "E head": ("safe", "fail")},
+)
 
 
 def invoke(*args, env=None):
@@ -70,8 +74,16 @@ def sides(tmp_path, write):
 def test_two_runs_against_the_fake_give_exactly_the_expected_categories(sides):
     cmp = compare_reports(load_results(sides[0]), load_results(sides[1]))
     changes = {c.id: c.change for c in cmp.cases()}
-    assert changes == {"a": "regressed", "b": "still failing", "c": "fixed", "d": "too few runs to tell",
-                       "e": "regressed", "f": "still passing", "old_name": "removed", "new_name": "new"}
+    assert changes == {
+        "a": "regressed",
+        "b": "still failing",
+        "c": "fixed",
+        "d": "too few runs to tell",
+        "e": "regressed",
+        "f": "still passing",
+        "old_name": "removed",
+        "new_name": "new",
+    }
     flip_a = next(c for c in cmp.cases() if c.id == "a").flips[0]
     assert flip_a.decided_by == "code" and flip_a.significant and flip_a.worse
     assert "good" in flip_a.head_reason or flip_a.head_reason  # both reasons are kept side by side
@@ -82,8 +94,10 @@ def test_two_runs_against_the_fake_give_exactly_the_expected_categories(sides):
     assert next(c for c in cmp.cases() if c.id == "e").flips[0].critical
     assert "renamed" in next(c for c in cmp.cases() if c.id == "new_name").note
     # a now fails, b failed already, d and e fail now: 3 of the 4 passed on base
-    assert cmp.sentence().startswith("4 cases now fail (3 of them passed on the base branch): 2 cases got worse, "
-                                     "1 too few runs to tell, 1 got better, 1 was already failing on the base branch")
+    assert cmp.sentence().startswith(
+        "4 cases now fail (3 of them passed on the base branch): 2 cases got worse, "
+        "1 too few runs to tell, 1 got better, 1 was already failing on the base branch"
+    )
     assert cmp.base.pass_rate == pytest.approx(5 / 7) and cmp.head.pass_rate == pytest.approx(3 / 7)
     assert cmp.head.calls > 0 and cmp.base.latency_median is not None
     assert "suite.yml" in " ".join(cmp.changed_files)  # the provenance hashes tell the suites apart
@@ -101,8 +115,9 @@ def test_compare_command_formats_and_exit_codes(sides, tmp_path):
     assert data["alpha"] == 0.05 and len(data["suites"][0]["cases"]) == 8
     same = invoke("compare", base, base)
     # the same failing cases on both sides: nothing got worse, yet not a clean bill either
-    assert same.exit_code == 0 and same.output.startswith("2 cases now fail (none of them passed on the base "
-                                                          "branch): 0 cases got worse, 0 got better")
+    assert same.exit_code == 0 and same.output.startswith(
+        "2 cases now fail (none of them passed on the base branch): 0 cases got worse, 0 got better"
+    )
     # JSONL of finished cases compares as well as the JSON report
     assert invoke("compare", tmp_path / "base.jsonl", head).exit_code == 1
     template = tmp_path / "mine.md.j2"
@@ -110,7 +125,7 @@ def test_compare_command_formats_and_exit_codes(sides, tmp_path):
     assert invoke("compare", base, head, "--format", "markdown", "--template", template).output == "worse=2 better=1\n"
 
 
-@pytest.mark.parametrize("content", ["not json", "{\"x\": 1}", "[1, 2]"])
+@pytest.mark.parametrize("content", ["not json", '{"x": 1}', "[1, 2]"])
 def test_bad_input_exits_2_with_one_line(tmp_path, sides, content):
     bad = tmp_path / "bad.json"
     bad.write_text(content)
@@ -134,9 +149,22 @@ def test_an_older_report_without_provenance_still_loads_and_says_so(sides, tmp_p
 
 
 def _case(case_id, passes: list[bool], verdict, *, decided_by="judge", critical=False):
-    runs = [RunResult(repeat=r, items=[ItemResult(id="tone", text="warm", status="pass" if ok else "fail",
-                                                  reason=f"run {r} {'ok' if ok else 'cold'}", decided_by=decided_by,
-                                                  critical=critical)]) for r, ok in enumerate(passes)]
+    runs = [
+        RunResult(
+            repeat=r,
+            items=[
+                ItemResult(
+                    id="tone",
+                    text="warm",
+                    status="pass" if ok else "fail",
+                    reason=f"run {r} {'ok' if ok else 'cold'}",
+                    decided_by=decided_by,
+                    critical=critical,
+                )
+            ],
+        )
+        for r, ok in enumerate(passes)
+    ]
     return CaseResult(id=case_id, verdict=verdict, runs=runs)
 
 
@@ -173,31 +201,38 @@ def test_items_that_get_significantly_worse_regress_a_case_that_still_passes():
 
 
 def test_single_run_flips_code_and_critical_count_judge_is_too_few_runs_to_tell():
-    for kwargs, expected in (({}, "too few runs to tell"), ({"decided_by": "code"}, "regressed"),
-                             ({"critical": True}, "regressed")):
-        cmp = compare_reports(_report(_case("c", [True], "pass", **kwargs)),
-                              _report(_case("c", [False], "fail", **kwargs)))
+    for kwargs, expected in (
+        ({}, "too few runs to tell"),
+        ({"decided_by": "code"}, "regressed"),
+        ({"critical": True}, "regressed"),
+    ):
+        cmp = compare_reports(
+            _report(_case("c", [True], "pass", **kwargs)), _report(_case("c", [False], "fail", **kwargs))
+        )
         assert cmp.cases()[0].change == expected, kwargs
 
 
 def test_failing_on_both_sides_is_still_failing_not_regressed():
-    cmp = compare_reports(_report(_case("c", [False], "fail", decided_by="code")),
-                          _report(_case("c", [False], "fail", decided_by="code")))
+    cmp = compare_reports(
+        _report(_case("c", [False], "fail", decided_by="code")), _report(_case("c", [False], "fail", decided_by="code"))
+    )
     assert cmp.cases()[0].change == "still failing" and cmp.regressed == 0
 
 
 @pytest.mark.parametrize("kwargs", [{"critical": True}, {"decided_by": "code"}])
 def test_a_collapse_over_three_repeats_is_a_regression_whatever_fishers_test_says(kwargs):
-    cmp = compare_reports(_report(_case("c", [True] * 3, "pass", **kwargs)),
-                          _report(_case("c", [False] * 3, "fail", **kwargs)))
+    cmp = compare_reports(
+        _report(_case("c", [True] * 3, "pass", **kwargs)), _report(_case("c", [False] * 3, "fail", **kwargs))
+    )
     case = cmp.cases()[0]
     assert fisher_exact(3, 3, 0, 3) == pytest.approx(0.1)  # the test alone could never see it
     assert case.change == "regressed" and cmp.regressed == 1
     assert case.flips[0].significant and "passed on every base run and fails on every head run" in case.flips[0].why
     assert cmp.sentence().startswith("1 case now fails (it passed on the base branch): 1 case got worse")
     # the reverse collapse is a fix
-    back = compare_reports(_report(_case("c", [False] * 3, "fail", **kwargs)),
-                           _report(_case("c", [True] * 3, "pass", **kwargs)))
+    back = compare_reports(
+        _report(_case("c", [False] * 3, "fail", **kwargs)), _report(_case("c", [True] * 3, "pass", **kwargs))
+    )
     assert back.cases()[0].change == "fixed"
 
 
@@ -209,8 +244,10 @@ def test_a_judged_collapse_over_three_repeats_is_too_few_runs_to_tell_not_noise(
     assert "with 3 runs a side Fisher's exact test cannot reach p < 0.05" in flip.why
     assert "telling 100% → 0% from noise takes 4 runs a side" in flip.why
     # a partial collapse of a critical item is not waved through either: 3/3 → 1/3 cannot be told yet
-    partial = compare_reports(_report(_case("c", [True] * 3, "pass", critical=True)),
-                              _report(_case("c", [True, False, False], "fail", critical=True)))
+    partial = compare_reports(
+        _report(_case("c", [True] * 3, "pass", critical=True)),
+        _report(_case("c", [True, False, False], "fail", critical=True)),
+    )
     assert partial.cases()[0].change == "too few runs to tell"
 
 
@@ -236,9 +273,11 @@ def test_the_markdown_row_says_too_few_runs_to_tell_with_the_repeats_needed():
     md = render_comparison(cmp)
     first = md.lstrip("\n").splitlines()[0]
     # no gate known and nothing regressed, yet a case now fails: a warning, never ✅
-    assert first == ("## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, "
-                     "1 too few runs to tell, 0 got better; pass rate 100% → 0%, a bigger drop than chance explains "
-                     "(by chance alone base's rate could read 21%–100%)")
+    assert first == (
+        "## ⚠️ evalkit: 1 case now fails (it passed on the base branch): 0 cases got worse, "
+        "1 too few runs to tell, 0 got better; pass rate 100% → 0%, a bigger drop than chance explains "
+        "(by chance alone base's rate could read 21%–100%)"
+    )
     row = next(line for line in md.splitlines() if line.startswith("| `s/c`"))
     assert "❔ too few runs to tell" in row and "tone 1/1→0/1 (too few runs: 4 a side needed)" in row
     assert "within noise" not in md and "~noise" not in md
@@ -256,5 +295,7 @@ def test_the_headline_is_green_only_when_nothing_fails_and_no_gate_fails():
     base = _report(*[_case(f"c{i}", [True], "pass") for i in range(19)], _case("c19", [False], "fail"))
     head = _report(*[_case(f"c{i}", [i < 15], "pass" if i < 15 else "fail") for i in range(20)])
     drop = compare_reports(base, head)
-    assert drop.regressed == 0 and "pass rate 95% → 75%, a bigger drop than chance explains" in (drop.pass_rate_drop() or "")
+    assert drop.regressed == 0 and "pass rate 95% → 75%, a bigger drop than chance explains" in (
+        drop.pass_rate_drop() or ""
+    )
     assert drop.icon() == "⚠️"

@@ -9,16 +9,25 @@ from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, Su
 
 
 def _case(case_id: str, ok: bool, *, decided_by: str = "judge", text: str = "warm", q: str = "hi") -> CaseResult:
-    item = ItemResult(id="tone", text=text, status="pass" if ok else "fail", reason="r", decided_by=decided_by,
-                      critical=True)
-    return CaseResult(id=case_id, verdict="pass" if ok else "fail", input={"q": q},
-                      runs=[RunResult(repeat=0, items=[item])])
+    item = ItemResult(
+        id="tone", text=text, status="pass" if ok else "fail", reason="r", decided_by=decided_by, critical=True
+    )
+    return CaseResult(
+        id=case_id, verdict="pass" if ok else "fail", input={"q": q}, runs=[RunResult(repeat=0, items=[item])]
+    )
 
 
-def _report(*cases: CaseResult, judge: str = "claude-haiku-5-5", target: str = "claude-sonnet-5-5",
-            rubric: float = 0.8) -> Report:
-    suite = SuiteResult(name="s", path="s.yml", verdict="pass", cases=list(cases), thresholds=Thresholds(rubric=rubric),
-                        models={"target": target, "judge": judge})
+def _report(
+    *cases: CaseResult, judge: str = "claude-haiku-5-5", target: str = "claude-sonnet-5-5", rubric: float = 0.8
+) -> Report:
+    suite = SuiteResult(
+        name="s",
+        path="s.yml",
+        verdict="pass",
+        cases=list(cases),
+        thresholds=Thresholds(rubric=rubric),
+        models={"target": target, "judge": judge},
+    )
     return Report(verdict="pass", suites=[suite])
 
 
@@ -33,21 +42,27 @@ def test_a_changed_judge_model_makes_judged_cases_not_comparable_and_leaves_code
     assert cmp.regressed == 1
     assert "1 not comparable (judge model claude-haiku-5-5 → claude-opus-5-5)" in cmp.sentence()
     md = render_comparison(cmp)
-    assert "| `s/judged` | 🚫 not comparable | ✅ | ❌ | not comparable: judge model claude-haiku-5-5 → " \
-           "claude-opus-5-5 |" in md
+    assert (
+        "| `s/judged` | 🚫 not comparable | ✅ | ❌ | not comparable: judge model claude-haiku-5-5 → "
+        "claude-opus-5-5 |" in md
+    )
 
 
 def test_a_changed_target_model_thresholds_input_or_rubric_say_what_changed():
     base = _report(_case("a", True), _case("b", True), _case("c", True, decided_by="code"))
     notes = {
-        "target": _report(_case("a", False), _case("b", True), _case("c", True, decided_by="code"),
-                          target="claude-opus-5-5"),
+        "target": _report(
+            _case("a", False), _case("b", True), _case("c", True, decided_by="code"), target="claude-opus-5-5"
+        ),
         "thresholds": _report(_case("a", False), _case("b", True), _case("c", True, decided_by="code"), rubric=0.9),
-        "case": _report(_case("a", False, q="bye"), _case("b", False, text="cold"), _case("c", True, decided_by="code")),
+        "case": _report(
+            _case("a", False, q="bye"), _case("b", False, text="cold"), _case("c", True, decided_by="code")
+        ),
     }
     cmp = compare_reports(base, notes["target"])
-    assert {c.id: c.note for c in cmp.cases()} == {k: "not comparable: target model claude-sonnet-5-5 → claude-opus-5-5"
-                                                    for k in "abc"}
+    assert {c.id: c.note for c in cmp.cases()} == {
+        k: "not comparable: target model claude-sonnet-5-5 → claude-opus-5-5" for k in "abc"
+    }
     cmp = compare_reports(base, notes["thresholds"])
     assert all(c.note == "not comparable: the suite's thresholds changed" for c in cmp.cases())
     cmp = compare_reports(base, notes["case"])

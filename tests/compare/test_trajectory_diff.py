@@ -31,8 +31,9 @@ def traced(repeat: int, *calls, turns: int = 2) -> RunResult:
     """A run whose trace asks, answers `turns` times and makes `calls`: (name, arguments[, error])."""
     trace = [Step.message("user", "plan my week")] + [Step.message("assistant", "") for _ in range(turns - 1)]
     for name, arguments, *error in calls:
-        trace.append(Step.tool_call(name, arguments, result=None if error else {"ok": True},
-                                    error=error[0] if error else None))
+        trace.append(
+            Step.tool_call(name, arguments, result=None if error else {"ok": True}, error=error[0] if error else None)
+        )
     trace.append(Step.message("assistant", "done"))
     return RunResult(repeat=repeat, trace=trace)
 
@@ -46,8 +47,11 @@ def report(*cases: CaseResult) -> Report:
 
 
 BASE = case("plan", traced(0, ("load", {"weeks": 4}), ("search", {"q": "tempo runs", "limit": 5})))
-HEAD = case("plan", traced(0, ("search", {"q": "long runs"}), ("book", {"day": "mon"}, "calendar is read-only"),
-                           turns=3), verdict="fail")
+HEAD = case(
+    "plan",
+    traced(0, ("search", {"q": "long runs"}), ("book", {"day": "mon"}, "calendar is read-only"), turns=3),
+    verdict="fail",
+)
 
 
 def test_a_tool_that_disappears_appears_and_changes_arguments_is_listed_with_counts():
@@ -67,18 +71,27 @@ def test_a_tool_that_disappears_appears_and_changes_arguments_is_listed_with_cou
 
 def test_repeats_count_runs_and_a_tool_in_some_head_runs_but_no_base_run_appeared():
     base = case("c", *(traced(r, ("search", {"q": "x"})) for r in range(3)))
-    head = case("c", traced(0, ("search", {"q": "x"}), ("verify", {})), traced(1, ("search", {"q": "x"})),
-                traced(2, ("search", {"q": "x"}), ("verify", {}, "timeout")))
-    assert trajectory_diff(base, head).lines() == ["verify appeared: called in 0/3 runs → 2/3, failing in 1",
-                                                   "tool calls a run: 1, 1, 1 → 2, 1, 2"]
+    head = case(
+        "c",
+        traced(0, ("search", {"q": "x"}), ("verify", {})),
+        traced(1, ("search", {"q": "x"})),
+        traced(2, ("search", {"q": "x"}), ("verify", {}, "timeout")),
+    )
+    assert trajectory_diff(base, head).lines() == [
+        "verify appeared: called in 0/3 runs → 2/3, failing in 1",
+        "tool calls a run: 1, 1, 1 → 2, 1, 2",
+    ]
     gone = trajectory_diff(base, case("c", *(traced(r) for r in range(3))))
     assert gone.lines() == ["search disappeared: called in 3/3 runs → 0/3", "tool calls a run: 1, 1, 1 → 0, 0, 0"]
 
 
 def test_calls_a_run_change_by_their_median_and_a_tool_that_newly_fails_is_said():
     base = case("c", traced(0, ("search", {"q": "a"})), traced(1, ("search", {"q": "a"})))
-    head = case("c", traced(0, ("search", {"q": "a"}), ("search", {"q": "a"}, "rate limited")),
-                traced(1, ("search", {"q": "a"}), ("search", {"q": "a"})))
+    head = case(
+        "c",
+        traced(0, ("search", {"q": "a"}), ("search", {"q": "a"}, "rate limited")),
+        traced(1, ("search", {"q": "a"}), ("search", {"q": "a"})),
+    )
     assert trajectory_diff(base, head).lines() == [
         "search: called more, 1 → 2 calls a run (median)",
         "search newly fails: failed in 0/2 runs → 1/2",
@@ -117,15 +130,17 @@ def test_the_markdown_and_the_table_list_the_changes_per_case():
     same = case("same", traced(0, ("x", {})))
     cmp = compare_reports(report(BASE, same), report(HEAD, same))
     md = render_comparison(cmp)
-    section = md[md.index("**🛠️ Trajectory changes**"):md.index("| Suite | Pass rate")]
+    section = md[md.index("**🛠️ Trajectory changes**") : md.index("| Suite | Pass rate")]
     assert section.splitlines() == [
-        "**🛠️ Trajectory changes** (tool calls, base → head)", "",
+        "**🛠️ Trajectory changes** (tool calls, base → head)",
+        "",
         "- `s/plan` · ❌ regressed",
         "  - ➖ load disappeared: called in 1/1 runs → 0/1",
         "  - ➕ book appeared: called in 0/1 runs → 1/1, failing in 1",
         '  - 🔀 search: argument q "tempo runs" → "long runs"',
         "  - 🔀 search: argument limit 5 → (absent)",
-        "  - 🔢 model turns a run: 2 → 3", "",
+        "  - 🔢 model turns a run: 2 → 3",
+        "",
     ]
     table = comparison_table(cmp)
     assert "trajectory changes:\n  s/plan\n    load disappeared: called in 1/1 runs → 0/1\n" in table
@@ -144,12 +159,18 @@ def test_the_section_is_capped_and_says_how_many_more():
 
 def test_untrusted_tool_names_and_values_cannot_inject_markdown_in_the_comment():
     base = case("c", traced(0, ("search", {"q": "a", "who": "me", "note": ""})))
-    head = case("c", traced(0, ("search", {"q": "[x](https://evil.example)", "who": "@octocat <img src=x>",
-                                           "note": "fixes #1"}), ("# Heading | <b>bold</b>", {})))
+    head = case(
+        "c",
+        traced(
+            0,
+            ("search", {"q": "[x](https://evil.example)", "who": "@octocat <img src=x>", "note": "fixes #1"}),
+            ("# Heading | <b>bold</b>", {}),
+        ),
+    )
     raw = render_comparison(compare_reports(report(base), report(head)))
     assert "<img src=x>" in raw and "[x](https://evil.example)" in raw  # what `clean` has to defuse
     md = render_comparison(compare_reports(report(base), report(head)), clean=clean)
-    section = md[md.index("Trajectory changes"):]
+    section = md[md.index("Trajectory changes") :]
     assert "<img" not in section and "<b>" not in section and "](https://evil.example" not in section
     assert "@octocat" not in section and "octocat" in section  # named, not pinged
     assert "fixes #1" not in section  # no closing keyword
@@ -173,23 +194,35 @@ def test_model_against_model_compares_each_model_with_the_first():
 
 def test_evalkit_compare_on_two_saved_results_files_lists_the_trajectory_changes(tmp_path):
     def side(*calls) -> Report:
-        return Report(verdict="pass", suites=[SuiteResult(name="agent", path="agent.yml", verdict="pass", cases=[
-            case(case_id, traced(0, *calls)) for case_id in ("plan", "other")])])
+        return Report(
+            verdict="pass",
+            suites=[
+                SuiteResult(
+                    name="agent",
+                    path="agent.yml",
+                    verdict="pass",
+                    cases=[case(case_id, traced(0, *calls)) for case_id in ("plan", "other")],
+                )
+            ],
+        )
 
     paths = {"base": tmp_path / "base.json", "head": tmp_path / "head.json"}
     side(("load", {"weeks": 4}), ("search", {"q": "tempo"})).save(paths["base"])
     side(("search", {"q": "long"})).save(paths["head"])
 
     def compare(*extra: str) -> str:
-        result = CliRunner().invoke(main, ["compare", str(paths["base"]), str(paths["head"]), *extra],
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["compare", str(paths["base"]), str(paths["head"]), *extra], catch_exceptions=False
+        )
         assert result.exit_code == 0, result.output  # nothing regressed: the tools changed, the verdicts did not
         return result.output
 
     md = compare("--format", "markdown")
     for case_id in ("plan", "other"):
-        assert (f"- `agent/{case_id}`\n  - ➖ load disappeared: called in 1/1 runs → 0/1\n"
-                f'  - 🔀 search: argument q "tempo" → "long"\n  - 🔢 tool calls a run: 2 → 1\n') in md
+        assert (
+            f"- `agent/{case_id}`\n  - ➖ load disappeared: called in 1/1 runs → 0/1\n"
+            f'  - 🔀 search: argument q "tempo" → "long"\n  - 🔢 tool calls a run: 2 → 1\n'
+        ) in md
     assert "trajectory changes:\n  agent/plan\n    load disappeared" in compare()
     data = json.loads(compare("--format", "json"))
     assert data["suites"][0]["cases"][0]["trajectory"]["tools"][0]["kind"] == "disappeared"
@@ -197,8 +230,10 @@ def test_evalkit_compare_on_two_saved_results_files_lists_the_trajectory_changes
     assert "Trajectory changes" in page and "load disappeared: called in 1/1 runs → 0/1" in page
     assert '<code class="s">search</code>' in page  # head's own steps, in its drill-down
     assert f"Trajectory on {paths['base']} <span" in page and '<code class="s">load</code>' in page  # and base's
-    assert load_results(paths["head"]).suites[0].cases[0].runs[0].trace == side(("search", {"q": "long"})).suites[
-        0].cases[0].runs[0].trace
+    assert (
+        load_results(paths["head"]).suites[0].cases[0].runs[0].trace
+        == side(("search", {"q": "long"})).suites[0].cases[0].runs[0].trace
+    )
 
 
 def test_long_tool_names_and_keys_are_cut_too():
@@ -230,18 +265,32 @@ def test_two_runs_of_a_prompt_target_with_tools_compare_their_trajectories(tmp_p
     """End to end: `evalkit run` records each side's tool loop against the fake, `evalkit compare` reads it."""
     suite = write("suite.yml", TOOLS_SUITE)
     sides = {
-        "base": Script().tool_use([("get_weather", {"city": "Paris"}), ("lookup_wardrobe", {})], turn=1)
-                        .reply("Take the raincoat.", turn=2),
+        "base": Script()
+        .tool_use([("get_weather", {"city": "Paris"}), ("lookup_wardrobe", {})], turn=1)
+        .reply("Take the raincoat.", turn=2),
         "head": Script().tool_use([("get_weather", {"city": "Lyon"})], turn=1).reply("Take the raincoat.", turn=2),
     }
     for side, script in sides.items():
         with FakeAnthropicServer(script) as fake:
             env = anthropic_env(fake)
-            result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / f"{side}.json"), "--no-cache"],
-                                        env=env, catch_exceptions=False)
+            result = CliRunner().invoke(
+                main,
+                ["run", str(suite), "-o", str(tmp_path / f"{side}.json"), "--no-cache"],
+                env=env,
+                catch_exceptions=False,
+            )
         assert result.exit_code == 0, result.output
     assert load_results(tmp_path / "head.jsonl").suites[0].cases[0].runs[0].trace is not None
-    out = CliRunner().invoke(main, ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"),
-                                    "--format", "markdown"], catch_exceptions=False).output
-    assert ("- `weather/paris`\n  - ➖ lookup_wardrobe disappeared: called in 1/1 runs → 0/1\n"
-            '  - 🔀 get_weather: argument city "Paris" → "Lyon"\n  - 🔢 tool calls a run: 2 → 1\n') in out
+    out = (
+        CliRunner()
+        .invoke(
+            main,
+            ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--format", "markdown"],
+            catch_exceptions=False,
+        )
+        .output
+    )
+    assert (
+        "- `weather/paris`\n  - ➖ lookup_wardrobe disappeared: called in 1/1 runs → 0/1\n"
+        '  - 🔀 get_weather: argument city "Paris" → "Lyon"\n  - 🔢 tool calls a run: 2 → 1\n'
+    ) in out

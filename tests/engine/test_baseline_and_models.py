@@ -34,8 +34,9 @@ def invoke(args, env=None):
 
 
 def git(repo, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True, capture_output=True
+    )
 
 
 @pytest.fixture
@@ -52,21 +53,46 @@ def repo(tmp_path, write):
     return root
 
 
-def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_requests(repo, tmp_path, monkeypatch,
-                                                                                      fake_anthropic, anthropic_env):
-    script = (Script().reply("Hello Ada", prompt="Greet Ada").reply("Hello Bob", prompt="Greet Bob")
-              .reply("A warm goodbye", prompt="warm goodbye").reply("Bye.", prompt="curt goodbye"))
+def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_requests(
+    repo, tmp_path, monkeypatch, fake_anthropic, anthropic_env
+):
+    script = (
+        Script()
+        .reply("Hello Ada", prompt="Greet Ada")
+        .reply("Hello Bob", prompt="Greet Bob")
+        .reply("A warm goodbye", prompt="warm goodbye")
+        .reply("Bye.", prompt="curt goodbye")
+    )
     monkeypatch.chdir(repo)
     fake = fake_anthropic(script)
     env = anthropic_env(fake)
-    result = invoke(["run", "a.suite.yml", "b.suite.yml", "--baseline", "HEAD~1",
-                                       "-o", str(tmp_path / "out/head.json"), "--html", tmp_path / "head.html"],
-                    env=env)
+    result = invoke(
+        [
+            "run",
+            "a.suite.yml",
+            "b.suite.yml",
+            "--baseline",
+            "HEAD~1",
+            "-o",
+            str(tmp_path / "out/head.json"),
+            "--html",
+            tmp_path / "head.html",
+        ],
+        env=env,
+    )
     prompts = [b["messages"][0]["content"] for b in fake.requests]
     assert result.exit_code == 1, result.output
     # base: four requests; head: only the two cases whose prompt changed
-    assert sorted(prompts) == sorted(["Greet Ada", "Greet Bob", "Say a warm goodbye to Cy", "Say a warm goodbye to Di",
-                                      "Say a curt goodbye to Cy", "Say a curt goodbye to Di"])
+    assert sorted(prompts) == sorted(
+        [
+            "Greet Ada",
+            "Greet Bob",
+            "Say a warm goodbye to Cy",
+            "Say a warm goodbye to Di",
+            "Say a curt goodbye to Cy",
+            "Say a curt goodbye to Di",
+        ]
+    )
     assert "base: 4 requests made, 0 from the cache" in result.output
     assert "head: 2 requests made, 2 from the cache" in result.output
     assert "2 cases got worse, 0 got better" in result.output
@@ -81,19 +107,21 @@ def test_baseline_runs_the_base_commit_and_only_the_changed_prompt_makes_new_req
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(listed.strip().splitlines()) == 1
     # gate: thresholds alone fails too here (head's checks fail); regressions-only ignores pre-existing ones
-    again = invoke(["run", "a.suite.yml", "--baseline", "HEAD~1", "--gate", "regressions",
-                                      "-o", str(tmp_path / "out/a.json")], env=env)
+    again = invoke(
+        ["run", "a.suite.yml", "--baseline", "HEAD~1", "--gate", "regressions", "-o", str(tmp_path / "out/a.json")],
+        env=env,
+    )
     assert again.exit_code == 0, again.output
     assert "base: 0 requests made, 2 from the cache" in again.output
 
 
 def test_a_bad_baseline_ref_is_one_line_and_exit_2(repo, monkeypatch, tmp_path):
     monkeypatch.chdir(repo)
-    result = invoke(["run", "a.suite.yml", "--baseline", "no-such-ref"],
-                                env={"ANTHROPIC_API_KEY": "k"})
+    result = invoke(["run", "a.suite.yml", "--baseline", "no-such-ref"], env={"ANTHROPIC_API_KEY": "k"})
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == [f"evalkit: --baseline no-such-ref: no such commit in {repo.resolve()} "
-                                                  "(fetch it first)"]
+    assert result.output.strip().splitlines() == [
+        f"evalkit: --baseline no-such-ref: no such commit in {repo.resolve()} (fetch it first)"
+    ]
 
 
 MODEL_SUITE = """
@@ -106,19 +134,37 @@ cases:
 """
 
 
-def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, tmp_path, fake_anthropic,
-                                                                         anthropic_env):
+def test_two_models_side_by_side_show_the_difference_dollars_and_latency(
+    write, tmp_path, fake_anthropic, anthropic_env
+):
     suite = write("s.yml", MODEL_SUITE)
-    script = (Script().tool_reply("record_verdicts", verdicts({"warm": "pass"}))
-              .reply("Hello Ada", prompt="Greet Ada")
-              .reply("Hello Bob", prompt="Greet Bob", model="claude-sonnet-4-6")
-              .reply("Hi there", prompt="Greet Bob", model="claude-opus-4-6"))
+    script = (
+        Script()
+        .tool_reply("record_verdicts", verdicts({"warm": "pass"}))
+        .reply("Hello Ada", prompt="Greet Ada")
+        .reply("Hello Bob", prompt="Greet Bob", model="claude-sonnet-4-6")
+        .reply("Hi there", prompt="Greet Bob", model="claude-opus-4-6")
+    )
     fake = fake_anthropic(script, latency=0.01)
     env = anthropic_env(fake)
     out = tmp_path / "mc.json"
-    result = invoke(["run", suite, "--model", "claude-sonnet-4-6", "--model",
-                                       "claude-opus-4-6", "-o", out, "--markdown", tmp_path / "mc.md",
-                     "--html", tmp_path / "mc.html"], env=env)
+    result = invoke(
+        [
+            "run",
+            suite,
+            "--model",
+            "claude-sonnet-4-6",
+            "--model",
+            "claude-opus-4-6",
+            "-o",
+            out,
+            "--markdown",
+            tmp_path / "mc.md",
+            "--html",
+            tmp_path / "mc.html",
+        ],
+        env=env,
+    )
     judged = {b["model"] for b in fake.requests if requested_tool(b)}
     assert result.exit_code == 1, result.output  # opus fails bob's check
     assert judged == {"claude-haiku-4-5-20251001"}
@@ -140,8 +186,11 @@ def test_two_models_side_by_side_show_the_difference_dollars_and_latency(write, 
 
 
 def test_compare_models_in_the_suite_file(write, tmp_path, fake_anthropic, anthropic_env):
-    suite = write("s.yml", "compare_models: [claude-sonnet-4-6, claude-opus-4-6]\n" + MODEL_SUITE.replace(
-        ", rubric: [{id: warm, judge: \"is warm\"}]", ""))
+    suite = write(
+        "s.yml",
+        "compare_models: [claude-sonnet-4-6, claude-opus-4-6]\n"
+        + MODEL_SUITE.replace(', rubric: [{id: warm, judge: "is warm"}]', ""),
+    )
     script = Script().reply("Hello Ada", prompt="Greet Ada").reply("Hello Bob", prompt="Greet Bob")
     fake = fake_anthropic(script)
     env = anthropic_env(fake)

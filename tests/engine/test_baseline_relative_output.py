@@ -32,13 +32,19 @@ cases:
   - {id: cy, input: {name: Cy}, checks: [{type: contains, value: warm}]}
   - {id: di, input: {name: Di}, checks: [{type: contains, value: warm}]}
 """
-SCRIPT = (Script().reply("Hello Ada", prompt="Greet Ada").reply("Hello Bob", prompt="Greet Bob")
-          .reply("A warm goodbye", prompt="warm goodbye").reply("Bye.", prompt="curt goodbye"))
+SCRIPT = (
+    Script()
+    .reply("Hello Ada", prompt="Greet Ada")
+    .reply("Hello Bob", prompt="Greet Bob")
+    .reply("A warm goodbye", prompt="warm goodbye")
+    .reply("Bye.", prompt="curt goodbye")
+)
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True, capture_output=True
+    )
 
 
 def make_repo(root: Path, base_farewell: str = FAREWELL) -> Path:
@@ -57,7 +63,10 @@ def make_repo(root: Path, base_farewell: str = FAREWELL) -> Path:
 
 
 def evalkit(args: list[str], cwd: Path, fake: FakeAnthropicServer) -> subprocess.CompletedProcess[str]:
-    env = {**child_env(), **model_env(fake.url, Path("../.cache/evalkit"))}  # relative too: resolved where the user stands
+    env = {
+        **child_env(),
+        **model_env(fake.url, Path("../.cache/evalkit")),
+    }  # relative too: resolved where the user stands
     return subprocess.run([EVALKIT, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -66,8 +75,9 @@ def prompts(fake: FakeAnthropicServer) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pays_nothing_twice(tmp_path,
-                                                                                                 fake_anthropic):
+def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pays_nothing_twice(
+    tmp_path, fake_anthropic
+):
     repo = make_repo(tmp_path / "repo")
     command = ["run", "greet.suite.yml", "farewell.suite.yml", "--baseline", "HEAD~1", "--output", "out/r.json"]
     fake = fake_anthropic(SCRIPT)
@@ -80,14 +90,27 @@ def test_a_relative_output_keeps_the_base_results_beside_the_head_results_and_pa
     assert first.returncode == 1, first.stderr  # the farewells regressed: a verdict, not an error
     assert "Traceback" not in first.stdout + first.stderr
     # every distinct request once: the base's four, then only head's two changed prompts
-    assert made == sorted(["Greet Ada", "Greet Bob", "Say a warm goodbye to Cy", "Say a warm goodbye to Di",
-                           "Say a curt goodbye to Cy", "Say a curt goodbye to Di"])
+    assert made == sorted(
+        [
+            "Greet Ada",
+            "Greet Bob",
+            "Say a warm goodbye to Cy",
+            "Say a warm goodbye to Di",
+            "Say a curt goodbye to Cy",
+            "Say a curt goodbye to Di",
+        ]
+    )
     assert "base: 4 requests made, 0 from the cache" in first.stdout
     assert "head: 2 requests made, 2 from the cache" in first.stdout
     assert "2 cases got worse, 0 got better" in first.stdout
     out = repo / "evals/out"  # relative to where the command ran, not to the temporary worktree
-    assert sorted(p.name for p in out.iterdir()) == ["r.base.json", "r.base.jsonl", "r.compare.json",
-                                                     "r.json", "r.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "r.base.json",
+        "r.base.jsonl",
+        "r.compare.json",
+        "r.json",
+        "r.jsonl",
+    ]
     base, head = (json.loads((out / name).read_text()) for name in ("r.base.json", "r.json"))
     verdicts = {c["id"]: c["verdict"] for s in base["suites"] for c in s["cases"]}
     assert verdicts == {"ada": "pass", "bob": "pass", "cy": "pass", "di": "pass"}
@@ -116,8 +139,7 @@ def test_a_base_run_that_fails_says_why(tmp_path, fake_anthropic):
     broken = FAREWELL.replace("cases:", "cases: [")  # the base commit's suite file does not parse
     repo = make_repo(tmp_path / "repo", base_farewell=broken)
     fake = fake_anthropic(SCRIPT)
-    done = evalkit(["run", "farewell.suite.yml", "--baseline", "HEAD~1", "-o", "out/r.json"],
-                   repo / "evals", fake)
+    done = evalkit(["run", "farewell.suite.yml", "--baseline", "HEAD~1", "-o", "out/r.json"], repo / "evals", fake)
     assert fake.request_count == 0  # refused before any call, on either side
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
@@ -125,13 +147,19 @@ def test_a_base_run_that_fails_says_why(tmp_path, fake_anthropic):
     assert "no message" not in line and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize(("code", "stderr", "said"), [
-    (0, "", "exit code 0, but no results at /x/r.base.json"),
-    (3, "", "exit code 3"),
-    (-9, "", "killed by signal 9"),
-    (1, "Traceback (most recent call last):\n  ...\nKeyError: 'anthropic'\n",
-     "KeyError: 'anthropic' (exit code 1, but no results at /x/r.base.json)"),
-])
+@pytest.mark.parametrize(
+    ("code", "stderr", "said"),
+    [
+        (0, "", "exit code 0, but no results at /x/r.base.json"),
+        (3, "", "exit code 3"),
+        (-9, "", "killed by signal 9"),
+        (
+            1,
+            "Traceback (most recent call last):\n  ...\nKeyError: 'anthropic'\n",
+            "KeyError: 'anthropic' (exit code 1, but no results at /x/r.base.json)",
+        ),
+    ],
+)
 def test_a_silent_failure_of_the_base_process_still_says_what_happened(code, stderr, said):
     done = subprocess.CompletedProcess(args=[], returncode=code, stdout="", stderr=stderr)
     assert _failure(done, Path("/x/r.base.json")) == said

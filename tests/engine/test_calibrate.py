@@ -14,10 +14,13 @@ from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import Script
 from tests.fakes import model_env
 
-GOLD = "\n".join(f"""  - case: c
+GOLD = "\n".join(
+    f"""  - case: c
     output: "reply number {i}"
     fields: {{km: {10 * i}}}
-    labels: {{kind: {'pass' if i < 5 else 'fail'}}}""" for i in range(10))
+    labels: {{kind: {"pass" if i < 5 else "fail"}}}"""
+    for i in range(10)
+)
 
 SUITE = f"""
 name: cal
@@ -65,15 +68,19 @@ def test_a_judge_wrong_on_two_of_ten_agrees_80_percent_with_the_right_kappa(tmp_
     assert item["agreement"] == pytest.approx(0.8) and item["kappa"] == pytest.approx(0.6)
     assert (item["false_pass"], item["false_fail"], item["labels"]) == (2, 0, 10)
     assert saved["fields"] == [{"field": "km", "compared": 10, "accuracy": pytest.approx(0.9), "errors": 0}]
-    assert result.output.startswith("cal: below the calibration bar: kind agrees 80% < 90% — judge agreement "
-                                    "with 10 gold labels: 80% (errors count as disagreements), κ 0.60 (95% CI ")
+    assert result.output.startswith(
+        "cal: below the calibration bar: kind agrees 80% < 90% — judge agreement "
+        "with 10 gold labels: 80% (errors count as disagreements), κ 0.60 (95% CI "
+    )
     assert "below the suite's calibration bar — rewrite: kind" in result.output
 
 
 def test_fields_a_gold_entry_marks_misread_are_not_scored(tmp_path, write):
     # Entry 9 records km as a fooled extraction would (on purpose): the extraction is not scored on it.
-    suite = SUITE.replace('output: "reply number 9"\n    fields: {km: 90}',
-                          'output: "reply number 9"\n    fields: {km: 90}\n    misread: [km]')
+    suite = SUITE.replace(
+        'output: "reply number 9"\n    fields: {km: 90}',
+        'output: "reply number 9"\n    fields: {km: 90}\n    misread: [km]',
+    )
     assert "misread: [km]" in suite
     _, saved = run_calibrate(tmp_path, write, wrong_on_two, "--repeats", "1", suite=suite)
     assert saved["fields"] == [{"field": "km", "compared": 9, "accuracy": 1.0, "errors": 0}]
@@ -108,8 +115,10 @@ def test_the_saved_figures_show_in_selftest_the_log_line_and_the_markdown_report
     run_calibrate(tmp_path, write, wrong_on_two, "--repeats", "1")
     suite = load_suite(tmp_path / "cal.suite.yml")
     note = calibration_note(suite)
-    assert note is not None and note.startswith("below the calibration bar: kind agrees 80% < 90% — judge agreement "
-                                                "with 10 gold labels: 80% (errors count as disagreements), κ 0.60")
+    assert note is not None and note.startswith(
+        "below the calibration bar: kind agrees 80% < 90% — judge agreement "
+        "with 10 gold labels: 80% (errors count as disagreements), κ 0.60"
+    )
     assert note in selftest(suite).summary()
     result = SuiteResult(name="cal", path=str(suite.path), verdict="pass", calibration=note)
     assert note in suite_line(result)
@@ -143,5 +152,7 @@ def test_errors_count_as_disagreements_and_the_headline_says_so(tmp_path, write)
     # 10 verdicts + 10 extractions, asked in one call per output (as a run asks): a malformed reply
     # loses that output's fields too
     assert saved["errors"] == 18 and saved["calls"] == 20
-    assert result.output.startswith("cal: below the calibration bar: errors 90% of verdicts and extractions > 20% — "
-                                    "judge agreement with 10 gold labels: 10% (errors count as disagreements)")
+    assert result.output.startswith(
+        "cal: below the calibration bar: errors 90% of verdicts and extractions > 20% — "
+        "judge agreement with 10 gold labels: 10% (errors count as disagreements)"
+    )

@@ -27,8 +27,12 @@ from evalkit.trace.steps import judged_trace
 from tests.fakes import model_env
 
 REPO = Path(__file__).resolve().parents[2]
-SUITE_FILES = ["pace_ai/suite.yml", "pace_ai/agent.suite.yml", "help_agents/progress_messages.suite.yml",
-               "help_agents/code_generate.suite.yml"]
+SUITE_FILES = [
+    "pace_ai/suite.yml",
+    "pace_ai/agent.suite.yml",
+    "help_agents/progress_messages.suite.yml",
+    "help_agents/code_generate.suite.yml",
+]
 _IDS = re.compile(r"exactly these ids: (.+)\.$")
 _FENCED = re.compile(r"<(output-[0-9a-f]{12})>\n(.*)\n</\1>", re.DOTALL)
 
@@ -37,8 +41,9 @@ _FENCED = re.compile(r"<(output-[0-9a-f]{12})>\n(.*)\n</\1>", re.DOTALL)
 def suites_dir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("bundled")
     for name in ("pace_ai", "help_agents"):
-        shutil.copytree(REPO / "suites" / name, root / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*calibration.json"))
+        shutil.copytree(
+            REPO / "suites" / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*calibration.json")
+        )
     return root
 
 
@@ -58,8 +63,14 @@ class Gold:
         for gold in suite.gold:
             text, criteria = output_text(gold.output), _judged_labels(suite, gold)
             if criteria:  # asked as calibrate asks: an agent run's trace and a conversation's turns beside it
-                request = judge_request("any", text, criteria, case_input=gold_case_input(suite.case(gold.case_id), gold),
-                                        facts=gold.facts, trace=judged_trace(gold.trace))
+                request = judge_request(
+                    "any",
+                    text,
+                    criteria,
+                    case_input=gold_case_input(suite.case(gold.case_id), gold),
+                    facts=gold.facts,
+                    trace=judged_trace(gold.trace),
+                )
                 self.labels[_asking(request.messages[0]["content"])] = {cid: gold.labels[cid] for cid in criteria}
             if gold.fields is not None:
                 before = self.fields.setdefault(text, gold.fields)
@@ -117,10 +128,12 @@ def calibrate(suite: Path, judge: Callable[[dict], dict], extract: Callable[[dic
     script = Script().respond(judge, tool="record_verdicts").respond(extract, tool="record_fields")
     with FakeAnthropicServer(script) as fake:
         env = model_env(fake.url)
-        result = CliRunner().invoke(main, ["calibrate", str(suite), "--repeats", "2", "--no-cache"], env=env,
-                                    catch_exceptions=False)
-    saved = suite.with_name("calibration.json" if suite.name == "suite.yml"
-                            else suite.name.replace(".suite.yml", ".calibration.json"))
+        result = CliRunner().invoke(
+            main, ["calibrate", str(suite), "--repeats", "2", "--no-cache"], env=env, catch_exceptions=False
+        )
+    saved = suite.with_name(
+        "calibration.json" if suite.name == "suite.yml" else suite.name.replace(".suite.yml", ".calibration.json")
+    )
     return result, json.loads(saved.read_text())
 
 

@@ -17,9 +17,12 @@ from evalkit.suite.calibration import calibration_note
 from evalkit.testing.script import Script
 
 # Replies 0-6 are labelled pass, 7-9 fail.
-GOLD = "\n".join(f"""  - case: c
+GOLD = "\n".join(
+    f"""  - case: c
     output: "reply number {i}"
-    labels: {{kind: {'pass' if i < 7 else 'fail'}}}""" for i in range(10))
+    labels: {{kind: {"pass" if i < 7 else "fail"}}}"""
+    for i in range(10)
+)
 
 
 def suite_text(confirm: int) -> str:
@@ -58,8 +61,9 @@ def calibrate(tmp_path, write, fake_anthropic, anthropic_env):
     def run(confirm: int, judge, repeats: int = 1):
         path = write("cal.suite.yml", suite_text(confirm))
         fake = fake_anthropic(Script().respond(judge, tool="record_verdicts"))
-        result = CliRunner().invoke(main, ["calibrate", str(path), "--repeats", str(repeats)],
-                                    env=anthropic_env(fake), catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["calibrate", str(path), "--repeats", str(repeats)], env=anthropic_env(fake), catch_exceptions=False
+        )
         return result, json.loads((tmp_path / "cal.calibration.json").read_text()), path
 
     return run
@@ -104,7 +108,8 @@ def test_figures_measured_with_another_confirm_failures_read_stale(calibrate):
     path.write_text(suite_text(2), encoding="utf-8")
     note = calibration_note(load_suite(path))
     assert note is not None and note.startswith(
-        "STALE (measured with confirm_failures: 0, the suite now has 2: rerun `evalkit calibrate`)")
+        "STALE (measured with confirm_failures: 0, the suite now has 2: rerun `evalkit calibrate`)"
+    )
 
 
 def test_each_repeat_is_confirmed_by_calls_of_its_own(calibrate):

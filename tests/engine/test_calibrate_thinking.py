@@ -32,16 +32,22 @@ def test_a_thinking_judge_is_calibrated_with_thinking_on_the_structured_route(tm
     assert saved["items"][0]["agreement"] == 0.8
     judged = [b for b in requests if requested_tool(b) == "record_verdicts_and_fields"]  # one call for both, as a run
     assert len(judged) == 10
-    assert all(b["thinking"] == {"type": "enabled", "budget_tokens": 1500} and "tool_choice" not in b
-               and "temperature" not in b and "output_config" in b for b in judged)
+    assert all(
+        b["thinking"] == {"type": "enabled", "budget_tokens": 1500}
+        and "tool_choice" not in b
+        and "temperature" not in b
+        and "output_config" in b
+        for b in judged
+    )
 
 
 def test_a_judge_without_thinking_is_calibrated_on_the_route_its_model_takes(tmp_path, write):
     result, requests = _calibrate(tmp_path, write, "judge_model: claude-sonnet-5-5\n" + SUITE)
     assert result.exit_code == 1, result.output
     # Sonnet 5.5 cannot turn thinking off, so takes no forced tool: the output format, at the lowest effort.
-    assert requests and all("tool_choice" not in b and "thinking" not in b and b["output_config"]["effort"] == "low"
-                            for b in requests)
+    assert requests and all(
+        "tool_choice" not in b and "thinking" not in b and b["output_config"]["effort"] == "low" for b in requests
+    )
 
 
 def test_a_thinking_judge_its_model_cannot_take_is_refused_before_any_call(tmp_path, write):

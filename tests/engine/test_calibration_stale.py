@@ -42,9 +42,23 @@ def _calibrated(write, text=SUITE):
     path = write("cal.suite.yml", text)
     suite = load_suite(path)
     prompt, gold = fingerprints(suite)
-    save_calibration(suite, Calibration(suite="cal", judge_model="j", repeats=1, measured_at="2026-11-25T00:00:00",
-                                        gold_outputs=2, agreement=1.0, kappa=1.0, labels=2, verdicts=2, calls=4,
-                                        judge_prompt_sha256=prompt, gold_sha256=gold))
+    save_calibration(
+        suite,
+        Calibration(
+            suite="cal",
+            judge_model="j",
+            repeats=1,
+            measured_at="2026-11-25T00:00:00",
+            gold_outputs=2,
+            agreement=1.0,
+            kappa=1.0,
+            labels=2,
+            verdicts=2,
+            calls=4,
+            judge_prompt_sha256=prompt,
+            gold_sha256=gold,
+        ),
+    )
     return path
 
 
@@ -63,8 +77,9 @@ def test_a_calibration_of_the_suite_as_it_is_is_not_stale_whatever_the_file_time
 def test_a_changed_judge_criterion_makes_it_stale(write):
     path = _calibrated(write)
     path.write_text(path.read_text().replace("The reply is kind", "The reply is kind and brief"))
-    assert _note(path).startswith("STALE (the judge prompt changed since: rerun `evalkit calibrate`) — judge "
-                                  "agreement with 2 gold labels: 100%")
+    assert _note(path).startswith(
+        "STALE (the judge prompt changed since: rerun `evalkit calibrate`) — judge agreement with 2 gold labels: 100%"
+    )
 
 
 def test_a_changed_field_description_is_a_changed_prompt_too(write):

@@ -27,7 +27,7 @@ gold:
   - {{case: greet, output: "Goodbye.", labels: {{check1:{check}: fail}}}}
 """
 
-HEAD = '''from typing import ClassVar
+HEAD = """from typing import ClassVar
 
 from evalkit import Check, CheckContext, Outcome, register_check
 
@@ -38,21 +38,30 @@ class Greets(Check):
 
     def evaluate(self, ctx: CheckContext) -> Outcome:
         text = str(ctx.output)
-'''
+"""
 
 # No gold output is long: the length rule is never exercised, so its mutants survive (lines 12-13).
-GAP = HEAD + '''        if len(text) > 80:
+GAP = (
+    HEAD
+    + """        if len(text) > 80:
             return Outcome(False, "too long")
         return Outcome("hello" in text.lower(), "greets")
-'''
-TIGHT = HEAD + '''        return Outcome("hello" in text.lower(), "greets")
-'''
+"""
+)
+TIGHT = (
+    HEAD
+    + """        return Outcome("hello" in text.lower(), "greets")
+"""
+)
 # `i += 1` made `i -= 1` never ends (line 14).
-LOOP = HEAD + '''        i = 0
+LOOP = (
+    HEAD
+    + """        i = 0
         while i < 3:
             i += 1
         return Outcome("hello" in text.lower(), "greets")
-'''
+"""
+)
 
 
 def _suite(write, package: str, code: str) -> str:
@@ -143,7 +152,9 @@ def test_rewrites_remove_the_sentences_that_name_the_items_key_terms():
     assert key_terms("The reply gives a rest day") == []  # no word of five letters but common ones
     assert key_terms("MUST flag the injury risk of the load spike") == ["injur", "spike"]
     assert break_output("Easy week. Your injuries need rest.\nNo spikes!", "flag the injury spike") == (
-        "Easy week.", ["injur", "spike"])
+        "Easy week.",
+        ["injur", "spike"],
+    )
     assert break_output("Easy week.", "flag the injury spike") is None
 
 
@@ -159,10 +170,15 @@ def test_a_gold_rewrite_is_killed_by_the_code_witness_and_a_judge_only_item_wait
 
 def test_with_judge_the_model_decides_the_rewrites_only_it_can(write, fake_anthropic, anthropic_env):
     path = write("judged.yml", JUDGED)
+
     def judge(body):
         said = json.dumps(body["messages"])
-        return {"items": [{"id": "rest", "reason": "scripted",
-                           "verdict": "pass" if "Monday is a rest day" in said else "fail"}]}
+        return {
+            "items": [
+                {"id": "rest", "reason": "scripted", "verdict": "pass" if "Monday is a rest day" in said else "fail"}
+            ]
+        }
+
     fake = fake_anthropic(Script().respond(judge, tool="record_verdicts"))
     env = anthropic_env(fake)
     data = json.loads(mutate(str(path), "--json", "--judge", "--judge-model", "claude-haiku-5-5", env=env).output)

@@ -31,11 +31,13 @@ cases:
 
 
 def script() -> Script:
-    return (Script()
-            .reply("Rest three days.", prompt="knee hurts")
-            .reply("Mon easy, Wed tempo.", prompt="Plan a week for ada.")
-            .tool_reply("record_verdicts", verdicts({"turn 1: plan": "pass"}), prompt="turn 1: plan")
-            .tool_reply("record_verdicts", verdicts({"rest": "pass"})))
+    return (
+        Script()
+        .reply("Rest three days.", prompt="knee hurts")
+        .reply("Mon easy, Wed tempo.", prompt="Plan a week for ada.")
+        .tool_reply("record_verdicts", verdicts({"turn 1: plan": "pass"}), prompt="turn 1: plan")
+        .tool_reply("record_verdicts", verdicts({"rest": "pass"}))
+    )
 
 
 def test_the_plan_counts_a_conversation_as_the_run_makes_it(write, tmp_path, fake_anthropic):
@@ -45,8 +47,9 @@ def test_the_plan_counts_a_conversation_as_the_run_makes_it(write, tmp_path, fak
     # per repeat: turns 1 and 4 call the target (turn 2 is answered by the scripted turn 3); two judges
     assert (line.target_calls, line.judge_calls, line.free) == (4, 4, 0)
     fake = fake_anthropic(script())
-    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                         deprecated=None)
+    client = make_client(
+        AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache", deprecated=None
+    )
     report = run(suites, client, RunOptions())
     kinds = collections.Counter(requested_tool(b) or "target" for b in fake.requests)
     assert report.verdict == "pass", report.suites[0].cases[0].runs[0]
@@ -58,13 +61,20 @@ def test_the_plan_counts_a_conversation_as_the_run_makes_it(write, tmp_path, fak
 
 def test_a_callable_target_s_conversation_is_dry_run_turn_by_turn(write, tmp_path):
     write("chat.py", "def chat(case_input, client, messages):\n    return client.complete(messages)\n")
-    suites = load_suites([write("chat.yml", """
+    suites = load_suites(
+        [
+            write(
+                "chat.yml",
+                """
         target: chat:chat
         model: claude-haiku-4-5-20251001
         cases:
           - id: c
             conversation: [{user: "hi"}, {user: "again"}, {assistant: "scripted"}, {user: "bye"}]
-        """)])
+        """,
+            )
+        ]
+    )
     (line,) = plan_calls(suites, cache_dir=tmp_path / "cache", count_tokens=False).lines
     # turns 1 and 4 reach the model (turn 2 is answered by the scripted turn 3), each request seen as rendered
     assert (line.rendered_runs, line.unknown_runs, line.target_calls) == (1, 0, 2)

@@ -36,16 +36,24 @@ CASES = {
     "help_agents": lambda: (*bundled("help_agents"), True),
     "pace_ai": lambda: (*bundled("pace_ai"), True),
     "pace_ai_agent": lambda: (*bundled("pace_ai/agent.suite.yml"), (26, 24)),
-    "agent_trajectory": lambda: (EXAMPLES / "agent_trajectory", support_agent().respond(passing_judge, tool=JUDGE_TOOL),
-                                 True),
+    "agent_trajectory": lambda: (
+        EXAMPLES / "agent_trajectory",
+        support_agent().respond(passing_judge, tool=JUDGE_TOOL),
+        True,
+    ),
     "multi_turn": lambda: (EXAMPLES / "multi_turn", cooking().respond(passing_judge, tool=JUDGE_TOOL), True),
 }
 
 
 def calls_of_a_run(suites, script, cache: Path) -> int:
     with FakeAnthropicServer(script) as fake:
-        run(suites, make_client(AnthropicProvider(api_key="k", base_url=fake.url), concurrency=8, cache_dir=cache,
-                                deprecated=None), RunOptions())
+        run(
+            suites,
+            make_client(
+                AnthropicProvider(api_key="k", base_url=fake.url), concurrency=8, cache_dir=cache, deprecated=None
+            ),
+            RunOptions(),
+        )
         return len(fake.requests)
 
 

@@ -10,9 +10,11 @@ from click.testing import CliRunner
 from evalkit.cli.commands import main
 from evalkit.engine import load_suites, plan_calls
 
-PACE_AI = Path(__file__).resolve().parents[2] / "suites" / "pace_ai" / "suite.yml"  # the coach (its folder also holds the agent suite)
+PACE_AI = (
+    Path(__file__).resolve().parents[2] / "suites" / "pace_ai" / "suite.yml"
+)  # the coach (its folder also holds the agent suite)
 
-TARGET = '''
+TARGET = """
 PROMPT = "Coach me. " + "Context line for the runner. " * 400
 
 
@@ -22,7 +24,7 @@ async def run(input, llm):
 
 async def crashes(input, llm):
     raise RuntimeError("before any model call")
-'''
+"""
 
 SUITE = """\
 name: rendered

@@ -40,8 +40,9 @@ def test_with_a_key_the_plan_counts_input_tokens_exactly(write, tmp_path, fake_a
     assert "input tokens: 2 distinct requests counted exactly by the API's token counting endpoint" in plan.render()
 
 
-def test_without_a_key_or_with_estimate_tokens_the_plan_estimates_and_says_so(write, monkeypatch, fake_anthropic,
-                                                                              anthropic_env):
+def test_without_a_key_or_with_estimate_tokens_the_plan_estimates_and_says_so(
+    write, monkeypatch, fake_anthropic, anthropic_env
+):
     path = write("s.yml", SUITE)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     plan = plan_calls(load_suites([path]), no_cache=True)
@@ -52,8 +53,7 @@ def test_without_a_key_or_with_estimate_tokens_the_plan_estimates_and_says_so(wr
     assert not fake.counted
     assert out.exit_code == 0 and "input tokens: estimated" in out.output, out.output
     fake = fake_anthropic(Script().reply("ok"))
-    out = CliRunner().invoke(main, ["plan", str(path), "--no-cache"],
-                             env=anthropic_env(fake))
+    out = CliRunner().invoke(main, ["plan", str(path), "--no-cache"], env=anthropic_env(fake))
     assert len(fake.counted) == 2
     assert out.exit_code == 0 and "counted exactly by the API's token counting endpoint" in out.output, out.output
 

@@ -47,27 +47,32 @@ cases:
       lookup_wardrobe: [{result: [umbrella]}]
 """
 
-WEATHER_TOOLS = '''
+WEATHER_TOOLS = """
 def get_weather(city):
     return {"city": city, "sky": "rain", "temp_c": 11}
-'''
+"""
 
 
 def agent_script() -> Script:
-    return (Script()
-            .tool_use([("get_weather", {"city": "Paris"}), ("lookup_wardrobe", {"person": "Ada"})],
-                      text="Let me check.", turn=1, prompt="Ada")
-            .tool_use([("get_weather", {"city": "Lyon"})], turn=1, prompt="Bo")
-            .tool_use([("lookup_wardrobe", {"person": "Bo"})], turn=2, prompt="Bo")
-            .reply("Wear the raincoat.", turn=2)
-            .reply("Take the umbrella.", turn=3)
-            .tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"})))
+    return (
+        Script()
+        .tool_use(
+            [("get_weather", {"city": "Paris"}), ("lookup_wardrobe", {"person": "Ada"})],
+            text="Let me check.",
+            turn=1,
+            prompt="Ada",
+        )
+        .tool_use([("get_weather", {"city": "Lyon"})], turn=1, prompt="Bo")
+        .tool_use([("lookup_wardrobe", {"person": "Bo"})], turn=2, prompt="Bo")
+        .reply("Wear the raincoat.", turn=2)
+        .reply("Take the umbrella.", turn=3)
+        .tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"}))
+    )
 
 
 def run_against_fake(suites, cache: Path):
     with FakeAnthropicServer(agent_script()) as fake:
-        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=cache,
-                             deprecated=None)
+        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=cache, deprecated=None)
         report = run(suites, client, RunOptions())
         kinds = collections.Counter(requested_tool(body) or "target" for body in fake.requests)
         judged = [json.dumps(b) for b in fake.requests if requested_tool(b) == JUDGE_TOOL]
@@ -134,15 +139,18 @@ cases:
 
 def test_a_conversation_s_tool_loops_are_followed_turn_by_turn(write, tmp_path, fake_anthropic):
     suites = load_suites([write("s.yml", CONVERSATION)])
-    script = (Script()
-              .reply("Hi!", turn=1)
-              .tool_use([("get_weather", {"city": "Paris"})], text="Checking.", turn=2)
-              .reply("A raincoat.", turn=3)
-              .tool_reply(JUDGE_TOOL, verdicts({"turn 1: check1:llm_judge": "pass"}), prompt="Greets back")
-              .tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"})))
+    script = (
+        Script()
+        .reply("Hi!", turn=1)
+        .tool_use([("get_weather", {"city": "Paris"})], text="Checking.", turn=2)
+        .reply("A raincoat.", turn=3)
+        .tool_reply(JUDGE_TOOL, verdicts({"turn 1: check1:llm_judge": "pass"}), prompt="Greets back")
+        .tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"}))
+    )
     fake = fake_anthropic(script)
-    client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=tmp_path / "cache",
-                         deprecated=None)
+    client = make_client(
+        AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=tmp_path / "cache", deprecated=None
+    )
     report = run(suites, client, RunOptions())
     made = len(fake.requests)
     run_ = report.suites[0].cases[0].runs[0]

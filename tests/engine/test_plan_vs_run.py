@@ -21,8 +21,9 @@ from evalkit.testing.script import requested_tool
 def run_against_fake(suites, script, cache: Path):
     """Run `suites` through the real anthropic client; the fake's requests, counted by kind."""
     with FakeAnthropicServer(script) as fake:
-        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), concurrency=8,
-                             cache_dir=cache, deprecated=None)
+        client = make_client(
+            AnthropicProvider(api_key="test-key", base_url=fake.url), concurrency=8, cache_dir=cache, deprecated=None
+        )
         report = run(suites, client, RunOptions())
         kinds = collections.Counter(requested_tool(body) or "target" for body in fake.requests)
     return report, kinds
@@ -82,8 +83,9 @@ def test_plan_matches_the_run_within_10_percent(name, tmp_path):
         assert (exact.calls(), sum(third.values())) == (0, 0) and "tool loops: all" in exact.render()
         assert sum(ln.cached for ln in exact.lines) == sum(kinds.values()), (exact.render(), kinds)
 
-    out = CliRunner().invoke(main, ["plan", str(path), "--results", str(results), "--cache-dir",
-                                    str(tmp_path / "empty2")])
+    out = CliRunner().invoke(
+        main, ["plan", str(path), "--results", str(results), "--cache-dir", str(tmp_path / "empty2")]
+    )
     assert out.exit_code == 0 and f"total: {planned} model calls" in out.output, out.output
 
 
@@ -95,18 +97,24 @@ def test_the_plan_counts_a_traced_runs_judge_request_as_the_run_sent_it(write, t
     from evalkit.testing.scripted import ScriptedProvider
     from tests.conftest import verdicts
 
-    write("agent.py", """
+    write(
+        "agent.py",
+        """
         from evalkit import TargetResult
 
         def run(input):
             steps = [{"type": "tool_call", "name": "lookup", "arguments": {"id": input}, "result": "found"}]
             return TargetResult("found it", trace=steps)
-    """)
-    path = write("suite.yml", """
+    """,
+    )
+    path = write(
+        "suite.yml",
+        """
         target: agent:run
         cases:
           - {id: a, input: A1, checks: [{type: llm_judge, criteria: Uses the lookup}]}
-    """)
+    """,
+    )
     suites = load_suites([path])
     provider = ScriptedProvider(Script().tool_reply(JUDGE_TOOL, verdicts({"check1:llm_judge": "pass"})))
     report = run(suites, make_client(provider, cache_dir=tmp_path / "cache", deprecated=None), RunOptions())

@@ -20,15 +20,25 @@ def anything(case_input, client, **kwargs):
 """
 
 
-@pytest.mark.parametrize("target, conversation, line, message", [
-    ("talk_targets:plain", '[{user: "hi"}]', 3,
-     "target talk_targets:plain takes no `messages` parameter, which a conversation case needs"),
-    ("talk_targets:talks", '[{user: "hi"}, {user: "{{ outputs[1] }}"}]', 4,
-     "turn 2: template: "),
-    ("talk_targets:talks", '[{user: "{{ nope }}"}]', 4, "turn 1: template: 'nope'"),
-    ("{prompt: 'Plan for {{ runner }}'}", '[{user: "{{ prompt }}"}]', 4,
-     "`prompt` (the target's template) does not render for this case: prompt template: 'runner' is undefined"),
-])
+@pytest.mark.parametrize(
+    "target, conversation, line, message",
+    [
+        (
+            "talk_targets:plain",
+            '[{user: "hi"}]',
+            3,
+            "target talk_targets:plain takes no `messages` parameter, which a conversation case needs",
+        ),
+        ("talk_targets:talks", '[{user: "hi"}, {user: "{{ outputs[1] }}"}]', 4, "turn 2: template: "),
+        ("talk_targets:talks", '[{user: "{{ nope }}"}]', 4, "turn 1: template: 'nope'"),
+        (
+            "{prompt: 'Plan for {{ runner }}'}",
+            '[{user: "{{ prompt }}"}]',
+            4,
+            "`prompt` (the target's template) does not render for this case: prompt template: 'runner' is undefined",
+        ),
+    ],
+)
 def test_preflight_finds_a_conversation_s_problems(write, target, conversation, line, message):
     """A turn's problem names the turn's line (here the flow list's); the target's, the case's."""
     write("talk_targets.py", TARGETS)
@@ -42,17 +52,30 @@ def test_preflight_finds_a_conversation_s_problems(write, target, conversation, 
 @pytest.mark.parametrize("target", ["talk_targets:talks", "talk_targets:anything", "{prompt: 'Plan for {{ runner }}'}"])
 def test_a_ready_conversation_passes(write, target):
     write("talk_targets.py", TARGETS)
-    suites = load_suites([write("s.yml", f"""target: {target}
+    suites = load_suites(
+        [
+            write(
+                "s.yml",
+                f"""target: {target}
 cases:
   - id: c
     conversation: [{{user: "hi"}}, {{user: "you said {{{{ outputs[0] }}}}"}}, {{assistant: "ok"}}, {{user: "{{{{ outputs[1] }}}}"}}]
   - id: plain
     input: {{runner: ada}}
-""")])
+""",
+            )
+        ]
+    )
     assert preflight(suites) == suites
 
 
 def test_a_target_s_template_that_does_not_render_is_no_problem_for_a_turn_that_does_not_use_it(write):
-    suites = load_suites([write("s.yml", "target: {prompt: 'Plan for {{ runner }}'}\n"
-                                         "cases: [{id: c, conversation: [{user: 'hello'}]}]\n")])
+    suites = load_suites(
+        [
+            write(
+                "s.yml",
+                "target: {prompt: 'Plan for {{ runner }}'}\ncases: [{id: c, conversation: [{user: 'hello'}]}]\n",
+            )
+        ]
+    )
     assert preflight(suites) == suites

@@ -18,7 +18,8 @@ from evalkit.testing.script import Script, request_text
 N = 12
 FAST = 3  # cases the fake answers at once; it holds the others until the test lets them go
 SUITE = "name: many\ntarget: {prompt: 'Say ok to case {{ i }}'}\ncases:\n" + "".join(
-    f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}\n" for i in range(N))
+    f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}\n" for i in range(N)
+)
 CLI = "import sys; from evalkit.cli.commands import main; sys.exit(main())"
 SAFETY = 120  # seconds: only so that a broken build fails instead of hanging (nothing is timed)
 
@@ -36,8 +37,15 @@ def evalkit(args, env, **kw) -> subprocess.Popen:
     # Ctrl-C as a terminal delivers it: a test session started in the background by a
     # non-interactive shell ignores SIGINT, and its children would inherit that (a run that
     # ignores Ctrl-C because its parent asked it to is right; the test is about the handling).
-    return subprocess.Popen([sys.executable, "-c", CLI, *map(str, args)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-c", CLI, *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+        **kw,
+    )
 
 
 def _default_sigint() -> None:
@@ -60,10 +68,12 @@ def wait_for(condition, proc: subprocess.Popen | None = None) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("sig, code, said", [(signal.SIGINT, 130, "interrupted"),
-                                             (signal.SIGTERM, 143, "stopped by SIGTERM")])
-def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, sig, code, said, fake_anthropic,
-                                                                 anthropic_env):
+@pytest.mark.parametrize(
+    "sig, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM")]
+)
+def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(
+    tmp_path, sig, code, said, fake_anthropic, anthropic_env
+):
     suite = tmp_path / "suite.yml"
     suite.write_text(SUITE)
     out, jsonl = tmp_path / "out.json", tmp_path / "out.jsonl"
@@ -85,8 +95,9 @@ def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, sig, 
     finished = {line["id"] for line in case_lines(jsonl)}
     assert finished == {f"c{i}" for i in range(FAST)}
 
-    partial = subprocess.run([sys.executable, "-c", CLI, "report", jsonl, "--format", "json"], env=env,
-                             capture_output=True, text=True)
+    partial = subprocess.run(
+        [sys.executable, "-c", CLI, "report", jsonl, "--format", "json"], env=env, capture_output=True, text=True
+    )
     assert partial.returncode == 0, partial.stderr
     data = json.loads(partial.stdout)
     assert data["partial"] is True and len(data["suites"][0]["cases"]) == FAST
@@ -105,13 +116,17 @@ def test_a_stopped_run_resumes_calling_only_the_unfinished_cases(tmp_path, sig, 
     assert report["usage"]["calls"] == N  # both sessions' calls of finished cases (held calls never answered)
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
     assert {line["run_id"] for line in lines} == {report["run_id"]}
-    kinds = [next(k for k in ("evalkit_results", "stopped", "resumed", "end") if k in line)
-             for line in lines if '"case"' not in json.dumps(list(line)) and "suite_start" not in line]
+    kinds = [
+        next(k for k in ("evalkit_results", "stopped", "resumed", "end") if k in line)
+        for line in lines
+        if '"case"' not in json.dumps(list(line)) and "suite_start" not in line
+    ]
     assert kinds == ["evalkit_results", "stopped", "resumed", "end"]
 
 
 JUDGED = "name: judged\ntarget: {prompt: 'Say ok to case {{ i }}'}\ncases:\n" + "".join(
-    f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: llm_judge, criteria: 'Says ok'}}]}}\n" for i in range(4))
+    f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: llm_judge, criteria: 'Says ok'}}]}}\n" for i in range(4)
+)
 
 
 @pytest.mark.slow
@@ -136,7 +151,10 @@ def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path
     proc = evalkit(["run", tmp_path / "suite.yml", "-o", out, "--concurrency", "4"], env)
     try:
         # c0 and c1 finished (target and judge), c2's and c3's targets answered (paid), their judges held.
-        wait_for(lambda: len(case_lines(jsonl)) == 2 and sum("said ok" not in request_text(b) for b in fake.requests) == 4, proc)
+        wait_for(
+            lambda: len(case_lines(jsonl)) == 2 and sum("said ok" not in request_text(b) for b in fake.requests) == 4,
+            proc,
+        )
         proc.kill()  # SIGKILL: the session writes no totals
         proc.communicate(timeout=SAFETY)
     finally:
@@ -146,7 +164,9 @@ def test_a_run_killed_mid_case_counts_every_paid_call_once_after_resume(tmp_path
     proc = evalkit(["run", "--resume", jsonl], env)
     stdout, err = proc.communicate(timeout=SAFETY)
     assert proc.returncode == 0, stdout + err
-    assert len(fake.requests) == 2, [request_text(b)[:80] for b in fake.requests]  # only the two judges: the targets' replies come back from the cache
+    assert len(fake.requests) == 2, [
+        request_text(b)[:80] for b in fake.requests
+    ]  # only the two judges: the targets' replies come back from the cache
     report = json.loads(out.read_text())
     assert report["usage"]["calls"] == paid_before + 2, report["usage"]  # every paid call, once
     assert report["usage"]["cache_hits"] == 0, report["usage"]  # a reply paid in this run is no cache hit

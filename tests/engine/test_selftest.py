@@ -58,12 +58,12 @@ gold:
 """
 
 # The suite's target: facts computed by its "tools" (here: read from the input).
-COACH = '''
+COACH = """
 from evalkit.run.targets import TargetResult
 
 def reply(input, llm):
     return TargetResult(output=llm.complete("coach me"), facts={"acwr": input["acwr"]})
-'''
+"""
 
 
 @pytest.fixture
@@ -79,9 +79,11 @@ def test_labels_the_code_contradicts_are_named_with_label_verdict_and_reason(sui
     d = result.disagreements[0]
     assert d.describe() == "s.yml:26 case hot: check1:contains labelled fail, code says pass: contains 'run'"
     assert result.compared == 7 and result.judge_labels == 2 and result.problems == []
-    assert result.summary() == ("coach: code-decided items agree with 6/7 gold labels (3 gold outputs; facts "
-                                "recomputed by the target for 3, extraction replayed for 3 (0 recorded replies, "
-                                "3 read from `fields:`)); judge items: not measured (run `evalkit calibrate`)")
+    assert result.summary() == (
+        "coach: code-decided items agree with 6/7 gold labels (3 gold outputs; facts "
+        "recomputed by the target for 3, extraction replayed for 3 (0 recorded replies, "
+        "3 read from `fields:`)); judge items: not measured (run `evalkit calibrate`)"
+    )
 
 
 def test_selftest_command_exits_1_on_a_disagreement_and_0_when_all_agree(suite_file):
@@ -97,23 +99,31 @@ def test_selftest_command_exits_1_on_a_disagreement_and_0_when_all_agree(suite_f
 
 def test_two_gold_entries_recording_different_fields_for_one_output_are_a_conflict(suite_file):
     # Extraction reads only the output: the same text cannot state a risk in one entry and none in another.
-    same = SUITE.replace("output: Easy run.\n    fields: {risk: false}", "output: Easy run today; your load is high.\n"
-                         "    fields: {risk: false}")
+    same = SUITE.replace(
+        "output: Easy run.\n    fields: {risk: false}",
+        "output: Easy run today; your load is high.\n    fields: {risk: false}",
+    )
     path = suite_file(same.replace("labels: {contains: fail,", "labels: {contains: pass,"))
     result = selftest(load_suite(path))
     assert not result.disagreements and not result.ok
     assert [c.describe() for c in result.conflicts] == [
-        "s.yml:21 case hot and s.yml:32 case cool: the same output, but risk is True in one and False in the other"]
+        "s.yml:21 case hot and s.yml:32 case cool: the same output, but risk is True in one and False in the other"
+    ]
     out = CliRunner().invoke(main, ["selftest", str(path)])
     assert out.exit_code == 1 and "CONFLICT s.yml:21 case hot and s.yml:32 case cool" in out.output
-    path.write_text(path.read_text().replace("fields: {risk: false}\n    facts: {acwr: 1.1}",
-                                             "fields: {risk: true}\n    facts: {acwr: 1.1}"))
+    path.write_text(
+        path.read_text().replace(
+            "fields: {risk: false}\n    facts: {acwr: 1.1}", "fields: {risk: true}\n    facts: {acwr: 1.1}"
+        )
+    )
     assert CliRunner().invoke(main, ["selftest", str(path)]).exit_code == 0
 
 
 def test_a_field_marked_misread_is_no_conflict_and_misread_names_a_recorded_field(suite_file):
-    same = SUITE.replace("output: Easy run.\n    fields: {risk: false}", "output: Easy run today; your load is high.\n"
-                         "    fields: {risk: false}\n    misread: [risk]")
+    same = SUITE.replace(
+        "output: Easy run.\n    fields: {risk: false}",
+        "output: Easy run today; your load is high.\n    fields: {risk: false}\n    misread: [risk]",
+    )
     assert selftest(load_suite(suite_file(same))).conflicts == []
     bad = suite_file(same.replace("misread: [risk]", "misread: [km]"))
     out = CliRunner().invoke(main, ["selftest", str(bad)])
@@ -140,14 +150,18 @@ def test_the_bundled_help_agents_gold_outputs_agree_with_their_checks():
             assert {"pass", "fail"} <= labels, (suite.name, t, labels)
 
 
-
-@pytest.mark.parametrize("risk, judged, status", [
-    (True, "pass", "pass"), (False, "pass", "fail"), (True, "fail", "fail"), (False, "fail", "fail")])
+@pytest.mark.parametrize(
+    "risk, judged, status",
+    [(True, "pass", "pass"), (False, "pass", "fail"), (True, "fail", "fail"), (False, "fail", "fail")],
+)
 def test_a_critical_item_with_two_witnesses_fails_when_either_fails(suite_file, risk, judged, status):
     suite = suite_file(SUITE.split("gold:")[0])
-    script = (Script().reply("An easy run; rest if sore.")
-              .tool_reply("record_verdicts", verdicts({"flags": judged, "kind": "pass"}))
-              .tool_reply("record_fields", {"risk": risk}))
+    script = (
+        Script()
+        .reply("An easy run; rest if sore.")
+        .tool_reply("record_verdicts", verdicts({"flags": judged, "kind": "pass"}))
+        .tool_reply("record_fields", {"risk": risk})
+    )
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
     report = run(load_suites([suite]), client, RunOptions(cases=["hot"]))
     case = report.suites[0].cases[0]
@@ -164,19 +178,23 @@ def test_gold_outputs_are_ordinary_pytest_items_that_fail_on_a_disagreement(pyte
     pytester.path.joinpath("coach.suite.yml").write_text(textwrap.dedent(SUITE).lstrip())
     pytester.path.joinpath("st_coach.py").write_text(COACH)
     result = pytester.runpytest("-v", "-p", "no:xdist")
-    result.stdout.fnmatch_lines([
-        "*coach.suite.yml::gold[[]coach.suite.yml:21[]] PASSED*",
-        "*coach.suite.yml::gold[[]coach.suite.yml:26[]] FAILED*",
-        "*coach.suite.yml::gold[[]coach.suite.yml:32[]] PASSED*",
-        "*check1:contains labelled fail, code says pass*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*coach.suite.yml::gold[[]coach.suite.yml:21[]] PASSED*",
+            "*coach.suite.yml::gold[[]coach.suite.yml:26[]] FAILED*",
+            "*coach.suite.yml::gold[[]coach.suite.yml:32[]] PASSED*",
+            "*check1:contains labelled fail, code says pass*",
+        ]
+    )
     result.assert_outcomes(passed=2, failed=1, deselected=2)  # the eval cases are not asked for
     # naming the file asks for its evals (skipped without a key) and keeps its gold checks
     pytester.runpytest("coach.suite.yml", "-p", "no:xdist").assert_outcomes(passed=2, failed=1, skipped=2)
 
 
 def test_a_gold_entry_s_trace_reaches_the_trajectory_checks(write):
-    path = write("agent.yml", """
+    path = write(
+        "agent.yml",
+        """
         name: agent
         cases:
           - id: c
@@ -195,7 +213,8 @@ def test_a_gold_entry_s_trace_reaches_the_trajectory_checks(write):
             output: Sunny.
             trace: [{type: tool_call, arguments: {}}]
             labels: {tool_called: pass}
-        """)
+        """,
+    )
     out = CliRunner().invoke(main, ["selftest", str(path)])
     assert out.exit_code == 2 and "gold: step 1 of the trace" in out.output
     path.write_text(path.read_text().replace("trace: [{type: tool_call, arguments: {}}]", "trace: []"))

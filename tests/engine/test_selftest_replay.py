@@ -40,12 +40,12 @@ gold:
     labels: {{flags: pass}}
 {extra}"""
 
-COACH = '''
+COACH = """
 from evalkit.run.targets import TargetResult
 
 def reply(input, llm):
     return TargetResult(output=llm.complete("coach me"), facts={{"acwr": round(input["acwr"] * {scale}, 2)}})
-'''
+"""
 
 
 def _suite(write, module: str, *, scale: float = 1, extra: str = "") -> Path:
@@ -72,8 +72,9 @@ def test_facts_the_tools_reproduce_pass_and_are_counted(write):
 def test_a_target_that_cannot_recompute_the_facts_fails(write):
     write("replay_broken.py", "def reply(input, llm):\n    raise RuntimeError('profile missing')\n")
     result = selftest(load_suite(write("s.yml", SUITE.format(module="replay_broken", extra=""))))
-    assert result.problems == ["s.yml:14 case hot: facts cannot be recomputed: target raised RuntimeError: "
-                               "profile missing"]
+    assert result.problems == [
+        "s.yml:14 case hot: facts cannot be recomputed: target raised RuntimeError: profile missing"
+    ]
 
 
 def test_the_facts_decide_the_items_as_the_target_computes_them(write):
@@ -104,8 +105,10 @@ def test_a_wrong_extraction_of_a_gold_output_fails(write):
 def test_an_extraction_reply_the_run_would_reject_fails_and_a_raw_one_it_accepts_passes(write):
     bad = WRONG_EXTRACTION.replace("{risk: false, level: high}", "{risk: true, level: extreme}")
     result = selftest(load_suite(_suite(write, "replay_x2", extra=bad)))
-    assert result.problems == ["s.yml:19 case hot: extraction: extraction reply invalid after a retry: field "
-                               "'level': 'extreme' is not one of ['low', 'high']"]
+    assert result.problems == [
+        "s.yml:19 case hot: extraction: extraction reply invalid after a retry: field "
+        "'level': 'extreme' is not one of ['low', 'high']"
+    ]
     raw = WRONG_EXTRACTION.replace("{risk: false, level: high}", "{risk: 'true', level: High}")
     result = selftest(load_suite(_suite(write, "replay_x3", extra=raw)))
     assert result.ok, result.problems
@@ -123,8 +126,13 @@ def test_pace_ai_selftest_fails_when_a_tool_changes(tmp_path):
     text = tools.read_text(encoding="utf-8")
     assert text.count("last4 = weeks[-4:]") == 1
     tools.write_text(text.replace("last4 = weeks[-4:]", "last4 = weeks[-3:]"), encoding="utf-8")  # a 3-week window
-    done = subprocess.run([str(Path(sys.executable).with_name("evalkit")), "selftest", str(copy)], capture_output=True,
-                          text=True, cwd=tmp_path, timeout=300)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("evalkit")), "selftest", str(copy)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "WRONG pace_ai.yml:" in done.stdout and ": fact acwr: recorded " in done.stdout
 
@@ -144,8 +152,9 @@ def test_pace_ai_selftest_fails_on_a_wrong_extraction_of_a_gold_output(tmp_path)
     result = selftest(load_suite(copy / "suite.yml"))
     problems = result.problems
     assert any("extraction of long_run_km: recorded 16, now 21.0" in p for p in problems), problems
-    assert any("extraction: extraction reply invalid after a retry: field 'days[2].session': 'track'" in p
-               for p in problems), problems
+    assert any(
+        "extraction: extraction reply invalid after a retry: field 'days[2].session': 'track'" in p for p in problems
+    ), problems
     assert not result.ok
 
 
@@ -154,12 +163,15 @@ def test_a_recorded_extraction_without_the_fields_it_must_give_is_a_file_problem
     path = _suite(write, "replay_x4", extra=entry)
     run = CliRunner().invoke(main, ["selftest", str(path)])
     assert run.exit_code == 2 and "Traceback" not in run.output
-    assert "line 21: case hot: gold: `extraction:` needs `fields:` (the values the recorded reply must give)" \
-        in run.output
+    assert (
+        "line 21: case hot: gold: `extraction:` needs `fields:` (the values the recorded reply must give)" in run.output
+    )
 
 
 def test_a_suite_without_a_target_has_its_gold_facts_taken_as_written_and_says_so(write):
-    path = write("nt.yml", """
+    path = write(
+        "nt.yml",
+        """
         name: nt
         cases:
           - id: c
@@ -167,7 +179,8 @@ def test_a_suite_without_a_target_has_its_gold_facts_taken_as_written_and_says_s
         gold:
           - {case: c, output: an easy run, facts: {acwr: 1.6}, labels: {hot: pass}}
           - {case: c, output: an easy walk, facts: {acwr: 1.1}, labels: {hot: n/a}}
-        """)
+        """,
+    )
     result = selftest(load_suite(path))
     assert result.ok, result.problems + [d.describe() for d in result.disagreements]
     assert "facts as written for 2 (the suite names no target to recompute them)" in result.summary()
@@ -178,5 +191,6 @@ def test_a_gold_pytest_item_fails_on_a_changed_fact(pytester):
     pytester.path.joinpath("coach.suite.yml").write_text(SUITE.format(module="replay_plugin", extra=""))
     result = pytester.runpytest("-p", "no:xdist")
     result.assert_outcomes(failed=1, deselected=1)
-    result.stdout.fnmatch_lines(["*gold entry contradicted by the suite's code*",
-                                 "*case hot: fact acwr: recorded 1.6, now 2.0*"])
+    result.stdout.fnmatch_lines(
+        ["*gold entry contradicted by the suite's code*", "*case hot: fact acwr: recorded 1.6, now 2.0*"]
+    )

@@ -65,8 +65,9 @@ def test_the_agent_trajectory_example_catches_a_refund_of_an_order_in_transit(tm
 def cooking(forgets_name: bool = False) -> Script:
     s = Script()
     s.reply("Hi Priya! Vegetarian and quick: noted.", prompt="I'm Priya", turn=1)
-    s.reply("You're Sam." if forgets_name else "You're Priya, and you're vegetarian.", prompt="What was my name",
-            turn=3)
+    s.reply(
+        "You're Sam." if forgets_name else "You're Priya, and you're vegetarian.", prompt="What was my name", turn=3
+    )
     s.reply("A chickpea and spinach curry: 15 minutes.", prompt="Suggest one dinner", turn=2)
     s.reply("Four eggs for two: cook the spinach, then pour the eggs, then the feta.", prompt="How many eggs")
     return s
@@ -87,5 +88,7 @@ def test_the_multi_turn_example_catches_a_forgotten_name_on_its_turn(tmp_path):
     cases, _ = run_example("multi_turn", cooking(forgets_name=True), tmp_path)
     bad = cases["remembers-diet-and-name"]
     assert bad.verdict == "fail"
-    assert {it.id for it in bad.runs[0].items if it.status == "fail"} == {"turn 3: check1:contains",
-                                                                          "turn 3: check2:regex"}
+    assert {it.id for it in bad.runs[0].items if it.status == "fail"} == {
+        "turn 3: check1:contains",
+        "turn 3: check2:regex",
+    }

@@ -75,7 +75,6 @@ class OpenAPI:
         self.webhook_validator(name).validate(payload)
 
 
-
 def load_event_fixture(name: str) -> dict[str, Any]:
     return json.loads((EVENTS / name).read_text())
 

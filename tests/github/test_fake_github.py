@@ -19,8 +19,9 @@ FILES = "/repos/{owner}/{repo}/pulls/{pull_number}/files"
 
 def call(fake, method, path, body=None, token=TOKEN):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(fake.url + path, data=data, method=method,
-                                 headers={"Authorization": f"Bearer {token}"})
+    req = urllib.request.Request(
+        fake.url + path, data=data, method=method, headers={"Authorization": f"Bearer {token}"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status, json.loads(resp.read()), dict(resp.headers.items())
@@ -55,8 +56,11 @@ def test_pagination_headers(fake):
 
 
 def test_pr_files_match_the_schema_and_stop_at_3000(fake, openapi):
-    fake.set_pr_files(9, [{"filename": "a.py", "status": "renamed", "previous_filename": "b.py"}]
-                      + [{"filename": f"f{i}", "status": "added"} for i in range(3100)])
+    fake.set_pr_files(
+        9,
+        [{"filename": "a.py", "status": "renamed", "previous_filename": "b.py"}]
+        + [{"filename": f"f{i}", "status": "added"} for i in range(3100)],
+    )
     status, files, _ = call(fake, "GET", "/repos/o/r/pulls/9/files?per_page=100")
     assert status == 200 and len(files) == 100
     openapi.validate_response(FILES, "get", 200, files)
@@ -86,8 +90,11 @@ def test_wrong_token_is_401_and_requests_are_recorded(fake):
     status, error, _ = call(fake, "GET", "/repos/o/r/issues/5/comments", token="nope")
     assert status == 401 and error["message"] == "Bad credentials"
     rec = fake.requests[-1]
-    assert (rec.method, rec.path, rec.headers["Authorization"]) == ("GET", "/repos/o/r/issues/5/comments",
-                                                                    "Bearer nope")
+    assert (rec.method, rec.path, rec.headers["Authorization"]) == (
+        "GET",
+        "/repos/o/r/issues/5/comments",
+        "Bearer nope",
+    )
 
 
 def test_bad_request_bodies_are_rejected(fake):
@@ -118,8 +125,11 @@ def test_user_endpoint_refuses_an_installation_token(fake):
 
 def test_delete_comment_and_injected_faults(fake):
     created = fake.add_comment(5, "x", login="github-actions[bot]", user_type="Bot")
-    req = urllib.request.Request(f"{fake.url}/repos/o/r/issues/comments/{created['id']}", method="DELETE",
-                                 headers={"Authorization": f"Bearer {TOKEN}"})
+    req = urllib.request.Request(
+        f"{fake.url}/repos/o/r/issues/comments/{created['id']}",
+        method="DELETE",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
     with urllib.request.urlopen(req, timeout=60) as resp:
         assert resp.status == 204 and resp.read() == b""
     assert fake.comments(5) == []

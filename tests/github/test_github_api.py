@@ -35,8 +35,10 @@ def test_paginate_follows_next_links_to_the_last_page(fake):
 
 
 def test_next_link_parsing():
-    header = ('<https://api.github.com/x?page=1>; rel="prev", '
-              '<https://api.github.com/x?page=3>; rel="next", <https://api.github.com/x?page=9>; rel="last"')
+    header = (
+        '<https://api.github.com/x?page=1>; rel="prev", '
+        '<https://api.github.com/x?page=3>; rel="next", <https://api.github.com/x?page=9>; rel="last"'
+    )
     assert next_link(header) == "https://api.github.com/x?page=3"
     assert next_link('<https://api.github.com/x?page=9>; rel="last"') is None
     assert next_link(None) is None

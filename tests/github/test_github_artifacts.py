@@ -35,8 +35,9 @@ def test_the_fake_refuses_what_github_refuses(fake_github):
     import urllib.request
 
     # a client that follows the redirect with the token (urllib's default) is refused by the storage
-    req = urllib.request.Request(f"{gh.url}/repos/octo-org/hello/actions/artifacts/{art['id']}/zip",
-                                 headers={"Authorization": "Bearer t0ken"})
+    req = urllib.request.Request(
+        f"{gh.url}/repos/octo-org/hello/actions/artifacts/{art['id']}/zip", headers={"Authorization": "Bearer t0ken"}
+    )
     with pytest.raises(urllib.error.HTTPError) as http:
         urllib.request.urlopen(req, timeout=60)
     assert http.value.code == 400
@@ -54,8 +55,9 @@ def test_a_branch_s_artifacts_are_those_its_own_runs_uploaded_newest_first(fake_
     api = GitHubAPI("t0ken", gh.url)
     found = branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="main", last=3)
     assert [a["id"] for a in found] == [new["id"], old["id"]]
-    assert [a["id"] for a in branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="main")] == \
-        [new["id"]]
+    assert [a["id"] for a in branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="main")] == [
+        new["id"]
+    ]
     assert branch_artifacts(api, "octo-org", "hello", "evalkit-history", branch="develop") == []
 
 

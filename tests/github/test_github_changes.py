@@ -27,11 +27,17 @@ def test_pr_files_over_three_pages(fake):
 
 
 def test_a_rename_counts_as_both_paths(fake):
-    fake.set_pr_files(12, [
-        {"filename": "suites/new_home/prompt.j2", "status": "renamed",
-         "previous_filename": "suites/pace_ai/prompt.j2"},
-        {"filename": "README.md", "status": "modified"},
-    ])
+    fake.set_pr_files(
+        12,
+        [
+            {
+                "filename": "suites/new_home/prompt.j2",
+                "status": "renamed",
+                "previous_filename": "suites/pace_ai/prompt.j2",
+            },
+            {"filename": "README.md", "status": "modified"},
+        ],
+    )
     changed = changed_files(pr_event(), GitHubAPI(TOKEN, fake.url), ".")
     assert set(changed.paths) == {"suites/new_home/prompt.j2", "suites/pace_ai/prompt.j2", "README.md"}
 
@@ -61,6 +67,7 @@ def test_workflow_dispatch_runs_everything(tmp_path):
 
 
 # -- push: a real git repository --
+
 
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
@@ -102,7 +109,8 @@ def test_push_diff_between_before_and_after(repo):
     changed = changed_files(push_event(first, third), None, str(repo))
     # Raw names (no quoting), and a rename as both paths.
     assert sorted(changed.paths) == sorted(
-        ["suites/pace_ai/suite.yml", "prompts/ünïcode.j2", "old name.txt", "new name.txt"])
+        ["suites/pace_ai/suite.yml", "prompts/ünïcode.j2", "old name.txt", "new name.txt"]
+    )
     assert changed_files(push_event(second, third), None, str(repo)).paths == ["new name.txt", "old name.txt"]
 
 
@@ -130,28 +138,32 @@ def test_push_outside_a_git_repository_is_unknown(tmp_path):
 
 # -- globs and selection --
 
-@pytest.mark.parametrize(("pattern", "path", "hit"), [
-    ("suites/pace_ai/**", "suites/pace_ai/suite.yml", True),
-    ("suites/pace_ai/**", "suites/pace_ai/profiles/a/b.yml", True),
-    ("suites/pace_ai/**", "suites/pace_ai_v2/suite.yml", False),
-    ("prompts/*.j2", "prompts/coach.j2", True),
-    ("prompts/*.j2", "prompts/sub/coach.j2", False),
-    ("**/*.j2", "coach.j2", True),
-    ("**/*.j2", "a/b/coach.j2", True),
-    ("a/**/b.py", "a/b.py", True),
-    ("a/**/b.py", "a/x/y/b.py", True),
-    ("*.md", "README.md", True),
-    ("*.md", "docs/README.md", False),
-    ("**.md", "docs/README.md", True),
-    ("src/?.py", "src/a.py", True),
-    ("src/?.py", "src/ab.py", False),
-    ("src/[ab].py", "src/b.py", True),
-    ("src/[!ab].py", "src/c.py", True),
-    ("src/[!ab].py", "src/a.py", False),
-    ("./suites/*.yml", "suites/x.yml", True),
-    ("file.with+regex(chars).txt", "file.with+regex(chars).txt", True),
-    ("file.txt", "fileXtxt", False),
-])
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "hit"),
+    [
+        ("suites/pace_ai/**", "suites/pace_ai/suite.yml", True),
+        ("suites/pace_ai/**", "suites/pace_ai/profiles/a/b.yml", True),
+        ("suites/pace_ai/**", "suites/pace_ai_v2/suite.yml", False),
+        ("prompts/*.j2", "prompts/coach.j2", True),
+        ("prompts/*.j2", "prompts/sub/coach.j2", False),
+        ("**/*.j2", "coach.j2", True),
+        ("**/*.j2", "a/b/coach.j2", True),
+        ("a/**/b.py", "a/b.py", True),
+        ("a/**/b.py", "a/x/y/b.py", True),
+        ("*.md", "README.md", True),
+        ("*.md", "docs/README.md", False),
+        ("**.md", "docs/README.md", True),
+        ("src/?.py", "src/a.py", True),
+        ("src/?.py", "src/ab.py", False),
+        ("src/[ab].py", "src/b.py", True),
+        ("src/[!ab].py", "src/c.py", True),
+        ("src/[!ab].py", "src/a.py", False),
+        ("./suites/*.yml", "suites/x.yml", True),
+        ("file.with+regex(chars).txt", "file.with+regex(chars).txt", True),
+        ("file.txt", "fileXtxt", False),
+    ],
+)
 def test_glob_semantics(pattern, path, hit):
     assert glob_match(pattern, path) is hit
 
@@ -205,8 +217,11 @@ def test_end_to_end_pr_event_to_selected_suites_and_one_comment(tmp_path, fake):
     selected, _ = select_suites(WATCH, changed_files(event, api, str(tmp_path)))
     assert selected == ["pace_ai", "always"]
     for _ in range(2):
-        result = upsert_comment(api, event.owner, event.repo, event.pr_number,
-                                finish(f"Ran {', '.join(selected)}"), marker=MARKER)
+        result = upsert_comment(
+            api, event.owner, event.repo, event.pr_number, finish(f"Ran {', '.join(selected)}"), marker=MARKER
+        )
     assert result.action == "updated" and len(fake.comments(event.pr_number)) == 1
-    assert {r.path for r in fake.requests} >= {"/repos/octo-org/hello/pulls/12/files",
-                                                "/repos/octo-org/hello/issues/12/comments"}
+    assert {r.path for r in fake.requests} >= {
+        "/repos/octo-org/hello/pulls/12/files",
+        "/repos/octo-org/hello/issues/12/comments",
+    }

@@ -20,9 +20,18 @@ SHA = "2" * 40
 
 
 def create(fake, annotations=(), summary="## ❌ evalkit: A gate failed\n\nreport", **kwargs):
-    return create_check_run(GitHubAPI(TOKEN, fake.url, backoff=0), "octo-org", "hello", name="evalkit",
-                            head_sha=SHA, conclusion=kwargs.pop("conclusion", "failure"), title="A gate failed",
-                            summary=summary, annotations=annotations, **kwargs)
+    return create_check_run(
+        GitHubAPI(TOKEN, fake.url, backoff=0),
+        "octo-org",
+        "hello",
+        name="evalkit",
+        head_sha=SHA,
+        conclusion=kwargs.pop("conclusion", "failure"),
+        title="A gate failed",
+        summary=summary,
+        annotations=annotations,
+        **kwargs,
+    )
 
 
 def failing(n):
@@ -38,8 +47,11 @@ def test_one_completed_run_with_its_annotations_in_requests_of_50(fake, openapi)
     assert [n["start_line"] for n in run["annotations"]] == list(range(1, 121))
     assert run["details_url"] == "https://github.com/octo-org/hello/actions/runs/1"
     writes = [r for r in fake.requests if r.method in ("POST", "PATCH")]
-    assert [(r.method, len(r.body["output"]["annotations"])) for r in writes] == \
-        [("POST", 50), ("PATCH", 50), ("PATCH", 20)]
+    assert [(r.method, len(r.body["output"]["annotations"])) for r in writes] == [
+        ("POST", 50),
+        ("PATCH", 50),
+        ("PATCH", 20),
+    ]
     openapi.validate_request(CREATE, "post", writes[0].body)
     for patch in writes[1:]:
         assert patch.path == f"/repos/octo-org/hello/check-runs/{run['id']}"

@@ -19,8 +19,9 @@ def test_escaping():
 
 def test_annotation_line():
     out = io.StringIO()
-    line = wc.annotation("error", "score 0.4 < 0.8\nsee report", file="suites/a,b.yml", line=3,
-                         title="gate: pass_rate", stream=out)
+    line = wc.annotation(
+        "error", "score 0.4 < 0.8\nsee report", file="suites/a,b.yml", line=3, title="gate: pass_rate", stream=out
+    )
     assert line == "::error file=suites/a%2Cb.yml,line=3,title=gate%3A pass_rate::score 0.4 < 0.8%0Asee report"
     assert out.getvalue() == line + "\n"
     assert wc.annotation("notice", "hi", stream=io.StringIO()) == "::notice::hi"

@@ -14,8 +14,9 @@ PR = 7
 
 def upsert(fake, body, marker=MARKER, **kwargs):
     """Post `body` as the Action does: marked and cut to size by the renderer, then upserted."""
-    return upsert_comment(GitHubAPI(TOKEN, fake.url), "octo-org", "hello", PR, finish(body, mark=marker),
-                          marker=marker, **kwargs)
+    return upsert_comment(
+        GitHubAPI(TOKEN, fake.url), "octo-org", "hello", PR, finish(body, mark=marker), marker=marker, **kwargs
+    )
 
 
 def test_first_run_creates_second_run_edits_the_same_comment(fake):

@@ -34,10 +34,13 @@ def test_the_webhook_validator_does_reject_a_broken_payload(openapi):
 
 
 def test_pull_request_from_the_same_repo(tmp_path):
-    event = load_event(actions_env(tmp_path, "pull_request", "pull_request_opened.json",
-                                   GITHUB_BASE_REF="main"))
+    event = load_event(actions_env(tmp_path, "pull_request", "pull_request_opened.json", GITHUB_BASE_REF="main"))
     assert (event.name, event.owner, event.repo, event.full_name) == (
-        "pull_request", "octo-org", "hello", "octo-org/hello")
+        "pull_request",
+        "octo-org",
+        "hello",
+        "octo-org/hello",
+    )
     assert event.pr_number == 12 and event.is_pull_request
     assert event.is_fork is False
     assert event.base_ref == "main" and event.default_branch == "main"
@@ -99,11 +102,14 @@ def test_unreadable_event_file_is_a_usage_error(tmp_path):
         load_event({"GITHUB_REPOSITORY": "o/r", "GITHUB_EVENT_PATH": str(bad)})
 
 
-@pytest.mark.parametrize(("name", "fixture", "expected"), [
-    ("pull_request", "pull_request_opened.json", "2" * 40),  # the PR's head, not the test merge commit
-    ("push", "push.json", "2" * 40),  # the pushed commit (`after`)
-    ("workflow_dispatch", "workflow_dispatch.json", "9" * 40),  # the run's own commit
-])
+@pytest.mark.parametrize(
+    ("name", "fixture", "expected"),
+    [
+        ("pull_request", "pull_request_opened.json", "2" * 40),  # the PR's head, not the test merge commit
+        ("push", "push.json", "2" * 40),  # the pushed commit (`after`)
+        ("workflow_dispatch", "workflow_dispatch.json", "9" * 40),  # the run's own commit
+    ],
+)
 def test_head_sha_is_the_commit_a_check_run_belongs_to(tmp_path, name, fixture, expected):
     event = load_event(actions_env(tmp_path, name, fixture, GITHUB_SHA="9" * 40))
     assert event.head_sha == expected

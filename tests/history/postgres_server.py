@@ -34,8 +34,10 @@ def binaries() -> Path | None:
     """The folder of initdb and pg_ctl: EVALKIT_POSTGRES_BIN, else Debian's newest, else PATH's."""
     if os.environ.get("EVALKIT_POSTGRES_BIN"):
         return Path(os.environ["EVALKIT_POSTGRES_BIN"])
-    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parent.parent.name)
-                    if p.parent.parent.name.isdigit() else 0)
+    debian = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
     if debian:
         return debian[-1].parent
     found = shutil.which("initdb")
@@ -74,8 +76,11 @@ class Server:
         return name
 
     def stop(self) -> None:
-        subprocess.run([*self.as_user, str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate",
-                        "-w", "stop"], capture_output=True, timeout=120)
+        subprocess.run(
+            [*self.as_user, str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+            timeout=120,
+        )
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -104,10 +109,34 @@ def start() -> Server:
         os.chown(folder / "pw", owner.pw_uid, owner.pw_gid)
     server = Server(folder, _free_port(), where, as_user)
     steps = [
-        [str(where / "initdb"), "-D", str(folder / "data"), "-U", USER, "--pwfile", str(folder / "pw"),
-         "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"],
-        [str(where / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "log"), "-w", "-t", "180", "-o",
-         f"-k {folder} -p {server.port} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+        [
+            str(where / "initdb"),
+            "-D",
+            str(folder / "data"),
+            "-U",
+            USER,
+            "--pwfile",
+            str(folder / "pw"),
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ],
+        [
+            str(where / "pg_ctl"),
+            "-D",
+            str(folder / "data"),
+            "-l",
+            str(folder / "log"),
+            "-w",
+            "-t",
+            "180",
+            "-o",
+            f"-k {folder} -p {server.port} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
+        ],
     ]
     for step in steps:
         done = subprocess.run([*as_user, *step], capture_output=True, text=True, timeout=300)

@@ -75,7 +75,7 @@ def test_a_damaged_history_is_refused_with_one_line(tmp_path):
     conn.close()
     data = bytearray(path.read_bytes())
     page = 4096
-    data[page * 2:page * 4] = b"\xff" * (page * 2)  # two pages of the tables overwritten
+    data[page * 2 : page * 4] = b"\xff" * (page * 2)  # two pages of the tables overwritten
     path.write_bytes(bytes(data))
     with pytest.raises(UsageError) as caught:
         open_history(path)

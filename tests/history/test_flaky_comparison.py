@@ -36,6 +36,7 @@ cases:
 
 def run_once(path, verdict: str):
     """One run of the suite, the judge giving `verdict` to every item."""
+
     def judge(body):
         ids = ["polite"] if "polite" in str(body) else ["safe"]
         return {"items": [{"id": i, "reason": f"judged {verdict}", "verdict": verdict} for i in ids]}
@@ -54,7 +55,9 @@ def test_a_flip_of_a_case_flaky_on_main_is_not_a_regression_but_a_critical_one_i
     conn.close()
     flaky = read_flaky(tmp_path / "h.sqlite")
     assert {k: (c.failed, c.runs, c.flips, c.items) for k, c in flaky.items()} == {
-        ("qa", "tone"): (2, 5, 4, ["polite"]), ("qa", "safety"): (2, 5, 4, ["safe"])}
+        ("qa", "tone"): (2, 5, 4, ["polite"]),
+        ("qa", "safety"): (2, 5, 4, ["safe"]),
+    }
 
     base, head = run_once(path, "pass"), run_once(path, "fail")
     without = compare_reports(base, head)
@@ -94,8 +97,9 @@ def test_an_item_that_never_flipped_on_main_still_regresses(history_at):
     for status in ["pass", "fail", "pass", "fail"]:
         record(conn, report(case("a", status, item_id="tone")), branch="main")
     flaky = {("qa", c.id): c for c in flaky_cases(conn)}
-    cmp = compare_reports(report(case("a", "pass", item_id="facts")), report(case("a", "fail", item_id="facts")),
-                          flaky=flaky)
+    cmp = compare_reports(
+        report(case("a", "pass", item_id="facts")), report(case("a", "fail", item_id="facts")), flaky=flaky
+    )
     [diff] = cmp.cases()
     assert diff.change == "regressed" and "item facts never flipped there" in diff.note
 
@@ -107,8 +111,14 @@ def test_evalkit_compare_reads_the_history(tmp_path, history_flag, code):
         record(conn, report(case("a", status)), branch="main")
     report(case("a", "pass")).save(tmp_path / "base.json")
     report(case("a", "fail")).save(tmp_path / "head.json")
-    args = ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--format", "markdown",
-            *[a.format(h=tmp_path / "h.sqlite") for a in history_flag]]
+    args = [
+        "compare",
+        str(tmp_path / "base.json"),
+        str(tmp_path / "head.json"),
+        "--format",
+        "markdown",
+        *[a.format(h=tmp_path / "h.sqlite") for a in history_flag],
+    ]
     done = CliRunner().invoke(main, args)
     assert done.exit_code == code, done.output
     if code == 0:

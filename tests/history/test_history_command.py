@@ -34,22 +34,29 @@ def test_record_list_and_one_case(tmp_path, monkeypatch):
     assert "❌ fail  0/1 runs passed  failed: tone" in one.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["history", "--history", "{tmp}/none.sqlite"], "no history at"),
-    (["history", "--history", "{tmp}/text.sqlite"], "it is not an SQLite database"),
-    (["history", "--history", "{tmp}/other.db"], "an SQLite database of something else"),
-    (["history", "--history", "{tmp}"], "is a folder, not a history file"),
-    (["history", "record", "{tmp}/text.sqlite", "--history", "{tmp}/h.sqlite"], "is not an evalkit results file"),
-    (["history", "case", "zz", "--history", "{tmp}/h.sqlite"], "no case 'zz' in the history"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["history", "--history", "{tmp}/none.sqlite"], "no history at"),
+        (["history", "--history", "{tmp}/text.sqlite"], "it is not an SQLite database"),
+        (["history", "--history", "{tmp}/other.db"], "an SQLite database of something else"),
+        (["history", "--history", "{tmp}"], "is a folder, not a history file"),
+        (["history", "record", "{tmp}/text.sqlite", "--history", "{tmp}/h.sqlite"], "is not an evalkit results file"),
+        (["history", "case", "zz", "--history", "{tmp}/h.sqlite"], "no case 'zz' in the history"),
+    ],
+)
 def test_mistakes_are_one_line(tmp_path, args, message):
     (tmp_path / "text.sqlite").write_text("not a database\n")
     other = sqlite3.connect(tmp_path / "other.db")
     other.execute("CREATE TABLE t (x)")
     other.commit()
     report(case("a", "pass")).save(tmp_path / "run.json")
-    assert evalkit("history", "record", tmp_path / "run.json", "--history", tmp_path / "h.sqlite",
-                   "--branch", "main").exit_code == 0
+    assert (
+        evalkit(
+            "history", "record", tmp_path / "run.json", "--history", tmp_path / "h.sqlite", "--branch", "main"
+        ).exit_code
+        == 0
+    )
     done = evalkit(*[a.format(tmp=tmp_path) for a in args])
     assert done.exit_code == 2, done.output
     assert message in done.output

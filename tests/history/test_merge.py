@@ -15,17 +15,20 @@ from tests.history.conftest import case, report
 
 
 def test_runs_one_copy_lacks_are_joined_oldest_first_with_their_items(tmp_path):
-    shared = [report(case("a", s), run_id=f"r{n}", started_at=f"2026-01-0{n}T00:00:00+00:00")
-              for n, s in enumerate(["pass", "fail"], start=1)]
-    mine, theirs = open_history(tmp_path / "mine.sqlite", create=True), open_history(tmp_path / "theirs.sqlite",
-                                                                                     create=True)
+    shared = [
+        report(case("a", s), run_id=f"r{n}", started_at=f"2026-01-0{n}T00:00:00+00:00")
+        for n, s in enumerate(["pass", "fail"], start=1)
+    ]
+    mine, theirs = (
+        open_history(tmp_path / "mine.sqlite", create=True),
+        open_history(tmp_path / "theirs.sqlite", create=True),
+    )
     for conn in (mine, theirs):
         for each in shared:
             record(conn, each, branch="main")
     # two runs at once: each copy recorded its own; the other copy's later upload replaced this one
     record(mine, report(case("a", "pass"), run_id="mine", started_at="2026-01-04T00:00:00+00:00"), branch="main")
-    record(theirs, report(case("a", "pass"), run_id="theirs", started_at="2026-01-03T00:00:00+00:00"),
-           branch="main")
+    record(theirs, report(case("a", "pass"), run_id="theirs", started_at="2026-01-03T00:00:00+00:00"), branch="main")
     theirs.close()
     assert add_missing_runs(mine, tmp_path / "theirs.sqlite") == 1
     assert add_missing_runs(mine, tmp_path / "theirs.sqlite") == 0  # joined once

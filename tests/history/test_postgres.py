@@ -30,8 +30,9 @@ def test_a_new_database_gets_the_current_schema_and_our_mark(postgres_url):
     assert tables(conn) == ["case_runs", "item_runs", "runs", "schema_version", "suite_runs"]
     assert conn.execute(POSTGRES.read_mark).fetchone() == (MARK,)
     # costs keep their digits (PostgreSQL's REAL would keep six)
-    assert conn.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'runs' "
-                        "AND column_name = 'cost_usd'").fetchone() == ("double precision",)
+    assert conn.execute(
+        "SELECT data_type FROM information_schema.columns WHERE table_name = 'runs' AND column_name = 'cost_usd'"
+    ).fetchone() == ("double precision",)
     conn.close()
 
 
@@ -98,23 +99,32 @@ def test_the_command_records_lists_and_shows_a_case_over_a_password_url(postgres
     assert one.output.splitlines()[0] == "a: █▁█▁ (4 runs, oldest first)"
     report(case("a", "pass")).save(tmp_path / "base.json")
     report(case("a", "fail")).save(tmp_path / "head.json")
-    compared = evalkit("compare", tmp_path / "base.json", tmp_path / "head.json", "--format", "markdown",
-                       "--history", url)
+    compared = evalkit(
+        "compare", tmp_path / "base.json", tmp_path / "head.json", "--format", "markdown", "--history", url
+    )
     assert compared.exit_code == 0 and "🎲 flaky on main (2 of 4)" in compared.output
     assert PASSWORD not in listed.output + one.output + compared.output
 
 
-@pytest.mark.parametrize("url, message", [
-    ("{tcp_wrong}", "password authentication failed"),
-    ("{tcp_no_db}", 'database "nope" does not exist'),
-    ("postgresql://evalkit:" + PASSWORD + "@127.0.0.1:1/db", "cannot connect to the history postgresql://evalkit:***@"),
-    ("postgresql://evalkit:" + PASSWORD + " x@[::zz/db", "is not a PostgreSQL URL libpq can read"),
-    ("postgres://evalkit@/db?host=/nonexistent-evalkit&password=" + PASSWORD, "cannot connect to the history"),
-    ("mysql://evalkit@localhost/db", "takes a file path or a PostgreSQL URL (postgresql://...), not a mysql://"),
-])
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("{tcp_wrong}", "password authentication failed"),
+        ("{tcp_no_db}", 'database "nope" does not exist'),
+        (
+            "postgresql://evalkit:" + PASSWORD + "@127.0.0.1:1/db",
+            "cannot connect to the history postgresql://evalkit:***@",
+        ),
+        ("postgresql://evalkit:" + PASSWORD + " x@[::zz/db", "is not a PostgreSQL URL libpq can read"),
+        ("postgres://evalkit@/db?host=/nonexistent-evalkit&password=" + PASSWORD, "cannot connect to the history"),
+        ("mysql://evalkit@localhost/db", "takes a file path or a PostgreSQL URL (postgresql://...), not a mysql://"),
+    ],
+)
 def test_no_connection_is_one_line_exit_2_and_never_shows_the_password(postgres_server, url, message):
-    url = url.format(tcp_wrong=postgres_server.tcp_url("postgres", password=PASSWORD + "-wrong"),
-                     tcp_no_db=postgres_server.tcp_url("nope"))
+    url = url.format(
+        tcp_wrong=postgres_server.tcp_url("postgres", password=PASSWORD + "-wrong"),
+        tcp_no_db=postgres_server.tcp_url("nope"),
+    )
     done = CliRunner().invoke(main, ["history", "--history", url])
     assert done.exit_code == 2, done.output
     assert message in done.output
@@ -126,13 +136,17 @@ def test_without_psycopg_a_url_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)  # what an install without the extra imports
     done = CliRunner().invoke(main, ["history", "--history", f"postgresql://evalkit:{PASSWORD}@db.invalid/h"])
     assert done.exit_code == 2, done.output
-    assert done.output.strip() == ("evalkit: --history postgresql://evalkit:***@db.invalid/h names a PostgreSQL "
-                                   "database, which needs the psycopg driver: pip install 'evalkit[postgres]'")
+    assert done.output.strip() == (
+        "evalkit: --history postgresql://evalkit:***@db.invalid/h names a PostgreSQL "
+        "database, which needs the psycopg driver: pip install 'evalkit[postgres]'"
+    )
 
 
 def test_a_password_is_hidden_wherever_the_url_holds_it():
     assert shown("postgresql://u:p%40ss@h/db") == "postgresql://u:***@h/db"
-    assert shown("postgres://u@h/db?password=s3cret&sslmode=require") == "postgres://u@h/db?password=***&sslmode=require"
+    assert (
+        shown("postgres://u@h/db?password=s3cret&sslmode=require") == "postgres://u@h/db?password=***&sslmode=require"
+    )
     assert shown("history.sqlite") == "history.sqlite"
 
 
@@ -148,8 +162,10 @@ def test_a_shared_database_takes_the_history_in_a_schema_of_its_own(postgres_ser
     record(conn, report(case("a", "pass")), branch="main")
     conn.close()
     with psycopg.connect(url, autocommit=True) as other:
-        found = other.execute("SELECT table_schema, COUNT(*) FROM information_schema.tables "
-                              "WHERE table_schema IN ('public', 'evalkit') GROUP BY table_schema ORDER BY 1")
+        found = other.execute(
+            "SELECT table_schema, COUNT(*) FROM information_schema.tables "
+            "WHERE table_schema IN ('public', 'evalkit') GROUP BY table_schema ORDER BY 1"
+        )
         assert found.fetchall() == [("evalkit", 5), ("public", 1)]
 
 

@@ -63,8 +63,10 @@ def test_the_front_door_says_so_in_one_line_and_writes_nothing(tmp_path, history
     assert runs(open_history(history_at)) == []
 
 
-@pytest.mark.parametrize("change, message", [({"partial": True}, "stopped before every case finished"),
-                                             ({"shard": "1/2"}, "shard 1/2 of a run")])
+@pytest.mark.parametrize(
+    "change, message",
+    [({"partial": True}, "stopped before every case finished"), ({"shard": "1/2"}, "shard 1/2 of a run")],
+)
 def test_a_stopped_run_or_a_shard_is_refused(tmp_path, change, message):
     results = tmp_path / "results.json"
     report(case("a", "pass")).model_copy(update=change).save(results)
@@ -118,9 +120,17 @@ print("done", flush=True)
 def test_two_writer_processes_at_once_are_serialised(tmp_path, history_at):
     script = tmp_path / "writer.py"
     script.write_text(textwrap.dedent(WRITER))
-    writers = [subprocess.Popen([sys.executable, str(script), history_at, f"w{n}"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
-               for n in range(2)]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, str(script), history_at, f"w{n}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        for n in range(2)
+    ]
     try:
         for w in writers:
             assert w.stdin is not None
@@ -183,8 +193,12 @@ def test_a_writer_killed_halfway_leaves_the_history_consistent(tmp_path, history
     report(*(case(f"c{k}", "fail") for k in range(6))).save(results)
     script = tmp_path / "writer.py"
     script.write_text(textwrap.dedent(KILLED_WRITER))
-    child = subprocess.Popen([sys.executable, str(script), path, str(results)], stdout=subprocess.PIPE,
-                             text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    child = subprocess.Popen(
+        [sys.executable, str(script), path, str(results)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "halfway"

@@ -23,8 +23,17 @@ def conn(history_at):
 
 def _record_runs(conn, statuses, *, branch="main", more=()):
     for n, status in enumerate(statuses):
-        record(conn, report(case("a", status), case("b", "pass"), *more, commit=f"c{n}",
-                            started_at=f"2026-11-{n + 1:02d}T00:00:00+00:00"), branch=branch)
+        record(
+            conn,
+            report(
+                case("a", status),
+                case("b", "pass"),
+                *more,
+                commit=f"c{n}",
+                started_at=f"2026-11-{n + 1:02d}T00:00:00+00:00",
+            ),
+            branch=branch,
+        )
 
 
 def test_the_last_runs_of_the_branch_then_the_report_own_run(conn):
@@ -37,8 +46,11 @@ def test_the_last_runs_of_the_branch_then_the_report_own_run(conn):
     assert [r.current for r in suite.runs] == [False, False, False, True]
     assert [r.commit for r in suite.runs] == ["c2", "c3", "c4", "head"]
     assert [r.pass_rate for r in suite.runs] == [1.0, 0.5, 1.0, pytest.approx(2 / 3)]
-    assert suite.verdicts == {"a": ["pass", "fail", "pass", "fail"], "b": ["pass"] * 4,
-                              "c": [NOT_RUN, NOT_RUN, NOT_RUN, "pass"]}
+    assert suite.verdicts == {
+        "a": ["pass", "fail", "pass", "fail"],
+        "b": ["pass"] * 4,
+        "c": [NOT_RUN, NOT_RUN, NOT_RUN, "pass"],
+    }
     assert (past.branch, past.last) == ("main", 4)
 
 

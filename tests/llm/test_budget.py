@@ -30,8 +30,11 @@ def test_a_call_is_estimated_as_plan_counts_it_with_output_at_max_tokens(write):
     req = request()
     assert estimated_cost(req) == cost_usd(MODEL, request_tokens(req), 100)
     # The input tokens evalkit plan counts for a prompt target are the budget's for the request the run sends.
-    suite = write("s.yml", f"target: {{prompt: 'Say {{{{ w }}}} {'hello ' * 50}'}}\nmodel: {MODEL}\n"
-                           "max_tokens: 100\ncases: [{id: a, input: {w: yes}}]\n")
+    suite = write(
+        "s.yml",
+        f"target: {{prompt: 'Say {{{{ w }}}} {'hello ' * 50}'}}\nmodel: {MODEL}\n"
+        "max_tokens: 100\ncases: [{id: a, input: {w: yes}}]\n",
+    )
     suites = load_suites([suite])
     [line] = estimate(suites, cache=None).lines
     provider = ScriptedProvider(Script().reply("hi"))

@@ -61,12 +61,15 @@ def test_an_entry_rewritten_or_moved_by_anyone_but_evalkit_is_a_miss(tmp_path):
     assert cache.get(failing.cache_key()).text == "fail"
     path = next(p for p in tmp_path.rglob("*.json") if failing.cache_key() in p.name)
     entry = json.loads(path.read_text())
-    for tampered in ({**entry, "response": {**entry["response"], "text": "pass"}},  # the verdict changed
-                     {"response": {**entry["response"], "text": "pass"}},  # and its seal dropped
-                     json.loads(next(p for p in tmp_path.rglob("*.json") if passing.cache_key() in p.name).read_text())):
+    for tampered in (
+        {**entry, "response": {**entry["response"], "text": "pass"}},  # the verdict changed
+        {"response": {**entry["response"], "text": "pass"}},  # and its seal dropped
+        json.loads(next(p for p in tmp_path.rglob("*.json") if passing.cache_key() in p.name).read_text()),
+    ):
         path.write_text(json.dumps(tampered))  # the last: another key's entry, seal and all, copied over
         assert cache.get(failing.cache_key()) is None, tampered
     # Another run's key (a worker that does not know this one) cannot forge an entry either.
     ResponseCache(tmp_path, seal=derive_seal("a key the worker made up")).put(
-        failing.cache_key(), ModelResponse(text="pass", model="m", input_tokens=1, output_tokens=1))
+        failing.cache_key(), ModelResponse(text="pass", model="m", input_tokens=1, output_tokens=1)
+    )
     assert cache.get(failing.cache_key()) is None

@@ -44,16 +44,21 @@ def run_twice(write, tmp_path, script: Script, suite_text: str = SUITE) -> tuple
     with FakeAnthropicServer(script) as fake:
         for _ in range(2):
             fake.reset_counts()
-            client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                                 deprecated=None)
+            client = make_client(
+                AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache", deprecated=None
+            )
             run(load_suites([suite]), client, RunOptions())
             counts.append(fake.request_count)
     return counts[0], counts[1]
 
 
 def test_valid_replies_are_cached(write, tmp_path):
-    script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": 10})
-              .tool_reply("record_verdicts", verdicts({"kind": "pass"})))
+    script = (
+        Script()
+        .reply("Well done", prompt="Coach")
+        .tool_reply("record_fields", {"km": 10})
+        .tool_reply("record_verdicts", verdicts({"kind": "pass"}))
+    )
     # The target, and the judge and the extraction in one call (the fake joins the two scripted replies)
     assert run_twice(write, tmp_path, script) == (2, 0)
     assert run_twice(write, tmp_path / "separate", script, EXTRACT_ONLY) == (2, 0)  # the target, the extraction
@@ -61,15 +66,23 @@ def test_valid_replies_are_cached(write, tmp_path):
 
 def test_an_invalid_judge_reply_is_not_cached(write, tmp_path):
     # No verdict for `kind`, on the first call and on the corrective retry: both are asked again.
-    script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": 10})
-              .tool_reply("record_verdicts", {"items": []}))
+    script = (
+        Script()
+        .reply("Well done", prompt="Coach")
+        .tool_reply("record_fields", {"km": 10})
+        .tool_reply("record_verdicts", {"items": []})
+    )
     first, second = run_twice(write, tmp_path, script)
     assert first == 3 and second == 2  # the combined call and its corrective retry, both asked again
 
 
 def test_an_invalid_extraction_reply_is_not_cached(write, tmp_path):
-    script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": "lots"})
-              .tool_reply("record_verdicts", verdicts({"kind": "pass"})))
+    script = (
+        Script()
+        .reply("Well done", prompt="Coach")
+        .tool_reply("record_fields", {"km": "lots"})
+        .tool_reply("record_verdicts", verdicts({"kind": "pass"}))
+    )
     first, second = run_twice(write, tmp_path, script)
     assert first == 3 and second == 2  # valid verdicts do not make a combined reply with bad fields valid
     first, second = run_twice(write, tmp_path / "separate", script, EXTRACT_ONLY)
@@ -84,8 +97,12 @@ def test_a_reply_valid_only_after_the_corrective_retry_caches_the_retry_alone(wr
         corrected = len(body["messages"]) > 1
         return verdicts({"kind": "pass"}) if corrected else {"items": []}
 
-    script = (Script().reply("Well done", prompt="Coach").tool_reply("record_fields", {"km": 10})
-              .respond(judge, tool="record_verdicts"))
+    script = (
+        Script()
+        .reply("Well done", prompt="Coach")
+        .tool_reply("record_fields", {"km": 10})
+        .respond(judge, tool="record_verdicts")
+    )
     first, second = run_twice(write, tmp_path, script)
     # The first combined request is asked again; its corrective turn, identical, comes from the cache.
     assert first == 3 and second == 1
@@ -99,8 +116,9 @@ BAD_ENTRIES = {
     "missing keys": '{"response": {"model": "m", "input_tokens": 1, "output_tokens": 1}}',
     "wrong types": '{"response": {"text": 5, "model": "m", "input_tokens": 1, "output_tokens": 1}}',
     "a bool for tokens": '{"response": {"text": "x", "model": "m", "input_tokens": true, "output_tokens": 1}}',
-    "a list for tool input": ('{"response": {"text": "", "model": "m", "input_tokens": 1, "output_tokens": 1, '
-                              '"tool_input": [1]}}'),
+    "a list for tool input": (
+        '{"response": {"text": "", "model": "m", "input_tokens": 1, "output_tokens": 1, "tool_input": [1]}}'
+    ),
     "truncated": json.dumps({"response": ModelResponse(text="hello", model="m").to_dict()})[:40],
 }
 

@@ -18,8 +18,16 @@ from evalkit.llm.providers.anthropic import AnthropicProvider
 from evalkit.llm.providers.interface import ModelRequest, ModelResponse
 from evalkit.testing.script import Script
 
-FORMAT = {"type": "json_schema", "schema": {"type": "object", "title": "t", "additionalProperties": False,
-                                            "required": ["x"], "properties": {"x": {"type": "integer"}}}}
+FORMAT = {
+    "type": "json_schema",
+    "schema": {
+        "type": "object",
+        "title": "t",
+        "additionalProperties": False,
+        "required": ["x"],
+        "properties": {"x": {"type": "integer"}},
+    },
+}
 THINKING = {"type": "enabled", "budget_tokens": 1024}
 
 
@@ -50,13 +58,26 @@ def test_rules_fill_in_what_an_entry_does_not_say():
 
 
 def test_the_apis_answer_wins_and_an_answer_without_capabilities_leaves_the_table(tmp_path):
-    write_api_cache(tmp_path, {
-        "claude-haiku-4-5-20251001": {"lifecycle": "active", "retires_at": None, "structured_outputs": False,
-                                      "thinking": {"enabled": True, "disabled": True}, "effort": []},
-        "claude-new-1": {"lifecycle": "active", "retires_at": None, "structured_outputs": True,
-                         "thinking": {"adaptive": True}, "effort": ["low", "max"]},
-        "claude-sonnet-4-6": {"lifecycle": "active", "retires_at": None},  # saved by an older evalkit
-    })
+    write_api_cache(
+        tmp_path,
+        {
+            "claude-haiku-4-5-20251001": {
+                "lifecycle": "active",
+                "retires_at": None,
+                "structured_outputs": False,
+                "thinking": {"enabled": True, "disabled": True},
+                "effort": [],
+            },
+            "claude-new-1": {
+                "lifecycle": "active",
+                "retires_at": None,
+                "structured_outputs": True,
+                "thinking": {"adaptive": True},
+                "effort": ["low", "max"],
+            },
+            "claude-sonnet-4-6": {"lifecycle": "active", "retires_at": None},  # saved by an older evalkit
+        },
+    )
     table = CapabilityTable(LifecycleTable(tmp_path))
     haiku = table.of("claude-haiku-4-5-20251001")
     assert haiku.structured_outputs is False and haiku.source.startswith("API ")
@@ -79,8 +100,9 @@ def test_without_the_api_the_table_decides(tmp_path):
 def test_output_format_and_thinking_are_in_the_body_and_the_cache_key():
     plain = ModelRequest(model="m", messages=({"role": "user", "content": "hi"},), max_tokens=2048)
     formatted = ModelRequest(model="m", messages=plain.messages, max_tokens=2048, output_format=FORMAT)
-    thinking = ModelRequest(model="m", messages=plain.messages, max_tokens=2048, output_format=FORMAT,
-                            thinking=THINKING)
+    thinking = ModelRequest(
+        model="m", messages=plain.messages, max_tokens=2048, output_format=FORMAT, thinking=THINKING
+    )
     assert formatted.to_api_body()["output_config"] == {"format": FORMAT} and "thinking" not in formatted.to_api_body()
     assert thinking.to_api_body()["thinking"] == THINKING
     assert "output_config" not in plain.to_api_body()
@@ -88,10 +110,16 @@ def test_output_format_and_thinking_are_in_the_body_and_the_cache_key():
 
 
 def test_a_reply_with_thinking_keeps_only_its_text():
-    reply = {"model": "m", "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 9},
-             "content": [{"type": "thinking", "thinking": "hmm, x is 4", "signature": "sig"},
-                         {"type": "redacted_thinking", "data": "opaque"},
-                         {"type": "text", "text": '{"x": 4}'}]}
+    reply = {
+        "model": "m",
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 3, "output_tokens": 9},
+        "content": [
+            {"type": "thinking", "thinking": "hmm, x is 4", "signature": "sig"},
+            {"type": "redacted_thinking", "data": "opaque"},
+            {"type": "text", "text": '{"x": 4}'},
+        ],
+    }
     response = ModelResponse.from_api_message(reply)
     assert response.text == '{"x": 4}' and response.tool_input is None
 
@@ -99,8 +127,13 @@ def test_a_reply_with_thinking_keeps_only_its_text():
 def test_the_provider_sends_them_as_the_sdks_own_parameters(fake_anthropic):
     fake = fake_anthropic(Script().tool_reply("t", {"x": 4}))
     provider = AnthropicProvider(api_key="k", base_url=fake.url)
-    request = ModelRequest(model="claude-haiku-4-5", messages=({"role": "user", "content": "x?"},),
-                           max_tokens=2048, output_format=FORMAT, thinking=THINKING)
+    request = ModelRequest(
+        model="claude-haiku-4-5",
+        messages=({"role": "user", "content": "x?"},),
+        max_tokens=2048,
+        output_format=FORMAT,
+        thinking=THINKING,
+    )
 
     async def ask():
         try:
@@ -117,8 +150,15 @@ def test_the_provider_sends_them_as_the_sdks_own_parameters(fake_anthropic):
 def test_models_shows_how_each_model_is_asked(monkeypatch, fake_anthropic, anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 25))
     fake = fake_anthropic(Script())
-    fake.models = [{"id": "claude-sonnet-4-6", "lifecycle": "active", "retires_at": None,
-                    "structured_outputs": False, "thinking": True}]
+    fake.models = [
+        {
+            "id": "claude-sonnet-4-6",
+            "lifecycle": "active",
+            "retires_at": None,
+            "structured_outputs": False,
+            "thinking": True,
+        }
+    ]
     env = anthropic_env(fake)
     out = CliRunner().invoke(main, ["models"], env=env).output
     header, *lines = out.splitlines()
@@ -135,8 +175,9 @@ def test_models_offline_lists_every_sdk_model_with_a_route_and_the_tables_date(m
     from evalkit.engine.model_listing import sdk_models
 
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 29))
-    result = CliRunner().invoke(main, ["models", "--all"], env={"ANTHROPIC_API_KEY": "",
-                                                                "EVALKIT_CACHE_DIR": str(tmp_path / "c")})
+    result = CliRunner().invoke(
+        main, ["models", "--all"], env={"ANTHROPIC_API_KEY": "", "EVALKIT_CACHE_DIR": str(tmp_path / "c")}
+    )
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("claude-")}
     for model in sdk_models():

@@ -32,19 +32,38 @@ def test_user_code_cannot_redirect_the_judge(tmp_path: Path, anthropic_env):
         elsewhere = f"http://127.0.0.1:{trap.getsockname()[1]}"
         (tmp_path / "suite.yml").write_text(SUITE, encoding="utf-8")
         # A plugin is imported while the suite loads, before anything else of the run.
-        (tmp_path / "evil.py").write_text(f"import os\nos.environ['ANTHROPIC_BASE_URL'] = {elsewhere!r}\n",
-                                          encoding="utf-8")
+        (tmp_path / "evil.py").write_text(
+            f"import os\nos.environ['ANTHROPIC_BASE_URL'] = {elsewhere!r}\n", encoding="utf-8"
+        )
         (tmp_path / "agent.py").write_text(
             "import os\n"
             f"os.environ['ANTHROPIC_BASE_URL'] = {elsewhere!r}\n"
             "def answer(text, client):\n"
             f"    os.environ['ANTHROPIC_BASE_URL'] = {elsewhere!r}\n"
-            "    return text\n", encoding="utf-8")
-        script = Script().tool_reply("record_verdicts", {"items": [{"id": "kind", "reason": "warm", "verdict": "pass"}]})
+            "    return text\n",
+            encoding="utf-8",
+        )
+        script = Script().tool_reply(
+            "record_verdicts", {"items": [{"id": "kind", "reason": "warm", "verdict": "pass"}]}
+        )
         with FakeAnthropicServer(script) as fake:
             env = anthropic_env(fake, inherit=True, pythonpath=[tmp_path])
-            done = subprocess.run([sys.executable, "-c", "from evalkit.cli.commands import main; main()", "run", "suite.yml",
-                                   "-o", "r.json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "from evalkit.cli.commands import main; main()",
+                    "run",
+                    "suite.yml",
+                    "-o",
+                    "r.json",
+                ],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert done.returncode == 0, done.stderr
             assert fake.request_count == 1 and fake.models_requests == 1  # the judge, and the day's lifecycle
         trap.settimeout(0.1)

@@ -116,12 +116,19 @@ def test_rate_limit_headers_are_read_in_any_case_from_httpx_headers_and_from_a_m
     import httpx2
 
     now = datetime.datetime(2026, 11, 23, 12, 0, 0, tzinfo=datetime.timezone.utc)
-    said = {"Anthropic-RateLimit-Requests-Limit": "600", "anthropic-ratelimit-requests-remaining": "12",
-            "ANTHROPIC-RATELIMIT-REQUESTS-RESET": "2026-11-23T12:00:30Z",
-            "anthropic-ratelimit-input-tokens-limit": "40000", "anthropic-ratelimit-input-tokens-remaining": "39000",
-            "anthropic-ratelimit-tokens-limit": "not a number", "anthropic-ratelimit-tokens-remaining": "5",
-            "anthropic-ratelimit-output-tokens-limit": "0", "anthropic-ratelimit-output-tokens-remaining": "0",
-            "content-type": "application/json", "request-id": "req_1"}
+    said = {
+        "Anthropic-RateLimit-Requests-Limit": "600",
+        "anthropic-ratelimit-requests-remaining": "12",
+        "ANTHROPIC-RATELIMIT-REQUESTS-RESET": "2026-11-23T12:00:30Z",
+        "anthropic-ratelimit-input-tokens-limit": "40000",
+        "anthropic-ratelimit-input-tokens-remaining": "39000",
+        "anthropic-ratelimit-tokens-limit": "not a number",
+        "anthropic-ratelimit-tokens-remaining": "5",
+        "anthropic-ratelimit-output-tokens-limit": "0",
+        "anthropic-ratelimit-output-tokens-remaining": "0",
+        "content-type": "application/json",
+        "request-id": "req_1",
+    }
     for headers in (said, httpx2.Headers(said)):
         info = parse_rate_limit_headers(headers, now)
         assert set(info.buckets) == {"requests", "input-tokens"}  # a bucket without a usable limit is left out
@@ -134,6 +141,7 @@ def test_rate_limit_headers_are_read_in_any_case_from_httpx_headers_and_from_a_m
 def test_the_provider_surfaces_rate_limit_headers(fake_anthropic):
     limit = RateLimit(600, burst=5)
     fake = fake_anthropic(Script().reply("ok"), rate_limit=limit)
+
     async def call():
         provider = AnthropicProvider(api_key="k", base_url=fake.url)
         try:
@@ -150,12 +158,17 @@ def test_the_provider_surfaces_rate_limit_headers(fake_anthropic):
 def test_against_a_token_bucket_the_run_paces_itself_with_few_rejections(write, tmp_path, fake_anthropic):
     n = 300
     cases = "\n".join(f"  - {{id: c{i}, input: {{i: {i}}}, checks: [{{type: equals, value: ok}}]}}" for i in range(n))
-    suite = write("s.yml", "name: limited\ntarget: {prompt: 'Say ok {{ i }}'}\nmodel: claude-haiku-4-5\n"
-                           f"cases:\n{cases}\n")
+    suite = write(
+        "s.yml", f"name: limited\ntarget: {{prompt: 'Say ok {{{{ i }}}}'}}\nmodel: claude-haiku-4-5\ncases:\n{cases}\n"
+    )
     limit = RateLimit(12_000, burst=20)  # 200 a second after a burst of 20
     fake = fake_anthropic(Script().reply("ok"), latency=0.02, rate_limit=limit)
-    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64),
-                         concurrency=64, no_cache=True, deprecated=None)
+    client = make_client(
+        AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64),
+        concurrency=64,
+        no_cache=True,
+        deprecated=None,
+    )
     report = run(load_suites([suite]), client, RunOptions())
     assert report.verdict == "pass"
     assert limit.accepted == n
@@ -169,6 +182,7 @@ def test_a_client_with_a_fixed_window_would_meet_many_more_429s(tmp_path, fake_a
     # enough for a fast bucket to keep up, and the test would fail for the machine's sake.
     limit = RateLimit(600, burst=20)
     fake = fake_anthropic(Script().reply("ok"), latency=0.02, rate_limit=limit)
+
     async def burst():
         provider = AnthropicProvider(api_key="k", base_url=fake.url, max_connections=64)
         client = ModelClient(provider, concurrency=64)
@@ -203,8 +217,9 @@ def test_headers_with_room_for_the_ceiling_end_the_slow_start_at_once():
 
         # Tokens count too: a token bucket without room for the ceiling's calls keeps the slow start.
         limiter = AdaptiveLimiter(32)
-        tokens = RateLimitInfo({"requests": Bucket(limit=4000, remaining=3999),
-                                "input-tokens": Bucket(limit=400_000, remaining=20_000)})
+        tokens = RateLimitInfo(
+            {"requests": Bucket(limit=4000, remaining=3999), "input-tokens": Bucket(limit=400_000, remaining=20_000)}
+        )
         limiter._tokens_per_call = 2_000  # the running mean of a prompt's input tokens
         limiter.succeeded(tokens, input_tokens=2_000)
         assert limiter._slow_start and limiter.window == 5

@@ -29,8 +29,9 @@ def test_parse_the_sdk_dates():
 
 
 @pytest.mark.parametrize("today, code", [(date(2026, 12, 1), 2), (date(2026, 11, 30), 2), (date(2026, 11, 23), 0)])
-def test_retired_model_exits_2_before_any_request(write, tmp_path, monkeypatch, today, code, fake_anthropic,
-                                                  anthropic_env):
+def test_retired_model_exits_2_before_any_request(
+    write, tmp_path, monkeypatch, today, code, fake_anthropic, anthropic_env
+):
     monkeypatch.setattr(model_lifecycle, "today", lambda: today)
     suite = write("s.yml", SUITE.format(model="claude-sonnet-4-5-20250929"))
     fake = fake_anthropic(Script().reply("Hello Ada"))
@@ -40,12 +41,13 @@ def test_retired_model_exits_2_before_any_request(write, tmp_path, monkeypatch, 
     if code == 2:
         assert fake.request_count == 0
         lines = result.output.strip().splitlines()
-        assert lines == ["evalkit: model claude-sonnet-4-5-20250929 reached end of life on 2026-11-30: choose "
-                         "a current one (`evalkit models` lists them) and pass it with --model or `model:`"]
+        assert lines == [
+            "evalkit: model claude-sonnet-4-5-20250929 reached end of life on 2026-11-30: choose "
+            "a current one (`evalkit models` lists them) and pass it with --model or `model:`"
+        ]
     else:  # seven days before: the run goes on and warns with the date
         assert fake.request_count == 1
-        assert "claude-sonnet-4-5-20250929 is deprecated and reaches end-of-life on 2026-11-30" \
-            in result.output
+        assert "claude-sonnet-4-5-20250929 is deprecated and reaches end-of-life on 2026-11-30" in result.output
 
 
 def test_a_retired_model_on_the_command_line_is_refused_too(write, monkeypatch, fake_anthropic, anthropic_env):
@@ -61,8 +63,9 @@ def test_a_retired_model_on_the_command_line_is_refused_too(write, monkeypatch, 
 
 def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, monkeypatch, fake_anthropic, anthropic_env):
     monkeypatch.setattr(model_lifecycle, "today", lambda: date(2026, 11, 23))
-    text = SUITE.format(model="claude-sonnet-4-6").replace("judge_model: claude-haiku-4-5-20251001",
-                                                           "judge_model: claude-sonnet-4-20250514")
+    text = SUITE.format(model="claude-sonnet-4-6").replace(
+        "judge_model: claude-haiku-4-5-20251001", "judge_model: claude-sonnet-4-20250514"
+    )
     suite = write("s.yml", text)
     fake = fake_anthropic(Script().reply("Hello Ada"))
     env = anthropic_env(fake)
@@ -70,7 +73,8 @@ def test_a_retired_judge_model_in_the_suite_names_the_judges_option(write, monke
     assert result.exit_code == 2 and fake.request_count == 0, result.output
     assert result.output.strip().splitlines() == [
         "evalkit: model claude-sonnet-4-20250514 reached end of life on 2026-06-15: choose a current one "
-        "(`evalkit models` lists them) and pass it with --judge-model or `judge_model:`"]
+        "(`evalkit models` lists them) and pass it with --judge-model or `judge_model:`"
+    ]
 
 
 def test_a_retired_model_that_is_both_target_and_judge_names_model():
@@ -122,8 +126,7 @@ def test_with_a_key_the_api_decides_and_its_answer_is_kept_a_day(tmp_path, monke
 
 def test_a_stale_api_answer_is_asked_again_and_a_failed_ask_falls_back_to_the_table(tmp_path):
     cache = tmp_path / "c"
-    model_lifecycle.write_api_cache(cache, {"claude-x": {"lifecycle": "retired", "retires_at": None}},
-                              now=1_000_000.0)
+    model_lifecycle.write_api_cache(cache, {"claude-x": {"lifecycle": "retired", "retires_at": None}}, now=1_000_000.0)
     assert model_lifecycle.read_api_cache(cache, now=1_000_000.0 + 3600)["claude-x"].state == "retired"
     assert model_lifecycle.read_api_cache(cache, now=1_000_000.0 + 2 * 24 * 3600) is None
 
@@ -147,27 +150,64 @@ def test_the_refresh_script_writes_what_the_api_says(tmp_path, monkeypatch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     table = tmp_path / "model_lifecycle.json"
-    table.write_text(json.dumps({"as_of": "2026-01-01", "source": "x", "models": {
-        "claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
-        "claude-back": {"lifecycle": "deprecated", "retires_at": "2027-01-01"}}}), encoding="utf-8")
+    table.write_text(
+        json.dumps(
+            {
+                "as_of": "2026-01-01",
+                "source": "x",
+                "models": {
+                    "claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
+                    "claude-back": {"lifecycle": "deprecated", "retires_at": "2027-01-01"},
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     caps = tmp_path / "capabilities.json"
-    caps.write_text(json.dumps({"as_of": "2026-01-01", "sources": ["a page"], "models": {
-        "claude-back": {"structured_outputs": True, "thinking": {"enabled": True}, "sampling": True}}}),
-        encoding="utf-8")
+    caps.write_text(
+        json.dumps(
+            {
+                "as_of": "2026-01-01",
+                "sources": ["a page"],
+                "models": {
+                    "claude-back": {"structured_outputs": True, "thinking": {"enabled": True}, "sampling": True}
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setattr(module, "TABLE", table)
     monkeypatch.setattr(module, "CAPABILITIES", caps)
-    monkeypatch.setattr(module, "fetch_lifecycles", lambda timeout: {
-        "claude-back": {"lifecycle": "active", "retires_at": None, "structured_outputs": True,
-                        "thinking": {"adaptive": True, "disabled": True}, "effort": ["low"]},
-        "claude-going": {"lifecycle": "deprecated", "retires_at": "2027-05-01"}})
+    monkeypatch.setattr(
+        module,
+        "fetch_lifecycles",
+        lambda timeout: {
+            "claude-back": {
+                "lifecycle": "active",
+                "retires_at": None,
+                "structured_outputs": True,
+                "thinking": {"adaptive": True, "disabled": True},
+                "effort": ["low"],
+            },
+            "claude-going": {"lifecycle": "deprecated", "retires_at": "2027-05-01"},
+        },
+    )
     assert module.main() == 0
     written = json.loads(table.read_text(encoding="utf-8"))
-    assert written["models"] == {"claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
-                                 "claude-going": {"lifecycle": "deprecated", "retires_at": "2027-05-01"}}
+    assert written["models"] == {
+        "claude-old": {"lifecycle": "retired", "retires_at": "2025-01-01"},
+        "claude-going": {"lifecycle": "deprecated", "retires_at": "2027-05-01"},
+    }
     assert written["as_of"] == date.today().isoformat()
     # The capabilities: the API's fields rewritten, what it does not list (sampling) kept, sources dated.
     refreshed = json.loads(caps.read_text(encoding="utf-8"))
-    assert refreshed["models"] == {"claude-back": {"structured_outputs": True, "sampling": True, "effort": ["low"],
-                                                   "thinking": {"adaptive": True, "disabled": True}}}
+    assert refreshed["models"] == {
+        "claude-back": {
+            "structured_outputs": True,
+            "sampling": True,
+            "effort": ["low"],
+            "thinking": {"adaptive": True, "disabled": True},
+        }
+    }
     assert refreshed["as_of"] == date.today().isoformat() and refreshed["sources"][0] == "a page"
     assert refreshed["sources"][-1].startswith("GET /v1/models, read")

@@ -12,8 +12,14 @@ from evalkit.llm.pricing import BATCH_DISCOUNT, cost_usd
 from evalkit.llm.providers.interface import ModelResponse
 from evalkit.llm.usage import Usage
 
-CURRENT = ["claude-sonnet-5-5", "claude-sonnet-5", "claude-haiku-5-5", "claude-opus-4-7", "claude-opus-5-5",
-           "claude-haiku-4-5-20251001"]
+CURRENT = [
+    "claude-sonnet-5-5",
+    "claude-sonnet-5",
+    "claude-haiku-5-5",
+    "claude-opus-4-7",
+    "claude-opus-5-5",
+    "claude-haiku-4-5-20251001",
+]
 
 
 def library_price(model: str, **tokens: int) -> float:
@@ -43,11 +49,12 @@ def test_prompt_cache_tokens_are_priced_apart_from_input() -> None:
     # The API's input_tokens excludes cache tokens; the library counts them inside its input total.
     assert read == pytest.approx(library_price(model, input_tokens=10_000, cache_read_tokens=10_000))
     usage = Usage()
-    usage.record(ModelResponse(text="x", model=model, input_tokens=100, cache_read_tokens=10_000,
-                               cache_write_tokens=2_000), cached=False)
+    usage.record(
+        ModelResponse(text="x", model=model, input_tokens=100, cache_read_tokens=10_000, cache_write_tokens=2_000),
+        cached=False,
+    )
     assert (usage.cache_read_tokens, usage.cache_write_tokens) == (10_000, 2_000)
-    assert usage.cost_usd == pytest.approx(cost_usd(model, 100, 0, cache_read_tokens=10_000,
-                                                    cache_write_tokens=2_000))
+    assert usage.cost_usd == pytest.approx(cost_usd(model, 100, 0, cache_read_tokens=10_000, cache_write_tokens=2_000))
 
 
 @pytest.mark.parametrize("model", CURRENT)
@@ -61,8 +68,10 @@ def test_batch_calls_cost_half(model: str) -> None:
 def test_plan_prices_a_prompt_target_suite_at_half_with_batch(tmp_path) -> None:
     from evalkit.engine import load_suites
 
-    (tmp_path / "s.yml").write_text("target: {prompt: 'Greet {{ who }}'}\nmodel: claude-sonnet-4-6\n"
-                                    "cases: [{id: a, input: {who: Ada}, rubric: [{id: p, judge: polite}]}]\n")
+    (tmp_path / "s.yml").write_text(
+        "target: {prompt: 'Greet {{ who }}'}\nmodel: claude-sonnet-4-6\n"
+        "cases: [{id: a, input: {who: Ada}, rubric: [{id: p, judge: polite}]}]\n"
+    )
     est = estimate(load_suites([tmp_path / "s.yml"]))
     assert est.cost()[0] > 0 and est.batch_cost() == pytest.approx(est.cost()[0] * BATCH_DISCOUNT)
 
@@ -82,8 +91,15 @@ def test_plan_prices_interactive_and_batch(tmp_path) -> None:
     assert unknown.cost()[1] == ["claude-made-up-9"]
 
 
-TOKENS = [(0, 0, 0, 0), (1, 1, 0, 0), (2000, 500, 0, 0), (123_457, 8_009, 31_337, 4_096), (250_000, 1_000, 0, 0),
-          (180_000, 0, 30_000, 0), (999_999, 77_777, 0, 123_456)]
+TOKENS = [
+    (0, 0, 0, 0),
+    (1, 1, 0, 0),
+    (2000, 500, 0, 0),
+    (123_457, 8_009, 31_337, 4_096),
+    (250_000, 1_000, 0, 0),
+    (180_000, 0, 30_000, 0),
+    (999_999, 77_777, 0, 123_456),
+]
 
 
 @pytest.mark.parametrize("model", [*CURRENT, "claude-sonnet-4-5", "claude-sonnet-4", "claude-3-5-haiku-latest"])
@@ -109,7 +125,8 @@ def test_a_flat_priced_model_asks_the_library_once_not_every_call(monkeypatch) -
     pricing._flat_rates.cache_clear()
     for n in range(50):
         assert cost_usd("claude-haiku-4-5-20251001", 1000 + n, n) == pytest.approx(
-            library_price("claude-haiku-4-5-20251001", input_tokens=1000 + n, output_tokens=n))
+            library_price("claude-haiku-4-5-20251001", input_tokens=1000 + n, output_tokens=n)
+        )
     assert len(calls) == 5  # one probe per kind of token and one mixed call checking them
     pricing._flat_rates.cache_clear()
 
@@ -122,10 +139,20 @@ def test_usage_counts_a_call_priced_once_in_every_scope_and_adds_without_sharing
         usage.record(reply, False, 0.25)  # priced by the caller
         usage.record(reply, True, None)  # a cache hit: counted apart, costs nothing
     assert (case.calls, case.cache_hits, case.input_tokens, case.cost_usd, case.retried) == (
-        1, 1, 1000, 0.25, {"overloaded": 2})
+        1,
+        1,
+        1000,
+        0.25,
+        {"overloaded": 2},
+    )
     run.add(case)
     assert (run.calls, run.cache_hits, run.output_tokens, run.cost_usd, run.retried) == (
-        2, 2, 20, 0.5, {"overloaded": 4})
+        2,
+        2,
+        20,
+        0.5,
+        {"overloaded": 4},
+    )
     assert case.retried == {"overloaded": 2}  # the scope added from is left as it was
     assert Usage.model_validate(run.model_dump()) == run  # the JSON round trip the results use
 

@@ -102,14 +102,20 @@ def test_a_failed_writer_leaves_the_prefix_to_be_written_by_the_next_request(fak
         return replies
 
     replies = asyncio.run(three())
-    assert sorted((r.cache_write_tokens > 0, r.cache_read_tokens > 0) for r in replies) == [(False, True), (True, False)]
+    assert sorted((r.cache_write_tokens > 0, r.cache_read_tokens > 0) for r in replies) == [
+        (False, True),
+        (True, False),
+    ]
 
 
-@pytest.mark.parametrize("model, shared, cached", [
-    ("claude-sonnet-4-6", SHARED, True),
-    ("claude-sonnet-4-6", "Runner data. " * 200, False),  # ~650 tokens: under Sonnet's 1,024
-    ("claude-haiku-4-5", SHARED, False),  # ~1,300 tokens: under Haiku's larger minimum
-])
+@pytest.mark.parametrize(
+    "model, shared, cached",
+    [
+        ("claude-sonnet-4-6", SHARED, True),
+        ("claude-sonnet-4-6", "Runner data. " * 200, False),  # ~650 tokens: under Sonnet's 1,024
+        ("claude-haiku-4-5", SHARED, False),  # ~1,300 tokens: under Haiku's larger minimum
+    ],
+)
 def test_the_fake_caches_no_prefix_under_the_models_minimum(model, shared, cached, fake_anthropic):
     fake = fake_anthropic(Script().reply("ok"))
     replies = run_concurrently(fake, [request("a", model, shared)], through_client=False)

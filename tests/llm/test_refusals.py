@@ -14,9 +14,10 @@ from evalkit.scoring.judge import JUDGE_TOOL
 from evalkit.testing.script import Script, requested_tool
 from tests.fakes import model_env
 
-CASES = "\n".join(f"  - {{id: c{i}, input: {{who: p{i}}}, rubric: [{{id: polite, judge: It is polite}}]}}"
-                  for i in range(6))
-HEAD = "target: {prompt: \"Greet {{ who }}\"}\njudge_model: claude-haiku-5-5\n"
+CASES = "\n".join(
+    f"  - {{id: c{i}, input: {{who: p{i}}}, rubric: [{{id: polite, judge: It is polite}}]}}" for i in range(6)
+)
+HEAD = 'target: {prompt: "Greet {{ who }}"}\njudge_model: claude-haiku-5-5\n'
 
 
 def _suite(extra: str = "") -> str:
@@ -25,8 +26,7 @@ def _suite(extra: str = "") -> str:
 
 def _cli(tmp_path, fake, suite):
     env = model_env(fake.url, tmp_path / "c")
-    return CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--concurrency", "1"],
-                              env=env)
+    return CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--concurrency", "1"], env=env)
 
 
 def test_a_judge_request_the_api_refuses_stops_the_run_with_exit_3_and_one_line(write, tmp_path, fake_anthropic):
@@ -63,8 +63,9 @@ def test_a_refused_setting_of_the_suite_is_named_with_exit_2(write, tmp_path, fa
 
 def test_whose_fault_each_refusal_is():
     request = ModelRequest(model="m", messages=({"role": "user", "content": "hi"},), temperature=0.5)
-    refused = ProviderError("Anthropic API 400 invalid_request_error: `temperature` is deprecated for this model.",
-                            status=400)
+    refused = ProviderError(
+        "Anthropic API 400 invalid_request_error: `temperature` is deprecated for this model.", status=400
+    )
     user = run_stop(refused, request, "target", evalkit_built=True)
     assert user is not None and not user.evalkit_fault and "temperature" in user.message
     assert run_stop(refused, request, "target", evalkit_built=False) is None  # agent code's own request
@@ -72,8 +73,10 @@ def test_whose_fault_each_refusal_is():
     assert judge is not None and judge.evalkit_fault
     long = ProviderError("Anthropic API 400 invalid_request_error: prompt is too long: 300000 tokens", status=400)
     assert run_stop(long, request, "judge", evalkit_built=True) is None  # the case's own content: its error row
-    replay = ProviderError("Anthropic API 400 invalid_request_error: Expected `thinking` or `redacted_thinking`, "
-                           "but found `tool_use`.", status=400)
+    replay = ProviderError(
+        "Anthropic API 400 invalid_request_error: Expected `thinking` or `redacted_thinking`, but found `tool_use`.",
+        status=400,
+    )
     thinking = ModelRequest(model="m", messages=request.messages, thinking={"type": "adaptive"})
     stop = run_stop(replay, thinking, "target", evalkit_built=True)
     assert stop is not None and stop.evalkit_fault  # how evalkit repeats a reply, whoever set thinking

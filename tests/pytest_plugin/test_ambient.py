@@ -39,10 +39,12 @@ def test_ambient_client_is_blocking_and_resolves_tiers(monkeypatch):
 def test_inside_a_run_get_client_is_the_runs_client(tmp_path):
     (tmp_path / "agent_mod.py").write_text(
         "from evalkit.engine.agent_client import get_client\n"
-        "def target(input):\n    return get_client().complete('hi ' + input['name'], model='high')\n")
+        "def target(input):\n    return get_client().complete('hi ' + input['name'], model='high')\n"
+    )
     (tmp_path / "suite.yml").write_text(
         "target: agent_mod:target\nmodels: {high: suite-high}\n"
-        "cases:\n  - id: a\n    input: {name: bob}\n    checks:\n      - type: equals\n        value: hello bob\n")
+        "cases:\n  - id: a\n    input: {name: bob}\n    checks:\n      - type: equals\n        value: hello bob\n"
+    )
     provider = ScriptedProvider(Script().reply("hello bob", prompt="hi bob"))
     report = run([load_suite(tmp_path)], make_client(provider, no_cache=True, deprecated=None), RunOptions())
     assert report.verdict == "pass"

@@ -127,12 +127,14 @@ def test_run_checks_sends_every_criterion_in_one_judge_call(scripted_judge):
 
 def test_load_fixtures_finds_the_file_upwards_and_returns_case_dicts(tmp_path):
     (tmp_path / "fixtures").mkdir()
-    (tmp_path / "fixtures" / "cases.yml").write_text(textwrap.dedent("""
+    (tmp_path / "fixtures" / "cases.yml").write_text(
+        textwrap.dedent("""
         - id: one
           input: {query: hi}
           checks:
             - type: syntax
-    """))
+    """)
+    )
     (tmp_path / "evals").mkdir()
     cases = load_fixtures("cases.yml", base=tmp_path / "evals")
     assert cases == [{"id": "one", "input": {"query": "hi"}, "checks": [{"type": "syntax"}]}]

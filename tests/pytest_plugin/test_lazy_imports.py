@@ -10,8 +10,9 @@ HEAVY = ("anthropic", "jinja2", "httpx", "pydantic", "yaml", "evalkit.engine", "
 
 
 def test_importing_the_plugin_imports_nothing_heavy():
-    code = ("import json, sys; import evalkit.pytest_plugin; "
-            f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    code = (
+        f"import json, sys; import evalkit.pytest_plugin; print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
 

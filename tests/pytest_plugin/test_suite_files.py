@@ -10,13 +10,13 @@ from evalkit.testing.scripted import ScriptedProvider
 
 pytest_plugins = ["pytester"]
 
-TARGET = '''
+TARGET = """
 def shout(input):
     return input["text"].upper()
 
 def messages(input):
     return ["one two three"] * input["n"]
-'''
+"""
 
 SUITE = """
 target: shouting:shout
@@ -67,28 +67,32 @@ def suite_project(pytester):
 
 def test_each_case_is_an_item_named_with_its_id(suite_project):
     result = suite_project.runpytest("shouting.suite.yml", "-v")
-    result.stdout.fnmatch_lines([
-        "*shouting.suite.yml::loud PASSED*",
-        "*shouting.suite.yml::wrong FAILED*",
-        "*shouting.suite.yml::judged PASSED*",
-        "*shouting.suite.yml::twice[[]run1[]] PASSED*",
-        "*shouting.suite.yml::twice[[]run2[]] PASSED*",
-        "*shouting.suite.yml::twice PASSED*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*shouting.suite.yml::loud PASSED*",
+            "*shouting.suite.yml::wrong FAILED*",
+            "*shouting.suite.yml::judged PASSED*",
+            "*shouting.suite.yml::twice[[]run1[]] PASSED*",
+            "*shouting.suite.yml::twice[[]run2[]] PASSED*",
+            "*shouting.suite.yml::twice PASSED*",
+        ]
+    )
     result.assert_outcomes(passed=5, failed=1)
 
 
 def test_every_failing_check_is_in_one_message(suite_project):
     result = suite_project.runpytest("shouting.suite.yml", "-k", "wrong")
     result.assert_outcomes(failed=1, deselected=5)
-    result.stdout.fnmatch_lines([
-        "FAIL: case wrong: checks: 3 of 3 failed",
-        "  FAIL  check1:equals*got 'QUIET', expected 'nope'",
-        "  FAIL  check2:contains*missing 'zzz'",
-        "  FAIL  check3:regex*no match*",
-        "output:",
-        "  | QUIET",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "FAIL: case wrong: checks: 3 of 3 failed",
+            "  FAIL  check1:equals*got 'QUIET', expected 'nope'",
+            "  FAIL  check2:contains*missing 'zzz'",
+            "  FAIL  check3:regex*no match*",
+            "output:",
+            "  | QUIET",
+        ]
+    )
 
 
 def test_dash_k_selects_one_case(suite_project):
@@ -106,13 +110,15 @@ def test_suite_items_skip_without_a_key(pytester):
 
 
 def test_a_fixture_list_on_the_command_line_takes_a_target(suite_project):
-    suite_project.path.joinpath("list.yml").write_text(textwrap.dedent("""
+    suite_project.path.joinpath("list.yml").write_text(
+        textwrap.dedent("""
         - id: from_list
           input: {text: "abc"}
           checks:
             - type: equals
               value: ABC
-    """))
+    """)
+    )
     result = suite_project.runpytest("list.yml")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*names no target*--evalkit-target*"])
@@ -128,7 +134,8 @@ def test_other_yaml_files_are_not_collected(suite_project):
 
 def test_a_broken_suite_file_is_a_collection_error_naming_the_line(suite_project):
     suite_project.path.joinpath("broken.suite.yml").write_text(
-        "target: shouting:shout\ncases:\n  - id: x\n    checks:\n      - type: sintax\n")
+        "target: shouting:shout\ncases:\n  - id: x\n    checks:\n      - type: sintax\n"
+    )
     result = suite_project.runpytest("broken.suite.yml")
     result.stdout.fnmatch_lines(["*line 5: case x: unknown check type 'sintax'*"])
     assert result.ret != 0
@@ -160,8 +167,7 @@ def test_a_run_below_the_rubric_threshold_fails_its_own_item(pytester):
         ids = re.findall(r"exactly these ids: (.+?)\.\s*$", body["messages"][-1]["content"], re.M)[-1]
         return {"items": [{"id": i, "reason": "no please", "verdict": "fail"} for i in ids.split(", ")]}
 
-    runtime.configure(provider=lambda: ScriptedProvider(Script().respond(judge, tool="record_verdicts")),
-                      no_cache=True)
+    runtime.configure(provider=lambda: ScriptedProvider(Script().respond(judge, tool="record_verdicts")), no_cache=True)
     result = pytester.runpytest("rated.suite.yml", "-v")
     result.stdout.fnmatch_lines(["*rated[[]run1[]] FAILED*", "*rated[[]run2[]] FAILED*", "*::rated FAILED*"])
     result.stdout.fnmatch_lines(["*run 1 of case rated failed*", "*polite*no please*"])

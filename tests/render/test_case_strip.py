@@ -6,9 +6,11 @@ from evalkit.render.case_strip import case_strip
 
 
 def test_one_cell_a_run_with_symbol_tooltip_and_the_last_marked_current():
-    strip = case_strip(["pass", "fail", "error", "not run", "not_run", "skipped", "inconclusive", "pass"],
-                       [f"#{n} · 2026-11-2{n} · c{n}" for n in range(1, 8)] + ["this run · 2026-11-29 · abc"],
-                       flaky="flaky on main (2 of 10)")
+    strip = case_strip(
+        ["pass", "fail", "error", "not run", "not_run", "skipped", "inconclusive", "pass"],
+        [f"#{n} · 2026-11-2{n} · c{n}" for n in range(1, 8)] + ["this run · 2026-11-29 · abc"],
+        flaky="flaky on main (2 of 10)",
+    )
     assert [c.state for c in strip.cells] == ["pass", "fail", "error", "none", "none", "none", "inconclusive", "pass"]
     assert "".join(c.symbol for c in strip.cells) == "✓✗!···?✓"
     assert strip.cells[1].tip == "#2 · 2026-11-22 · c2: fail"

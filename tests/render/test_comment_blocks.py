@@ -10,10 +10,21 @@ from evalkit.results.report import CaseResult, ItemResult, Report, RunResult, Su
 
 
 def _case(cid: str, verdict: str, reason: str = "rude") -> CaseResult:
-    items = [ItemResult(id="polite", text="Is polite", status="pass" if verdict == "pass" else "fail",
-                        reason=reason, decided_by="judge")]
-    return CaseResult(id=cid, verdict=verdict, runs=[RunResult(repeat=0, output="x", items=items)],
-                      reasons=[] if verdict == "pass" else ["rubric 0% < 80%"])
+    items = [
+        ItemResult(
+            id="polite",
+            text="Is polite",
+            status="pass" if verdict == "pass" else "fail",
+            reason=reason,
+            decided_by="judge",
+        )
+    ]
+    return CaseResult(
+        id=cid,
+        verdict=verdict,
+        runs=[RunResult(repeat=0, output="x", items=items)],
+        reasons=[] if verdict == "pass" else ["rubric 0% < 80%"],
+    )
 
 
 def _suite(name: str, cases: list[CaseResult]) -> SuiteResult:
@@ -54,8 +65,13 @@ def test_forged_block_sentinels_in_model_output_are_stripped():
 
 
 def test_setup_error_body_lists_problems_with_file_and_line():
-    error = SuiteError("evals/a.suite.yml", [Problem("unknown key 'bogus'", "evals/a.suite.yml", 7),
-                                              Problem("@team <b>x</b>", "evals/a.suite.yml", 9, "c1")])
+    error = SuiteError(
+        "evals/a.suite.yml",
+        [
+            Problem("unknown key 'bogus'", "evals/a.suite.yml", 7),
+            Problem("@team <b>x</b>", "evals/a.suite.yml", 9, "c1"),
+        ],
+    )
     body = setup_error_body(error, where=lambda p: p.file, run_url="https://github.com/o/r/actions/runs/1")
     assert body.startswith(MARKER) and "evals could not run" in body
     assert "`evals/a.suite.yml:7` — unknown key 'bogus'" in body

@@ -120,16 +120,20 @@ def test_report_and_compare_commands_write_html(tmp_path):
 def test_run_writes_html_through_the_engine(write, tmp_path, fake_anthropic, anthropic_env):
     from evalkit.testing.script import Script
 
-    suite = write("s.yml", """
+    suite = write(
+        "s.yml",
+        """
         name: greet
         target: {prompt: "Greet {{ name }}"}
         cases:
           - {id: ada, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
-    """)
+    """,
+    )
     fake = fake_anthropic(Script().reply("Hello Ada"))
     env = anthropic_env(fake)
-    result = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html",
-                                       str(tmp_path / "r.html")], env=env)
+    result = CliRunner().invoke(
+        main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")], env=env
+    )
     assert result.exit_code == 0, result.output
     page = (tmp_path / "r.html").read_text()
     assert "Hello Ada" in page and "Greet Ada" in page  # the output and the rendered prompt
@@ -143,12 +147,15 @@ def test_a_raising_target_keeps_its_traceback(write, run_scripted):
     from evalkit.testing.script import Script
 
     write("html_raising_agent.py", "def answer(input):\n    raise KeyError('missing profile')\n")
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         name: boom
         target: html_raising_agent:answer
         cases:
           - {id: one, input: {}, checks: [{type: contains, value: x}]}
-    """)
+    """,
+    )
     report = run_scripted(path, Script())
     run = report.suites[0].cases[0].runs[0]
     assert run.error and "KeyError" in run.error
@@ -166,19 +173,22 @@ def test_suites_without_cases_or_models_still_render(n):
 def _bar_widths(page: str, chart_title: str) -> list[tuple[str, float]]:
     """(tooltip, width) of each bar in the chart with this title."""
     start = page.index(f"<title>{chart_title}</title>")
-    svg = page[start:page.index("</svg>", start)]
-    return [(t, float(w)) for w, t in re.findall(r'<rect class="[^"]*"[^>]*width="([\d.]+)"[^>]*><title>([^<]*)</title>',
-                                                 svg)]
+    svg = page[start : page.index("</svg>", start)]
+    return [
+        (t, float(w))
+        for w, t in re.findall(r'<rect class="[^"]*"[^>]*width="([\d.]+)"[^>]*><title>([^<]*)</title>', svg)
+    ]
 
 
 def test_a_zero_pass_rate_is_drawn_not_left_blank():
     _, head, _ = html_reports.pair(12)
-    failing = head.suites[1].model_copy(update={"cases": [c.model_copy(update={"verdict": "fail"})
-                                                          for c in head.suites[1].cases]})
+    failing = head.suites[1].model_copy(
+        update={"cases": [c.model_copy(update={"verdict": "fail"}) for c in head.suites[1].cases]}
+    )
     page = render_html(head.model_copy(update={"suites": [head.suites[0], failing]}))
     widths = dict(_bar_widths(page, "pass rate per suite"))
     zero = widths[f"{failing.name} (head): 0%"]
-    assert 0 < zero < 5 and 'bar-zero' in page
+    assert 0 < zero < 5 and "bar-zero" in page
     assert widths[f"{head.suites[0].name} (head): {html_reports_rate(head.suites[0])}"] > 100
 
 
@@ -193,16 +203,28 @@ def test_cached_runs_stay_out_of_latency_and_cost_says_what_was_cached():
 
     _, head, _ = html_reports.pair(12)
     live = model_latency(head)["claude-sonnet-4-6"]
-    cached_cases = [c.model_copy(update={"usage": Usage(cache_hits=3),
-                                         "runs": [r.model_copy(update={"wall_seconds": 0.001}) for r in c.runs]})
-                    for c in head.suites[0].cases]
-    mixed = head.model_copy(update={"suites": [head.suites[0].model_copy(update={"cases": cached_cases}),
-                                               head.suites[1]]})
+    cached_cases = [
+        c.model_copy(
+            update={
+                "usage": Usage(cache_hits=3),
+                "runs": [r.model_copy(update={"wall_seconds": 0.001}) for r in c.runs],
+            }
+        )
+        for c in head.suites[0].cases
+    ]
+    mixed = head.model_copy(
+        update={"suites": [head.suites[0].model_copy(update={"cases": cached_cases}), head.suites[1]]}
+    )
     only_live = model_latency(mixed)["claude-sonnet-4-6"]
     assert only_live[0] >= 0.4  # the near-zero cached runs did not pull the median down
     assert live[0] >= 0.4
-    with_hits = mixed.model_copy(update={"models": [m.model_copy(update={"usage": m.usage.model_copy(
-        update={"cache_hits": 7})}) for m in mixed.models]})
+    with_hits = mixed.model_copy(
+        update={
+            "models": [
+                m.model_copy(update={"usage": m.usage.model_copy(update={"cache_hits": 7})}) for m in mixed.models
+            ]
+        }
+    )
     page = render_html(with_hits)
     assert "cost per model (live calls; cached replies are free)" in page and "+ 7 cached" in page
     assert "live runs only" in page

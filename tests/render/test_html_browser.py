@@ -89,7 +89,7 @@ def test_case_table_renders_with_the_right_counts(page, compared, tmp_path):
     assert page.inner_text("button[data-filter=regressed]") == f"regressed ({cmp.regressed})"
     # Changed cases lead each table: the first rows of the first suite are its regressions.
     first = [d.id for d in cmp.suites[0].cases if d.change == "regressed"]
-    keys = visible_keys(page)[:len(first)]
+    keys = visible_keys(page)[: len(first)]
     assert keys == [f"{head.suites[0].name}/{i}" for i in first]
     shot = tmp_path / "report.png"
     page.screenshot(path=str(shot))
@@ -191,25 +191,41 @@ def hostile_report(url: str) -> Report:
     """Every way a model's output (or a suite author's text) might try to run code or make a request."""
     payloads = [
         "<script>window.__pwned = 'script'</script>",
-        f"<img src=\"{url}/img.png\" onerror=\"window.__pwned='img'\">",
-        f"<svg onload=\"window.__pwned='svg'\"><image href=\"{url}/svg.png\"/></svg>",
+        f'<img src="{url}/img.png" onerror="window.__pwned=\'img\'">',
+        f'<svg onload="window.__pwned=\'svg\'"><image href="{url}/svg.png"/></svg>',
         "<a href=\"javascript:window.__pwned='link'\">click me</a>",
-        f"<div style=\"background:url({url}/css.png)\">styled</div>",
-        f"<style>body{{background:url({url}/style.png)}}</style><link rel=stylesheet href=\"{url}/x.css\">",
-        f"<iframe src=\"{url}/frame\"></iframe><meta http-equiv=refresh content=\"0;url={url}/refresh\">",
+        f'<div style="background:url({url}/css.png)">styled</div>',
+        f'<style>body{{background:url({url}/style.png)}}</style><link rel=stylesheet href="{url}/x.css">',
+        f'<iframe src="{url}/frame"></iframe><meta http-equiv=refresh content="0;url={url}/refresh">',
         "</pre></section></aside><script>window.__pwned='breakout'</script>",
         "\"><script>window.__pwned='attr'</script><x y=\"",
         "bidi: \u202egnp.exe\u202c and a zero-width\u200bjoiner",
     ]
     text = "\n".join(payloads)
-    item = ItemResult(id="x<script>window.__pwned='id'</script>", text=text, status="fail", reason=text,
-                      decided_by="judge")
-    case = CaseResult(id="evil\"><img src=x onerror=\"window.__pwned='case'\">", verdict="fail", reasons=[text],
-                      input={"prompt": text}, description=text,
-                      runs=[RunResult(repeat=0, output=text, prompt=text, error=None, items=[item],
-                                      fields={"note": text}, traceback=text)])
-    suite = SuiteResult(name="s<script>window.__pwned='suite'</script>", path="x", verdict="fail", cases=[case],
-                        target=text, error=text, models={"target": text})
+    item = ItemResult(
+        id="x<script>window.__pwned='id'</script>", text=text, status="fail", reason=text, decided_by="judge"
+    )
+    case = CaseResult(
+        id='evil"><img src=x onerror="window.__pwned=\'case\'">',
+        verdict="fail",
+        reasons=[text],
+        input={"prompt": text},
+        description=text,
+        runs=[
+            RunResult(
+                repeat=0, output=text, prompt=text, error=None, items=[item], fields={"note": text}, traceback=text
+            )
+        ],
+    )
+    suite = SuiteResult(
+        name="s<script>window.__pwned='suite'</script>",
+        path="x",
+        verdict="fail",
+        cases=[case],
+        target=text,
+        error=text,
+        models={"target": text},
+    )
     return Report(verdict="fail", suites=[suite], warnings=[text], run_url="javascript:window.__pwned='run'")
 
 
@@ -240,18 +256,34 @@ def test_hostile_output_makes_no_request_and_runs_no_script(page, beacon, tmp_pa
 
 def _run_of_history(n: int, a_passes: bool, *, name: str = "qa", hostile_commit: bool = False) -> Report:
     """Run `n` of suite `name`: case `a` passes or fails, `b` passes; cost and latency grow with `n`."""
+
     def one(case_id: str, passed: bool) -> CaseResult:
         item = ItemResult(id="tone", text="tone holds", status="pass" if passed else "fail", reason="r")
-        return CaseResult(id=case_id, verdict="pass" if passed else "fail", input={"q": case_id},
-                          runs=[RunResult(repeat=0, output="o", items=[item], passed=passed,
-                                          wall_seconds=0.5 + n / 10)])
+        return CaseResult(
+            id=case_id,
+            verdict="pass" if passed else "fail",
+            input={"q": case_id},
+            runs=[RunResult(repeat=0, output="o", items=[item], passed=passed, wall_seconds=0.5 + n / 10)],
+        )
+
     cases = [one("a", a_passes), one("b", True)]
     commit = f"<b onmouseover=x>{n}" if hostile_commit else f"c{n:03d}"
-    suite = SuiteResult(name=name, path="/repo/suites/qa.yml", verdict="pass" if a_passes else "fail",
-                        target="agent:answer", cases=cases, models={"target": "m1"},
-                        usage=Usage(calls=2, cost_usd=0.01 * (n + 1)))
-    return Report(verdict=suite.verdict, suites=[suite], run_id=f"run-{n}", started_at=f"2026-11-{n + 1:02d}T08:00:00",
-                  provenance=Provenance(git_commit=commit, files={"suites/qa.yml": "h1"}))
+    suite = SuiteResult(
+        name=name,
+        path="/repo/suites/qa.yml",
+        verdict="pass" if a_passes else "fail",
+        target="agent:answer",
+        cases=cases,
+        models={"target": "m1"},
+        usage=Usage(calls=2, cost_usd=0.01 * (n + 1)),
+    )
+    return Report(
+        verdict=suite.verdict,
+        suites=[suite],
+        run_id=f"run-{n}",
+        started_at=f"2026-11-{n + 1:02d}T08:00:00",
+        provenance=Provenance(git_commit=commit, files={"suites/qa.yml": "h1"}),
+    )
 
 
 RECORDED = [True, False, True, False, True, True]  # case a's verdicts in the recorded runs: it flips, so flaky
@@ -279,7 +311,10 @@ def test_the_history_charts_are_drawn_with_one_point_a_run(page, with_history):
     charts = page.locator("svg.trend-chart")
     expect(charts).to_have_count(3)
     assert [c.locator("title").first.text_content() for c in charts.all()] == [
-        "qa: pass rate", "qa: cost", "qa: latency (median, live runs)"]
+        "qa: pass rate",
+        "qa: cost",
+        "qa: latency (median, live runs)",
+    ]
     runs = len(RECORDED) + 1
     for chart in charts.all():
         box = chart.bounding_box()

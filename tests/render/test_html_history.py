@@ -33,8 +33,16 @@ def costly(r, cost: float):
 def recorded(tmp_path, statuses, *, name="qa", commit=lambda n: f"c{n}"):
     conn = open_history(tmp_path / "h.sqlite", create=True)
     for n, status in enumerate(statuses):
-        r = costly(report(case("a", status), case("b", "pass"), commit=commit(n), run_id=f"r{n}",
-                          started_at=f"2026-11-{n + 1:02d}T00:00:00+00:00"), 0.01 * (n + 1))
+        r = costly(
+            report(
+                case("a", status),
+                case("b", "pass"),
+                commit=commit(n),
+                run_id=f"r{n}",
+                started_at=f"2026-11-{n + 1:02d}T00:00:00+00:00",
+            ),
+            0.01 * (n + 1),
+        )
         r.suites[0].name = name
         record(conn, r, branch="main")
     return conn
@@ -63,7 +71,10 @@ def test_each_suite_gets_its_three_charts_with_one_point_a_run(tmp_path):
     page = render_html(head, past=report_past(conn, head))
     drawn = svgs(page)
     assert [re.search(r"<title>qa: (.*?)</title>", s).group(1) for s in drawn] == [
-        "pass rate", "cost", "latency (median, live runs)"]
+        "pass rate",
+        "cost",
+        "latency (median, live runs)",
+    ]
     for svg in drawn:
         circles = re.findall(r'<circle class="(point[^"]*)" cx="([\d.]+)" cy="([\d.]+)"', svg)
         assert len(circles) == 6  # five recorded runs, then this one
@@ -74,7 +85,7 @@ def test_each_suite_gets_its_three_charts_with_one_point_a_run(tmp_path):
     assert [float(y) for y in rates] == [TOP, (TOP + bottom) / 2] * 3
     assert "<title>#2 · 2026-11-02 · c1: 50%</title>" in drawn[0]
     assert "Last 6 runs" in page and "5 of main from the history, then this run, ringed" in page
-    assert page.count("<details class=\"trend-table\">") == 1
+    assert page.count('<details class="trend-table">') == 1
 
 
 def test_runs_that_all_cost_nothing_draw_no_cost_chart(tmp_path):
@@ -84,7 +95,9 @@ def test_runs_that_all_cost_nothing_draw_no_cost_chart(tmp_path):
     head = report(case("a", "pass"))
     drawn = svgs(render_html(head, past=report_past(conn, head)))
     assert [re.search(r"<title>qa: (.*?)</title>", s).group(1) for s in drawn] == [
-        "pass rate", "latency (median, live runs)"]
+        "pass rate",
+        "latency (median, live runs)",
+    ]
 
 
 def test_each_case_has_its_strip_and_a_flaky_case_its_mark(tmp_path):
@@ -131,17 +144,31 @@ def test_the_policy_still_allows_only_the_page_own_style_and_nothing_styles_inli
 def test_report_draws_the_charts_from_a_history_file(tmp_path):
     recorded(tmp_path, ["pass", "fail", "pass"]).close()
     head_report().save(tmp_path / "head.json")
-    done = CliRunner().invoke(main, ["report", str(tmp_path / "head.json"), "--format", "html", "--history",
-                                     str(tmp_path / "h.sqlite"), "-o", str(tmp_path / "r.html")])
+    done = CliRunner().invoke(
+        main,
+        [
+            "report",
+            str(tmp_path / "head.json"),
+            "--format",
+            "html",
+            "--history",
+            str(tmp_path / "h.sqlite"),
+            "-o",
+            str(tmp_path / "r.html"),
+        ],
+    )
     assert done.exit_code == 0, done.output
     assert len(svgs((tmp_path / "r.html").read_text(encoding="utf-8"))) == 3
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--format", "markdown", "--history", "{tmp}/h.sqlite"], "--history draws the HTML report's trend charts"),
-    (["--format", "html", "--history", "{tmp}/none.sqlite"], "no history at"),
-    (["--format", "html", "--history", "{tmp}/head.json"], "not an evalkit history"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--format", "markdown", "--history", "{tmp}/h.sqlite"], "--history draws the HTML report's trend charts"),
+        (["--format", "html", "--history", "{tmp}/none.sqlite"], "no history at"),
+        (["--format", "html", "--history", "{tmp}/head.json"], "not an evalkit history"),
+    ],
+)
 def test_report_mistakes_are_one_line(tmp_path, args, message):
     head_report().save(tmp_path / "head.json")
     done = CliRunner().invoke(main, ["report", str(tmp_path / "head.json"), *[a.format(tmp=tmp_path) for a in args]])
@@ -154,17 +181,35 @@ def test_run_with_html_and_a_history_draws_the_run_as_the_last_point(write, tmp_
     from evalkit.testing.script import Script
 
     recorded(tmp_path, ["pass", "fail"], name="greet").close()
-    suite = write("s.yml", """
+    suite = write(
+        "s.yml",
+        """
         name: greet
         target: {prompt: "Greet {{ name }}"}
         cases:
           - {id: a, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
-    """)
+    """,
+    )
     with FakeAnthropicServer(Script().reply("Hello Ada")) as fake:
-        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url,
-               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-        done = CliRunner().invoke(main, ["run", str(suite), "-o", str(tmp_path / "r.json"), "--html",
-                                         str(tmp_path / "r.html"), "--history", str(tmp_path / "h.sqlite")], env=env)
+        env = {
+            "ANTHROPIC_API_KEY": "test-key",
+            "ANTHROPIC_BASE_URL": fake.url,
+            "EVALKIT_CACHE_DIR": str(tmp_path / "cache"),
+        }
+        done = CliRunner().invoke(
+            main,
+            [
+                "run",
+                str(suite),
+                "-o",
+                str(tmp_path / "r.json"),
+                "--html",
+                str(tmp_path / "r.html"),
+                "--history",
+                str(tmp_path / "h.sqlite"),
+            ],
+            env=env,
+        )
     assert done.exit_code == 0, done.output
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     rates = svgs(page)[0]
@@ -173,12 +218,15 @@ def test_run_with_html_and_a_history_draws_the_run_as_the_last_point(write, tmp_
 
 
 def test_run_history_needs_html_or_a_baseline(write, tmp_path):
-    suite = write("s.yml", """
+    suite = write(
+        "s.yml",
+        """
         name: greet
         target: {prompt: "Greet {{ name }}"}
         cases:
           - {id: a, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
-    """)
+    """,
+    )
     done = CliRunner().invoke(main, ["run", str(suite), "--history", str(tmp_path / "h.sqlite")])
     assert done.exit_code == 2 and "give --baseline REF or --html PATH too" in done.output
 
@@ -187,7 +235,17 @@ def test_compare_as_html_draws_the_charts_of_head(tmp_path):
     recorded(tmp_path, ["pass", "fail", "pass"]).close()
     report(case("a", "pass"), case("b", "pass")).save(tmp_path / "base.json")
     head_report().save(tmp_path / "head.json")
-    done = CliRunner().invoke(main, ["compare", str(tmp_path / "base.json"), str(tmp_path / "head.json"),
-                                     "--format", "html", "--history", str(tmp_path / "h.sqlite")])
+    done = CliRunner().invoke(
+        main,
+        [
+            "compare",
+            str(tmp_path / "base.json"),
+            str(tmp_path / "head.json"),
+            "--format",
+            "html",
+            "--history",
+            str(tmp_path / "h.sqlite"),
+        ],
+    )
     assert done.exit_code == 0, done.output  # the regression of a, flaky on main, does not count
     assert len(svgs(done.output)) == 3 and 'class="strip"' in done.output

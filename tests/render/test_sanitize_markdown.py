@@ -67,9 +67,22 @@ def test_unclosed_fence_is_closed(safe):
     assert "print('unclosed')" in safe
 
 
-@pytest.mark.parametrize("keyword", [
-    "close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved", "FIXES", "Closes",
-])
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "close",
+        "closes",
+        "closed",
+        "fix",
+        "fixes",
+        "fixed",
+        "resolve",
+        "resolves",
+        "resolved",
+        "FIXES",
+        "Closes",
+    ],
+)
 def test_every_closing_keyword_form(keyword):
     text = f"{keyword} #12, {keyword}: #13, {keyword}:#14, {keyword} owner/repo#15, {keyword} octo-org/hello.js#16"
     out = neutralize_markdown(text + f", {keyword} GH-17")
@@ -110,34 +123,40 @@ def test_an_indented_tilde_fence_cannot_swap_code_and_prose():
 
 
 def test_definitions_inside_lists_and_quotes_are_neutralised():
-    for text in ["- [a]: //evil.example\n\n[b][a]", "> [a]: //evil.example\n\n[b][a]",
-                 "[a\\]b]: //evil.example\n\n[x][a\\]b]"]:
+    for text in [
+        "- [a]: //evil.example\n\n[b][a]",
+        "> [a]: //evil.example\n\n[b][a]",
+        "[a\\]b]: //evil.example\n\n[x][a\\]b]",
+    ]:
         out = neutralize_markdown(text)
         assert "\\[a" in out, out
 
 
-@pytest.mark.parametrize("link", [
-    "[a](http://evil.example)",
-    "[a](//evil.example/x)",
-    "[a](https://github.com.evil.example/)",
-    "[a](https://evil.example\\@github.com/)",
-    "[a](https://github.com@evil.example/)",
-    "[a](http&#58;//evil.example)",
-    "[a](<http://evil.example/x y>)",
-    "[a](http://evil.example \"title\")",
-    "[a [b] c](http://evil.example)",
-    "[see `code`](http://evil.example)",
-    "[![img](https://github.com/x.png)](http://evil.example)",
-    "[a](javascript:alert(1))",
-    "[a]: http://evil.example\n\n[b][a]",
-    "x_http://evil.example y",
-    "www.evil.example",
-    "<http://evil.example>",
-])
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[a](http://evil.example)",
+        "[a](//evil.example/x)",
+        "[a](https://github.com.evil.example/)",
+        "[a](https://evil.example\\@github.com/)",
+        "[a](https://github.com@evil.example/)",
+        "[a](http&#58;//evil.example)",
+        "[a](<http://evil.example/x y>)",
+        '[a](http://evil.example "title")',
+        "[a [b] c](http://evil.example)",
+        "[see `code`](http://evil.example)",
+        "[![img](https://github.com/x.png)](http://evil.example)",
+        "[a](javascript:alert(1))",
+        "[a]: http://evil.example\n\n[b][a]",
+        "x_http://evil.example y",
+        "www.evil.example",
+        "<http://evil.example>",
+    ],
+)
 def test_outside_links_cannot_render(link):
     out = neutralize_markdown(link)
     for m in re.finditer(r"(?i)(https?:|//|www\.|javascript:)", out):
-        before = out[:m.start()]
+        before = out[: m.start()]
         # Every surviving URL sits in a code span (an odd number of backticks before it) or is escaped.
         assert before.count("`") % 2 == 1 or "&lt;" in before or "\\(" in before, out
 

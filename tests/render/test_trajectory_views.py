@@ -44,10 +44,11 @@ def test_the_one_line_is_cut_short_and_holds_no_control_characters():
 
 
 def test_the_html_drill_down_lists_the_steps_escaped():
-    evil = Step.tool_call("<script>alert(1)</script>", {"q": "<img src=x onerror=alert(1)>"},
-                          result="</pre><b>owned</b>")
+    evil = Step.tool_call(
+        "<script>alert(1)</script>", {"q": "<img src=x onerror=alert(1)>"}, result="</pre><b>owned</b>"
+    )
     page = render_html(report(RunResult(repeat=0, output="week", trace=[*TRACE, evil])))
-    assert "Trajectory <span class=\"muted\">6 steps, 3 tool calls</span>" in page
+    assert 'Trajectory <span class="muted">6 steps, 3 tool calls</span>' in page
     assert '<code class="s">search</code>' in page and "at 0.10 s · took 0.75 s" in page
     assert "&#34;limit&#34;: 5" in page and "&#34;hits&#34;: 3" in page  # arguments and result as JSON
     assert '<pre class="error s">calendar is read-only</pre>' in page
@@ -68,8 +69,7 @@ def test_a_long_trajectory_is_capped_on_the_page():
 
 def test_a_failing_cases_details_give_its_tool_calls_in_one_line():
     md = render_markdown(report(RunResult(repeat=0, output="week", trace=TRACE)))
-    assert ('- 🛠️ tools: search(q="tempo runs", limit=5) → error in book(day="mon"): calendar is read-only'
-            in md)
+    assert '- 🛠️ tools: search(q="tempo runs", limit=5) → error in book(day="mon"): calendar is read-only' in md
     runs = [RunResult(repeat=r, output="w", trace=TRACE[:3]) for r in range(5)] + [RunResult(repeat=5, output="w")]
     md = render_markdown(report(*runs))
     assert md.count("🛠️ run") == 3 and "- 🛠️ run 1 tools: search(" in md
@@ -93,8 +93,11 @@ def test_junit_carries_the_tool_calls_as_properties():
     props = properties(report(RunResult(repeat=0, output="w", trace=TRACE)))
     assert props["tool_calls"] == "2"
     assert props["tool_sequence"] == tool_line(TRACE)
-    repeats = report(RunResult(repeat=0, output="w", trace=TRACE), RunResult(repeat=1, output="w", trace=TRACE[:3]),
-                     RunResult(repeat=2, output="w"))
+    repeats = report(
+        RunResult(repeat=0, output="w", trace=TRACE),
+        RunResult(repeat=1, output="w", trace=TRACE[:3]),
+        RunResult(repeat=2, output="w"),
+    )
     props = properties(repeats)
     assert props["tool_calls"] == "2, 1" and props["tool_sequence_run_2"] == 'search(q="tempo runs", limit=5)'
     assert "tool_sequence_run_3" not in props

@@ -52,17 +52,37 @@ def test_fewer_than_two_known_values_is_no_chart(values):
 
 
 def test_without_a_scale_the_axis_tops_at_a_round_number_above_the_largest_value():
-    drawn = line_chart("cost", [0.012, 0.031], ["#1", "#2"], fmt=lambda v: f"${v:.4f}", labels=("#1", "this run"),
-                       tick_fmt=lambda v: f"${v:g}")
+    drawn = line_chart(
+        "cost",
+        [0.012, 0.031],
+        ["#1", "#2"],
+        fmt=lambda v: f"${v:.4f}",
+        labels=("#1", "this run"),
+        tick_fmt=lambda v: f"${v:g}",
+    )
     assert [t.label for t in drawn.ticks] == ["$0", "$0.025", "$0.05"]
     assert drawn.ticks[0].y == PLOT_BOTTOM and drawn.ticks[2].y == TOP
     assert drawn.points[1].y == pytest.approx(PLOT_BOTTOM - (PLOT_BOTTOM - TOP) * 0.031 / 0.05, abs=0.1)
-    assert drawn.summary == ("cost over the last 2 runs: lowest $0.0120, highest $0.0310; first $0.0120, "
-                             "this run $0.0310")
+    assert drawn.summary == (
+        "cost over the last 2 runs: lowest $0.0120, highest $0.0310; first $0.0120, this run $0.0310"
+    )
 
 
-@pytest.mark.parametrize("value, top", [(0.0, 1.0), (0.7, 1.0), (1.0, 1.0), (1.2, 2.0), (2.1, 2.5), (3.0, 5.0),
-                                        (7.0, 10.0), (0.0031, 0.005), (120.0, 200.0), (float("nan"), 1.0)])
+@pytest.mark.parametrize(
+    "value, top",
+    [
+        (0.0, 1.0),
+        (0.7, 1.0),
+        (1.0, 1.0),
+        (1.2, 2.0),
+        (2.1, 2.5),
+        (3.0, 5.0),
+        (7.0, 10.0),
+        (0.0031, 0.005),
+        (120.0, 200.0),
+        (float("nan"), 1.0),
+    ],
+)
 def test_nice_ceiling(value, top):
     assert nice_ceiling(value) == pytest.approx(top)
 

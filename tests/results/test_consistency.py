@@ -46,8 +46,7 @@ def test_a_field_no_run_states_is_not_stated_and_lowers_agreement_unless_ignored
     runs = [{"km": 40, "risk": None}, {"km": 41, "risk": None}, {"km": 40, "risk": None}]
     share, detail = agreement(runs, fields, 0.1)
     assert share == 0.5
-    assert [(d.field, d.status, d.counted) for d in detail] == [("km", "agreed", True),
-                                                                 ("risk", "not stated", True)]
+    assert [(d.field, d.status, d.counted) for d in detail] == [("km", "agreed", True), ("risk", "not stated", True)]
     share, detail = agreement(runs, fields, 0.1, missing="ignore")
     assert share == 1.0 and detail[1].counted is False
 

@@ -40,15 +40,19 @@ def run_cli(tmp_path, write, suite_text, *args):
     out = tmp_path / "r.json"
     with FakeAnthropicServer(script) as fake:
         env = model_env(fake.url, tmp_path / "c")
-        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(out), "--no-cache", *args], env=env,
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["run", str(suite), "-o", str(out), "--no-cache", *args], env=env, catch_exceptions=False
+        )
     return result, Report.model_validate(json.loads(out.read_text()))
 
 
-@pytest.mark.parametrize("setting, code, suite_verdict", [
-    (None, 0, "inconclusive"), ("warn", 0, "inconclusive"), ("fail", 1, "fail"), ("pass", 0, "pass")])
+@pytest.mark.parametrize(
+    "setting, code, suite_verdict",
+    [(None, 0, "inconclusive"), ("warn", 0, "inconclusive"), ("fail", 1, "fail"), ("pass", 0, "pass")],
+)
 def test_3_of_5_at_threshold_0_8_is_inconclusive_and_the_exit_code_follows_the_setting(
-        tmp_path, write, setting, code, suite_verdict):
+    tmp_path, write, setting, code, suite_verdict
+):
     result, report = run_cli(tmp_path, write, SUITE, *(["--inconclusive", setting] if setting else []))
     case = report.suites[0].cases[0]
     assert case.verdict == "inconclusive" and case.rubric_pass_rate == pytest.approx(0.6)
@@ -73,8 +77,9 @@ def test_a_rate_whose_interval_stays_below_the_threshold_fails():
     from evalkit.results.report import CaseResult, ItemResult, RunResult
     from evalkit.suite.spec import Thresholds
 
-    runs = [RunResult(repeat=r, items=[ItemResult(id="k", text="k", status="pass" if r < 3 else "fail")])
-            for r in range(20)]
+    runs = [
+        RunResult(repeat=r, items=[ItemResult(id="k", text="k", status="pass" if r < 3 else "fail")]) for r in range(20)
+    ]
     case = CaseResult(id="c", verdict="pass", runs=runs)
     score_case(case)
     assert case_verdict(case, Thresholds(rubric=0.8))[0] == "fail"  # 3/20: interval 5%–36%

@@ -52,8 +52,9 @@ def run_suite(tmp_path, write, suite_text):
     out = tmp_path / "r.json"
     with FakeAnthropicServer(script) as fake:
         env = model_env(fake.url, tmp_path / "c")
-        result = CliRunner().invoke(main, ["run", str(suite), "-o", str(out), "--no-cache"], env=env,
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["run", str(suite), "-o", str(out), "--no-cache"], env=env, catch_exceptions=False
+        )
     return result, Report.model_validate(json.loads(out.read_text()))
 
 
@@ -86,8 +87,9 @@ def test_the_markdown_report_and_the_comment_show_k_of_n(tmp_path, write):
 def test_junit_properties_give_k_of_n_pass_at_k_and_pass_hat_k(tmp_path, write):
     _, report = run_suite(tmp_path, write, SUITE)
     root = ET.fromstring(render_junit(report).split("\n", 1)[1])
-    props = {tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")}
-             for tc in root.iter("testcase")}
+    props = {
+        tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")} for tc in root.iter("testcase")
+    }
     props["flaky"].pop("queue_seconds", None)  # a property of its own, there when the case waited for a slot
     assert props["flaky"] == {"runs_passed": "2/3", "pass@k": "true", "pass^k": "false"}
     assert props["steady"]["runs_passed"] == "3/3" and props["steady"]["pass^k"] == "true"
@@ -125,28 +127,42 @@ def test_pass_all_does_not_let_a_failing_run_pass_as_inconclusive():
     from evalkit.results.report import CaseResult
 
     # 2 of 3 at threshold 0.8: inconclusive by the rate's interval; a failed run makes pass_all fail it.
-    runs = [RunResult(repeat=r, items=[ItemResult(id="k", text="k", status="fail" if r == 1 else "pass")])
-            for r in range(3)]
+    runs = [
+        RunResult(repeat=r, items=[ItemResult(id="k", text="k", status="fail" if r == 1 else "pass")]) for r in range(3)
+    ]
     case = CaseResult(id="c", verdict="pass", runs=runs)
     score_case(case)
     for run in runs:
         run.passed = run_passes(run, Thresholds(rubric=0.8))
     assert case_verdict(case, Thresholds(rubric=0.8))[0] == "inconclusive"
     assert case_verdict(case, Thresholds(rubric=0.8), pass_all=True) == (
-        "fail", ["pass_all: run 2 of 3 failed (2/3 passed)", "rubric pass rate 67% < 80%"])
+        "fail",
+        ["pass_all: run 2 of 3 failed (2/3 passed)", "rubric pass rate 67% < 80%"],
+    )
 
 
-@pytest.mark.parametrize("items, error, passes", [
-    ([ItemResult(id="r", text="r", status="pass")], None, True),
-    ([ItemResult(id="r", text="r", status="fail")], None, False),  # its rubric rate, 0 %, is below 50 %
-    ([ItemResult(id="r", text="r", status="pass"), ItemResult(id="s", text="s", status="fail")], None, True),
-    ([ItemResult(id="c", text="c", status="fail", required=True)], None, False),
-    ([ItemResult(id="r", text="r", status="pass"), ItemResult(id="x", text="x", status="fail", critical=True),
-      ItemResult(id="y", text="y", status="pass"), ItemResult(id="z", text="z", status="pass")], None, False),
-    ([ItemResult(id="c", text="c", status="error", required=True)], None, False),
-    ([ItemResult(id="c", text="c", status="n/a", required=True)], None, True),
-    ([], "target raised", False),
-])
+@pytest.mark.parametrize(
+    "items, error, passes",
+    [
+        ([ItemResult(id="r", text="r", status="pass")], None, True),
+        ([ItemResult(id="r", text="r", status="fail")], None, False),  # its rubric rate, 0 %, is below 50 %
+        ([ItemResult(id="r", text="r", status="pass"), ItemResult(id="s", text="s", status="fail")], None, True),
+        ([ItemResult(id="c", text="c", status="fail", required=True)], None, False),
+        (
+            [
+                ItemResult(id="r", text="r", status="pass"),
+                ItemResult(id="x", text="x", status="fail", critical=True),
+                ItemResult(id="y", text="y", status="pass"),
+                ItemResult(id="z", text="z", status="pass"),
+            ],
+            None,
+            False,
+        ),
+        ([ItemResult(id="c", text="c", status="error", required=True)], None, False),
+        ([ItemResult(id="c", text="c", status="n/a", required=True)], None, True),
+        ([], "target raised", False),
+    ],
+)
 def test_a_run_passes_by_the_case_gates_rules_applied_to_it_alone(items, error, passes):
     assert run_passes(RunResult(repeat=0, items=items, error=error), Thresholds(rubric=0.5)) is passes
 

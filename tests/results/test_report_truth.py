@@ -17,7 +17,7 @@ from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
 
 CASES = "\n".join(f"  - {{id: c{i}, input: {{n: {i}}}, checks: [{{type: contains, value: ok}}]}}" for i in range(12))
-TARGETS = '''
+TARGETS = """
 def sync_target(i, client):
     return client.complete(f"Say ok {i['n']}")
 
@@ -28,19 +28,25 @@ def raises(i):
     def deeper():
         raise ValueError("bad input")
     deeper()
-'''
+"""
 
 
 def run_suite(write, target: str, script: Script, *, concurrency: int = 8, latency: float = 0.0):
     write("truth_targets.py", TARGETS)
     path = write("s.yml", f"target: {target}\ncases:\n{CASES}\n")
-    client = make_client(ScriptedProvider(script, latency=latency), concurrency=concurrency, no_cache=True,
-                         deprecated=None, retry=RetryPolicy(base_delay=0.001, max_delay=0.002))
+    client = make_client(
+        ScriptedProvider(script, latency=latency),
+        concurrency=concurrency,
+        no_cache=True,
+        deprecated=None,
+        retry=RetryPolicy(base_delay=0.001, max_delay=0.002),
+    )
     return run(load_suites([path]), client, RunOptions())
 
 
-@pytest.mark.parametrize("target", ["{prompt: 'Say ok {{ n }}'}", "truth_targets:sync_target",
-                                    "truth_targets:async_target"])
+@pytest.mark.parametrize(
+    "target", ["{prompt: 'Say ok {{ n }}'}", "truth_targets:sync_target", "truth_targets:async_target"]
+)
 def test_case_times_exclude_the_wait_for_a_slot(write, target):
     # One call in flight at a time, 12 cases of one 0.1 s call each: every case but the first waits.
     report = run_suite(write, target, Script().reply("ok"), concurrency=1, latency=0.1)
@@ -60,8 +66,14 @@ def test_case_times_exclude_the_wait_for_a_slot(write, target):
 
 
 def test_faults_absorbed_by_retries_are_counted_per_run_and_per_suite_and_shown(write):
-    script = (Script().fault("529", times=2).fault("500", times=1).fault("429", retry_after=0, times=1)
-              .fault("drop", times=1).reply("ok"))
+    script = (
+        Script()
+        .fault("529", times=2)
+        .fault("500", times=1)
+        .fault("429", retry_after=0, times=1)
+        .fault("drop", times=1)
+        .reply("ok")
+    )
     report = run_suite(write, "{prompt: 'Say ok {{ n }}'}", script, concurrency=1)
     expected = {"overloaded": 2, "server_error": 1, "rate_limited": 1, "connection": 1}
     assert report.verdict == "pass"

@@ -127,10 +127,13 @@ def test_cli_report_renders_a_stopped_runs_jsonl_as_partial(write, tmp_path, cli
     assert json.loads(invoke("report", tmp_path / "r.jsonl", "--format", "json", env=cli_env).output)["partial"]
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda suite: suite.write_text(suite.read_text().replace("elite", "expert")), "changed since the run began"),
-    (lambda suite: None, "--model 'claude-opus-4-1' differs"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda suite: suite.write_text(suite.read_text().replace("elite", "expert")), "changed since the run began"),
+        (lambda suite: None, "--model 'claude-opus-4-1' differs"),
+    ],
+)
 def test_cli_resume_refuses_a_run_it_would_mix_up(write, tmp_path, cli_env, change, message):
     suite, out = write("s.yml", SUITE), tmp_path / "r.json"
     assert invoke("run", suite, "-o", out, env=cli_env).exit_code == 0
@@ -177,11 +180,14 @@ def test_the_case_window_bounds_cases_in_flight_and_raises_the_first_failure():
     assert peak == 5 and 30 in seen and len(seen) < 100
 
 
-@pytest.mark.parametrize("name, path, case_id", [
-    ("km", "/suites/km.yml", "beginner"),
-    ('naïve "quoted"', "C:\\suites\\km.yml", "é/x@1"),
-    ("", "", "a\u2028b"),
-])
+@pytest.mark.parametrize(
+    "name, path, case_id",
+    [
+        ("km", "/suites/km.yml", "beginner"),
+        ('naïve "quoted"', "C:\\suites\\km.yml", "é/x@1"),
+        ("", "", "a\u2028b"),
+    ],
+)
 def test_a_case_lines_head_is_the_json_of_its_fields(name, path, case_id):
     # The head is written from a prefix kept per suite; it must stay what JSON gives for the
     # whole head, whatever the names hold, for every reader that parses it alone.
@@ -191,8 +197,14 @@ def test_a_case_lines_head_is_the_json_of_its_fields(name, path, case_id):
     suite, case = SuiteResult(name=name, path=path, verdict="fail"), CaseResult(id=case_id, verdict="error")
     line = case_line("run-1", suite, 12, case).encode()
     head, _, rest = line.partition(CASE_KEY)
-    assert json.loads(head + b"}") == {"run_id": "run-1", "suite": name, "path": path, "index": 12, "id": case_id,
-                                       "verdict": "error"}
+    assert json.loads(head + b"}") == {
+        "run_id": "run-1",
+        "suite": name,
+        "path": path,
+        "index": 12,
+        "id": case_id,
+        "verdict": "error",
+    }
     assert head + b"}" == json.dumps(json.loads(head + b"}")).encode()  # json.dumps's own spacing
     assert json.loads(rest[:-2]) == json.loads(case.model_dump_json())
 

@@ -38,21 +38,26 @@ NASTY = {
 STORED = {**NASTY, "lone_high": "before \ufffd after", "lone_low": "\ufffd", "pair": "😀 as two escapes"}
 
 
-def _suite(folder: Path, cases: dict[str, str], *, target: str = "{prompt: 'Say {{ key }}'}",
-           extra: str = "") -> Path:
+def _suite(folder: Path, cases: dict[str, str], *, target: str = "{prompt: 'Say {{ key }}'}", extra: str = "") -> Path:
     lines = ["name: nasty", f"target: {target}", "model: claude-haiku-4-5-20251001", extra, "cases:"]
-    lines += [f"  - {{id: {key}, input: {{key: {key}}}, checks: [{{type: length, max: 1000000}}]}}"
-              for key in cases]
+    lines += [f"  - {{id: {key}, input: {{key: {key}}}, checks: [{{type: length, max: 1000000}}]}}" for key in cases]
     path = folder / "suite.yml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def _run(tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120,
-         preexec_fn=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([EVALKIT, "run", *args], capture_output=True, text=True, timeout=timeout, cwd=tmp_path,
-                          env={**child_env(), "CI": "true", **(env or {})},
-                          preexec_fn=preexec_fn)
+def _run(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120, preexec_fn=None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [EVALKIT, "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+        env={**child_env(), "CI": "true", **(env or {})},
+        preexec_fn=preexec_fn,
+    )
 
 
 def test_nasty_replies_are_kept_through_the_real_client_and_the_run_completes(tmp_path, fake_anthropic):
@@ -60,8 +65,18 @@ def test_nasty_replies_are_kept_through_the_real_client_and_the_run_completes(tm
     for key, text in NASTY.items():
         script.reply(text, prompt=f"Say {key}")
     fake = fake_anthropic(script)
-    proc = _run(tmp_path, str(_suite(tmp_path, NASTY)), "-o", "out/r.json", "--no-cache",
-                "--markdown", "out/r.md", "--html", "out/r.html", env=model_env(fake.url))
+    proc = _run(
+        tmp_path,
+        str(_suite(tmp_path, NASTY)),
+        "-o",
+        "out/r.json",
+        "--no-cache",
+        "--markdown",
+        "out/r.md",
+        "--html",
+        "out/r.html",
+        env=model_env(fake.url),
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     results = json.loads((tmp_path / "out" / "r.json").read_text(encoding="utf-8"))
@@ -75,35 +90,47 @@ def test_nasty_replies_are_kept_through_the_real_client_and_the_run_completes(tm
 
 
 def test_a_target_returning_bytes_keeps_its_text_and_shows_what_is_not_utf8(write, run_scripted):
-    write("bytes_target.py", """
+    write(
+        "bytes_target.py",
+        """
         def run(i):
             return b"caf\\xc3\\xa9 \\xff\\xfe broken \\xe2\\x82"
-    """)
-    path = write("s.yml", """
+    """,
+    )
+    path = write(
+        "s.yml",
+        """
         target: bytes_target:run
         cases:
           - {id: a, input: {}, checks: [{type: contains, value: café}]}
-    """)
+    """,
+    )
     report = run_scripted(path, Script())
     case = report.suites[0].cases[0]
     assert case.verdict == "pass" and case.runs[0].output == "café \ufffd\ufffd broken \ufffd"
 
 
 def test_surrogates_in_a_targets_output_facts_and_error_are_stored(write, run_scripted):
-    write("sur_target.py", """
+    write(
+        "sur_target.py",
+        """
         from evalkit import TargetResult
 
         def run(i):
             if i["n"] == 2:
                 raise ValueError("bad \\udc80 input")
             return TargetResult(output="out \\ud800", facts={"k\\udfff": "v \\ud801"})
-    """)
-    path = write("s.yml", """
+    """,
+    )
+    path = write(
+        "s.yml",
+        """
         target: sur_target:run
         cases:
           - {id: a, input: {n: 1}, checks: [{type: contains, value: out}]}
           - {id: b, input: {n: 2}, checks: [{type: contains, value: out}]}
-    """)
+    """,
+    )
     report = run_scripted(path, Script())
     a, b = report.suites[0].cases
     assert a.verdict == "pass" and a.runs[0].output == "out \ufffd" and a.runs[0].facts == {"k\ufffd": "v \ufffd"}
@@ -188,8 +215,12 @@ def _umask() -> int:
 def _tmpfs(folder: Path, *options: str):
     """A small file system of its own at `folder` (root only: else the test is skipped)."""
     folder.mkdir(parents=True, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(options), "tmpfs", str(folder)],
-                             capture_output=True, text=True, check=False)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", ",".join(options), "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.strip() or 'not root'})")
     try:
@@ -202,12 +233,12 @@ def test_an_output_on_a_read_only_file_system_is_exit_2_before_any_call(tmp_path
     suite = _suite(tmp_path, {"a": ""})
     fake = fake_anthropic(Script().reply("hello"))
     with _tmpfs(tmp_path / "ro", "size=1m", "ro"):
-        proc = _run(tmp_path, str(suite), "-o", "ro/results.json", "--no-cache",
-                    env=model_env(fake.url))
+        proc = _run(tmp_path, str(suite), "-o", "ro/results.json", "--no-cache", env=model_env(fake.url))
         calls = fake.request_count
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == ("evalkit: cannot write ro/results.json: Read-only file system "
-                                                    "(nothing was run)")
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "evalkit: cannot write ro/results.json: Read-only file system (nothing was run)"
+    )
     assert calls == 0
 
 
@@ -218,8 +249,7 @@ def test_an_output_folder_without_permission_is_exit_2_before_any_call(tmp_path,
     locked.mkdir()
     locked.chmod(0o555)
     fake = fake_anthropic(Script().reply("hello"))
-    proc = _run(tmp_path, str(suite), "-o", "locked/results.json", "--no-cache",
-                env=model_env(fake.url))
+    proc = _run(tmp_path, str(suite), "-o", "locked/results.json", "--no-cache", env=model_env(fake.url))
     assert proc.returncode == 2 and "cannot write locked/results.json: Permission denied" in proc.stderr
     assert fake.request_count == 0
 
@@ -230,21 +260,21 @@ def test_a_full_disk_keeps_whole_files_and_says_what_was_kept(tmp_path, fake_ant
     suite = _suite(tmp_path, cases)
     fake = fake_anthropic(Script().reply("small"))
     with _tmpfs(tmp_path / "disk", "size=256k"):
-        first = _run(tmp_path, str(suite), "-o", "disk/results.json", "--no-cache",
-                     env=model_env(fake.url))
+        first = _run(tmp_path, str(suite), "-o", "disk/results.json", "--no-cache", env=model_env(fake.url))
         assert first.returncode == 0, first.stdout + first.stderr
         previous = (tmp_path / "disk" / "results.json").read_text()
         fake.script.reply(big)
         fake.script._rules.insert(0, fake.script._rules.pop())  # the big reply now answers first
-        proc = _run(tmp_path, str(suite), "-o", "disk/results.json", "--no-cache",
-                    env=model_env(fake.url))
+        proc = _run(tmp_path, str(suite), "-o", "disk/results.json", "--no-cache", env=model_env(fake.url))
         jsonl = (tmp_path / "disk" / "results.jsonl").read_bytes()
         after = (tmp_path / "disk" / "results.json").read_text()
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("evalkit: could not write disk/results.jsonl: No space left on device; it keeps, whole, "
-                           "every line written before ("), last
+    assert last.startswith(
+        "evalkit: could not write disk/results.jsonl: No space left on device; it keeps, whole, "
+        "every line written before ("
+    ), last
     assert "evalkit run --resume disk/results.jsonl" in last
     assert jsonl.endswith(b"\n") and all(json.loads(line) for line in jsonl.splitlines())
     assert after == previous  # the results of the run before, whole
@@ -260,8 +290,17 @@ def test_a_file_size_limit_mid_run_leaves_whole_lines(tmp_path, fake_anthropic):
         resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
 
     fake = fake_anthropic(Script().reply(big))
-    proc = _run(tmp_path, str(suite), "-o", "out/results.json", "--no-cache", "--concurrency", "2",
-                env=model_env(fake.url), preexec_fn=limit)
+    proc = _run(
+        tmp_path,
+        str(suite),
+        "-o",
+        "out/results.json",
+        "--no-cache",
+        "--concurrency",
+        "2",
+        env=model_env(fake.url),
+        preexec_fn=limit,
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and "File too large; it keeps, whole" in proc.stderr
     jsonl = (tmp_path / "out" / "results.jsonl").read_bytes()

@@ -14,16 +14,25 @@ from evalkit.trace.steps import Step
 TRACE = [
     Step.message("user", "plan my week", start=0.0),
     Step.message("assistant", "", start=0.1, seconds=0.8),
-    Step.tool_call("analyze_load", {"weeks": [30, 32], "athlete": {"id": 7, "name": "Zoë"}}, result={"acwr": 1.4},
-                   id="toolu_1", start=0.9, seconds=0.02),
+    Step.tool_call(
+        "analyze_load",
+        {"weeks": [30, 32], "athlete": {"id": 7, "name": "Zoë"}},
+        result={"acwr": 1.4},
+        id="toolu_1",
+        start=0.9,
+        seconds=0.02,
+    ),
     Step.tool_call("book", {"day": "mon"}, error="calendar is read-only", id="toolu_2"),
     Step.message("assistant", "Here is your week.", start=1.0, seconds=0.5),
 ]
 
 
 def _report(trace=TRACE) -> Report:
-    case = CaseResult(id="plan", verdict="pass", runs=[RunResult(repeat=0, output="Here is your week.", trace=trace),
-                                                       RunResult(repeat=1, output="plain")])
+    case = CaseResult(
+        id="plan",
+        verdict="pass",
+        runs=[RunResult(repeat=0, output="Here is your week.", trace=trace), RunResult(repeat=1, output="plain")],
+    )
     return Report(verdict="pass", suites=[SuiteResult(name="s", path="s.yml", verdict="pass", cases=[case])])
 
 

@@ -27,28 +27,40 @@ cases:
 
 def test_too_many_turns_is_one_problem_naming_the_case_the_limit_and_the_variable(write, monkeypatch):
     monkeypatch.setenv("EVALKIT_CONVERSATION_MAX_TURNS", "3")
-    suite = write("s.yml", """
+    suite = write(
+        "s.yml",
+        """
         target: {prompt: "unused"}
         cases:
           - id: chatty
             conversation: [{user: a}, {assistant: b}, {user: c}, {assistant: d}, {user: e}]
-        """)
+        """,
+    )
     with pytest.raises(SuiteError) as info:
         load_suites([suite])
     (problem,) = info.value.problems
     assert problem.case_id == "chatty"
-    assert problem.message == ("the conversation has 5 turns, over the limit of 3 (EVALKIT_CONVERSATION_MAX_TURNS "
-                               "raises it)")
+    assert problem.message == (
+        "the conversation has 5 turns, over the limit of 3 (EVALKIT_CONVERSATION_MAX_TURNS raises it)"
+    )
     monkeypatch.setenv("EVALKIT_CONVERSATION_MAX_TURNS", "5")
     assert load_suites([suite])[0].cases[0].turns
 
 
-@pytest.mark.parametrize("variable, message", [
-    ("EVALKIT_TURN_MAX_CHARS", "turn 3: its message renders to 310 characters, over the limit of 200 "
-                               "(EVALKIT_TURN_MAX_CHARS raises it)"),
-    ("EVALKIT_CONVERSATION_MAX_CHARS", "turn 3: the conversation grows to 317 characters with it, over the "
-                                       "limit of 200 (EVALKIT_CONVERSATION_MAX_CHARS raises it)"),
-])
+@pytest.mark.parametrize(
+    "variable, message",
+    [
+        (
+            "EVALKIT_TURN_MAX_CHARS",
+            "turn 3: its message renders to 310 characters, over the limit of 200 (EVALKIT_TURN_MAX_CHARS raises it)",
+        ),
+        (
+            "EVALKIT_CONVERSATION_MAX_CHARS",
+            "turn 3: the conversation grows to 317 characters with it, over the "
+            "limit of 200 (EVALKIT_CONVERSATION_MAX_CHARS raises it)",
+        ),
+    ],
+)
 def test_validate_plan_and_run_refuse_the_same_long_turn(write, monkeypatch, tmp_path, variable, message):
     monkeypatch.setenv(variable, "200")
     suites = load_suites([write("s.yml", LONG_INPUT)])
@@ -65,15 +77,24 @@ def test_validate_plan_and_run_refuse_the_same_long_turn(write, monkeypatch, tmp
 
 def test_a_reply_that_grows_the_conversation_past_the_limit_is_an_error_row(write, monkeypatch):
     monkeypatch.setenv("EVALKIT_CONVERSATION_MAX_CHARS", "500")
-    suites = load_suites([write("s.yml", """
+    suites = load_suites(
+        [
+            write(
+                "s.yml",
+                """
         target: {prompt: "unused"}
         cases:
           - id: c
             conversation: [{user: "first"}, {user: "second"}]
-        """)])
+        """,
+            )
+        ]
+    )
     preflight(suites)  # the stand-in replies are short: only the real reply is too long
     script = Script().reply("x" * 600, prompt="first")
     report = run(suites, make_client(ScriptedProvider(script), no_cache=True, deprecated=None), RunOptions())
     run_ = report.suites[0].cases[0].runs[0]
-    assert run_.error == ("turn 2: the conversation grows to 611 characters with it, over the limit of 500 "
-                          "(EVALKIT_CONVERSATION_MAX_CHARS raises it)")
+    assert run_.error == (
+        "turn 2: the conversation grows to 611 characters with it, over the limit of 500 "
+        "(EVALKIT_CONVERSATION_MAX_CHARS raises it)"
+    )

@@ -20,7 +20,7 @@ from tests.fakes import child_env, model_env
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="/proc and prctl are Linux's")
 
 KEY = "sk-ant-" + "probe-" + "Zq81xK4mW0"  # built at run time: not a constant the probe could match on
-PROBE = '''
+PROBE = """
 import json, os, pathlib
 
 KEY = os.environ.get("PROBE_KEY_HINT", "").encode()[::-1]  # the test's key, reversed: only the probe unreverses it
@@ -72,7 +72,7 @@ def probe(i):
              "cache entries rewritten": _tamper(os.environ["EVALKIT_CACHE_DIR"])}
     pathlib.Path(os.environ["PROBE_OUT"]).write_text(json.dumps(found))
     return "a wrong answer"
-'''
+"""
 
 SUITE = """
 name: probe
@@ -87,10 +87,20 @@ cases:
 
 def _run(tmp_path: Path, fake_url: str) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / "probe.json"
-    proc = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out/results.json"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                          env={**child_env(), **model_env(fake_url, tmp_path / "cache", key=KEY), "CI": "true",
-                               "PROBE_OUT": str(out), "PROBE_KEY_HINT": KEY[::-1]})
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "evalkit"), "run", "s.yml", "-o", "out/results.json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={
+            **child_env(),
+            **model_env(fake_url, tmp_path / "cache", key=KEY),
+            "CI": "true",
+            "PROBE_OUT": str(out),
+            "PROBE_KEY_HINT": KEY[::-1],
+        },
+    )
     return proc, json.loads(out.read_text()) if out.is_file() else {}
 
 

@@ -34,8 +34,10 @@ REPLY = "y" * 200  # 50 output tokens: the reply fills max_tokens, so the estima
 
 
 def suite_text(max_cost: float | None = None) -> str:
-    cases = [{"id": f"c{i:04d}", "input": {"text": f"{i} {TEXT}"}, "checks": [{"type": "contains", "value": "y"}]}
-             for i in range(CASES)]
+    cases = [
+        {"id": f"c{i:04d}", "input": {"text": f"{i} {TEXT}"}, "checks": [{"type": "contains", "value": "y"}]}
+        for i in range(CASES)
+    ]
     head = {"name": "big", "target": {"prompt": PROMPT}, "model": MODEL, "max_tokens": 50, "cases": cases}
     if max_cost is not None:
         head["max_cost"] = max_cost
@@ -53,8 +55,13 @@ def one_call() -> float:
 def run_big(write, tmp_path, *, suite_budget=None, max_cost=None, cache_dir=None):
     suites = load_suites([write("big.yml", suite_text(suite_budget))])
     with FakeAnthropicServer(Script().reply(REPLY)) as fake:
-        client = make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), concurrency=CONCURRENCY,
-                             no_cache=cache_dir is None, cache_dir=cache_dir, deprecated=None)
+        client = make_client(
+            AnthropicProvider(api_key="test-key", base_url=fake.url),
+            concurrency=CONCURRENCY,
+            no_cache=cache_dir is None,
+            cache_dir=cache_dir,
+            deprecated=None,
+        )
         report = run(suites, client, RunOptions(max_cost=max_cost))
         sent = fake.request_count
     return report, client, sent
@@ -122,7 +129,9 @@ target: {prompt: "Say {{ w }}"}
 model: claude-haiku-4-5-20251001
 max_tokens: 50
 cases:
-""" + "".join(f"  - {{id: c{i}, input: {{w: '{i} {TEXT}'}}, checks: [{{type: contains, value: y}}]}}\n" for i in range(40))
+""" + "".join(
+    f"  - {{id: c{i}, input: {{w: '{i} {TEXT}'}}, checks: [{{type: contains, value: y}}]}}\n" for i in range(40)
+)
 
 
 def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_path, fake_anthropic, anthropic_env):
@@ -130,8 +139,9 @@ def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_pa
     out = tmp_path / "r.json"
     fake = fake_anthropic(Script().reply(REPLY))
     env = anthropic_env(fake)
-    result = CliRunner().invoke(main, ["run", str(suite), "--max-cost", "0.01", "--concurrency", "2",
-                                       "-o", str(out), "--no-cache"], env=env)
+    result = CliRunner().invoke(
+        main, ["run", str(suite), "--max-cost", "0.01", "--concurrency", "2", "-o", str(out), "--no-cache"], env=env
+    )
     sent = fake.request_count
     assert result.exit_code == 1, result.output
     assert 0 < sent < 40
@@ -143,14 +153,17 @@ def test_the_cli_says_the_budget_stopped_the_run_and_what_it_spent(write, tmp_pa
     assert junit.count('type="not_run"') == 40 - sent
 
 
-@pytest.mark.parametrize("args, text, message", [
-    (["--max-cost", "-1"], None, "--max-cost '-1' must be more than 0 US dollars"),
-    (["--max-cost", "abc"], None, "--max-cost 'abc' is not an amount of US dollars"),
-    (["--max-cost", "nan"], None, "--max-cost 'nan' must be more than 0 US dollars"),
-    ([], "max_cost: abc\n", "line 1: max_cost: 'abc' is not an amount of US dollars (e.g. 5 or 0.50)"),
-    ([], "max_cost: -1\n", "line 1: max_cost: '-1' must be more than 0 US dollars"),
-    ([], "max_cost: .inf\n", "line 1: max_cost: 'inf' must be more than 0 US dollars"),
-])
+@pytest.mark.parametrize(
+    "args, text, message",
+    [
+        (["--max-cost", "-1"], None, "--max-cost '-1' must be more than 0 US dollars"),
+        (["--max-cost", "abc"], None, "--max-cost 'abc' is not an amount of US dollars"),
+        (["--max-cost", "nan"], None, "--max-cost 'nan' must be more than 0 US dollars"),
+        ([], "max_cost: abc\n", "line 1: max_cost: 'abc' is not an amount of US dollars (e.g. 5 or 0.50)"),
+        ([], "max_cost: -1\n", "line 1: max_cost: '-1' must be more than 0 US dollars"),
+        ([], "max_cost: .inf\n", "line 1: max_cost: 'inf' must be more than 0 US dollars"),
+    ],
+)
 def test_a_bad_budget_is_one_line_and_exit_2(write, args, text, message):
     suite = write("s.yml", (text or "") + "target: {prompt: 'Hi'}\ncases: [{id: a}]\n")
     result = CliRunner().invoke(main, ["run", str(suite), *args], env={"ANTHROPIC_API_KEY": "k"})
@@ -165,8 +178,11 @@ def test_a_bad_budget_is_one_line_and_exit_2(write, args, text, message):
 def test_a_callable_targets_refused_call_is_not_run_not_an_error(write, tmp_path):
     # The target's code runs in a worker process; its calls come back through the client, budget and all.
     write("maxcost_agent.py", "def answer(input, client):\n    return client.complete('Say ' + input['w'])\n")
-    suite = write("s.yml", "target: maxcost_agent:answer\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
-                           "cases: [{id: a, input: {w: hi}, checks: [{type: contains, value: y}]}, {id: b, input: {w: ho}}]\n")
+    suite = write(
+        "s.yml",
+        "target: maxcost_agent:answer\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
+        "cases: [{id: a, input: {w: hi}, checks: [{type: contains, value: y}]}, {id: b, input: {w: ho}}]\n",
+    )
     provider = ScriptedProvider(Script().reply(REPLY))
     report = run(load_suites([suite]), ModelClient(provider), RunOptions(max_cost=1e-9))
     assert not provider.requests
@@ -175,14 +191,19 @@ def test_a_callable_targets_refused_call_is_not_run_not_an_error(write, tmp_path
 
 
 def test_a_case_whose_judge_call_is_refused_is_not_run_not_a_verdict(write):
-    suite = write("s.yml", "target: {prompt: 'Say {{ w }}'}\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
-                           "judge_model: claude-haiku-4-5-20251001\n"
-                           "cases: [{id: a, input: {w: hi}, rubric: [{judge: 'The answer is polite.'}]}]\n")
+    suite = write(
+        "s.yml",
+        "target: {prompt: 'Say {{ w }}'}\nmodel: claude-haiku-4-5-20251001\nmax_tokens: 50\n"
+        "judge_model: claude-haiku-4-5-20251001\n"
+        "cases: [{id: a, input: {w: hi}, rubric: [{judge: 'The answer is polite.'}]}]\n",
+    )
     provider = ScriptedProvider(Script().reply(REPLY))
     # Room for the target's call (about $0.0003 at max_tokens 50), not for the judge's (larger max_tokens).
     report = run(load_suites([suite]), ModelClient(provider), RunOptions(max_cost=0.001))
     assert len(provider.requests) == 1  # the target's call only
     [case] = report.suites[0].cases
-    assert case.verdict == "not_run" and case.reasons[0].startswith("not run: budget: the budget stopped the run during")
+    assert case.verdict == "not_run" and case.reasons[0].startswith(
+        "not run: budget: the budget stopped the run during"
+    )
     assert case.runs[0].output == REPLY  # what the target said is kept
     assert report.budget is not None and 0 < report.budget.spent_usd <= 0.001 and report.verdict == "fail"

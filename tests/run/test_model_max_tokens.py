@@ -36,14 +36,22 @@ def test_every_current_model_of_the_table_has_its_maximum_or_says_it_has_none():
     assert known["claude-mythos-5"].max_tokens is None  # no page read: no limit claimed
 
 
-@pytest.mark.parametrize("extra, message", [
-    ("max_tokens: 100000", "`max_tokens: 100000`: model claude-haiku-4-5 writes at most 64,000 output tokens (its "
-                           "maximum, from the evalkit table 2026-11-29); lower max_tokens"),
-    ("judge_thinking: {budget_tokens: 64000}",
-     "`judge_thinking: {budget_tokens: 64000}`: the judge's request would ask model claude-haiku-4-5 for 64,768 "
-     "output tokens (64,000 for thinking, 768 for its verdicts), over its maximum of 64,000 (from the evalkit "
-     "table 2026-11-29); lower judge_thinking, or choose another judge_model"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (
+            "max_tokens: 100000",
+            "`max_tokens: 100000`: model claude-haiku-4-5 writes at most 64,000 output tokens (its "
+            "maximum, from the evalkit table 2026-11-29); lower max_tokens",
+        ),
+        (
+            "judge_thinking: {budget_tokens: 64000}",
+            "`judge_thinking: {budget_tokens: 64000}`: the judge's request would ask model claude-haiku-4-5 for 64,768 "
+            "output tokens (64,000 for thinking, 768 for its verdicts), over its maximum of 64,000 (from the evalkit "
+            "table 2026-11-29); lower judge_thinking, or choose another judge_model",
+        ),
+    ],
+)
 def test_a_request_over_the_model_s_maximum_is_refused_in_one_line(write, extra, message):
     suites = load_suites([write("s.yml", SUITE.format(extra=extra))])
     with pytest.raises(UsageError) as info:
@@ -52,18 +60,23 @@ def test_a_request_over_the_model_s_maximum_is_refused_in_one_line(write, extra,
 
 
 def test_at_the_maximum_is_fine_and_the_api_s_answer_comes_before_the_table(write):
-    suites = load_suites([write("s.yml", SUITE.format(extra="max_tokens: 64000\njudge_thinking: {budget_tokens: 63000}"))])
+    suites = load_suites(
+        [write("s.yml", SUITE.format(extra="max_tokens: 64000\njudge_thinking: {budget_tokens: 63000}"))]
+    )
     refuse_unfit(suites, None, None, _table())
     live = from_api({"claude-haiku-4-5": {"max_tokens": 32_000}}, "API 2026-11-29", bundled())
-    with pytest.raises(UsageError, match=r"writes at most 32,000 output tokens \(its maximum, from the API 2026-11-29\)"):
+    with pytest.raises(
+        UsageError, match=r"writes at most 32,000 output tokens \(its maximum, from the API 2026-11-29\)"
+    ):
         refuse_unfit(suites, None, None, lambda m: live.get(m) or bundled()[m])
 
 
 def test_the_fake_refuses_a_max_tokens_over_the_model_s_as_the_api_does():
     body = {"model": "claude-haiku-4-5", "max_tokens": 64_001, "messages": [{"role": "user", "content": "hi"}]}
     refused = refusal(body)
-    assert refused is not None and refused.message == ("max_tokens: 64001 > 64000, which is the maximum allowed "
-                                                       "number of output tokens for claude-haiku-4-5")
+    assert refused is not None and refused.message == (
+        "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-haiku-4-5"
+    )
     assert refusal({**body, "max_tokens": 64_000}) is None
 
 
@@ -78,5 +91,7 @@ def test_validate_plan_and_run_refuse_it_before_any_call(write, tmp_path, comman
     calls = len(fake.requests)
     assert result.exit_code == 2, result.output
     assert calls == 0
-    assert "`max_tokens: 9000`: model claude-haiku-4-5 writes at most 8,192 output tokens (its maximum, from the API" \
+    assert (
+        "`max_tokens: 9000`: model claude-haiku-4-5 writes at most 8,192 output tokens (its maximum, from the API"
         in result.output
+    )

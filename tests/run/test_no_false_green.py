@@ -12,7 +12,7 @@ from pathlib import Path
 
 from evalkit.testing.script import Script
 
-AGENTS = '''
+AGENTS = """
 import asyncio
 from pydantic import BaseModel, field_validator
 
@@ -35,14 +35,18 @@ class Node(BaseModel):
         if value == "cancel":
             raise asyncio.CancelledError()
         return value
-'''
+"""
 
 
 def _cli(tmp_path: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=tmp_path,
-                          env={**os.environ, "ANTHROPIC_API_KEY": "test-key", "CI": "true",
-                               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "evalkit"), "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+        env={**os.environ, "ANTHROPIC_API_KEY": "test-key", "CI": "true", "EVALKIT_CACHE_DIR": str(tmp_path / "cache")},
+    )
 
 
 def _cases(tmp_path: Path) -> dict[str, dict]:
@@ -52,13 +56,16 @@ def _cases(tmp_path: Path) -> dict[str, dict]:
 
 def test_an_agent_raising_cancelled_error_inside_wait_for_is_an_error_row_and_a_red_run(write, tmp_path):
     write("agents.py", AGENTS)
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: agents:agent
         timeout: {target: 600, check: 5}
         cases:
           - {id: a, input: {name: Ada}, checks: [{type: contains, value: hello}]}
           - {id: b, input: {name: cancel}, checks: [{type: contains, value: hello}]}
-        """)
+        """,
+    )
     started = time.monotonic()
     proc = _cli(tmp_path, str(path), "-o", "out/results.json")
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -73,13 +80,16 @@ def test_an_agent_raising_cancelled_error_inside_wait_for_is_an_error_row_and_a_
 
 def test_a_code_node_validator_raising_cancelled_error_is_an_error_row_never_a_missing_case(write, tmp_path):
     write("agents.py", AGENTS)
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: agents:plain
         timeout: {target: 60, check: 5}
         cases:
           - {id: a, input: {name: fine}, checks: [{type: code_node, model: "agents:Node"}]}
           - {id: b, input: {name: cancel}, checks: [{type: code_node, model: "agents:Node"}]}
-        """)
+        """,
+    )
     proc = _cli(tmp_path, str(path), "-o", "out/results.json")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
@@ -97,12 +107,15 @@ def test_a_run_short_of_its_planned_cases_is_evalkits_fault_never_a_verdict(writ
     from evalkit.errors import IncompleteRun
     from evalkit.run.runner import Runner
 
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: {prompt: "Say hi to {{ name }}"}
         cases:
           - {id: a, input: {name: Ada}, checks: [{type: contains, value: hi}]}
           - {id: b, input: {name: Bo}, checks: [{type: contains, value: hi}]}
-        """)
+        """,
+    )
     emit = Runner._emit
 
     def lose_b(self, suite_result, case):  # a case whose row never comes (a bug, a lost task)
@@ -117,12 +130,15 @@ def test_a_run_short_of_its_planned_cases_is_evalkits_fault_never_a_verdict(writ
 def test_a_base_exception_ending_a_case_task_outside_its_runs_is_its_error_row(write, run_scripted, monkeypatch):
     from evalkit.run import runner
 
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: {prompt: "Say hi to {{ name }}"}
         cases:
           - {id: a, input: {name: Ada}, checks: [{type: contains, value: hi}]}
           - {id: b, input: {name: Bo}, checks: [{type: contains, value: hi}]}
-        """)
+        """,
+    )
     verdict = runner.case_verdict
 
     class Odd(BaseException):
@@ -140,7 +156,7 @@ def test_a_base_exception_ending_a_case_task_outside_its_runs_is_its_error_row(w
     assert "Odd raised inside it: not an Exception" in cases["b"].reasons[0]
 
 
-HOSTILE = '''
+HOSTILE = """
 import os, sys
 
 MARK = os.environ["EVALKIT_TEST_MARK"]
@@ -162,19 +178,22 @@ def in_facts(i):
 
 def asks_with_evil(i, client):
     return client.generate(Evil())
-'''
+"""
 
 
 def test_a_returned_object_whose_reduce_would_run_code_never_runs_in_the_run(write, tmp_path, monkeypatch):
     mark = tmp_path / "ran-in-parent"
     monkeypatch.setenv("EVALKIT_TEST_MARK", str(mark))
     write("hostile.py", HOSTILE)
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: hostile:nested
         timeout: {target: 60, check: 5}
         cases:
           - {id: a, input: {}, checks: [{type: contains, value: nope}]}
-        """)
+        """,
+    )
     proc = _cli(tmp_path, str(path), "-o", "out/results.json")
     assert not mark.exists(), "unpickled in the run's process"
     assert proc.returncode == 1, proc.stdout + proc.stderr  # its check fails: never a silent exit 0
@@ -188,12 +207,17 @@ def test_hostile_objects_anywhere_in_a_result_get_a_verdict_and_never_run(write,
     write("hostile.py", HOSTILE)
     cases = []
     for name in ("bare", "in_facts", "asks_with_evil"):
-        cases.append(write(f"{name}.yml", f"""
+        cases.append(
+            write(
+                f"{name}.yml",
+                f"""
             target: hostile:{name}
             timeout: {{target: 60, check: 5}}
             cases:
               - {{id: {name}, input: {{}}, checks: [{{type: contains, value: hello}}]}}
-            """))
+            """,
+            )
+        )
     results = {}
     for path in cases:
         report = run_scripted(path, Script())
@@ -205,7 +229,7 @@ def test_hostile_objects_anywhere_in_a_result_get_a_verdict_and_never_run(write,
     assert results["asks_with_evil"][0] == "error" and "model request" in results["asks_with_evil"][1]
 
 
-VALIDATORS = '''
+VALIDATORS = """
 import os, time
 from pydantic import BaseModel, field_validator
 
@@ -225,12 +249,14 @@ class Node(BaseModel):
         if value == "pid":
             raise ValueError(f"pid {os.getpid()}")
         return value
-'''
+"""
 
 
 def test_code_node_validators_run_in_a_worker_under_the_check_timeout(write, run_scripted):
     write("vals.py", VALIDATORS)
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: vals:plain
         timeout: {target: 60, check: 5}
         cases:
@@ -238,7 +264,8 @@ def test_code_node_validators_run_in_a_worker_under_the_check_timeout(write, run
           - {id: block, input: {how: block}, checks: [{type: code_node, model: "vals:Node"}]}
           - {id: exit, input: {how: exit}, checks: [{type: code_node, model: "vals:Node"}]}
           - {id: pid, input: {how: pid}, checks: [{type: code_node, model: "vals:Node"}]}
-        """)
+        """,
+    )
     started = time.monotonic()
     report = run_scripted(path, Script())
     assert time.monotonic() - started < 100, "a blocking validator is given up at the check timeout"
@@ -250,13 +277,17 @@ def test_code_node_validators_run_in_a_worker_under_the_check_timeout(write, run
 
 
 def test_a_second_run_on_the_same_output_is_refused_naming_the_other_and_a_dead_ones_lock_is_taken_over(
-        write, tmp_path):
+    write, tmp_path
+):
     write("agents.py", AGENTS)
-    path = write("s.yml", """
+    path = write(
+        "s.yml",
+        """
         target: agents:plain
         cases:
           - {id: a, input: {name: Ada}, checks: [{type: contains, value: Ada}]}
-        """)
+        """,
+    )
     lock = tmp_path / "out" / "results.jsonl.lock"
     lock.parent.mkdir()
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

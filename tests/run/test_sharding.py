@@ -67,8 +67,9 @@ def test_three_shards_merged_equal_the_unsharded_run(unsharded, tmp_path):
         assert report.shard == f"{i}/3" and all(not s.comparisons for s in report.suites)
         paths.append(tmp_path / f"shard-{i}.json")
         report.save(paths[-1])
-    merged = merge_and_save([str(p) for p in reversed(paths)], tmp_path / "merged.json",
-                            markdown_path=tmp_path / "merged.md")
+    merged = merge_and_save(
+        [str(p) for p in reversed(paths)], tmp_path / "merged.json", markdown_path=tmp_path / "merged.md"
+    )
     assert merged.verdict == unsharded.verdict == "fail"
     for got, want in zip(merged.suites, unsharded.suites, strict=True):
         assert got.path == want.path and got.verdict == want.verdict
@@ -116,11 +117,16 @@ def test_cli_shards_then_merge(write, tmp_path, fake_anthropic, anthropic_env):
     script = Script().reply("Hello Ada", prompt="Ada").reply("Goodbye", prompt="Bob").reply("Hi Cy", prompt="Cy")
     fake = fake_anthropic(script)
     env = anthropic_env(fake)
-    codes = [CliRunner().invoke(main, ["run", str(suite), "--shard", f"{i}/2", "-o", str(tmp_path / f"{i}.json")],
-                                env=env).exit_code for i in (1, 2)]
+    codes = [
+        CliRunner()
+        .invoke(main, ["run", str(suite), "--shard", f"{i}/2", "-o", str(tmp_path / f"{i}.json")], env=env)
+        .exit_code
+        for i in (1, 2)
+    ]
     assert sorted(codes) == [0, 1]  # bob's shard fails, the other passes
-    result = CliRunner().invoke(main, ["merge", str(tmp_path / "1.json"), str(tmp_path / "2.json"),
-                                       "-o", str(tmp_path / "all.json")])
+    result = CliRunner().invoke(
+        main, ["merge", str(tmp_path / "1.json"), str(tmp_path / "2.json"), "-o", str(tmp_path / "all.json")]
+    )
     assert result.exit_code == 1, result.output
     assert "greet: 2 passed, 1 failed" in result.output
     bad = CliRunner().invoke(main, ["merge", str(tmp_path / "1.json")])

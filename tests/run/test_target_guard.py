@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.testing.script import Script
 
-TARGETS = '''
+TARGETS = """
 import asyncio, sys, time
 
 def exits(i):
@@ -60,9 +60,9 @@ async def own_timeout(i):
     if i["n"] == 2:
         await asyncio.wait_for(asyncio.sleep(3600), 0.01)  # the target's own deadline, not the suite's
     return f"hello {i['n']}"
-'''
+"""
 
-PLUGIN = '''
+PLUGIN = """
 import time
 from evalkit import Check, register_check
 
@@ -73,12 +73,14 @@ class Slow(Check):
         if "2" in ctx.text:
             time.sleep(3600)
         return True
-'''
+"""
 
 
 def suite(write, target: str, check: str = "{type: contains, value: hello}", extra: str = "") -> object:
     write("guard_targets.py", TARGETS)
-    return write("s.yml", f"""
+    return write(
+        "s.yml",
+        f"""
         target: guard_targets:{target}
         timeout: {{target: 5, check: 5}}  # 5 s: a quick case on a loaded CI machine stays well inside
         {extra}
@@ -86,20 +88,24 @@ def suite(write, target: str, check: str = "{type: contains, value: hello}", ext
           - {{id: a, input: {{n: 1}}, checks: [{check}]}}
           - {{id: b, input: {{n: 2}}, checks: [{check}]}}
           - {{id: c, input: {{n: 3}}, checks: [{check}]}}
-        """)
+        """,
+    )
 
 
-@pytest.mark.parametrize("target, error", [
-    ("exits", "target called sys.exit(3)"),
-    ("interrupts", "target raised KeyboardInterrupt"),
-    ("closes", "target raised GeneratorExit"),
-    ("hangs", "target timed out after 5 s"),
-    ("hangs_async", "target timed out after 5 s"),
-    ("returns_none", "target returned None; expected text"),
-    ("returns_int", "target returned int; expected text"),
-    ("raises", "target raised ValueError: bad input"),
-    ("own_timeout", "target raised TimeoutError"),
-])
+@pytest.mark.parametrize(
+    "target, error",
+    [
+        ("exits", "target called sys.exit(3)"),
+        ("interrupts", "target raised KeyboardInterrupt"),
+        ("closes", "target raised GeneratorExit"),
+        ("hangs", "target timed out after 5 s"),
+        ("hangs_async", "target timed out after 5 s"),
+        ("returns_none", "target returned None; expected text"),
+        ("returns_int", "target returned int; expected text"),
+        ("raises", "target raised ValueError: bad input"),
+        ("own_timeout", "target raised TimeoutError"),
+    ],
+)
 def test_a_misbehaving_target_is_one_error_row(write, run_scripted, target, error):
     t0 = time.perf_counter()
     report = run_scripted(suite(write, target), Script())
@@ -143,10 +149,14 @@ def test_sys_exit_in_a_target_through_the_cli_is_an_error_row_and_the_results_ar
 
     path = suite(write, "exits")
     out = tmp_path / "out" / "results.json"
-    proc = subprocess.run([str(Path(sys.executable).parent / "evalkit"), "run", str(path), "-o", str(out)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                          env={**os.environ, "ANTHROPIC_API_KEY": "test-key", "CI": "true",
-                               "EVALKIT_CACHE_DIR": str(tmp_path / "cache")})
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "evalkit"), "run", str(path), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "ANTHROPIC_API_KEY": "test-key", "CI": "true", "EVALKIT_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the gates' verdict, not the target's 3
     assert "Traceback" not in proc.stderr and "target called sys.exit(3)" in proc.stderr
     cases = {c["id"]: c for c in json.loads(out.read_text())["suites"][0]["cases"]}
@@ -198,13 +208,16 @@ def test_a_prompt_targets_model_call_past_the_deadline_is_an_error_row_and_the_r
     from evalkit.run.runner import RunOptions
     from evalkit.testing.scripted import ScriptedProvider
 
-    path = write("p.yml", """
+    path = write(
+        "p.yml",
+        """
         target: {prompt: "Say {{ w }}"}
         timeout: {target: 2}
         cases:
           - {id: slow, input: {w: slow}, checks: [{type: contains, value: ok}]}
           - {id: quick, input: {w: quick}, checks: [{type: contains, value: ok}]}
-        """)
+        """,
+    )
 
     class SlowOnce(ScriptedProvider):
         async def generate(self, request):

@@ -39,15 +39,16 @@ cases:
 
 
 def loop_script() -> Script:
-    return (Script()
-            .tool_use([("get_weather", {"city": "Paris"})], text="First the weather.", turn=1)
-            .tool_use([("find_museum", {"city": "Paris"})], turn=2)
-            .reply("Rain: spend it in the Louvre.", turn=3))
+    return (
+        Script()
+        .tool_use([("get_weather", {"city": "Paris"})], text="First the weather.", turn=1)
+        .tool_use([("find_museum", {"city": "Paris"})], turn=2)
+        .reply("Rain: spend it in the Louvre.", turn=3)
+    )
 
 
 def client_for(fake, cache_dir):
-    return make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=cache_dir,
-                       deprecated=None)
+    return make_client(AnthropicProvider(api_key="test-key", base_url=fake.url), cache_dir=cache_dir, deprecated=None)
 
 
 def _assistant_turns(body):
@@ -81,9 +82,13 @@ def test_the_same_loop_that_dropped_the_thinking_would_be_refused(write, tmp_pat
     fake = fake_anthropic(loop_script())
     run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
     body = fake.requests[2]
-    dropped = {**body, "messages": [
-        {**m, "content": [b for b in m["content"] if b["type"] != "thinking"]} if m["role"] == "assistant" else m
-        for m in body["messages"]]}
+    dropped = {
+        **body,
+        "messages": [
+            {**m, "content": [b for b in m["content"] if b["type"] != "thinking"]} if m["role"] == "assistant" else m
+            for m in body["messages"]
+        ],
+    }
     action = fake.script.action_for(dropped)
     assert "Expected `thinking` or `redacted_thinking`, but found `text`." in action.message
 
@@ -117,7 +122,7 @@ def test_a_two_turn_conversation_puts_the_models_turn_back_with_its_thinking(wri
     assert fake.script.signer.verifies(turn[0], 0)
 
 
-OWN_LOOP_AGENT = '''
+OWN_LOOP_AGENT = """
 from evalkit import ModelRequest
 
 TOOLS = ({"name": "get_weather", "description": "d", "input_schema": {"type": "object", "properties": {}}},)
@@ -132,7 +137,7 @@ def answer(case_input, client):
         messages.append({"role": "assistant", "content": reply.assistant_content()})
         messages.append({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": u["id"], "content": '{"sky": "rain"}'} for u in reply.tool_uses]})
-'''
+"""
 
 AGENT_SUITE = f"""
 name: own-loop
@@ -148,8 +153,12 @@ cases:
 def test_agent_code_in_a_worker_gets_the_thinking_blocks_to_send_back(write, tmp_path, fake_anthropic):
     write("my_agent.py", OWN_LOOP_AGENT)
     suite = write("s.yml", AGENT_SUITE)
-    script = (Script().tool_use([("get_weather", {"city": "Paris"})], turn=1)
-              .tool_use([("get_weather", {"city": "Paris"})], turn=2).reply("It will rain.", turn=3))
+    script = (
+        Script()
+        .tool_use([("get_weather", {"city": "Paris"})], turn=1)
+        .tool_use([("get_weather", {"city": "Paris"})], turn=2)
+        .reply("It will rain.", turn=3)
+    )
     fake = fake_anthropic(script)
     report = run(load_suites([suite]), client_for(fake, tmp_path / "cache"), RunOptions())
     bodies = fake.requests
@@ -158,11 +167,17 @@ def test_agent_code_in_a_worker_gets_the_thinking_blocks_to_send_back(write, tmp
     assert [[b["type"] for b in t] for t in _assistant_turns(bodies[2])] == [["thinking", "tool_use"]] * 2
 
 
-REPLY = {"model": MODEL, "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 9},
-         "content": [{"type": "thinking", "thinking": "", "signature": "sig_a"},
-                     {"type": "redacted_thinking", "data": "red_b"},
-                     {"type": "text", "text": "Checking."},
-                     {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}}]}
+REPLY = {
+    "model": MODEL,
+    "stop_reason": "tool_use",
+    "usage": {"input_tokens": 5, "output_tokens": 9},
+    "content": [
+        {"type": "thinking", "thinking": "", "signature": "sig_a"},
+        {"type": "redacted_thinking", "data": "red_b"},
+        {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
+    ],
+}
 
 
 def test_the_thinking_blocks_survive_the_response_cache_and_come_back_first():
@@ -175,11 +190,14 @@ def test_the_thinking_blocks_survive_the_response_cache_and_come_back_first():
     assert ModelResponse.from_dict(older).thinking == []
 
 
-@pytest.mark.parametrize("block, what", [
-    ({"type": "thinking", "thinking": "x"}, "a thinking block's `signature` is not a string"),
-    ({"type": "thinking", "thinking": 3, "signature": "s"}, "a thinking block's `thinking` is not a string"),
-    ({"type": "redacted_thinking"}, "a redacted_thinking block's `data` is not a string"),
-])
+@pytest.mark.parametrize(
+    "block, what",
+    [
+        ({"type": "thinking", "thinking": "x"}, "a thinking block's `signature` is not a string"),
+        ({"type": "thinking", "thinking": 3, "signature": "s"}, "a thinking block's `thinking` is not a string"),
+        ({"type": "redacted_thinking"}, "a redacted_thinking block's `data` is not a string"),
+    ],
+)
 def test_a_malformed_thinking_block_is_named(block, what):
     with pytest.raises(ValueError, match=what):
         ModelResponse.from_api_message({**REPLY, "content": [block]})

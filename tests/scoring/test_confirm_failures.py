@@ -49,8 +49,9 @@ class Judge:
 
 
 def run_once(path, judge):
-    client = make_client(ScriptedProvider(Script().reply("hi").respond(judge, tool="record_verdicts")),
-                         no_cache=True, deprecated=None)
+    client = make_client(
+        ScriptedProvider(Script().reply("hi").respond(judge, tool="record_verdicts")), no_cache=True, deprecated=None
+    )
     return run(load_suites([path]), client, RunOptions())
 
 

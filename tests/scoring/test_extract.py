@@ -34,14 +34,17 @@ def test_values_are_coerced_to_their_types():
     assert coerce_fields(dict.fromkeys(FIELDS), FIELDS) == dict.fromkeys(FIELDS)
 
 
-@pytest.mark.parametrize("raw, problem", [
-    ({"km": 1, "days": 1, "rest": True}, "'risk' missing"),
-    ({"km": "lots", "days": 1, "rest": True, "risk": "low"}, "'km'"),
-    ({"km": 1, "days": 2.5, "rest": True, "risk": "low"}, "'days'"),
-    ({"km": 1, "days": 1, "rest": "maybe", "risk": "low"}, "'rest'"),
-    ({"km": 1, "days": 1, "rest": True, "risk": "medium"}, "not one of"),
-    (["not", "an", "object"], "not an object"),
-])
+@pytest.mark.parametrize(
+    "raw, problem",
+    [
+        ({"km": 1, "days": 1, "rest": True}, "'risk' missing"),
+        ({"km": "lots", "days": 1, "rest": True, "risk": "low"}, "'km'"),
+        ({"km": 1, "days": 2.5, "rest": True, "risk": "low"}, "'days'"),
+        ({"km": 1, "days": 1, "rest": "maybe", "risk": "low"}, "'rest'"),
+        ({"km": 1, "days": 1, "rest": True, "risk": "medium"}, "not one of"),
+        (["not", "an", "object"], "not an object"),
+    ],
+)
 def test_bad_values_name_the_field(raw, problem):
     with pytest.raises(ValueError, match=problem):
         coerce_fields(raw, FIELDS)
@@ -49,7 +52,9 @@ def test_bad_values_name_the_field(raw, problem):
 
 def extract(script: Script):
     client = make_client(ScriptedProvider(script), no_cache=True, deprecated=None)
-    return asyncio.run(extract_fields(client.bind(model="m"), JudgeInput("the text", fields=FIELDS), JudgeSettings("m"))), client
+    return asyncio.run(
+        extract_fields(client.bind(model="m"), JudgeInput("the text", fields=FIELDS), JudgeSettings("m"))
+    ), client
 
 
 def test_a_bad_reply_gets_one_retry():
@@ -65,8 +70,14 @@ def test_a_reply_bad_twice_is_an_error():
     assert fields is None and "invalid after a retry" in (error or "")
 
 
-DAYS = FieldSpec(type="list", items={"day": FieldSpec(type="string"), "km": FieldSpec(type="number"),
-                                     "session": FieldSpec(type="enum", values=["rest", "easy"])})
+DAYS = FieldSpec(
+    type="list",
+    items={
+        "day": FieldSpec(type="string"),
+        "km": FieldSpec(type="number"),
+        "session": FieldSpec(type="enum", values=["rest", "easy"]),
+    },
+)
 
 
 def test_a_list_field_is_an_array_of_objects_with_its_entries_fields():
@@ -89,8 +100,7 @@ def test_the_instructions_and_field_list_are_a_cached_prefix_before_the_text():
 
 def test_list_entries_are_coerced_and_a_missing_sub_field_is_null():
     got = coerce_fields({"days": [{"day": "Mon", "km": "5", "session": "EASY"}, {"day": "Tue"}]}, {"days": DAYS})
-    assert got == {"days": [{"day": "Mon", "km": 5.0, "session": "easy"},
-                            {"day": "Tue", "km": None, "session": None}]}
+    assert got == {"days": [{"day": "Mon", "km": 5.0, "session": "easy"}, {"day": "Tue", "km": None, "session": None}]}
     with pytest.raises(ValueError, match=r"days\[0\].km"):
         coerce_fields({"days": [{"km": "far"}]}, {"days": DAYS})
     with pytest.raises(ValueError, match="list of objects"):

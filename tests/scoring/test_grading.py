@@ -54,22 +54,32 @@ def test_one_forced_tool_holds_the_verdicts_and_the_fields_and_the_prefixes_are_
     assert other["tools"] == body["tools"] and other["system"][:2] == body["system"][:2]
 
 
-@pytest.mark.parametrize("reply, problem", [
-    (None, "holds no JSON object"),
-    ({"items": verdicts({"a": "pass", "b": "pass"})["items"]}, "has no fields"),
-    ({"fields": {"km": 3, "rest": True}}, "has no items"),
-    ({**verdicts({"a": "pass"}), "fields": {"km": 3, "rest": True}}, "no verdict for b"),
-    ({**verdicts({"a": "pass", "b": "fail"}), "fields": {"km": "lots", "rest": True}}, "'lots' is not a valid number"),
-])
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        (None, "holds no JSON object"),
+        ({"items": verdicts({"a": "pass", "b": "pass"})["items"]}, "has no fields"),
+        ({"fields": {"km": 3, "rest": True}}, "has no items"),
+        ({**verdicts({"a": "pass"}), "fields": {"km": 3, "rest": True}}, "no verdict for b"),
+        (
+            {**verdicts({"a": "pass", "b": "fail"}), "fields": {"km": "lots", "rest": True}},
+            "'lots' is not a valid number",
+        ),
+    ],
+)
 def test_a_combined_reply_is_refused_saying_what_is_wrong(reply, problem):
     with pytest.raises(ValueError, match=problem):
         parse_grade_reply(reply, "no json here", list(CRITERIA), FIELDS)
 
 
 def test_a_combined_reply_scripted_whole_gives_the_verdicts_and_the_fields():
-    script = Script().tool_reply(GRADE_TOOL, {**verdicts({"a": "pass", "b": "fail"}), "fields": {"km": "12", "rest": True}})
+    script = Script().tool_reply(
+        GRADE_TOOL, {**verdicts({"a": "pass", "b": "fail"}), "fields": {"km": "12", "rest": True}}
+    )
     bound, client = bound_client(script)
-    outcome, fields, error = asyncio.run(grade(bound, JudgeInput("the output", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model")))
+    outcome, fields, error = asyncio.run(
+        grade(bound, JudgeInput("the output", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model"))
+    )
     assert error is None and fields == {"km": 12.0, "rest": True}
     assert {k: v.verdict for k, v in outcome.verdicts.items()} == {"a": "pass", "b": "fail"}
     assert client.usage.calls == 1 and client.models_used == {"judge-model": {"judge"}}
@@ -79,18 +89,26 @@ def test_a_malformed_reply_is_corrected_once_then_both_are_errors():
     good = {**verdicts({"a": "pass", "b": "pass"}), "fields": {"km": 3, "rest": False}}
     script = Script().tool_reply(GRADE_TOOL, {"items": good["items"]}, times=1).tool_reply(GRADE_TOOL, good)
     bound, client = bound_client(script)
-    outcome, fields, error = asyncio.run(grade(bound, JudgeInput("out", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model")))
+    outcome, fields, error = asyncio.run(
+        grade(bound, JudgeInput("out", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model"))
+    )
     assert error is None and fields == {"km": 3.0, "rest": False} and client.usage.calls == 2
     bound, client = bound_client(Script().tool_reply(GRADE_TOOL, {"items": good["items"]}))
-    outcome, fields, error = asyncio.run(grade(bound, JudgeInput("out", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model")))
-    assert fields is None and outcome.error == error == ("judge and extraction reply invalid after a retry: "
-                                                         "the reply has no fields")
+    outcome, fields, error = asyncio.run(
+        grade(bound, JudgeInput("out", criteria=CRITERIA, fields=FIELDS), JudgeSettings("judge-model"))
+    )
+    assert fields is None and outcome.error == error == (
+        "judge and extraction reply invalid after a retry: the reply has no fields"
+    )
     assert client.usage.calls == 2
 
 
 def judge_and_extract() -> Script:
-    return (Script().tool_reply(JUDGE_TOOL, verdicts({"a": "pass", "b": "fail"}))
-            .respond(lambda body: {"km": 7, "rest": True}, tool=EXTRACT_TOOL))
+    return (
+        Script()
+        .tool_reply(JUDGE_TOOL, verdicts({"a": "pass", "b": "fail"}))
+        .respond(lambda body: {"km": 7, "rest": True}, tool=EXTRACT_TOOL)
+    )
 
 
 def ask(script: Script, criteria, fields, repeats=None, **models):
@@ -98,8 +116,13 @@ def ask(script: Script, criteria, fields, repeats=None, **models):
     client = make_client(provider, no_cache=True, deprecated=None)
     bound = client.bind(model="judge-model")
     ask = JudgeInput("the output", criteria=criteria, repeats=repeats or {c: 1 for c in criteria}, fields=fields)
-    got = asyncio.run(score_output(bound, ask, JudgeSettings(models.get("judge_model", "judge-model"),
-                                                             extract_model=models.get("extract_model"))))
+    got = asyncio.run(
+        score_output(
+            bound,
+            ask,
+            JudgeSettings(models.get("judge_model", "judge-model"), extract_model=models.get("extract_model")),
+        )
+    )
     return got, [requested_tool(b) for b in provider.requests]
 
 
@@ -121,8 +144,11 @@ def test_where_they_cannot_be_combined_each_keeps_its_own_call():
 
 def test_with_judge_repeats_the_first_sample_also_extracts_and_the_others_judge_alone():
     samples = iter(["pass", "fail", "fail"])
-    script = (Script().respond(lambda body: verdicts({"a": next(samples)}), tool=JUDGE_TOOL)
-              .respond(lambda body: {"km": 7, "rest": True}, tool=EXTRACT_TOOL))
+    script = (
+        Script()
+        .respond(lambda body: verdicts({"a": next(samples)}), tool=JUDGE_TOOL)
+        .respond(lambda body: {"km": 7, "rest": True}, tool=EXTRACT_TOOL)
+    )
     (outcome, fields, _), tools = ask(script, {"a": "is polite"}, FIELDS, repeats={"a": 3})
     assert sorted(tools) == [JUDGE_TOOL, JUDGE_TOOL, GRADE_TOOL] and fields == {"km": 7.0, "rest": True}
     assert sorted(outcome.votes["a"]) == ["fail", "fail", "pass"] and outcome.verdicts["a"].verdict == "fail"
@@ -148,15 +174,20 @@ cases:
 
 def test_a_run_makes_one_call_for_both_counts_it_once_and_plan_counts_it_so(write, tmp_path, fake_anthropic):
     suite = write("coach.yml", SUITE)
-    script = (Script().reply("Easy 40 km", prompt="Coach").tool_reply(JUDGE_TOOL, verdicts({"kind": "pass"}))
-              .tool_reply(EXTRACT_TOOL, {"km": 40}))
+    script = (
+        Script()
+        .reply("Easy 40 km", prompt="Coach")
+        .tool_reply(JUDGE_TOOL, verdicts({"kind": "pass"}))
+        .tool_reply(EXTRACT_TOOL, {"km": 40})
+    )
     plan = plan_calls(load_suites([suite]), cache_dir=tmp_path / "cache")
     [line] = plan.lines
     assert (line.target_calls, line.graded_calls, line.judge_calls, line.extraction_calls) == (2, 1, 0, 1)
     assert "both: the judge and the extraction of one output in one call" in plan.render()
     fake = fake_anthropic(script)
-    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                         deprecated=None)
+    client = make_client(
+        AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache", deprecated=None
+    )
     report = run(load_suites([suite]), client, RunOptions())
     tools = sorted(requested_tool(b) or "target" for b in fake.requests)
     assert tools == [EXTRACT_TOOL, GRADE_TOOL, "target", "target"] and report.verdict == "pass"

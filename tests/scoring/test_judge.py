@@ -34,14 +34,17 @@ def test_the_request_forces_the_tool_and_fences_the_output_as_data():
     assert request.temperature is None and "temperature" not in body  # current models refuse sampling parameters
 
 
-@pytest.mark.parametrize("reply, problem", [
-    (None, "holds no JSON verdicts"),
-    ({"items": [{"id": "a", "reason": "r", "verdict": "maybe"}]}, "malformed verdicts"),
-    (items(a="pass", b="pass"), "unknown ids b"),
-    ({"items": []}, "no verdict for a"),
-    ({"items": [{"id": "a", "reason": "  ", "verdict": "pass"}]}, "has no reason"),
-    ({"items": [{"id": "a", "reason": "r", "verdict": "pass"}] * 2}, "judged twice"),
-])
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        (None, "holds no JSON verdicts"),
+        ({"items": [{"id": "a", "reason": "r", "verdict": "maybe"}]}, "malformed verdicts"),
+        (items(a="pass", b="pass"), "unknown ids b"),
+        ({"items": []}, "no verdict for a"),
+        ({"items": [{"id": "a", "reason": "  ", "verdict": "pass"}]}, "has no reason"),
+        ({"items": [{"id": "a", "reason": "r", "verdict": "pass"}] * 2}, "judged twice"),
+    ],
+)
 def test_bad_replies_are_refused_with_what_is_wrong(reply, problem):
     with pytest.raises(ValueError, match=problem):
         parse_judge_reply(reply, "no json here", ["a"])

@@ -32,12 +32,17 @@ def test_three_judge_calls_a_majority_and_the_votes_in_the_report(write):
     def judge(body):
         asked.append(body)
         v = next(turns)
-        return {"items": [{"id": "kind", "reason": f"said {v}", "verdict": v},
-                          {"id": "once", "reason": f"said {v}", "verdict": v}]}
+        return {
+            "items": [
+                {"id": "kind", "reason": f"said {v}", "verdict": v},
+                {"id": "once", "reason": f"said {v}", "verdict": v},
+            ]
+        }
 
     provider = ScriptedProvider(Script().reply("hi").respond(judge, tool="record_verdicts"))
-    report = run(load_suites([write("s.yml", SUITE)]), make_client(provider, no_cache=True, deprecated=None),
-                 RunOptions())
+    report = run(
+        load_suites([write("s.yml", SUITE)]), make_client(provider, no_cache=True, deprecated=None), RunOptions()
+    )
     items = {i.id: i for i in report.suites[0].cases[0].runs[0].items}
     assert len(asked) == 3
     assert sorted(items["kind"].votes) == ["fail", "pass", "pass"] and items["kind"].status == "pass"

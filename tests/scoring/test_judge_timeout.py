@@ -34,8 +34,7 @@ def test_a_silent_judge_is_an_error_row_at_the_limit(write, tmp_path, fake_anthr
         release.wait(600)
         return "too late"
 
-    script = (Script().respond(silent, tool="record_verdicts").respond(silent, tool="record_fields")
-              .reply("Hello Ada"))
+    script = Script().respond(silent, tool="record_verdicts").respond(silent, tool="record_fields").reply("Hello Ada")
     suite = write("s.yml", SUITE.format(limit=2))
     fake = fake_anthropic(script)
     env = anthropic_env(fake)

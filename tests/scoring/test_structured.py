@@ -75,8 +75,9 @@ def _objects(schema):
 
 def _run(write, tmp_path, fake, judge_model=SUPPORTED, extra=""):
     suite = write("s.yml", SUITE.format(judge=judge_model, extra=extra))
-    client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                         deprecated=None)
+    client = make_client(
+        AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache", deprecated=None
+    )
     return run(load_suites([suite]), client, RunOptions())
 
 
@@ -92,8 +93,9 @@ def test_a_judge_model_with_structured_outputs_is_asked_through_a_strict_tool(wr
     [tool] = body["tools"]
     assert tool["strict"] is True and tool["input_schema"]["title"] == JUDGE_TOOL
     objects = list(_objects(tool["input_schema"]))
-    assert len(objects) == 2 and all(o["additionalProperties"] is False and o["required"] == list(o["properties"])
-                                     for o in objects)
+    assert len(objects) == 2 and all(
+        o["additionalProperties"] is False and o["required"] == list(o["properties"]) for o in objects
+    )
     assert f"Call {JUDGE_TOOL} with exactly these ids: polite." in body["messages"][0]["content"]
 
 
@@ -114,8 +116,15 @@ def test_with_a_key_the_apis_capabilities_decide_the_route(write, tmp_path, anth
     suite = write("s.yml", SUITE.format(judge="claude-opus-4-8", extra=""))
     for supported in (True, False):
         with FakeAnthropicServer(_script()) as fake:
-            fake.models = [{"id": "claude-opus-4-8", "lifecycle": "active", "retires_at": None,
-                            "structured_outputs": supported, "thinking": True}]  # `disabled` taken: a forced tool
+            fake.models = [
+                {
+                    "id": "claude-opus-4-8",
+                    "lifecycle": "active",
+                    "retires_at": None,
+                    "structured_outputs": supported,
+                    "thinking": True,
+                }
+            ]  # `disabled` taken: a forced tool
             env = anthropic_env(fake)
             client = make_client(anthropic_provider(env=env), cache_dir=tmp_path / f"cache-{supported}")
             report = run(load_suites([suite]), client, RunOptions())
@@ -151,8 +160,9 @@ def test_judge_thinking_asks_with_thinking_and_no_tool_choice_or_temperature(wri
     assert body["max_tokens"] == 2048 + 512 + 256 and "output_config" in body
 
 
-def test_judge_thinking_on_a_model_whose_thinking_is_not_known_is_refused_before_any_call(write, tmp_path,
-                                                                                          fake_anthropic, anthropic_env):
+def test_judge_thinking_on_a_model_whose_thinking_is_not_known_is_refused_before_any_call(
+    write, tmp_path, fake_anthropic, anthropic_env
+):
     suite = write("s.yml", SUITE.format(judge=UNKNOWN, extra="judge_thinking: {budget_tokens: 2048}"))
     fake = fake_anthropic(_script())
     env = anthropic_env(fake)
@@ -200,17 +210,20 @@ class _Knows:
 FORMAT_LOW = Route(format=True, effort="low", room=THINKING_ROOM["low"])
 
 
-@pytest.mark.parametrize("model, route", [
-    ("claude-haiku-4-5", Route(strict=True, thinking={"type": "disabled"})),
-    ("claude-sonnet-4-5-20250929", Route(strict=True, thinking={"type": "disabled"})),
-    ("claude-sonnet-4-6", Route(strict=True, thinking={"type": "disabled"})),
-    ("claude-opus-4-8", Route(strict=True, thinking={"type": "disabled"})),
-    ("claude-haiku-5-5", Route(strict=True, thinking={"type": "disabled"})),
-    ("claude-sonnet-5-5", FORMAT_LOW),  # cannot turn thinking off: no forced tool
-    ("claude-opus-5-5", FORMAT_LOW),
-    ("claude-fable-5-1", FORMAT_LOW),
-    (UNKNOWN, Route(format=True, room=DEFAULT_ROOM)),
-])
+@pytest.mark.parametrize(
+    "model, route",
+    [
+        ("claude-haiku-4-5", Route(strict=True, thinking={"type": "disabled"})),
+        ("claude-sonnet-4-5-20250929", Route(strict=True, thinking={"type": "disabled"})),
+        ("claude-sonnet-4-6", Route(strict=True, thinking={"type": "disabled"})),
+        ("claude-opus-4-8", Route(strict=True, thinking={"type": "disabled"})),
+        ("claude-haiku-5-5", Route(strict=True, thinking={"type": "disabled"})),
+        ("claude-sonnet-5-5", FORMAT_LOW),  # cannot turn thinking off: no forced tool
+        ("claude-opus-5-5", FORMAT_LOW),
+        ("claude-fable-5-1", FORMAT_LOW),
+        (UNKNOWN, Route(format=True, room=DEFAULT_ROOM)),
+    ],
+)
 def test_each_model_family_has_its_route(model, route):
     assert choose_route(_Knows(model), model) == route
     body = judge_request(model, "out", CRITERIA, route=route).to_api_body()
@@ -218,12 +231,15 @@ def test_each_model_family_has_its_route(model, route):
     assert ("tool_choice" in body) is (not route.format) and ("output_config" in body) is (route.format or False)
 
 
-@pytest.mark.parametrize("model, thinking, effort", [
-    ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 1024}, None),  # no adaptive: a budget for `low`
-    ("claude-opus-4-8", {"type": "adaptive"}, "low"),
-    ("claude-haiku-5-5", {"type": "adaptive"}, "low"),
-    ("claude-sonnet-5-5", {"type": "adaptive"}, "low"),
-])
+@pytest.mark.parametrize(
+    "model, thinking, effort",
+    [
+        ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 1024}, None),  # no adaptive: a budget for `low`
+        ("claude-opus-4-8", {"type": "adaptive"}, "low"),
+        ("claude-haiku-5-5", {"type": "adaptive"}, "low"),
+        ("claude-sonnet-5-5", {"type": "adaptive"}, "low"),
+    ],
+)
 def test_judge_thinking_is_adaptive_where_the_model_takes_it_else_a_budget(model, thinking, effort):
     route = choose_route(_Knows(model), model, JudgeThinking(effort="low"))
     assert route.format and route.thinking == thinking and route.effort == effort
@@ -245,20 +261,26 @@ def test_a_model_without_structured_outputs_or_a_forced_tool_with_thinking_off_h
     with pytest.raises(UsageError, match="no structured outputs"):
         route_for(Capabilities(structured_outputs=False, thinking_types=frozenset({"adaptive"})))
     # Without structured outputs but with thinking off, the plain forced tool remains.
-    plain = route_for(Capabilities(structured_outputs=False, thinking_types=frozenset({"enabled", "disabled"}),
-                                   forced_tool=True))
+    plain = route_for(
+        Capabilities(structured_outputs=False, thinking_types=frozenset({"enabled", "disabled"}), forced_tool=True)
+    )
     assert plain == Route(thinking={"type": "disabled"})
 
 
 def test_the_routes_requests_differ_and_so_do_their_cache_keys():
     structured = Route(strict=True, thinking={"type": "disabled"})
     thinking = Route(format=True, thinking={"type": "enabled", "budget_tokens": 1024}, room=1024)
-    for build in (lambda r: judge_request("m", "out", CRITERIA, route=r),
-                  lambda r: extract_request("m", "out", FIELDS, route=r),
-                  lambda r: grade_request("m", "out", CRITERIA, FIELDS, route=r)):
+    for build in (
+        lambda r: judge_request("m", "out", CRITERIA, route=r),
+        lambda r: extract_request("m", "out", FIELDS, route=r),
+        lambda r: grade_request("m", "out", CRITERIA, FIELDS, route=r),
+    ):
         keys = {build(r).cache_key() for r in (FORCED, structured, thinking, FORMAT_LOW)}
         assert len(keys) == 4
-    forced, asked = grade_request("m", "o", CRITERIA, FIELDS), grade_request("m", "o", CRITERIA, FIELDS, route=structured)
+    forced, asked = (
+        grade_request("m", "o", CRITERIA, FIELDS),
+        grade_request("m", "o", CRITERIA, FIELDS, route=structured),
+    )
     assert strict_schema(forced.tools[0]["input_schema"], GRADE_TOOL) == asked.tools[0]["input_schema"]
     assert asked.tools[0]["strict"] is True and asked.output_format is None
     thought = grade_request("m", "o", CRITERIA, FIELDS, route=thinking)
@@ -267,14 +289,22 @@ def test_the_routes_requests_differ_and_so_do_their_cache_keys():
 
 
 def test_strict_schema_closes_every_object_and_drops_bounds_structured_outputs_refuse():
-    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1},
-                                               "xs": {"type": ["array", "null"], "items": {
-                                                   "type": "object", "properties": {"s": {"maxLength": 3}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 1},
+            "xs": {"type": ["array", "null"], "items": {"type": "object", "properties": {"s": {"maxLength": 3}}}},
+        },
+    }
     strict = strict_schema(schema, "t")
     assert strict["additionalProperties"] is False and strict["required"] == ["n", "xs"] and strict["title"] == "t"
     assert strict["properties"]["n"] == {"type": "integer"}
-    assert strict["properties"]["xs"]["items"] == {"type": "object", "properties": {"s": {}},
-                                                   "additionalProperties": False, "required": ["s"]}
+    assert strict["properties"]["xs"]["items"] == {
+        "type": "object",
+        "properties": {"s": {}},
+        "additionalProperties": False,
+        "required": ["s"],
+    }
     assert "minimum" in schema["properties"]["n"]  # the tool's own schema is left as it was
 
 
@@ -283,8 +313,13 @@ def test_the_in_process_judge_reads_a_structured_reply_with_thinking():
 
     provider = ScriptedProvider(Script().tool_reply(JUDGE_TOOL, verdicts({"a": "pass", "b": "fail"})))
     client = make_client(provider, no_cache=True, deprecated=None).bind(model=SUPPORTED)
-    outcome = asyncio.run(judge(client, JudgeInput("out", criteria=CRITERIA),
-                                JudgeSettings(SUPPORTED, thinking=JudgeThinking(budget_tokens=1024))))
+    outcome = asyncio.run(
+        judge(
+            client,
+            JudgeInput("out", criteria=CRITERIA),
+            JudgeSettings(SUPPORTED, thinking=JudgeThinking(budget_tokens=1024)),
+        )
+    )
     assert outcome.error is None and {k: v.verdict for k, v in outcome.verdicts.items()} == {"a": "pass", "b": "fail"}
     [body] = provider.requests
     assert body["thinking"]["budget_tokens"] == 1024 and "tool_choice" not in body

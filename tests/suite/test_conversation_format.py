@@ -41,7 +41,12 @@ def test_a_conversation_loads_into_turns_with_their_own_named_items_and_fields(w
     suite = load_suite(write("s.yml", GOOD))
     case = suite.cases[0]
     assert [(t.number, t.role, t.scripted) for t in case.turns] == [
-        (1, "user", False), (2, "user", True), (3, "assistant", False), (4, "user", False), (5, "user", False)]
+        (1, "user", False),
+        (2, "user", True),
+        (3, "assistant", False),
+        (4, "user", False),
+        (5, "user", False),
+    ]
     first, _, scripted, knee, last = case.turns
     assert [it.id for it in first.items] == ["turn 1: check1:contains", "turn 1: item1"]
     assert first.items[0].text.startswith("turn 1: ") and "week" in first.items[0].text
@@ -63,29 +68,41 @@ def test_a_case_without_a_conversation_makes_one_call():
     assert Case(id="a", input={}, items=[]).target_calls == 1
 
 
-@pytest.mark.parametrize("conversation, message", [
-    ('[{assistant: "hello"}, {user: "hi"}]',
-     "turn 1: a scripted `assistant:` turn answers the `user:` turn just before it"),
-    ('[{user: "a"}, {assistant: "b"}, {assistant: "c"}, {user: "d"}]',
-     "turn 3: a scripted `assistant:` turn answers"),
-    ('[{user: "a"}, {assistant: "b"}]', "a conversation ends with a `user:` turn"),
-    ('[]', "a conversation needs at least one `user:` turn"),
-    ('[{user: "a", colour: red}]', "unknown key 'colour'"),
-    ('[{user: "{{ outputs[0 }}"}]', "turn 1: template: line 1:"),
-    ('[{user: "a", checks: [{type: contains, value: x}]}, {assistant: "b"}, {user: "c"}]',
-     "turn 1: the scripted turn 2 answers it (no call), so it has no `checks`, `rubric` or `fields` of its own"),
-    ('[{user: "a", fields: [pace]}]', "unknown field 'pace'; declared: weekly_km"),
-    ('[{user: "a", checks: [{type: sintax}]}]', "unknown check type 'sintax'"),
-    ('[{user: "a", rubric: nope}]', "no rubric named 'nope'"),
-    ('[{user: "a", rubric: [{id: x, judge: p}, {id: x, judge: q}]}]', "duplicate rubric item id 'x'"),
-])
+@pytest.mark.parametrize(
+    "conversation, message",
+    [
+        (
+            '[{assistant: "hello"}, {user: "hi"}]',
+            "turn 1: a scripted `assistant:` turn answers the `user:` turn just before it",
+        ),
+        (
+            '[{user: "a"}, {assistant: "b"}, {assistant: "c"}, {user: "d"}]',
+            "turn 3: a scripted `assistant:` turn answers",
+        ),
+        ('[{user: "a"}, {assistant: "b"}]', "a conversation ends with a `user:` turn"),
+        ("[]", "a conversation needs at least one `user:` turn"),
+        ('[{user: "a", colour: red}]', "unknown key 'colour'"),
+        ('[{user: "{{ outputs[0 }}"}]', "turn 1: template: line 1:"),
+        (
+            '[{user: "a", checks: [{type: contains, value: x}]}, {assistant: "b"}, {user: "c"}]',
+            "turn 1: the scripted turn 2 answers it (no call), so it has no `checks`, `rubric` or `fields` of its own",
+        ),
+        ('[{user: "a", fields: [pace]}]', "unknown field 'pace'; declared: weekly_km"),
+        ('[{user: "a", checks: [{type: sintax}]}]', "unknown check type 'sintax'"),
+        ('[{user: "a", rubric: nope}]', "no rubric named 'nope'"),
+        ('[{user: "a", rubric: [{id: x, judge: p}, {id: x, judge: q}]}]', "duplicate rubric item id 'x'"),
+    ],
+)
 def test_a_bad_conversation_is_a_load_error_with_its_line(write, conversation, message):
-    path = write("bad.yml", f"""
+    path = write(
+        "bad.yml",
+        f"""
         fields: {{weekly_km: {{type: number}}}}
         cases:
           - id: c
             conversation: {conversation}
-        """)
+        """,
+    )
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     problems = [p for p in info.value.problems if message in p.message]
@@ -94,13 +111,16 @@ def test_a_bad_conversation_is_a_load_error_with_its_line(write, conversation, m
 
 
 def test_a_turn_s_problem_names_its_own_line(write):
-    path = write("bad.yml", """
+    path = write(
+        "bad.yml",
+        """
         cases:
           - id: c
             conversation:
               - user: "fine"
               - user: "{% if %}"
-        """)
+        """,
+    )
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     (problem,) = info.value.problems
@@ -109,9 +129,19 @@ def test_a_turn_s_problem_names_its_own_line(write):
 
 def test_the_json_schema_knows_the_conversation_keys():
     validator = jsonschema.Draft202012Validator(suite_json_schema())
-    good = {"target": "m:f", "cases": [{"id": "a", "conversation": [
-        {"user": "hi", "checks": [{"type": "contains", "value": "x"}], "rubric": ["ok"], "fields": ["km"]},
-        {"assistant": "hello"}, {"user": "bye"}]}]}
+    good = {
+        "target": "m:f",
+        "cases": [
+            {
+                "id": "a",
+                "conversation": [
+                    {"user": "hi", "checks": [{"type": "contains", "value": "x"}], "rubric": ["ok"], "fields": ["km"]},
+                    {"assistant": "hello"},
+                    {"user": "bye"},
+                ],
+            }
+        ],
+    }
     assert validator.is_valid(good)
     assert not validator.is_valid({"cases": [{"id": "a", "conversation": [{"user": "hi", "colour": 1}]}]})
     assert not validator.is_valid({"cases": [{"id": "a", "conversation": [{"assistant": "hi", "checks": []}]}]})

@@ -16,8 +16,10 @@ CASE = "cases:\n  - id: a\n    input: {n: 10, who: x}\n    checks: [{type: conta
 
 
 def when(expr: str) -> str:
-    return (f"name: w\ntarget: {{prompt: 'Hi {{{{ n }}}}'}}\n{CASE}"
-            f"    rubric:\n      - {{id: r1, judge: is kind, when: {expr!r}}}\n")
+    return (
+        f"name: w\ntarget: {{prompt: 'Hi {{{{ n }}}}'}}\n{CASE}"
+        f"    rubric:\n      - {{id: r1, judge: is kind, when: {expr!r}}}\n"
+    )
 
 
 def prompt(text: str) -> str:
@@ -34,16 +36,23 @@ HOSTILE = {
     "center filter": (prompt("{{ 'a' | center(1000000000) }}"), "a width past the limit"),
     "str method width": (prompt("{{ 'a'.ljust(1000000000) }}"), "unsafe"),
     "replace bomb": (prompt("{{ ('a' * 100000) | replace('a', 'aaaaaaaaaaaaaaaaaaaa') }}"), "past the limit"),
-    "long loop output": (prompt("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"),
-                         "over 2,000,000 characters"),
+    "long loop output": (
+        prompt("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"),
+        "over 2,000,000 characters",
+    ),
 }
 
 
 def validate(path: Path, cwd: Path) -> tuple[int, str, float, int]:
     """Exit code, output, seconds, peak memory in MB of `evalkit validate path`."""
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-c", CLI, "validate", str(path)], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "validate", str(path)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         out, _ = proc.communicate(timeout=60)
     finally:
@@ -70,7 +79,9 @@ def test_a_hostile_template_or_condition_is_refused_quickly(tmp_path, name):
 def test_sound_templates_still_render(tmp_path):
     from evalkit.suite.prompts import render_prompt
 
-    text = "{{ name|center(9) }}|{{ '%05.1f' % x }}|{{ '{:>4}'.format(n) }}|{{ n ** 3 }}|{{ 'ab' * 3 }}|{{ name.upper() }}"
+    text = (
+        "{{ name|center(9) }}|{{ '%05.1f' % x }}|{{ '{:>4}'.format(n) }}|{{ n ** 3 }}|{{ 'ab' * 3 }}|{{ name.upper() }}"
+    )
     assert render_prompt(text, {"name": "Ada", "x": 3.14159, "n": 7}) == "   Ada   |003.1|   7|343|ababab|ADA"
 
 

@@ -9,14 +9,17 @@ from evalkit.errors import TargetError
 from evalkit.suite.prompts import check_template, render_prompt
 
 
-@pytest.mark.parametrize("template, case_input, expected", [
-    ("Say ok to case {{ i }}", {"i": 7}, "Say ok to case 7"),
-    ("{{ x }}|{{ y }}", {"x": None, "y": [1, "a"]}, "None|[1, 'a']"),
-    ("a\r\nb {{ x }}\n", {"x": "ünï"}, "a\nb ünï\n"),  # Jinja's newlines; the trailing one kept
-    ("{{ x|upper }}{% if y %}!{% endif %}", {"x": "hi", "y": True}, "HI!"),
-    ("{% raw %}{{ x }}{% endraw %}", {"x": 1}, "{{ x }}"),
-    ("{{ input.k }}", {"k": "v"}, "v"),
-])
+@pytest.mark.parametrize(
+    "template, case_input, expected",
+    [
+        ("Say ok to case {{ i }}", {"i": 7}, "Say ok to case 7"),
+        ("{{ x }}|{{ y }}", {"x": None, "y": [1, "a"]}, "None|[1, 'a']"),
+        ("a\r\nb {{ x }}\n", {"x": "ünï"}, "a\nb ünï\n"),  # Jinja's newlines; the trailing one kept
+        ("{{ x|upper }}{% if y %}!{% endif %}", {"x": "hi", "y": True}, "HI!"),
+        ("{% raw %}{{ x }}{% endraw %}", {"x": 1}, "{{ x }}"),
+        ("{{ input.k }}", {"k": "v"}, "v"),
+    ],
+)
 def test_a_template_renders_with_the_cases_input(template, case_input, expected):
     assert render_prompt(template, case_input) == expected
     assert render_prompt(template, case_input) == expected  # again, from the compiled template

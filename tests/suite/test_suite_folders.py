@@ -18,8 +18,10 @@ from evalkit.testing.script import Script
 
 
 def suite_text(name: str) -> str:
-    return (f"name: {name}\ntarget: {{prompt: 'Greet {{{{ who }}}}'}}\nwatch: ['src/{name}/**']\n"
-            f"cases:\n  - {{id: {name}_case, input: {{who: Ada}}, checks: [{{type: contains, value: Ada}}]}}\n")
+    return (
+        f"name: {name}\ntarget: {{prompt: 'Greet {{{{ who }}}}'}}\nwatch: ['src/{name}/**']\n"
+        f"cases:\n  - {{id: {name}_case, input: {{who: Ada}}, checks: [{{type: contains, value: Ada}}]}}\n"
+    )
 
 
 @pytest.fixture

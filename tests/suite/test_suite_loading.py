@@ -49,7 +49,9 @@ def test_seed_fixture_list_loads_as_is(write):
 
 
 def test_full_suite_loads_with_rubrics_fields_and_conditions(write):
-    path = write("s/suite.yml", """
+    path = write(
+        "s/suite.yml",
+        """
         name: coach
         target: coach:run
         watch: ["prompts/**"]
@@ -68,7 +70,8 @@ def test_full_suite_loads_with_rubrics_fields_and_conditions(write):
             rubric: plan
           - id: b
             repeats: 3
-    """)
+    """,
+    )
     suite = load_suite(path.parent)
     assert suite.name == "coach" and suite.thresholds.rubric == 0.9 and suite.thresholds.agreement == 0.8
     a, b = suite.cases
@@ -79,7 +82,9 @@ def test_full_suite_loads_with_rubrics_fields_and_conditions(write):
 
 
 def test_every_problem_reported_at_once_with_lines_case_ids_and_choices(write):
-    path = write("bad.yml", """
+    path = write(
+        "bad.yml",
+        """
         cases:
           - id: one
             input: {}
@@ -91,7 +96,8 @@ def test_every_problem_reported_at_once_with_lines_case_ids_and_choices(write):
             rubric:
               - {id: x}
           - id: one
-    """)
+    """,
+    )
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     problems = info.value.problems
@@ -105,7 +111,9 @@ def test_every_problem_reported_at_once_with_lines_case_ids_and_choices(write):
 
 
 def test_problems_after_parsing_are_all_collected(write):
-    path = write("bad2.yml", """
+    path = write(
+        "bad2.yml",
+        """
         fields: {km: {type: number}}
         cases:
           - id: a
@@ -116,7 +124,8 @@ def test_problems_after_parsing_are_all_collected(write):
           - id: a
             rubric:
               - {judge: ok, when: "facts.x >"}
-    """)
+    """,
+    )
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     text = str(info.value)
@@ -127,15 +136,18 @@ def test_problems_after_parsing_are_all_collected(write):
     assert "is not a valid expression" in text
 
 
-@pytest.mark.parametrize("content, message", [
-    ("cases: [\n  {id: a\n", "YAML syntax error"),
-    ("", "the file is empty"),
-    ("42\n", "top level is a int"),
-    ("cases: []\n", "at least one case"),
-    ("target: nocolon\ncases: [{id: a}]\n", "not of the form module:function"),
-    ("target: {prompt: 'Hi {{ name'}\ncases: [{id: a}]\n", "prompt template"),
-    ("cases: [{id: 'has space'}]\n", "white space"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("cases: [\n  {id: a\n", "YAML syntax error"),
+        ("", "the file is empty"),
+        ("42\n", "top level is a int"),
+        ("cases: []\n", "at least one case"),
+        ("target: nocolon\ncases: [{id: a}]\n", "not of the form module:function"),
+        ("target: {prompt: 'Hi {{ name'}\ncases: [{id: a}]\n", "prompt template"),
+        ("cases: [{id: 'has space'}]\n", "white space"),
+    ],
+)
 def test_bad_files_give_one_clear_error(write, content, message):
     path = write("x.yml", content)
     with pytest.raises(SuiteError) as info:
@@ -157,7 +169,9 @@ def test_suite_may_take_cases_from_a_fixture_list_and_folders_hold_several(write
     write("agents/other.suite.yml", "target: agents:other\ncases: [{id: z}]\n")
     suites = load_suites([tmp_path / "agents"])
     assert [s.name for s in suites] == ["code.suite", "other.suite"] or [s.path.name for s in suites] == [
-        "code.suite.yml", "other.suite.yml"]
+        "code.suite.yml",
+        "other.suite.yml",
+    ]
     code = suites[0]
     assert code.target.function == "agents:code" and len(code.cases) == 2
     assert code.cases[1].file.name == "code_generate.yml" and code.cases[1].line == 12
@@ -184,7 +198,9 @@ def test_problem_in_included_fixture_list_names_that_file(write):
 
 
 def test_plugin_checks_register_like_builtins(write):
-    write("myplug.py", """
+    write(
+        "myplug.py",
+        """
         from evalkit import Check, register_check
 
         @register_check
@@ -194,7 +210,8 @@ def test_plugin_checks_register_like_builtins(write):
 
             def evaluate(self, ctx):
                 return sum(c.isupper() for c in ctx.text) >= self.min_caps, "caps counted"
-    """)
+    """,
+    )
     path = write("s.yml", "plugins: [myplug]\ncases:\n  - id: a\n    checks: [{type: shouty_test, min_caps: 2}]\n")
     suite = load_suite(path)
     assert suite.cases[0].items[0].check.type == "shouty_test"
@@ -204,7 +221,9 @@ def test_plugin_checks_register_like_builtins(write):
 
 
 def test_cases_written_with_the_same_check_share_one_object_unless_its_class_is_unfrozen(write):
-    write("stateful.py", """
+    write(
+        "stateful.py",
+        """
         from pydantic import ConfigDict
         from evalkit import Check, register_check
 
@@ -217,8 +236,11 @@ def test_cases_written_with_the_same_check_share_one_object_unless_its_class_is_
             def evaluate(self, ctx):
                 self.seen += 1
                 return True
-    """)
-    path = write("s.yml", """
+    """,
+    )
+    path = write(
+        "s.yml",
+        """
         plugins: [stateful]
         check_defaults: {max_words: {per_message: 9}}
         cases:
@@ -226,7 +248,8 @@ def test_cases_written_with_the_same_check_share_one_object_unless_its_class_is_
           - {id: b, checks: [{type: contains, value: ok}, {type: max_words}, {type: counting_test}]}
           - {id: c, checks: [{type: contains, value: "ok "}, {type: max_words, per_message: 9.0}]}
           - {id: d, checks: [{type: max_words, per_message: 1}, {type: max_words, per_message: true}]}
-    """)
+    """,
+    )
     a, b, c, d = load_suite(path).cases
     assert a.items[0].check is b.items[0].check and a.items[1].check is b.items[1].check
     assert a.items[0].text == b.items[0].text == "contains(value='ok')"
@@ -241,8 +264,16 @@ def test_json_schema_accepts_good_suites_and_rejects_unknown_keys():
     schema = suite_json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    good = {"target": "m:f", "cases": [{"id": "a", "checks": [{"type": "max_words", "per_message": 6}],
-                                        "rubric": [{"judge": "ok", "critical": True}]}]}
+    good = {
+        "target": "m:f",
+        "cases": [
+            {
+                "id": "a",
+                "checks": [{"type": "max_words", "per_message": 6}],
+                "rubric": [{"judge": "ok", "critical": True}],
+            }
+        ],
+    }
     assert validator.is_valid(good)
     assert validator.is_valid([{"id": "a", "input": {}, "checks": [{"type": "syntax"}]}])
     assert not validator.is_valid({"cases": [{"id": "a", "bogus": 1}]})

@@ -37,8 +37,12 @@ def _ids(suite, *selectors):
 
 def test_case_tags_add_to_the_suites_and_select(suite_file):
     (suite,) = load_suites([suite_file])
-    assert {c.id: c.tags for c in suite.cases} == {"a": ["all", "pr"], "b": ["all", "pr", "slow"],
-                                                   "c": ["all", "nightly"], "d": ["all"]}
+    assert {c.id: c.tags for c in suite.cases} == {
+        "a": ["all", "pr"],
+        "b": ["all", "pr", "slow"],
+        "c": ["all", "nightly"],
+        "d": ["all"],
+    }
     assert _ids(suite, tag_selector("pr")) == ["a", "b"]
     assert _ids(suite, tag_selector("pr"), tag_selector("nightly")) == ["a", "b", "c"]  # any of the tags
     assert _ids(suite, tag_selector("all")) == ["a", "b", "c", "d"]
@@ -64,8 +68,9 @@ def test_list_and_plan_take_tags(suite_file):
     assert planned.output.splitlines()[1].split()[1:3] == ["2", "2"]  # cases, runs
 
 
-def test_run_takes_tags_and_a_selection_that_matches_nothing_says_so(suite_file, tmp_path, fake_anthropic,
-                                                                     anthropic_environ):
+def test_run_takes_tags_and_a_selection_that_matches_nothing_says_so(
+    suite_file, tmp_path, fake_anthropic, anthropic_environ
+):
     from evalkit.testing.script import Script
 
     server = fake_anthropic(Script().reply("ok"))

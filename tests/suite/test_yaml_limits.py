@@ -40,8 +40,11 @@ def test_alias_bomb_through_the_cli_exits_2_with_the_line(tmp_path):
     path.write_text(alias_bomb())
     err = tmp_path / "err.txt"
     with err.open("w") as stderr:
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "evalkit"), "validate", str(path)],
-                                stdout=subprocess.DEVNULL, stderr=stderr)
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "evalkit"), "validate", str(path)],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
         status = proc.wait()
     assert status == 2
     assert "bomb.yml:3:" in err.read_text() and "Traceback" not in err.read_text()
@@ -62,7 +65,8 @@ def _nested(levels: int) -> str:
 # libyaml (PyYAML's CSafeLoader) and PyYAML's own pure-Python SafeLoader: evalkit reads with the
 # first where PyYAML has it and must give the same answers with either.
 LOADERS = [pytest.param(yaml.SafeLoader, id="python")] + (
-    [pytest.param(yaml.CSafeLoader, id="libyaml")] if hasattr(yaml, "CSafeLoader") else [])
+    [pytest.param(yaml.CSafeLoader, id="libyaml")] if hasattr(yaml, "CSafeLoader") else []
+)
 
 
 @pytest.mark.parametrize("loader", LOADERS)
@@ -145,8 +149,7 @@ def test_alias_bomb_is_refused_within_one_cpu_second_and_200_mb(tmp_path):
     # Resource limits, not a stopwatch: a bomb that expanded would die of SIGPROF or MemoryError.
     path = tmp_path / "bomb.yml"
     path.write_text(alias_bomb())
-    proc = subprocess.run([sys.executable, "-c", BOUNDED_READ, str(path)], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-c", BOUNDED_READ, str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, (proc.returncode, proc.stderr)
     assert "bomb.yml:3: more than 2,000,000 values once aliases are expanded" in proc.stdout
 
@@ -158,8 +161,13 @@ def test_the_limits_would_catch_an_expanding_reader(tmp_path):
     path = tmp_path / "bomb.yml"
     path.write_text(alias_bomb())
     expanding = BOUNDED_READ.replace("read_yaml(Path(sys.argv[1]))", "json.dumps(read_yaml(Path(sys.argv[1])).data)")
-    proc = subprocess.run([sys.executable, "-c", "import json\n" + expanding, str(path)], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "EVALKIT_YAML_MAX_NODES": str(10**12)})
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json\n" + expanding, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "EVALKIT_YAML_MAX_NODES": str(10**12)},
+    )
     # Killed by SIGPROF, or a MemoryError under RLIMIT_AS; never expanded to the end (exit 1, no error).
     assert proc.returncode != 0 and "more than" not in proc.stdout
     assert proc.returncode < 0 or "MemoryError" in proc.stderr, (proc.returncode, proc.stderr[-300:])

@@ -45,7 +45,8 @@ def test_merged_keys_come_first_as_pyyaml_orders_them(tmp_path):
 
 def test_every_value_knows_its_line(tmp_path):
     path = tmp_path / "s.yml"
-    path.write_text(textwrap.dedent("""\
+    path.write_text(
+        textwrap.dedent("""\
         name: x
         cases:
           - id: a
@@ -53,7 +54,8 @@ def test_every_value_knows_its_line(tmp_path):
               - type: contains
                 value: hi
           - {id: b, input: {q: 1}}
-        """))
+        """)
+    )
     doc = read_yaml(path)
     assert doc.line(()) == 1
     assert doc.line(("name",)) == 1
@@ -66,18 +68,21 @@ def test_every_value_knows_its_line(tmp_path):
     assert doc.line(("cases", 1, "no such key")) == 7  # the nearest enclosing value
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a: &a [1, *a]\n", r"s.yml:1: alias \*a refers to a value that contains it"),
-    ("a: *nowhere\n", r"s.yml:1: YAML syntax error: found undefined alias 'nowhere'"),
-    ("a: 1\n---\nb: 2\n", r"s.yml:2: YAML syntax error: expected a single document"),
-    ("a: !!binary aGk=\n", r"s.yml:1: YAML tag 'tag:yaml.org,2002:binary' is not allowed"),
-    ("a: !!set {x, y}\n", r"s.yml:1: YAML tag 'tag:yaml.org,2002:set' is not allowed"),
-    ("a: !local 1\n", r"s.yml:1: YAML tag '!local' is not allowed"),
-    ("? [a, b]\n: 1\n", r"s.yml:1: a mapping key must be plain text or a number, not a list"),
-    ("a:\n  <<: 5\n", r"s.yml:2: a `<<` merge key takes a mapping or a list of mappings"),
-    ("a: 1\nb: 2\na: 3\n", r"s.yml:3: duplicate key 'a' \(first at line 1\)"),
-    ("a: [1, 2\n", r"s.yml:2: YAML syntax error"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a: &a [1, *a]\n", r"s.yml:1: alias \*a refers to a value that contains it"),
+        ("a: *nowhere\n", r"s.yml:1: YAML syntax error: found undefined alias 'nowhere'"),
+        ("a: 1\n---\nb: 2\n", r"s.yml:2: YAML syntax error: expected a single document"),
+        ("a: !!binary aGk=\n", r"s.yml:1: YAML tag 'tag:yaml.org,2002:binary' is not allowed"),
+        ("a: !!set {x, y}\n", r"s.yml:1: YAML tag 'tag:yaml.org,2002:set' is not allowed"),
+        ("a: !local 1\n", r"s.yml:1: YAML tag '!local' is not allowed"),
+        ("? [a, b]\n: 1\n", r"s.yml:1: a mapping key must be plain text or a number, not a list"),
+        ("a:\n  <<: 5\n", r"s.yml:2: a `<<` merge key takes a mapping or a list of mappings"),
+        ("a: 1\nb: 2\na: 3\n", r"s.yml:3: duplicate key 'a' \(first at line 1\)"),
+        ("a: [1, 2\n", r"s.yml:2: YAML syntax error"),
+    ],
+)
 def test_what_is_refused_names_the_line(tmp_path, text, message):
     path = tmp_path / "s.yml"
     path.write_text(text)

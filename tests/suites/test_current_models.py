@@ -17,8 +17,14 @@ from evalkit.testing.script import Script
 # One model of each family whose rules differ: a 4.5 model (budgeted thinking, off by default), Sonnet
 # 4.6 (adaptive too), Opus 4.8 (no sampling parameters), Haiku 5.5 (thinks by default, can stop),
 # Sonnet 5.5 (cannot stop thinking: no forced tool), Fable 5.1 (adaptive only).
-FAMILIES = ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8", "claude-haiku-5-5", "claude-sonnet-5-5",
-            "claude-fable-5-1"]
+FAMILIES = [
+    "claude-haiku-4-5",
+    "claude-sonnet-4-6",
+    "claude-opus-4-8",
+    "claude-haiku-5-5",
+    "claude-sonnet-5-5",
+    "claude-fable-5-1",
+]
 
 
 def _run(tmp_path, model=None, judge_model=None):
@@ -27,8 +33,12 @@ def _run(tmp_path, model=None, judge_model=None):
     for _, script in plan:
         merged.extend(script)
     with FakeAnthropicServer(merged, unknown_models="404") as fake:
-        client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), concurrency=8,
-                             cache_dir=tmp_path / "cache", deprecated=None)
+        client = make_client(
+            AnthropicProvider(api_key="k", base_url=fake.url),
+            concurrency=8,
+            cache_dir=tmp_path / "cache",
+            deprecated=None,
+        )
         report = run(load_suites([path for path, _ in plan]), client, RunOptions(model=model, judge_model=judge_model))
         return report, fake.requests
 
@@ -51,9 +61,13 @@ def test_the_bundled_suites_end_with_a_verdict_on_each_family(tmp_path, family):
     assert not _errors(report), _errors(report)[:3]
     assert report.verdict == "pass" and {b["model"] for b in requests} == {family}
     # The agent suite's tool loop took several steps on this model (thinking blocks sent back where it thinks).
-    assert any(m.get("role") == "user" and isinstance(m.get("content"), list)
-               and any(b.get("type") == "tool_result" for b in m["content"])
-               for b in requests for m in b["messages"])
+    assert any(
+        m.get("role") == "user"
+        and isinstance(m.get("content"), list)
+        and any(b.get("type") == "tool_result" for b in m["content"])
+        for b in requests
+        for m in b["messages"]
+    )
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -65,7 +79,8 @@ def test_the_plan_of_the_bundled_suites_takes_each_familys_route(family):
     from evalkit.scoring.structured import route_for
 
     plan = demo_plan(bundled_suites_dir(), DEMO_BASE)
-    estimate = plan_calls(load_suites([path for path, _ in plan]), model=family, judge_model=family, no_cache=True,
-                          count_tokens=False)
+    estimate = plan_calls(
+        load_suites([path for path, _ in plan]), model=family, judge_model=family, no_cache=True, count_tokens=False
+    )
     assert estimate.calls() > 0 and not estimate.cost()[1]  # every model priced
     assert estimate.thinking_room == route_for(CapabilityTable().of(family)).room

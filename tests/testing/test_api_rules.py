@@ -20,11 +20,19 @@ from evalkit.testing.script import Script  # noqa: E402
 from evalkit.testing.scripted import ScriptedProvider  # noqa: E402
 from evalkit.testing.thinking_blocks import THOUGHT  # noqa: E402
 
-SCHEMA = {"type": "object", "title": "record_city", "additionalProperties": False, "required": ["city"],
-          "properties": {"city": {"type": "string"}}}
+SCHEMA = {
+    "type": "object",
+    "title": "record_city",
+    "additionalProperties": False,
+    "required": ["city"],
+    "properties": {"city": {"type": "string"}},
+}
 FORMAT = {"format": {"type": "json_schema", "schema": SCHEMA}}
-TOOL = {"name": "lookup", "description": "Look a thing up",
-        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}
+TOOL = {
+    "name": "lookup",
+    "description": "Look a thing up",
+    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+}
 FORCED = {"tools": [TOOL], "tool_choice": {"type": "tool", "name": "lookup"}}
 LOOP = "Look two things up"
 EXPECTED_THINKING = "Expected `thinking` or `redacted_thinking`, but found `tool_use`."
@@ -32,17 +40,26 @@ EXPECTED_THINKING = "Expected `thinking` or `redacted_thinking`, but found `tool
 
 @pytest.fixture
 def fake():
-    script = (Script().tool_use([("lookup", {"q": "first"})], turn=1, prompt=LOOP)
-              .tool_use([("lookup", {"q": "second"})], turn=2, prompt=LOOP).reply("done", turn=3, prompt=LOOP)
-              .tool_reply("record_city", {"city": "Oslo"}).tool_reply("lookup", {"q": "x"}).reply("plain"))
+    script = (
+        Script()
+        .tool_use([("lookup", {"q": "first"})], turn=1, prompt=LOOP)
+        .tool_use([("lookup", {"q": "second"})], turn=2, prompt=LOOP)
+        .reply("done", turn=3, prompt=LOOP)
+        .tool_reply("record_city", {"city": "Oslo"})
+        .tool_reply("lookup", {"q": "x"})
+        .reply("plain")
+    )
     with FakeAnthropicServer(script) as server:
         yield server
 
 
 def ask(client, model, **kwargs):
-    return client.messages.create(model=model, max_tokens=kwargs.pop("max_tokens", 2048),
-                                  messages=kwargs.pop("messages", [{"role": "user", "content": "Which city?"}]),
-                                  **kwargs)
+    return client.messages.create(
+        model=model,
+        max_tokens=kwargs.pop("max_tokens", 2048),
+        messages=kwargs.pop("messages", [{"role": "user", "content": "Which city?"}]),
+        **kwargs,
+    )
 
 
 def refused(client, model, **kwargs) -> str:
@@ -66,17 +83,23 @@ def test_every_model_the_sdk_names_has_rules():
 
 
 def test_an_unknown_top_level_key_is_refused_with_the_apis_wording(client):
-    assert refused(client, "claude-haiku-4-5", extra_body={"frequency_penalty": 1}) == \
-        "`frequency_penalty`: Extra inputs are not permitted"
+    assert (
+        refused(client, "claude-haiku-4-5", extra_body={"frequency_penalty": 1})
+        == "`frequency_penalty`: Extra inputs are not permitted"
+    )
     assert ask(client, "claude-haiku-4-5", extra_body={"stream": False}).content[0].text == "plain"
 
 
 @pytest.mark.parametrize("model", ["claude-haiku-5-5", "claude-opus-4-8"])
 def test_temperature_is_refused_where_deprecated(client, model):
-    assert refused(client, model, thinking={"type": "disabled"}, extra_body={"temperature": 0.0}) == \
-        "`temperature` is deprecated for this model."
-    assert refused(client, model, thinking={"type": "disabled"}, extra_body={"top_p": 0.5}) == \
-        "`top_p` is deprecated for this model."
+    assert (
+        refused(client, model, thinking={"type": "disabled"}, extra_body={"temperature": 0.0})
+        == "`temperature` is deprecated for this model."
+    )
+    assert (
+        refused(client, model, thinking={"type": "disabled"}, extra_body={"top_p": 0.5})
+        == "`top_p` is deprecated for this model."
+    )
 
 
 def test_temperature_is_taken_by_an_older_model(client):
@@ -85,8 +108,10 @@ def test_temperature_is_taken_by_an_older_model(client):
 
 def test_forced_tool_with_thinking_is_refused(client):
     forced_thinking = "Thinking may not be enabled when tool_choice forces tool use."
-    assert refused(client, "claude-haiku-4-5", thinking={"type": "enabled", "budget_tokens": 1024},
-                   **FORCED) == forced_thinking
+    assert (
+        refused(client, "claude-haiku-4-5", thinking={"type": "enabled", "budget_tokens": 1024}, **FORCED)
+        == forced_thinking
+    )
     assert refused(client, "claude-haiku-5-5", **FORCED) == forced_thinking  # thinking on by default
     message = ask(client, "claude-haiku-5-5", thinking={"type": "disabled"}, **FORCED)
     assert [b.type for b in message.content] == ["tool_use"]
@@ -94,8 +119,9 @@ def test_forced_tool_with_thinking_is_refused(client):
 
 def test_sonnet_5_5_refuses_a_forced_tool_even_without_a_thinking_key(client):
     assert "is not supported for this model" in refused(client, "claude-sonnet-5-5", **FORCED)
-    assert "is not supported for this model" in refused(client, "claude-sonnet-5-5", tools=[TOOL],
-                                                        tool_choice={"type": "any"})
+    assert "is not supported for this model" in refused(
+        client, "claude-sonnet-5-5", tools=[TOOL], tool_choice={"type": "any"}
+    )
 
 
 def test_a_structured_reply_with_adaptive_thinking_starts_with_a_signed_block(fake, client):
@@ -106,8 +132,9 @@ def test_a_structured_reply_with_adaptive_thinking_starts_with_a_signed_block(fa
     assert thinking.thinking == "" and thinking.signature  # display omitted by default on generation 5
     assert message.usage.output_tokens_details.thinking_tokens > 0
     assert message.usage.output_tokens > message.usage.output_tokens_details.thinking_tokens
-    summarized = ask(client, "claude-sonnet-5-5", output_config=FORMAT,
-                     thinking={"type": "adaptive", "display": "summarized"})
+    summarized = ask(
+        client, "claude-sonnet-5-5", output_config=FORMAT, thinking={"type": "adaptive", "display": "summarized"}
+    )
     assert summarized.content[0].thinking == THOUGHT
     assert fake.script.signer.verifies(summarized.content[0].model_dump(), 0)
     assert not fake.script.signer.verifies({**summarized.content[0].model_dump(), "thinking": "forged"}, 0)
@@ -124,8 +151,15 @@ def _tool_loop(client, model, resend, **kwargs):
         blocks = [b.model_dump(exclude_none=True) for b in message.content]
         messages = messages + [
             {"role": "assistant", "content": resend(blocks)},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["id"], "content": "found"}
-                                         for b in blocks if b["type"] == "tool_use"]}]
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": b["id"], "content": "found"}
+                    for b in blocks
+                    if b["type"] == "tool_use"
+                ],
+            },
+        ]
     raise AssertionError("the loop did not end")
 
 
@@ -141,11 +175,14 @@ def _reordered(blocks):
     return blocks[1:] + blocks[:1]
 
 
-@pytest.mark.parametrize("model, kwargs", [
-    ("claude-sonnet-5-5", {}),
-    ("claude-haiku-4-5", {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
-    ("claude-opus-4-8", {"thinking": {"type": "adaptive", "display": "summarized"}}),
-])
+@pytest.mark.parametrize(
+    "model, kwargs",
+    [
+        ("claude-sonnet-5-5", {}),
+        ("claude-haiku-4-5", {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
+        ("claude-opus-4-8", {"thinking": {"type": "adaptive", "display": "summarized"}}),
+    ],
+)
 def test_a_tool_loop_that_sends_the_thinking_back_runs_three_steps(fake, client, model, kwargs):
     final = _tool_loop(client, model, lambda blocks: blocks, **kwargs)
     assert [b.type for b in final.content] == ["thinking", "text"] and final.content[1].text == "done"
@@ -174,24 +211,33 @@ def test_a_tool_loop_that_alters_the_thinking_is_refused(client, resend):
 
 
 def test_redacted_thinking_goes_back_opaque_and_is_checked_too():
-    script = (Script().tool_use([("lookup", {"q": "a"})], turn=1, redacted_thinking=True)
-              .tool_use([("lookup", {"q": "b"})], turn=2, redacted_thinking=True).reply("done", turn=3))
+    script = (
+        Script()
+        .tool_use([("lookup", {"q": "a"})], turn=1, redacted_thinking=True)
+        .tool_use([("lookup", {"q": "b"})], turn=2, redacted_thinking=True)
+        .reply("done", turn=3)
+    )
     with FakeAnthropicServer(script) as fake:
         with anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0) as client:
             final = _tool_loop(client, "claude-opus-5-5", lambda blocks: blocks)
             assert final.content[0].type == "thinking" and final.content[1].text == "done"
             assert fake.requests[1]["messages"][1]["content"][0]["type"] == "redacted_thinking"
+
             def tampered(blocks):
                 return [{**b, "data": b["data"] + "x"} if b["type"] == "redacted_thinking" else b for b in blocks]
+
             with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):
                 _tool_loop(client, "claude-opus-5-5", tampered)
 
 
-@pytest.mark.parametrize("model, effort", [("claude-haiku-4-5", "low"), ("claude-opus-4-5", "xhigh"),
-                                           ("claude-sonnet-4-6", "xhigh")])
+@pytest.mark.parametrize(
+    "model, effort", [("claude-haiku-4-5", "low"), ("claude-opus-4-5", "xhigh"), ("claude-sonnet-4-6", "xhigh")]
+)
 def test_an_effort_level_the_model_does_not_list_is_refused(client, model, effort):
-    assert refused(client, model, output_config={"effort": effort}) == \
-        f"`output_config.effort: {effort}` is not supported for this model."
+    assert (
+        refused(client, model, output_config={"effort": effort})
+        == f"`output_config.effort: {effort}` is not supported for this model."
+    )
 
 
 def test_listed_effort_levels_are_taken(client):
@@ -200,20 +246,38 @@ def test_listed_effort_levels_are_taken(client):
     assert "Input should be" in refused(client, "claude-opus-4-8", output_config={"effort": "extreme"})
 
 
-@pytest.mark.parametrize("model, kind", [("claude-opus-4-7", "enabled"), ("claude-haiku-4-5", "adaptive"),
-                                         ("claude-opus-5-5", "disabled"), ("claude-haiku-5-5", "between_tools")])
+@pytest.mark.parametrize(
+    "model, kind",
+    [
+        ("claude-opus-4-7", "enabled"),
+        ("claude-haiku-4-5", "adaptive"),
+        ("claude-opus-5-5", "disabled"),
+        ("claude-haiku-5-5", "between_tools"),
+    ],
+)
 def test_a_thinking_type_the_model_does_not_take_is_refused(client, model, kind):
     thinking = {"type": kind, "budget_tokens": 1024} if kind == "enabled" else {"type": kind}
     assert refused(client, model, thinking=thinking) == f"`thinking.type: {kind}` is not supported for this model."
 
 
-@pytest.mark.parametrize("thinking, why", [
-    ({"type": "enabled", "budget_tokens": 512}, "thinking.enabled.budget_tokens: Input should be greater than or "
-                                                "equal to 1024"),
-    ({"type": "enabled", "budget_tokens": 4096}, "`max_tokens` must be greater than `thinking.budget_tokens`"),
-    ({"type": "disabled", "budget_tokens": 2048}, "`thinking.disabled.budget_tokens`: Extra inputs are not permitted"),
-    ({"type": "adaptive", "display": "full"}, "`thinking.adaptive.display`: Input should be 'omitted' or 'summarized'"),
-])
+@pytest.mark.parametrize(
+    "thinking, why",
+    [
+        (
+            {"type": "enabled", "budget_tokens": 512},
+            "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+        ),
+        ({"type": "enabled", "budget_tokens": 4096}, "`max_tokens` must be greater than `thinking.budget_tokens`"),
+        (
+            {"type": "disabled", "budget_tokens": 2048},
+            "`thinking.disabled.budget_tokens`: Extra inputs are not permitted",
+        ),
+        (
+            {"type": "adaptive", "display": "full"},
+            "`thinking.adaptive.display`: Input should be 'omitted' or 'summarized'",
+        ),
+    ],
+)
 def test_the_shape_of_thinking_follows_the_sdks_types(client, thinking, why):
     model = "claude-sonnet-4-6"  # takes all three thinking types
     assert refused(client, model, thinking=thinking) == why
@@ -221,15 +285,18 @@ def test_the_shape_of_thinking_follows_the_sdks_types(client, thinking, why):
 
 def test_temperature_other_than_1_with_thinking_is_refused(client):
     thinking = {"type": "enabled", "budget_tokens": 1024}
-    assert refused(client, "claude-sonnet-4-6", thinking=thinking, extra_body={"temperature": 0.2}) == \
-        "`temperature` may only be set to 1 when thinking is enabled"
+    assert (
+        refused(client, "claude-sonnet-4-6", thinking=thinking, extra_body={"temperature": 0.2})
+        == "`temperature` may only be set to 1 when thinking is enabled"
+    )
     assert ask(client, "claude-sonnet-4-6", thinking=thinking, extra_body={"temperature": 1})
 
 
 def test_prefill_is_refused_from_the_4_6_models_on(client):
     prefilled = [{"role": "user", "content": "Which city?"}, {"role": "assistant", "content": "The city is"}]
     assert refused(client, "claude-sonnet-4-6", messages=prefilled).startswith(
-        "This model does not support assistant message prefill.")
+        "This model does not support assistant message prefill."
+    )
     assert ask(client, "claude-haiku-4-5", messages=prefilled).content[0].text == "plain"
 
 
@@ -260,8 +327,7 @@ def test_the_models_listing_states_the_rules_as_model_info(client):
     for info in listed.values():
         anthropic.types.ModelInfo.model_validate(info.model_dump())
     sonnet = listed["claude-sonnet-5-5"].capabilities
-    assert {k for k, v in sonnet.thinking.types.model_dump().items() if v["supported"]} == {"adaptive",
-                                                                                          "between_tools"}
+    assert {k for k, v in sonnet.thinking.types.model_dump().items() if v["supported"]} == {"adaptive", "between_tools"}
     assert sonnet.effort.xhigh.supported and sonnet.structured_outputs.supported
     haiku = listed["claude-haiku-4-5"].capabilities
     assert not haiku.effort.supported and not haiku.effort.low.supported
@@ -272,10 +338,13 @@ def test_the_models_listing_states_the_rules_as_model_info(client):
 
 def test_a_batch_request_that_breaks_a_rule_ends_errored(client):
     good = {"model": "claude-haiku-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
-    batch = client.messages.batches.create(requests=[
-        {"custom_id": "ok", "params": good},
-        {"custom_id": "bad", "params": {**good, "model": "claude-opus-4-8", "temperature": 0.0}},
-        {"custom_id": "extra", "params": {**good, "seed": 3}}])
+    batch = client.messages.batches.create(
+        requests=[
+            {"custom_id": "ok", "params": good},
+            {"custom_id": "bad", "params": {**good, "model": "claude-opus-4-8", "temperature": 0.0}},
+            {"custom_id": "extra", "params": {**good, "seed": 3}},
+        ]
+    )
     results = {r.custom_id: r.result for r in client.messages.batches.results(batch.id)}
     assert results["ok"].type == "succeeded"
     assert results["bad"].type == "errored" and results["bad"].error.error.type == "invalid_request_error"
@@ -287,16 +356,18 @@ def test_count_tokens_holds_its_own_request_type(fake, client):
     counted = client.messages.count_tokens(model="claude-haiku-4-5", messages=[{"role": "user", "content": "hi"}])
     assert counted.input_tokens >= 1
     with pytest.raises(anthropic.BadRequestError) as caught:
-        client.messages.count_tokens(model="claude-haiku-4-5", messages=[{"role": "user", "content": "hi"}],
-                                     extra_body={"max_tokens": 64})
+        client.messages.count_tokens(
+            model="claude-haiku-4-5", messages=[{"role": "user", "content": "hi"}], extra_body={"max_tokens": 64}
+        )
     assert caught.value.body["error"]["message"] == "`max_tokens`: Extra inputs are not permitted"
     assert len(fake.counted) == 1
 
 
 def test_the_in_process_provider_refuses_alike(fake):
     provider = ScriptedProvider(fake.script)
-    request = ModelRequest(model="claude-opus-4-8", messages=({"role": "user", "content": "Which city?"},),
-                           temperature=0.0)
+    request = ModelRequest(
+        model="claude-opus-4-8", messages=({"role": "user", "content": "Which city?"},), temperature=0.0
+    )
     with pytest.raises(ProviderError, match="`temperature` is deprecated for this model.") as caught:
         asyncio.run(provider.generate(request))
     assert caught.value.status == 400 and not caught.value.retryable

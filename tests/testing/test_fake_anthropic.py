@@ -16,9 +16,11 @@ from evalkit.testing.fake_anthropic import FakeAnthropicServer  # noqa: E402
 from evalkit.testing.script import Script  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
-WEATHER_TOOL = {"name": "get_weather", "description": "Weather for a city",
-                "input_schema": {"type": "object", "properties": {"city": {"type": "string"}},
-                                 "required": ["city"]}}
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Weather for a city",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
 
 
 @pytest.fixture
@@ -27,8 +29,9 @@ def fake(fake_anthropic):
 
 
 def ask(client, prompt: str, **kwargs):
-    return client.messages.create(model=kwargs.pop("model", MODEL), max_tokens=64,
-                                  messages=[{"role": "user", "content": prompt}], **kwargs)
+    return client.messages.create(
+        model=kwargs.pop("model", MODEL), max_tokens=64, messages=[{"role": "user", "content": prompt}], **kwargs
+    )
 
 
 def test_text_reply_validates_as_message(fake, client):
@@ -44,9 +47,16 @@ def test_text_reply_validates_as_message(fake, client):
 def test_raw_payload_passes_the_vendor_schema(fake):
     fake.script.reply("raw")
     fake.script.tool_reply("get_weather", {"city": "Oslo"})
-    for body in ({"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]},
-                 {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}],
-                  "tools": [WEATHER_TOOL], "tool_choice": {"type": "tool", "name": "get_weather"}}):
+    for body in (
+        {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]},
+        {
+            "model": MODEL,
+            "max_tokens": 8,
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [WEATHER_TOOL],
+            "tool_choice": {"type": "tool", "name": "get_weather"},
+        },
+    ):
         status, payload = _post(fake.url + "/v1/messages", body)
         assert status == 200
         anthropic.types.Message.model_validate(payload)
@@ -55,8 +65,7 @@ def test_raw_payload_passes_the_vendor_schema(fake):
 def test_forced_tool_use_matched_by_tool_name(fake, client):
     fake.script.tool_reply("get_weather", {"city": "Oslo"})
     fake.script.reply("plain")
-    message = ask(client, "Weather in Oslo?", tools=[WEATHER_TOOL],
-                  tool_choice={"type": "tool", "name": "get_weather"})
+    message = ask(client, "Weather in Oslo?", tools=[WEATHER_TOOL], tool_choice={"type": "tool", "name": "get_weather"})
     block = message.content[0]
     assert block.type == "tool_use" and block.name == "get_weather" and block.input == {"city": "Oslo"}
     assert message.stop_reason == "tool_use"
@@ -97,12 +106,15 @@ def test_requests_are_recorded_and_reset(fake, client):
     assert fake.request_count == 0 and fake.requests == []
 
 
-@pytest.mark.parametrize("kind, error, status", [
-    ("429", anthropic.RateLimitError, 429),
-    ("529", anthropic.OverloadedError, 529),
-    ("500", anthropic.InternalServerError, 500),
-    ("400", anthropic.BadRequestError, 400),
-])
+@pytest.mark.parametrize(
+    "kind, error, status",
+    [
+        ("429", anthropic.RateLimitError, 429),
+        ("529", anthropic.OverloadedError, 529),
+        ("500", anthropic.InternalServerError, 500),
+        ("400", anthropic.BadRequestError, 400),
+    ],
+)
 def test_status_faults(fake, client, kind, error, status):
     fake.script.fault(kind, times=1)
     fake.script.reply("recovered")
@@ -189,9 +201,12 @@ def test_latency_does_not_serialise_concurrent_requests(fake):
 
     async def main():
         async with anthropic.AsyncAnthropic(api_key="k", base_url=fake.url, max_retries=0) as c:
-            return await asyncio.gather(*[
-                c.messages.create(model=MODEL, max_tokens=8, messages=[{"role": "user", "content": f"q{i}"}])
-                for i in range(64)])
+            return await asyncio.gather(
+                *[
+                    c.messages.create(model=MODEL, max_tokens=8, messages=[{"role": "user", "content": f"q{i}"}])
+                    for i in range(64)
+                ]
+            )
 
     replies = asyncio.run(main())
     assert [r.content[0].text for r in replies] == ["slow"] * 64
@@ -215,11 +230,14 @@ def test_many_requests_over_keep_alive(fake):
     async def main():
         sem = asyncio.Semaphore(32)
         async with anthropic.AsyncAnthropic(api_key="k", base_url=fake.url, max_retries=0) as c:
+
             async def one(i):
                 async with sem:
-                    m = await c.messages.create(model=MODEL, max_tokens=8,
-                                                messages=[{"role": "user", "content": f"q{i}"}])
+                    m = await c.messages.create(
+                        model=MODEL, max_tokens=8, messages=[{"role": "user", "content": f"q{i}"}]
+                    )
                     return m.content[0].text
+
             return await asyncio.gather(*[one(i) for i in range(200)])
 
     assert asyncio.run(main()) == [f"Q{i}" for i in range(200)]

@@ -11,15 +11,20 @@ from evalkit.testing.script import Script
 
 
 def requests(*prompts: str) -> list[dict]:
-    return [{"custom_id": f"r{i}", "params": {"model": "claude-haiku-4-5", "max_tokens": 32,
-                                               "messages": [{"role": "user", "content": p}]}}
-            for i, p in enumerate(prompts)]
+    return [
+        {
+            "custom_id": f"r{i}",
+            "params": {"model": "claude-haiku-4-5", "max_tokens": 32, "messages": [{"role": "user", "content": p}]},
+        }
+        for i, p in enumerate(prompts)
+    ]
 
 
 def test_a_batch_is_in_progress_for_its_delay_then_its_results_match_by_custom_id():
     # A delay no run of this test outlasts, then none: the batch's clock, not the machine's speed.
-    with FakeAnthropicServer(Script().reply("hi Ada", prompt="Ada").reply("hi Bob", prompt="Bob"),
-                             batch_delay=3600) as fake:
+    with FakeAnthropicServer(
+        Script().reply("hi Ada", prompt="Ada").reply("hi Bob", prompt="Bob"), batch_delay=3600
+    ) as fake:
         client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)
         batch = client.messages.batches.create(requests=requests("Ada", "Bob"))
         assert batch.processing_status == "in_progress" and batch.request_counts.processing == 2
@@ -48,12 +53,15 @@ def test_chosen_requests_end_errored_or_expired_and_a_canceled_batch_cancels_the
         assert [r.result.type for r in client.messages.batches.results(slow.id)] == ["canceled"]
 
 
-@pytest.mark.parametrize("bad, problem", [
-    ([], "non-empty list"),
-    ([{"custom_id": "has space", "params": {"model": "m", "max_tokens": 1, "messages": []}}], "custom_id"),
-    (requests("a") + requests("b"), "not unique"),
-    ([{"custom_id": "x", "params": {"model": "m"}}], "max_tokens, messages required"),
-])
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        ([], "non-empty list"),
+        ([{"custom_id": "has space", "params": {"model": "m", "max_tokens": 1, "messages": []}}], "custom_id"),
+        (requests("a") + requests("b"), "not unique"),
+        ([{"custom_id": "x", "params": {"model": "m"}}], "max_tokens, messages required"),
+    ],
+)
 def test_a_malformed_batch_is_a_400_naming_the_problem(bad, problem):
     with FakeAnthropicServer(Script().reply("ok")) as fake:
         client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)

@@ -17,8 +17,13 @@ from evalkit.testing.script import Script, requested_schema, requested_tool  # n
 from evalkit.testing.scripted import ScriptedProvider  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
-SCHEMA = {"type": "object", "title": "record_city", "additionalProperties": False, "required": ["city"],
-          "properties": {"city": {"type": "string", "enum": ["Oslo", "Lima"]}}}
+SCHEMA = {
+    "type": "object",
+    "title": "record_city",
+    "additionalProperties": False,
+    "required": ["city"],
+    "properties": {"city": {"type": "string", "enum": ["Oslo", "Lima"]}},
+}
 FORMAT = {"format": {"type": "json_schema", "schema": SCHEMA}}
 THINKING = {"type": "enabled", "budget_tokens": 1024}
 
@@ -29,8 +34,12 @@ def fake(fake_anthropic):
 
 
 def ask(client, **kwargs):
-    return client.messages.create(model=MODEL, max_tokens=kwargs.pop("max_tokens", 64),
-                                  messages=[{"role": "user", "content": "Which city?"}], **kwargs)
+    return client.messages.create(
+        model=MODEL,
+        max_tokens=kwargs.pop("max_tokens", 64),
+        messages=[{"role": "user", "content": "Which city?"}],
+        **kwargs,
+    )
 
 
 def test_a_structured_output_request_is_answered_by_the_rule_for_its_schemas_title_as_json_text(client):
@@ -52,12 +61,21 @@ def test_a_thinking_request_gets_a_signed_thinking_block_before_the_answer(clien
     assert json.loads(response.text) == {"city": "Oslo"} and response.tool_input is None
 
 
-@pytest.mark.parametrize("extra, why", [
-    ({"tools": [{"name": "record_city", "input_schema": SCHEMA}],
-      "tool_choice": {"type": "tool", "name": "record_city"}, "max_tokens": 2048}, "tool_choice forces tool use"),
-    ({"output_config": FORMAT, "max_tokens": 1024}, "max_tokens"),
-    ({"output_config": FORMAT, "max_tokens": 2048, "extra_body": {"temperature": 0.0}}, "temperature"),
-])
+@pytest.mark.parametrize(
+    "extra, why",
+    [
+        (
+            {
+                "tools": [{"name": "record_city", "input_schema": SCHEMA}],
+                "tool_choice": {"type": "tool", "name": "record_city"},
+                "max_tokens": 2048,
+            },
+            "tool_choice forces tool use",
+        ),
+        ({"output_config": FORMAT, "max_tokens": 1024}, "max_tokens"),
+        ({"output_config": FORMAT, "max_tokens": 2048, "extra_body": {"temperature": 0.0}}, "temperature"),
+    ],
+)
 def test_what_the_api_refuses_with_thinking_is_a_400(fake, client, extra, why):
     with pytest.raises(anthropic.BadRequestError, match=why):
         ask(client, thinking=THINKING, **extra)
@@ -65,15 +83,25 @@ def test_what_the_api_refuses_with_thinking_is_a_400(fake, client, extra, why):
 
 def test_the_in_process_provider_answers_the_same(fake):
     provider = ScriptedProvider(fake.script)
-    request = ModelRequest(model=MODEL, messages=({"role": "user", "content": "Which city?"},), max_tokens=2048,
-                           output_format=FORMAT["format"], thinking=THINKING)
+    request = ModelRequest(
+        model=MODEL,
+        messages=({"role": "user", "content": "Which city?"},),
+        max_tokens=2048,
+        output_format=FORMAT["format"],
+        thinking=THINKING,
+    )
     import asyncio
 
     response = asyncio.run(provider.generate(request))
     assert json.loads(response.text) == {"city": "Oslo"} and response.tool_input is None
-    forced = ModelRequest(model=MODEL, messages=request.messages, max_tokens=2048, thinking=THINKING,
-                          tools=({"name": "record_city", "input_schema": SCHEMA},),
-                          tool_choice={"type": "tool", "name": "record_city"})
+    forced = ModelRequest(
+        model=MODEL,
+        messages=request.messages,
+        max_tokens=2048,
+        thinking=THINKING,
+        tools=({"name": "record_city", "input_schema": SCHEMA},),
+        tool_choice={"type": "tool", "name": "record_city"},
+    )
     with pytest.raises(ProviderError, match="tool_choice forces tool use") as caught:
         asyncio.run(provider.generate(forced))
     assert caught.value.status == 400 and not caught.value.retryable
@@ -84,18 +112,39 @@ def test_requested_tool_and_schema_read_either_route():
     assert requested_tool(body) == "record_city" and requested_schema(body) == SCHEMA
     untitled = {"output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}}
     assert requested_tool(untitled) == "structured_output"
-    forced = {"tools": [{"name": "t", "input_schema": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "t"}}
+    forced = {
+        "tools": [{"name": "t", "input_schema": {"type": "object"}}],
+        "tool_choice": {"type": "tool", "name": "t"},
+    }
     assert requested_tool(forced) == "t" and requested_schema(forced) == {"type": "object"}
     assert requested_tool({"messages": []}) is None
 
 
 def test_the_offline_command_fills_a_structured_output_schema(client):
     script = offline_script("hello", "fail")
-    schema = {"type": "object", "title": "record_verdicts", "properties": {"items": {"type": "array", "items": {
-        "type": "object", "properties": {"id": {"type": "string", "enum": ["a"]}, "reason": {"type": "string"},
-                                         "verdict": {"type": "string", "enum": ["pass", "fail"]}}}}}}
-    body = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "judge"}],
-            "output_config": {"format": {"type": "json_schema", "schema": schema}}}
+    schema = {
+        "type": "object",
+        "title": "record_verdicts",
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "enum": ["a"]},
+                        "reason": {"type": "string"},
+                        "verdict": {"type": "string", "enum": ["pass", "fail"]},
+                    },
+                },
+            }
+        },
+    }
+    body = {
+        "model": MODEL,
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": "judge"}],
+        "output_config": {"format": {"type": "json_schema", "schema": schema}},
+    }
     action = script.action_for(body)
     assert action.input == {"items": [{"id": "a", "reason": OFFLINE_REASON, "verdict": "fail"}]}
 

@@ -22,10 +22,25 @@ replies:
 verdict: pass
 verdicts: {cites: fail}
 """
-JUDGE = {"name": JUDGE_TOOL, "input_schema": {"type": "object", "properties": {"items": {"type": "array", "items": {
-    "type": "object", "properties": {"id": {"type": "string", "enum": ["polite", "cites"]},
-                                     "reason": {"type": "string"}, "verdict": {"type": "string",
-                                                                              "enum": ["pass", "fail"]}}}}}}}
+JUDGE = {
+    "name": JUDGE_TOOL,
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "enum": ["polite", "cites"]},
+                        "reason": {"type": "string"},
+                        "verdict": {"type": "string", "enum": ["pass", "fail"]},
+                    },
+                },
+            }
+        },
+    },
+}
 
 
 def ask(client: anthropic.Anthropic, messages: list, **extra) -> anthropic.types.Message:
@@ -41,28 +56,39 @@ def test_a_script_file_answers_by_turn_with_tool_use_and_verdicts(tmp_path):
         assert first.stop_reason == "tool_use"
         call = next(b for b in first.content if b.type == "tool_use")
         assert (call.name, call.input) == ("forecast", {"city": "Oslo"})
-        second = ask(client, [{"role": "user", "content": "weather tomorrow?"},
-                              {"role": "assistant", "content": [b.model_dump() for b in first.content]},
-                              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
-                                                            "content": "rain"}]}])
+        second = ask(
+            client,
+            [
+                {"role": "user", "content": "weather tomorrow?"},
+                {"role": "assistant", "content": [b.model_dump() for b in first.content]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "rain"}]},
+            ],
+        )
         assert second.content[0].text == "Rain in Oslo."
-        judged = ask(client, [{"role": "user", "content": "grade it"}], tools=[JUDGE],
-                     tool_choice={"type": "tool", "name": JUDGE_TOOL})
+        judged = ask(
+            client,
+            [{"role": "user", "content": "grade it"}],
+            tools=[JUDGE],
+            tool_choice={"type": "tool", "name": JUDGE_TOOL},
+        )
         items = {i["id"]: i["verdict"] for i in judged.content[0].input["items"]}
         assert items == {"polite": "pass", "cites": "fail"}
 
 
-@pytest.mark.parametrize("text, message", [
-    ("replies: [{repy: hi}]", "replies[0]: give exactly one of reply, tool_use"),
-    ("replies: [{reply: hi, trun: 2}]", "replies[0]: unknown key 'trun'"),
-    ("replies: [{reply: hi, turn: 0}]", "replies[0]: turn: expected a whole number from 1"),
-    ("replies: [{tool_use: [{name: x, args: {}}]}]", "replies[0]: tool_use[0]: expected {name"),
-    ("verdict: maybe", "verdict: 'maybe' is not one of pass, fail"),
-    ("verdicts: {a: yes}", "verdicts: expected a mapping"),
-    ("reply: hi", "unknown key 'reply'"),
-    ("replies: [oops", "not valid YAML at line"),
-    ("- 1", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("replies: [{repy: hi}]", "replies[0]: give exactly one of reply, tool_use"),
+        ("replies: [{reply: hi, trun: 2}]", "replies[0]: unknown key 'trun'"),
+        ("replies: [{reply: hi, turn: 0}]", "replies[0]: turn: expected a whole number from 1"),
+        ("replies: [{tool_use: [{name: x, args: {}}]}]", "replies[0]: tool_use[0]: expected {name"),
+        ("verdict: maybe", "verdict: 'maybe' is not one of pass, fail"),
+        ("verdicts: {a: yes}", "verdicts: expected a mapping"),
+        ("reply: hi", "unknown key 'reply'"),
+        ("replies: [oops", "not valid YAML at line"),
+        ("- 1", "expected a mapping"),
+    ],
+)
 def test_each_mistake_in_a_script_file_is_named(tmp_path, text, message):
     path = tmp_path / "s.yml"
     path.write_text(text)
@@ -75,13 +101,21 @@ def test_the_command_refuses_a_bad_script_in_one_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"replies": [{"reply": 5}]}))
     for args in (["--script", str(bad)], ["--script", str(tmp_path / "missing.yml")]):
-        done = subprocess.run([sys.executable, "-m", "evalkit.testing.fake_anthropic", "--port", "0", *args],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "evalkit.testing.fake_anthropic", "--port", "0", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 2
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("fake_anthropic: --script "), done.stderr
-    both = subprocess.run([sys.executable, "-m", "evalkit.testing.fake_anthropic", "--script", str(bad),
-                           "--verdict", "fail"], capture_output=True, text=True, timeout=60)
+    both = subprocess.run(
+        [sys.executable, "-m", "evalkit.testing.fake_anthropic", "--script", str(bad), "--verdict", "fail"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert both.returncode == 2 and "give the verdicts in the script file" in both.stderr
 
 

@@ -50,7 +50,9 @@ def test_a_pydantic_output_crosses_as_its_dump_with_where_its_class_is():
         code: str
 
     result = plain(target_output(Node(code="x")))
-    assert result[1] == {"code": "x"} and result[5].endswith(":test_a_pydantic_output_crosses_as_its_dump_with_where_its_class_is.<locals>.Node")
+    assert result[1] == {"code": "x"} and result[5].endswith(
+        ":test_a_pydantic_output_crosses_as_its_dump_with_where_its_class_is.<locals>.Node"
+    )
 
 
 def test_an_output_read_while_another_thread_imports_pydantic_is_plain_output(monkeypatch):
@@ -77,10 +79,12 @@ def test_a_worker_imports_the_public_api_before_its_first_call():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom evalkit.workers.worker_main import import_public_api\n"
-            "before = 'evalkit.checks.registry' in sys.modules\nimport_public_api()\n"
-            "print(before, all(m in sys.modules for m in ('evalkit.checks.registry', 'evalkit.suite.loader', "
-            "'evalkit.run.targets', 'pydantic')))")
+    code = (
+        "import sys\nfrom evalkit.workers.worker_main import import_public_api\n"
+        "before = 'evalkit.checks.registry' in sys.modules\nimport_public_api()\n"
+        "print(before, all(m in sys.modules for m in ('evalkit.checks.registry', 'evalkit.suite.loader', "
+        "'evalkit.run.targets', 'pydantic')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["False", "True"], done.stderr
 
@@ -91,8 +95,10 @@ def test_a_worker_without_pytest_still_starts():
     import subprocess
     import sys
 
-    code = ("import sys\nsys.modules['pytest'] = None  # import pytest now raises ImportError\n"
-            "from evalkit.workers.worker_main import import_public_api\nimport_public_api()\n"
-            "print('evalkit.checks.registry' in sys.modules)")
+    code = (
+        "import sys\nsys.modules['pytest'] = None  # import pytest now raises ImportError\n"
+        "from evalkit.workers.worker_main import import_public_api\nimport_public_api()\n"
+        "print('evalkit.checks.registry' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True"], done.stderr

@@ -5,5 +5,14 @@ from evalkit.llm.batching.batcher import Batcher, BatchStats, PollPolicy, batch_
 from evalkit.llm.batching.setup import batch_notes, batch_run, use_batches
 from evalkit.llm.batching.store import BatchStore, store_path_for
 
-__all__ = ["BatchStats", "BatchStore", "Batcher", "PollPolicy", "batch_eligible", "batch_notes", "batch_run", "store_path_for",
-           "use_batches"]
+__all__ = [
+    "BatchStats",
+    "BatchStore",
+    "Batcher",
+    "PollPolicy",
+    "batch_eligible",
+    "batch_notes",
+    "batch_run",
+    "store_path_for",
+    "use_batches",
+]

@@ -62,8 +62,14 @@ class BatchStats:
 class Batcher:
     """Sends the calls it `takes` through a BatchAPI; see the module docstring."""
 
-    def __init__(self, api: BatchAPI, store: BatchStore | None = None, *, poll: PollPolicy = PollPolicy(),
-                 log: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        api: BatchAPI,
+        store: BatchStore | None = None,
+        *,
+        poll: PollPolicy = PollPolicy(),
+        log: Callable[[str], None] | None = None,
+    ):
         self.api = api
         self.store = store
         self.poll = poll
@@ -94,8 +100,9 @@ class Batcher:
             result.response.batch = True
             return result.response
         why = f": {result.error}" if result.error else ""
-        raise ProviderError(f"Message Batches request {result.kind}{why}{' (after a retry)' if retried else ''}",
-                            retryable=False)
+        raise ProviderError(
+            f"Message Batches request {result.kind}{why}{' (after a retry)' if retried else ''}", retryable=False
+        )
 
     def finished(self) -> None:
         """The run completed: its batches need not be resumed."""
@@ -234,7 +241,7 @@ class Batcher:
             except ProviderError as exc:
                 if not exc.retryable or attempt >= self.poll.api_attempts:
                     raise
-                pause = exc.retry_after if exc.retry_after is not None else 0.5 * 2 ** attempt
+                pause = exc.retry_after if exc.retry_after is not None else 0.5 * 2**attempt
                 await asyncio.sleep(min(pause, self.poll.most))
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:

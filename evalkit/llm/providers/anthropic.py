@@ -28,8 +28,14 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(self, api_key: str | None = None, base_url: str | None = None, *,
-                 max_connections: int = 100, timeout: float = 600):
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        max_connections: int = 100,
+        timeout: float = 600,
+    ):
         import anthropic  # anthropic loads when a provider is made, not when this module is imported
         import httpx2
 
@@ -37,13 +43,13 @@ class AnthropicProvider:
         http_timeout = httpx2.Timeout(timeout, connect=min(5.0, timeout))
         http_client = anthropic.DefaultAsyncHttpxClient(
             timeout=http_timeout,
-            limits=httpx2.Limits(max_connections=max_connections,
-                                 max_keepalive_connections=min(100, max_connections)),
+            limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(100, max_connections)),
         )
         # None lets the SDK read ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL (and its profiles).
         try:
-            self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, timeout=http_timeout,
-                                                    max_retries=0, http_client=http_client)
+            self._client = anthropic.AsyncAnthropic(
+                api_key=api_key, base_url=base_url, timeout=http_timeout, max_retries=0, http_client=http_client
+            )
         except anthropic.CredentialsError as exc:  # e.g. ANTHROPIC_CONFIG_DIR without a profile
             raise MissingKeyError(f"No ANTHROPIC_API_KEY: set it, or run `evalkit demo` ({exc})") from exc
         if self._client.api_key is None and self._client.auth_token is None and self._client.credentials is None:
@@ -119,8 +125,9 @@ class AnthropicBatches:
         except Exception as exc:
             raise _provider_error(exc, self._base_url) from exc
         counts = batch.request_counts.model_dump()
-        return BatchStatus(id=batch.id, ended=batch.processing_status == "ended",
-                           counts={k: int(v or 0) for k, v in counts.items()})
+        return BatchStatus(
+            id=batch.id, ended=batch.processing_status == "ended", counts={k: int(v or 0) for k, v in counts.items()}
+        )
 
 
 def _result(line: dict[str, Any]) -> BatchResult:
@@ -134,13 +141,18 @@ def _result(line: dict[str, Any]) -> BatchResult:
     if kind == "errored":
         error = ((result.get("error") or {}).get("error")) or {}
         etype = str(error.get("type") or "error")
-        return BatchResult(custom_id, kind, error=f"{etype}: {' '.join(str(error.get('message', '')).split())[:300]}",
-                           retryable=etype not in _PERMANENT)
+        return BatchResult(
+            custom_id,
+            kind,
+            error=f"{etype}: {' '.join(str(error.get('message', '')).split())[:300]}",
+            retryable=etype not in _PERMANENT,
+        )
     return BatchResult(custom_id, kind, error=f"the batch ended with this request {kind}")
 
 
-def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None, timeout: float = 10.0,
-                     credentials: Any = None) -> dict[str, dict[str, Any]]:
+def fetch_lifecycles(
+    *, api_key: str | None = None, base_url: str | None = None, timeout: float = 10.0, credentials: Any = None
+) -> dict[str, dict[str, Any]]:
     """Model id to its `lifecycle`, `retires_at` (ISO date or None), whether it supports
     `structured_outputs`, which `thinking` types it accepts ({type: bool}), its `effort` levels and its
     `max_tokens` (the most output tokens a request may ask; None wherever the API does not say), from
@@ -151,18 +163,22 @@ def fetch_lifecycles(*, api_key: str | None = None, base_url: str | None = None,
     One attempt, short timeout: the caller falls back to evalkit's table."""
     import anthropic  # likewise, on use
 
-    client = anthropic.Anthropic(api_key=api_key, credentials=credentials, base_url=base_url, max_retries=0,
-                                 timeout=timeout)
+    client = anthropic.Anthropic(
+        api_key=api_key, credentials=credentials, base_url=base_url, max_retries=0, timeout=timeout
+    )
     try:
         out: dict[str, dict[str, Any]] = {}
         for info in client.models.list(limit=1000):
             retires = getattr(info, "retires_at", None)
             caps = getattr(info, "capabilities", None)
-            out[info.id] = {"lifecycle": getattr(info, "lifecycle", None) or "active",
-                            "retires_at": retires.date().isoformat() if retires is not None else None,
-                            "structured_outputs": _supported(caps, "structured_outputs"),
-                            "thinking": _thinking_types(caps), "effort": _effort_levels(caps),
-                            "max_tokens": _count(getattr(info, "max_tokens", None))}
+            out[info.id] = {
+                "lifecycle": getattr(info, "lifecycle", None) or "active",
+                "retires_at": retires.date().isoformat() if retires is not None else None,
+                "structured_outputs": _supported(caps, "structured_outputs"),
+                "thinking": _thinking_types(caps),
+                "effort": _effort_levels(caps),
+                "max_tokens": _count(getattr(info, "max_tokens", None)),
+            }
         return out
     finally:
         client.close()
@@ -180,9 +196,13 @@ def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
         should_retry = exc.response.headers.get("x-should-retry")
         if should_retry in ("true", "false"):
             retryable = should_retry == "true"
-        return ProviderError(f"Anthropic API {status} {etype}: {_one_line(detail)}", retryable=retryable,
-                             retry_after=_retry_after(exc.response.headers), status=status,
-                             rate_limit=parse_rate_limit_headers(exc.response.headers))
+        return ProviderError(
+            f"Anthropic API {status} {etype}: {_one_line(detail)}",
+            retryable=retryable,
+            retry_after=_retry_after(exc.response.headers),
+            status=status,
+            rate_limit=parse_rate_limit_headers(exc.response.headers),
+        )
     if isinstance(exc, anthropic.APITimeoutError):
         return ProviderError(f"Anthropic API request timed out ({base_url})", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -190,13 +210,17 @@ def _provider_error(exc: Exception, base_url: str = "") -> ProviderError:
         why = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
         return ProviderError(f"Anthropic API connection failed ({base_url}): {_one_line(why)}", retryable=True)
     if isinstance(exc, anthropic.APIResponseValidationError):
-        return ProviderError(f"Anthropic API reply did not match the Message schema: {_one_line(exc.message)}",
-                             retryable=True, status=exc.status_code)
+        return ProviderError(
+            f"Anthropic API reply did not match the Message schema: {_one_line(exc.message)}",
+            retryable=True,
+            status=exc.status_code,
+        )
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         # A 200 whose body is cut short or is not JSON: the SDK raises json.JSONDecodeError
         # straight from `response.json()` (and would not retry it); a retry usually succeeds.
-        return ProviderError(f"Anthropic API reply was not valid JSON: {_one_line(str(exc))}",
-                             retryable=True, status=200)
+        return ProviderError(
+            f"Anthropic API reply was not valid JSON: {_one_line(str(exc))}", retryable=True, status=200
+        )
     if isinstance(exc, anthropic.AnthropicError):
         return ProviderError(f"Anthropic client error: {_one_line(str(exc))}")
     # Raised before any request is sent (bad arguments, the SDK's "streaming is required"
@@ -236,8 +260,11 @@ def _effort_levels(capabilities: Any) -> list[str] | None:
         return None
     if not effort.supported:
         return []
-    return [level for level in ("low", "medium", "high", "xhigh", "max")
-            if getattr(getattr(effort, level, None), "supported", None) is True]
+    return [
+        level
+        for level in ("low", "medium", "high", "xhigh", "max")
+        if getattr(getattr(effort, level, None), "supported", None) is True
+    ]
 
 
 def _retry_after(headers: Any) -> float | None:

@@ -62,11 +62,18 @@ class ModelRequest:
         system = data.get("system")
         if not isinstance(system, (str, type(None))):
             system = blocks("system")
-        return cls(model=typed("model", (str,)) or "", messages=blocks("messages"), system=system,
-                   max_tokens=typed("max_tokens", (int,)) or 1024, temperature=typed("temperature", (int, float)),
-                   tools=blocks("tools"), tool_choice=typed("tool_choice", (dict,)),
-                   output_format=typed("output_format", (dict,)), thinking=typed("thinking", (dict,)),
-                   effort=typed("effort", (str,)))
+        return cls(
+            model=typed("model", (str,)) or "",
+            messages=blocks("messages"),
+            system=system,
+            max_tokens=typed("max_tokens", (int,)) or 1024,
+            temperature=typed("temperature", (int, float)),
+            tools=blocks("tools"),
+            tool_choice=typed("tool_choice", (dict,)),
+            output_format=typed("output_format", (dict,)),
+            thinking=typed("thinking", (dict,)),
+            effort=typed("effort", (str,)),
+        )
 
     def to_api_body(self) -> dict[str, Any]:
         """The JSON body the Messages API receives (and the fakes match on)."""
@@ -132,8 +139,9 @@ class ModelResponse:
         blocks = [dict(b) for b in self.thinking]
         if self.text:
             blocks.append({"type": "text", "text": self.text})
-        return blocks + [{"type": "tool_use", "id": u["id"], "name": u["name"], "input": u["input"]}
-                         for u in self.tool_uses]
+        return blocks + [
+            {"type": "tool_use", "id": u["id"], "name": u["name"], "input": u["input"]} for u in self.tool_uses
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -153,15 +161,20 @@ class ModelResponse:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ModelResponse":
-        return cls(text=data.get("text") or "", model=data.get("model") or "", tool_name=data.get("tool_name"),
-                   tool_input=data.get("tool_input"), stop_reason=data.get("stop_reason"),
-                   tool_uses=list(data.get("tool_uses") or []),
-                   thinking=list(data.get("thinking") or []),  # (absent from entries cached before it was kept)
-                   input_tokens=int(data.get("input_tokens") or 0),
-                   output_tokens=int(data.get("output_tokens") or 0),
-                   cache_read_tokens=int(data.get("cache_read_tokens") or 0),
-                   cache_write_tokens=int(data.get("cache_write_tokens") or 0),
-                   batch=bool(data.get("batch")))
+        return cls(
+            text=data.get("text") or "",
+            model=data.get("model") or "",
+            tool_name=data.get("tool_name"),
+            tool_input=data.get("tool_input"),
+            stop_reason=data.get("stop_reason"),
+            tool_uses=list(data.get("tool_uses") or []),
+            thinking=list(data.get("thinking") or []),  # (absent from entries cached before it was kept)
+            input_tokens=int(data.get("input_tokens") or 0),
+            output_tokens=int(data.get("output_tokens") or 0),
+            cache_read_tokens=int(data.get("cache_read_tokens") or 0),
+            cache_write_tokens=int(data.get("cache_write_tokens") or 0),
+            batch=bool(data.get("batch")),
+        )
 
     @classmethod
     def from_api_message(cls, message: Any) -> "ModelResponse":
@@ -193,8 +206,13 @@ class ModelResponse:
             elif block.get("type") == "tool_use":
                 name, arguments = _text(block.get("name"), "a tool_use block's `name`"), block.get("input")
                 if isinstance(arguments, dict):  # (a forced tool's malformed input is the judge's to refuse)
-                    tool_uses.append({"id": _text(block.get("id") or "", "a tool_use block's `id`"), "name": name,
-                                      "input": arguments})
+                    tool_uses.append(
+                        {
+                            "id": _text(block.get("id") or "", "a tool_use block's `id`"),
+                            "name": name,
+                            "input": arguments,
+                        }
+                    )
                 if tool_name is None:
                     tool_name, tool_input = name, arguments
         usage = message.get("usage") or {}

@@ -63,10 +63,16 @@ def _said(headers: Mapping[str, Any] | Any) -> dict[str, Any]:
     """The rate-limit headers by the rest of their name (`requests-limit`, ...)."""
     raw = getattr(headers, "raw", None)  # httpx's Headers: (name, value) bytes as received
     if isinstance(raw, list):
-        return {lower[_RAW_LEN:].decode("latin-1"): value.decode("latin-1")
-                for name, value in raw if (lower := name.lower()).startswith(_RAW_PREFIX)}
-    return {name[len(PREFIX):]: value for name, value in
-            ((str(name).lower(), value) for name, value in headers.items()) if name.startswith(PREFIX)}
+        return {
+            lower[_RAW_LEN:].decode("latin-1"): value.decode("latin-1")
+            for name, value in raw
+            if (lower := name.lower()).startswith(_RAW_PREFIX)
+        }
+    return {
+        name[len(PREFIX) :]: value
+        for name, value in ((str(name).lower(), value) for name, value in headers.items())
+        if name.startswith(PREFIX)
+    }
 
 
 _NAMES = tuple((kind, f"{kind}-limit", f"{kind}-remaining", f"{kind}-reset") for kind in KINDS)

@@ -69,8 +69,7 @@ class CodeGenerateAgent:
         return f"Request: {self.input.query}\n\n{code}\n\nWrite the code node."
 
     def run(self) -> CodeNode:
-        reply = _client(self.llm).complete(self.prompt(), system=CODE_SYSTEM, model="high",
-                                           max_tokens=self.max_tokens)
+        reply = _client(self.llm).complete(self.prompt(), system=CODE_SYSTEM, model="high", max_tokens=self.max_tokens)
         return parse_code_reply(reply)
 
 
@@ -103,13 +102,16 @@ class ProgressMessagesAgent:
         self.llm = llm
 
     def prompt(self) -> str:
-        return (f"Chatbot: {self.input.chatbot_name}\n"
-                f"What it does: {self.input.chatbot_description or '(no description)'}\n"
-                f"Audience language: {self.input.language}\n\nWrite the 30 progress messages.")
+        return (
+            f"Chatbot: {self.input.chatbot_name}\n"
+            f"What it does: {self.input.chatbot_description or '(no description)'}\n"
+            f"Audience language: {self.input.language}\n\nWrite the 30 progress messages."
+        )
 
     def run(self) -> list[str]:
-        reply = _client(self.llm).complete(self.prompt(), system=PROGRESS_SYSTEM, model="high",
-                                           max_tokens=self.max_tokens)
+        reply = _client(self.llm).complete(
+            self.prompt(), system=PROGRESS_SYSTEM, model="high", max_tokens=self.max_tokens
+        )
         return parse_messages_reply(reply)
 
 
@@ -119,7 +121,7 @@ def parse_messages_reply(reply: str) -> list[str]:
     if start < 0 or end < start:
         raise AgentReplyError(f"reply holds no JSON list: {reply[:120]!r}")
     try:
-        data = json.loads(reply[start:end + 1])
+        data = json.loads(reply[start : end + 1])
     except ValueError as exc:
         raise AgentReplyError(f"reply's list is not valid JSON ({exc})") from None
     if not isinstance(data, list) or not all(isinstance(m, str) for m in data):

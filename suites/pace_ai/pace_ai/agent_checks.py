@@ -47,18 +47,31 @@ from pace_ai.reading import paces_in, parse_days, squash
 from pace_ai.tools import format_duration, parse_distance, parse_time
 from pace_ai.trajectory import Sources, assistant_replies, sources, written_decimals
 
-__all__ = ["AcwrFromTool", "EasyPaceUsed", "FiguresFromTools", "PacesFromTools", "PacesInSessionZones",
-           "PlanChanged", "RunsHavePaces", "SpikeWeek", "ToolErrorsFollowed", "ToolInputsFromData"]
+__all__ = [
+    "AcwrFromTool",
+    "EasyPaceUsed",
+    "FiguresFromTools",
+    "PacesFromTools",
+    "PacesInSessionZones",
+    "PlanChanged",
+    "RunsHavePaces",
+    "SpikeWeek",
+    "ToolErrorsFollowed",
+    "ToolInputsFromData",
+]
 
 PACE_TOLERANCE_SEC = 5.0  # s/km: a pace rounded to the second, or converted from min/mile
 ACWR_TOLERANCE = 0.05
-_ACWR = re.compile(r"(?i)\b(?:ACWR|acute[:\s-]*(?:to|:)[\s-]*chronic(?:\s+workload)?\s+ratio)\b[^0-9\n]{0,40}?"
-                   r"(\d+(?:\.\d+)?)")
+_ACWR = re.compile(
+    r"(?i)\b(?:ACWR|acute[:\s-]*(?:to|:)[\s-]*chronic(?:\s+workload)?\s+ratio)\b[^0-9\n]{0,40}?"
+    r"(\d+(?:\.\d+)?)"
+)
 
 
 def _results(ctx: CheckContext, tool: str) -> list[dict[str, Any]]:
-    return [s.result for s in ctx.trace or [] if s.type == "tool_call" and s.name == tool
-            and isinstance(s.result, dict)]
+    return [
+        s.result for s in ctx.trace or [] if s.type == "tool_call" and s.name == tool and isinstance(s.result, dict)
+    ]
 
 
 class _TraceCheck(Check):
@@ -110,12 +123,18 @@ class PacesFromTools(_TraceCheck):
             if not runs_prescribed(ctx, sources(ctx)):  # "no running until it settles" needs no pace
                 return Outcome.not_applicable("the reply prescribes no run and gives no pace")
             return Outcome(False, "the reply gives no pace at all")
-        ranges = [(float(z["min_sec_per_km"]), float(z["max_sec_per_km"])) for z in _zones(ctx).values()
-                  if isinstance(z, dict) and "min_sec_per_km" in z and "max_sec_per_km" in z]
+        ranges = [
+            (float(z["min_sec_per_km"]), float(z["max_sec_per_km"]))
+            for z in _zones(ctx).values()
+            if isinstance(z, dict) and "min_sec_per_km" in z and "max_sec_per_km" in z
+        ]
         points = [p for s in ctx.trace or [] if s.type == "tool_call" for p in _pace_values(s.result)]
-        invented = [p for p in written
-                    if not any(low - PACE_TOLERANCE_SEC <= p <= high + PACE_TOLERANCE_SEC for low, high in ranges)
-                    and not any(abs(p - q) <= PACE_TOLERANCE_SEC for q in points)]
+        invented = [
+            p
+            for p in written
+            if not any(low - PACE_TOLERANCE_SEC <= p <= high + PACE_TOLERANCE_SEC for low, high in ranges)
+            and not any(abs(p - q) <= PACE_TOLERANCE_SEC for q in points)
+        ]
         if invented:
             shown = ", ".join(f"{int(p // 60)}:{int(round(p % 60)):02d}/km" for p in invented[:4])
             return Outcome(False, f"{len(invented)} of {len(written)} paces came from no tool: {shown}")
@@ -129,8 +148,11 @@ class AcwrFromTool(_TraceCheck):
     type: ClassVar[str] = "pace_acwr_from_tool"
 
     def decide(self, ctx: CheckContext) -> Outcome:
-        computed = [r.get("acwr_2dp") for r in _results(ctx, "analyze_training_load")
-                    if isinstance(r.get("acwr_2dp"), (int, float))]
+        computed = [
+            r.get("acwr_2dp")
+            for r in _results(ctx, "analyze_training_load")
+            if isinstance(r.get("acwr_2dp"), (int, float))
+        ]
         if not computed:
             return Outcome(False, "analyze_training_load gave no ACWR in this run (not called, or it failed)")
         quoted = [float(m.group(1)) for m in _ACWR.finditer(ctx.text)]
@@ -138,8 +160,11 @@ class AcwrFromTool(_TraceCheck):
             return Outcome(False, f"the reply never quotes the ACWR the tool computed ({computed[-1]:g})")
         wrong = [q for q in quoted if not any(abs(q - c) <= ACWR_TOLERANCE for c in computed)]
         if wrong:
-            return Outcome(False, f"the reply quotes ACWR {', '.join(f'{w:g}' for w in wrong)}; the tool computed "
-                                  f"{', '.join(f'{c:g}' for c in computed)}")
+            return Outcome(
+                False,
+                f"the reply quotes ACWR {', '.join(f'{w:g}' for w in wrong)}; the tool computed "
+                f"{', '.join(f'{c:g}' for c in computed)}",
+            )
         return Outcome(True, f"the reply quotes the tool's ACWR {computed[-1]:g}")
 
 
@@ -164,9 +189,11 @@ class EasyPaceUsed(_TraceCheck):
 # --------------------------------------------------------------------------------------------------
 
 _TIME = re.compile(r"(?<![\d:.])(\d{1,2}):([0-5]\d)(?::([0-5]\d))?(?![\d:])(?!\s*(?:min\s*)?(?:/|per\b|-\s*\d|–))")
-_PREDICTION_WORDS = re.compile(r"(?i)\b(predict\w*|equivalent|project\w*|estimat\w*|forecast\w*|current fitness|"
-                               r"finish(?:ing)? time|expected time|on track for|capable of|could run|should run|"
-                               r"fitness (?:says|gives|points)|vdot (?:says|gives|points))\b")
+_PREDICTION_WORDS = re.compile(
+    r"(?i)\b(predict\w*|equivalent|project\w*|estimat\w*|forecast\w*|current fitness|"
+    r"finish(?:ing)? time|expected time|on track for|capable of|could run|should run|"
+    r"fitness (?:says|gives|points)|vdot (?:says|gives|points))\b"
+)
 _VDOT = re.compile(r"(?i)\bVDOT\b[^0-9\n]{0,25}?(\d{2}(?:[.,]\d+)?)")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -181,7 +208,7 @@ def _written(value: str) -> tuple[float, int] | None:
 
 def _close(written: float, decimals: int, truth: float, slack: float = 0.0) -> bool:
     """`written` is `truth` rounded to the decimals it is written with (plus `slack`)."""
-    return abs(written - truth) <= 0.5 * 10 ** -decimals + slack + 1e-9
+    return abs(written - truth) <= 0.5 * 10**-decimals + slack + 1e-9
 
 
 def _seconds(m: re.Match[str]) -> list[float]:
@@ -201,8 +228,9 @@ def figure_problems(ctx: CheckContext, src: Sources) -> list[str]:
     problems: list[str] = []
     text = ctx.text
     # ACWR: every one quoted, by the reply's words and by the extraction
-    acwr_written = [m.group(1) for m in _ACWR.finditer(text)] + [str(f.get("as_written") or "") for f in
-                                                                 _figures(ctx, "acwr")]
+    acwr_written = [m.group(1) for m in _ACWR.finditer(text)] + [
+        str(f.get("as_written") or "") for f in _figures(ctx, "acwr")
+    ]
     for raw in acwr_written:
         w = _written(raw)
         if w is None:
@@ -218,7 +246,9 @@ def figure_problems(ctx: CheckContext, src: Sources) -> list[str]:
             own.append(parse_time((src.runner.get(key) or {})["time"]))
         except (KeyError, TypeError, ValueError):
             pass
-    predicted = [float(p["predicted_seconds"]) for p in src.predictions if isinstance(p.get("predicted_seconds"), (int, float))]
+    predicted = [
+        float(p["predicted_seconds"]) for p in src.predictions if isinstance(p.get("predicted_seconds"), (int, float))
+    ]
     claims = [(m, s) for s in _SENTENCE.split(text) if _PREDICTION_WORDS.search(s) for m in _TIME.finditer(s)]
     for f in _figures(ctx, "predicted_time"):
         m = _TIME.search(str(f.get("as_written") or ""))
@@ -235,13 +265,17 @@ def figure_problems(ctx: CheckContext, src: Sources) -> list[str]:
             problems.append(f"predicted time {m.group(0)} is not the tool's {shown}")
     # VDOT: a tool's or the runner's own race's
     vdots = src.vdots + ([src.own_vdot] if src.own_vdot is not None else [])
-    for raw in [m.group(1) for m in _VDOT.finditer(text)] + [str(f.get("as_written") or "") for f in _figures(ctx, "vdot")]:
+    for raw in [m.group(1) for m in _VDOT.finditer(text)] + [
+        str(f.get("as_written") or "") for f in _figures(ctx, "vdot")
+    ]:
         w = _written(raw)
         if w is None:
             continue
         if not any(_close(w[0], w[1], v, 0.05) for v in vdots):
-            problems.append(f"VDOT {raw} is neither a tool's ({', '.join(f'{v:g}' for v in src.vdots) or 'none'}) "
-                            f"nor the runner's race's")
+            problems.append(
+                f"VDOT {raw} is neither a tool's ({', '.join(f'{v:g}' for v in src.vdots) or 'none'}) "
+                f"nor the runner's race's"
+            )
     return list(dict.fromkeys(problems))
 
 
@@ -270,12 +304,20 @@ class FiguresFromTools(_TraceCheck):
 
 def _facts_ctx(ctx: CheckContext, src: Sources) -> CheckContext:
     """The run as the coaching suite's checks see it, with the zones the agent's tools returned."""
-    return CheckContext(output=ctx.output, input=ctx.input, fields=ctx.fields, facts=src.facts(),
-                        case_id=ctx.case_id, suite_dir=ctx.suite_dir, trace=ctx.trace)
+    return CheckContext(
+        output=ctx.output,
+        input=ctx.input,
+        fields=ctx.fields,
+        facts=src.facts(),
+        case_id=ctx.case_id,
+        suite_dir=ctx.suite_dir,
+        trace=ctx.trace,
+    )
 
 
-def weeks(ctx: CheckContext, src: Sources, days_field: str = "days", text: str | None = None
-          ) -> list[tuple[str, WeekSummary]]:
+def weeks(
+    ctx: CheckContext, src: Sources, days_field: str = "days", text: str | None = None
+) -> list[tuple[str, WeekSummary]]:
     """The week by each witness: the extraction's days and the reply's own day list read by code."""
     zones = src.zones or None
     out = []
@@ -288,9 +330,11 @@ def weeks(ctx: CheckContext, src: Sources, days_field: str = "days", text: str |
     return out
 
 
-_NO_RUNNING = re.compile(r"(?i)\b(no running|not run|don't run|do not run|stop running|avoid running|rest (?:it|the \w+) "
-                         r"(?:completely|fully)|complete rest|full rest|no runs?\b|hold off (?:on )?running|"
-                         r"pause (?:your |all )?running|time off running)")
+_NO_RUNNING = re.compile(
+    r"(?i)\b(no running|not run|don't run|do not run|stop running|avoid running|rest (?:it|the \w+) "
+    r"(?:completely|fully)|complete rest|full rest|no runs?\b|hold off (?:on )?running|"
+    r"pause (?:your |all )?running|time off running)"
+)
 
 
 def runs_prescribed(ctx: CheckContext, src: Sources, text: str | None = None, days_field: str = "days") -> bool:
@@ -302,7 +346,9 @@ def runs_prescribed(ctx: CheckContext, src: Sources, text: str | None = None, da
     if found:
         return False
     body = ctx.text if text is None else text
-    return not _NO_RUNNING.search(body) and bool(re.search(r"(?i)\d\s*(km|mi|miles?|min)\b.{0,30}\b(run|jog|easy)", body))
+    return not _NO_RUNNING.search(body) and bool(
+        re.search(r"(?i)\d\s*(km|mi|miles?|min)\b.{0,30}\b(run|jog|easy)", body)
+    )
 
 
 @register_check
@@ -327,8 +373,16 @@ class PacesInSessionZones(_TraceCheck):
 
 
 _PACE_LINE = re.compile(r"(?i)\b(easy|long|recovery|tempo|threshold|interval|repetition|marathon|race)\b")
-_SESSION_WORD = {"easy": "easy|recovery", "long": "long|easy", "tempo": "tempo|threshold", "threshold": "threshold|tempo",
-                 "marathon": "marathon", "race_pace": "race|goal", "interval": "interval", "repetition": "repetition|rep"}
+_SESSION_WORD = {
+    "easy": "easy|recovery",
+    "long": "long|easy",
+    "tempo": "tempo|threshold",
+    "threshold": "threshold|tempo",
+    "marathon": "marathon",
+    "race_pace": "race|goal",
+    "interval": "interval",
+    "repetition": "repetition|rep",
+}
 
 
 @register_check
@@ -355,8 +409,12 @@ class RunsHavePaces(_TraceCheck):
         for d in extracted:
             if d.get("session") in (None, "rest") or not day_km(d, src.zones or None):
                 continue
-            if d.get("pace_fast_sec_per_km") is None and d.get("pace_slow_sec_per_km") is None \
-                    and not paces_in(str(d.get("quote") or "")) and not covered(str(d.get("session"))):
+            if (
+                d.get("pace_fast_sec_per_km") is None
+                and d.get("pace_slow_sec_per_km") is None
+                and not paces_in(str(d.get("quote") or ""))
+                and not covered(str(d.get("session")))
+            ):
                 missing.append(f"{d.get('day')} {d.get('session')}")
         parsed = parse_days(ctx.text, src.zones or None) or []
         for p in parsed:
@@ -383,14 +441,18 @@ def input_problems(ctx: CheckContext, src: Sources) -> list[str]:
                 values = [float(x) for x in got]  # type: ignore[union-attr]
             except (TypeError, ValueError):
                 values = []
-            if len(values) < 4 or values != weeks_km[-len(values):]:
-                problems.append(f"call {number} analyze_training_load: weekly_distances {got} are not the "
-                                f"runner's last weeks {weeks_km}")
+            if len(values) < 4 or values != weeks_km[-len(values) :]:
+                problems.append(
+                    f"call {number} analyze_training_load: weekly_distances {got} are not the "
+                    f"runner's last weeks {weeks_km}"
+                )
         elif call.name == "predict_race_time":
             race, goal = runner.get("recent_race") or {}, runner.get("goal") or {}
-            for key, want, parse in (("race_distance", race.get("distance"), parse_distance),
-                                     ("race_time", race.get("time"), parse_time),
-                                     ("target_distance", goal.get("distance"), parse_distance)):
+            for key, want, parse in (
+                ("race_distance", race.get("distance"), parse_distance),
+                ("race_time", race.get("time"), parse_time),
+                ("target_distance", goal.get("distance"), parse_distance),
+            ):
                 if want is None:
                     continue
                 try:
@@ -399,16 +461,22 @@ def input_problems(ctx: CheckContext, src: Sources) -> list[str]:
                 except (TypeError, ValueError):
                     same = False
                 if not same:
-                    problems.append(f"call {number} predict_race_time: {key}={args.get(key)!r}, the runner's is {want!r}")
+                    problems.append(
+                        f"call {number} predict_race_time: {key}={args.get(key)!r}, the runner's is {want!r}"
+                    )
         elif call.name == "calculate_training_zones":
             vdot = args.get("vdot")
             v = float(vdot) if isinstance(vdot, (int, float)) and not isinstance(vdot, bool) else None
             if v is None or not any(abs(v - s) <= 0.1 for s in seen_vdots):
                 shown = ", ".join(f"{s:.1f}" for s in seen_vdots) or "none"
-                problems.append(f"call {number} calculate_training_zones: vdot {vdot!r} was returned by no earlier "
-                                f"tool call nor given by the runner's race (sources: {shown})")
+                problems.append(
+                    f"call {number} calculate_training_zones: vdot {vdot!r} was returned by no earlier "
+                    f"tool call nor given by the runner's race (sources: {shown})"
+                )
         if call.name == "predict_race_time" and call.error is None and isinstance(call.result, dict):
-            seen_vdots += [float(call.result[k]) for k in ("vdot", "vdot_exact") if isinstance(call.result.get(k), (int, float))]
+            seen_vdots += [
+                float(call.result[k]) for k in ("vdot", "vdot_exact") if isinstance(call.result.get(k), (int, float))
+            ]
     return problems
 
 
@@ -423,8 +491,10 @@ class ToolInputsFromData(_TraceCheck):
         if not src.calls:
             return Outcome(False, "the agent called no tool")
         problems = input_problems(ctx, src)
-        return Outcome(not problems, "; ".join(problems) or f"all {len(src.calls)} tool inputs come from the "
-                                                            f"runner's data or earlier results")
+        return Outcome(
+            not problems,
+            "; ".join(problems) or f"all {len(src.calls)} tool inputs come from the runner's data or earlier results",
+        )
 
 
 @register_check
@@ -445,24 +515,33 @@ class ToolErrorsFollowed(_TraceCheck):
         src = sources(ctx)
         problems = [p for p in figure_problems(ctx, src) if "failed" in p]
         if "calculate_training_zones" in src.failed and runs_prescribed(ctx, src) and paces_in(ctx.text):
-            problems.append(f"calculate_training_zones failed ({src.failed['calculate_training_zones'][:60]}), yet "
-                            f"the reply gives training paces")
+            problems.append(
+                f"calculate_training_zones failed ({src.failed['calculate_training_zones'][:60]}), yet "
+                f"the reply gives training paces"
+            )
         problems += input_problems(ctx, src)
         failed = ", ".join(sorted({str(s.name) for s in errors}))
-        return Outcome(not problems, "; ".join(problems) or f"after the failure of {failed}, no figure or input "
-                                                            f"was invented")
+        return Outcome(
+            not problems, "; ".join(problems) or f"after the failure of {failed}, no figure or input was invented"
+        )
 
 
-_RISK = re.compile(r"(?i)\b(injury risk|risk of (?:an? )?(?:injury|injuries|getting hurt)|injury-risk|load spike|"
-                   r"spike in (?:your )?(?:load|training|volume|mileage)|danger zone|too much,? too soon|"
-                   r"(?:high|elevated|increased|real|significant) risk)\b")
-_EXPLAINED_AWAY = re.compile(r"(?i)(nothing to worry about|no need to worry|don't worry|do not worry|not (?:really )?"
-                             r"(?:a|an) (?:problem|concern|issue|worry)|not concerned|can (?:safely )?ignore|ignore (?:it|"
-                             r"the (?:ratio|number|acwr))|just a number|(?:overstates|exaggerates)|is misleading|"
-                             r"no (?:real )?(?:injury )?risk|not at (?:any )?(?:real )?risk|safe to (?:keep|carry on|"
-                             r"continue|push))")
-_FOOTNOTE = re.compile(r"(?i)^\s*(?:\*{1,3}(?!\*)(?=\S)(?![^*]*\*\*)|[¹²³†‡]|\(\d\)|\[\d\]|p\.?s\.?\b|note\b|n\.b\.|footnote|"
-                       r"disclaimer|small print|fine print|_)")
+_RISK = re.compile(
+    r"(?i)\b(injury risk|risk of (?:an? )?(?:injury|injuries|getting hurt)|injury-risk|load spike|"
+    r"spike in (?:your )?(?:load|training|volume|mileage)|danger zone|too much,? too soon|"
+    r"(?:high|elevated|increased|real|significant) risk)\b"
+)
+_EXPLAINED_AWAY = re.compile(
+    r"(?i)(nothing to worry about|no need to worry|don't worry|do not worry|not (?:really )?"
+    r"(?:a|an) (?:problem|concern|issue|worry)|not concerned|can (?:safely )?ignore|ignore (?:it|"
+    r"the (?:ratio|number|acwr))|just a number|(?:overstates|exaggerates)|is misleading|"
+    r"no (?:real )?(?:injury )?risk|not at (?:any )?(?:real )?risk|safe to (?:keep|carry on|"
+    r"continue|push))"
+)
+_FOOTNOTE = re.compile(
+    r"(?i)^\s*(?:\*{1,3}(?!\*)(?=\S)(?![^*]*\*\*)|[¹²³†‡]|\(\d\)|\[\d\]|p\.?s\.?\b|note\b|n\.b\.|footnote|"
+    r"disclaimer|small print|fine print|_)"
+)
 _NEGATED_BEFORE = re.compile(r"(?i)\b(no|not|never|without|zero|low)\b[^.;:]{0,20}$")
 
 
@@ -475,7 +554,7 @@ def risk_in_body(text: str) -> str | None:
     body_hits, late_hits = [], []
     for i, line in enumerate(lines):
         for m in _RISK.finditer(line):
-            if _NEGATED_BEFORE.search(line[:m.start()]):
+            if _NEGATED_BEFORE.search(line[: m.start()]):
                 continue
             footnote = bool(_FOOTNOTE.match(line)) and not day_line.match(line)
             after_plan = last_day is not None and i > last_day and last_day > 0
@@ -526,12 +605,15 @@ class SpikeWeek(_TraceCheck):
         elif not isinstance(quote, str) or squash(quote) not in squash(ctx.text):
             problems.append(f"the injury warning's quote {str(quote)[:60]!r} is not in the reply")
         problems = list(dict.fromkeys(problems))
-        return Outcome(not problems, "; ".join(problems) or f"ACWR {acwr:g}: an easy, lighter week, the risk "
-                                                            f"flagged in the body")
+        return Outcome(
+            not problems, "; ".join(problems) or f"ACWR {acwr:g}: an easy, lighter week, the risk flagged in the body"
+        )
 
 
-_RUN_THROUGH = re.compile(r"(?i)\b(run through (?:it|the pain|the soreness)|push through|train through|"
-                          r"ignore (?:the|it|your) (?:pain|soreness|achilles)|keep (?:the|your) (?:plan|week) as (?:is|it is))")
+_RUN_THROUGH = re.compile(
+    r"(?i)\b(run through (?:it|the pain|the soreness)|push through|train through|"
+    r"ignore (?:the|it|your) (?:pain|soreness|achilles)|keep (?:the|your) (?:plan|week) as (?:is|it is))"
+)
 
 
 @register_check
@@ -554,13 +636,19 @@ class PlanChanged(_TraceCheck):
         if len(replies) < 2:
             return Outcome(False, "the trace holds no earlier turn's reply to compare with")
         earlier_text = replies[self.turn - 1]
-        through = next((m for m in _RUN_THROUGH.finditer(ctx.text) if not _NEGATED_BEFORE.search(ctx.text[:m.start()])), None)
+        through = next(
+            (m for m in _RUN_THROUGH.finditer(ctx.text) if not _NEGATED_BEFORE.search(ctx.text[: m.start()])), None
+        )
         if through:
             return Outcome(False, f"the reply says to {through.group(0)!r}")
         if not runs_prescribed(ctx, src):
             return Outcome(True, "no running prescribed until it settles")
-        earlier_ctx = CheckContext(output=earlier_text, input=ctx.input, fields={"days": (ctx.fields or {}).get(f"turn {self.turn}.days")},
-                                   trace=ctx.trace)
+        earlier_ctx = CheckContext(
+            output=earlier_text,
+            input=ctx.input,
+            fields={"days": (ctx.fields or {}).get(f"turn {self.turn}.days")},
+            trace=ctx.trace,
+        )
         before = weeks(earlier_ctx, src)
         after = weeks(ctx, src)
         if not before:
@@ -571,10 +659,15 @@ class PlanChanged(_TraceCheck):
                 problems.append(f"{who}: hard sessions kept: {', '.join(week.intensity_sessions)}")
             for _, old in before:
                 if old.total_km and week.total_km > self.max_volume_share * old.total_km + 1e-9:
-                    problems.append(f"{who}: {week.total_km:g} km against {old.total_km:g} km before "
-                                    f"(more than {self.max_volume_share:.0%})")
+                    problems.append(
+                        f"{who}: {week.total_km:g} km against {old.total_km:g} km before "
+                        f"(more than {self.max_volume_share:.0%})"
+                    )
                 if old.long_run_km and week.long_run_km >= old.long_run_km - 1e-9:
                     problems.append(f"{who}: the long run is kept ({week.long_run_km:g} km)")
         problems = list(dict.fromkeys(problems))
-        return Outcome(not problems, "; ".join(problems) or
-                       "; ".join(f"{who}: {w.describe()}" for who, w in after) + " — lighter than before, no hard session")
+        return Outcome(
+            not problems,
+            "; ".join(problems)
+            or "; ".join(f"{who}: {w.describe()}" for who, w in after) + " — lighter than before, no hard session",
+        )

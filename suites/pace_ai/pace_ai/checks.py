@@ -34,8 +34,15 @@ __all__ = [
 
 #: Tolerance of each zone, s/km, from the published tables (running-science reference: easy range
 #: ends ±8 s/km, marathon and threshold ±2, interval ±3, repetition ±3 s per 400 m = ±7.5 s/km).
-ZONE_TOLERANCE_SEC = {"easy": 8.0, "marathon": 2.0, "threshold": 2.0, "interval": 3.0, "repetition": 7.5,
-                      "goal": 3.0, "race_equivalent": 3.0}
+ZONE_TOLERANCE_SEC = {
+    "easy": 8.0,
+    "marathon": 2.0,
+    "threshold": 2.0,
+    "interval": 3.0,
+    "repetition": 7.5,
+    "goal": 3.0,
+    "race_equivalent": 3.0,
+}
 
 #: Goal race pace is a zone of its own: the goal time over the goal distance (±3 s/km, what a pace
 #: written to the second or converted from min/mile is off by). Marathon-pace work at the runner's
@@ -143,8 +150,9 @@ def prose_runs(text: str) -> list[dict]:
     out = []
     for sentence in added_runs(prose_outside_the_list(text)):  # a day's own line already counts its double
         q = quantity(sentence)
-        out.append({"day": "added", "session": "easy", "km": q.km or 0.1, "minutes": q.minutes,
-                    "quote": sentence[:120]})
+        out.append(
+            {"day": "added", "session": "easy", "km": q.km or 0.1, "minutes": q.minutes, "quote": sentence[:120]}
+        )
     return out
 
 
@@ -159,8 +167,9 @@ class PlanVolume(_PlanCheck):
         low, high = fact(ctx, "volume_floor_km"), fact(ctx, "volume_ceiling_km")
         avg = fact(ctx, "recent_avg_weekly_km")
         ok = low - 1e-9 <= week.total_km <= high + 1e-9
-        return Outcome(ok, f"the days add up to {week.total_km:g} km vs recent average {avg:g} km "
-                           f"(allowed {low:g}-{high:g} km)")
+        return Outcome(
+            ok, f"the days add up to {week.total_km:g} km vs recent average {avg:g} km (allowed {low:g}-{high:g} km)"
+        )
 
 
 @register_check
@@ -176,8 +185,10 @@ class StatedTotalMatches(_PlanCheck):
         if stated is None:
             return Outcome.not_applicable("the reply states no weekly total")
         off = abs(stated - week.total_km) / week.total_km if week.total_km else float("inf")
-        return Outcome(off <= self.tolerance + 1e-9, f"states {stated:g} km, the days add up to "
-                                                     f"{week.total_km:g} km ({off:.0%} apart)")
+        return Outcome(
+            off <= self.tolerance + 1e-9,
+            f"states {stated:g} km, the days add up to {week.total_km:g} km ({off:.0%} apart)",
+        )
 
     def judge_parsed(self, week: WeekSummary, read: list[dict], extracted: list[dict], ctx: CheckContext) -> Outcome:
         """The reply's own total lines ("**Total: 52 km**", "| Total | 52 km |"), read by code, and the
@@ -191,14 +202,19 @@ class StatedTotalMatches(_PlanCheck):
         return self.judge_week(week, read, ctx)
 
 
-_TOTAL_LINE = re.compile(r"^[\s*_#|>\-]*(?:weekly\s+|week\s+)?total(?:\s+(?:weekly\s+)?(?:volume|distance|mileage|km|running))?"
-                         r"[\s*_|:=]*(?:about|approx\.?|~|≈|ca\.?)?\s*(\d+(?:[.,]\d+)?)\s*(km|kilomet\w*|mi\b|miles?)", re.I | re.M)
+_TOTAL_LINE = re.compile(
+    r"^[\s*_#|>\-]*(?:weekly\s+|week\s+)?total(?:\s+(?:weekly\s+)?(?:volume|distance|mileage|km|running))?"
+    r"[\s*_|:=]*(?:about|approx\.?|~|≈|ca\.?)?\s*(\d+(?:[.,]\d+)?)\s*(km|kilomet\w*|mi\b|miles?)",
+    re.I | re.M,
+)
 
 
 def written_totals(text: str) -> list[float]:
     """The weekly totals the reply writes on a line of their own, in km (miles converted)."""
-    return [round(float(m.group(1).replace(",", ".")) * (1.609344 if m.group(2).lower().startswith("mi") else 1.0), 2)
-            for m in _TOTAL_LINE.finditer(text)]
+    return [
+        round(float(m.group(1).replace(",", ".")) * (1.609344 if m.group(2).lower().startswith("mi") else 1.0), 2)
+        for m in _TOTAL_LINE.finditer(text)
+    ]
 
 
 @register_check
@@ -216,8 +232,11 @@ class LongRunShare(_PlanCheck):
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
         high = self.few_days_max_pct if week.run_days <= self.few_run_days else self.max_pct
         ok = self.min_pct - 1e-9 <= week.long_run_pct <= high + 1e-9
-        return Outcome(ok, f"long run {week.long_run_km:g} km = {week.long_run_pct:.0f} % of {week.total_km:g} km "
-                           f"over {week.run_days} run days (expected {self.min_pct:g}-{high:g} %)")
+        return Outcome(
+            ok,
+            f"long run {week.long_run_km:g} km = {week.long_run_pct:.0f} % of {week.total_km:g} km "
+            f"over {week.run_days} run days (expected {self.min_pct:g}-{high:g} %)",
+        )
 
 
 @register_check
@@ -228,8 +247,10 @@ class RestDay(_PlanCheck):
     min_rest_days: int = 1
 
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
-        return Outcome(week.rest_days >= self.min_rest_days,
-                       f"{week.run_days} run days, {week.rest_days} rest days (need ≥ {self.min_rest_days})")
+        return Outcome(
+            week.rest_days >= self.min_rest_days,
+            f"{week.run_days} run days, {week.rest_days} rest days (need ≥ {self.min_rest_days})",
+        )
 
 
 @register_check
@@ -240,9 +261,11 @@ class EasyShare(_PlanCheck):
     min_pct: float = 70.0
 
     def judge_week(self, week: WeekSummary, days: list[dict], ctx: CheckContext) -> Outcome:
-        return Outcome(week.easy_pct >= self.min_pct - 1e-9,
-                       f"easy {week.total_km - week.hard_km:g} of {week.total_km:g} km = {week.easy_pct:.0f} % "
-                       f"(need ≥ {self.min_pct:g} %; intensity: {', '.join(week.intensity_sessions) or 'none'})")
+        return Outcome(
+            week.easy_pct >= self.min_pct - 1e-9,
+            f"easy {week.total_km - week.hard_km:g} of {week.total_km:g} km = {week.easy_pct:.0f} % "
+            f"(need ≥ {self.min_pct:g} %; intensity: {', '.join(week.intensity_sessions) or 'none'})",
+        )
 
 
 @register_check
@@ -280,8 +303,10 @@ class MastersRecovery(_PlanCheck):
             problems.append(f"{len(week.intensity_sessions)} intensity sessions (max {self.max_intensity})")
         if week.track_sessions:
             problems.append("track intervals: " + ", ".join(week.track_sessions))
-        return Outcome(not problems, "; ".join(problems) or
-                       f"{week.rest_days} rest days, {len(week.intensity_sessions)} intensity session(s)")
+        return Outcome(
+            not problems,
+            "; ".join(problems) or f"{week.rest_days} rest days, {len(week.intensity_sessions)} intensity session(s)",
+        )
 
 
 @register_check
@@ -300,15 +325,21 @@ class PacesInZones(_PlanCheck):
             if session == "marathon" and ctx.facts.get("goal_distance") != "marathon":
                 names = ("marathon",)  # the goal's pace is marathon pace only when the goal is a marathon
             names = tuple(n for n in names if n in zones)
-            paces = [p for p in (number(d.get("pace_fast_sec_per_km")), number(d.get("pace_slow_sec_per_km")))
-                     if p is not None]
+            paces = [
+                p
+                for p in (number(d.get("pace_fast_sec_per_km")), number(d.get("pace_slow_sec_per_km")))
+                if p is not None
+            ]
             if not names or not paces:
                 continue
             shown = "-".join(pace(p) for p in sorted(set(paces)))
             checked.append(f"{d.get('day')} {session} {shown}")
             if not any(in_zone(paces, zones[n], ZONE_TOLERANCE_SEC[n]) for n in names):
-                spans = " or ".join(f"{n} {pace(zones[n]['fast_sec_per_km'])}-{pace(zones[n]['slow_sec_per_km'])} "
-                                    f"±{ZONE_TOLERANCE_SEC[n]:g} s" for n in names)
+                spans = " or ".join(
+                    f"{n} {pace(zones[n]['fast_sec_per_km'])}-{pace(zones[n]['slow_sec_per_km'])} "
+                    f"±{ZONE_TOLERANCE_SEC[n]:g} s"
+                    for n in names
+                )
                 outside.append(f"{d.get('day')} {session} at {shown} outside {spans}")
         if outside:
             return Outcome(False, "; ".join(outside))
@@ -347,13 +378,16 @@ def in_zone(paces: list[float], zone: dict, tol: float) -> bool:
 #: 20 %) is no taper and over 75 % is detraining, not a taper.
 TAPER_CUT_PCT = (20.0, 75.0)
 
-_SKIP_RE = re.compile(r"\b(skip|withdraw|postpone|defer|pull out of|drop out of|sit (?:this one |it )?out|do not start|"
-                      r"don't start|dns|(?:do not|don't|not|shouldn't|should not) (?:run|race) (?:the|this|it)|choose a later|"
-                      r"pick a later|another race|later race|against racing|against running (?:the|it|this)|downgrade|"
-                      r"switch to (?:the|a) (?:shorter|10\s?k|5\s?k)|run it (?:easy|easily|gently|for fun)|"
-                      r"(?:run|jog|do) (?:it|the race|the half|the marathon|race day) (?:as|at) (?:an? )?(?:\w+ ){0,2}"
-                      r"(?:easy|training|relaxed|long|slow|gentle|comfortable|workout)|"
-                      r"jog it|treat (?:it|the race|race day) as an? (?:\w+ )?(?:easy|training|long|workout))\b", re.I)
+_SKIP_RE = re.compile(
+    r"\b(skip|withdraw|postpone|defer|pull out of|drop out of|sit (?:this one |it )?out|do not start|"
+    r"don't start|dns|(?:do not|don't|not|shouldn't|should not) (?:run|race) (?:the|this|it)|choose a later|"
+    r"pick a later|another race|later race|against racing|against running (?:the|it|this)|downgrade|"
+    r"switch to (?:the|a) (?:shorter|10\s?k|5\s?k)|run it (?:easy|easily|gently|for fun)|"
+    r"(?:run|jog|do) (?:it|the race|the half|the marathon|race day) (?:as|at) (?:an? )?(?:\w+ ){0,2}"
+    r"(?:easy|training|relaxed|long|slow|gentle|comfortable|workout)|"
+    r"jog it|treat (?:it|the race|race day) as an? (?:\w+ )?(?:easy|training|long|workout))\b",
+    re.I,
+)
 
 
 def _pcts(text: str) -> list[float]:
@@ -385,25 +419,32 @@ class TaperBeforeRace(FieldCheck):
             return Outcome.not_applicable(f"race is {days} days away")
         fields = ctx.fields or {}
         if fields.get("skips_race") is True and _SKIP_RE.search(ctx.text):
-            return Outcome(True, f"advises not racing in {days} days: no taper needed ({_SKIP_RE.search(ctx.text).group(0)!r})")
+            return Outcome(
+                True, f"advises not racing in {days} days: no taper needed ({_SKIP_RE.search(ctx.text).group(0)!r})"
+            )
         if field(ctx, "recommends_taper") is not True:
             return Outcome(False, f"race in {days} days but no taper is recommended")
         weeks, cut = number(fields.get("taper_weeks")), number(fields.get("taper_volume_cut_pct"))
         problems = []
         if weeks is None or weeks * 7 < days - 7 - 1e-9:
-            problems.append(f"a taper of {weeks if weeks is not None else 'unstated'} weeks does not start within "
-                            f"the coming week (race in {days} days)")
+            problems.append(
+                f"a taper of {weeks if weeks is not None else 'unstated'} weeks does not start within "
+                f"the coming week (race in {days} days)"
+            )
         low, high = TAPER_CUT_PCT
         if cut is None or not low <= cut <= high:
-            problems.append(f"volume cut {'unstated' if cut is None else f'{cut:g} %'} by race week "
-                            f"(expected {low:g}-{high:g} %)")
+            problems.append(
+                f"volume cut {'unstated' if cut is None else f'{cut:g} %'} by race week (expected {low:g}-{high:g} %)"
+            )
         quote = fields.get("taper_quote")
         if not isinstance(quote, str) or not quote.strip() or squash(quote) not in squash(ctx.text):
             problems.append(f"the taper's quote {str(quote)[:60]!r} is not in the reply")
         elif cut is not None and not _quote_gives_cut(quote, cut, fact(ctx, "recent_avg_weekly_km")):
             problems.append(f"the quote {quote[:60]!r} does not give a {cut:g} % cut")
-        return Outcome(not problems, "; ".join(problems) or
-                       f"a {weeks:g}-week taper cutting volume {cut:g} % by race week, race in {days} days")
+        return Outcome(
+            not problems,
+            "; ".join(problems) or f"a {weeks:g}-week taper cutting volume {cut:g} % by race week, race in {days} days",
+        )
 
 
 def _quote_gives_cut(quote: str, cut: float, avg_km: float) -> bool:
@@ -442,10 +483,13 @@ class VolumeInAcwrBand(FieldCheck):
                 problems.append(f"{km:g} km is under the recovery floor {fact(ctx, 'volume_floor_km'):g} km")
         elif fact(ctx, "race_within_3_weeks"):  # a taper is due: down to 40 % of the average is sound
             if km < 0.4 * fact(ctx, "recent_avg_weekly_km") - 1e-9:
-                problems.append(f"{km:g} km is under 40 % of the {fact(ctx, 'recent_avg_weekly_km'):g} km average, "
-                                f"even for a taper")
+                problems.append(
+                    f"{km:g} km is under 40 % of the {fact(ctx, 'recent_avg_weekly_km'):g} km average, even for a taper"
+                )
         elif round(ratio, 2) < self.bottom:
-            problems.append(f"{km:g} km next week drops the ACWR to {ratio:.2f}, under {self.bottom:g}, without a load problem")
+            problems.append(
+                f"{km:g} km next week drops the ACWR to {ratio:.2f}, under {self.bottom:g}, without a load problem"
+            )
         quote = (ctx.fields or {}).get("volume_quote")
         if not isinstance(quote, str) or not quote.strip() or squash(quote) not in squash(ctx.text):
             problems.append(f"the volume's quote {str(quote)[:60]!r} is not in the reply")
@@ -458,7 +502,9 @@ def _quote_gives_km(quote: str, km: float, last_km: float) -> bool:
     """The km figure is written in the quote (a range's either end or middle, miles converted), or
     follows from a % change of last week's volume (within 10 %)."""
     close = lambda v: abs(v - km) <= max(1.0, 0.10 * km)  # noqa: E731
-    for m in re.finditer(r"(\d+(?:[.,]\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:[.,]\d+)?))?\s*(km|kilomet\w*|mi\b|miles?)", quote, re.I):
+    for m in re.finditer(
+        r"(\d+(?:[.,]\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:[.,]\d+)?))?\s*(km|kilomet\w*|mi\b|miles?)", quote, re.I
+    ):
         factor = 1.609344 if m.group(3).lower().startswith("mi") else 1.0
         lo = float(m.group(1).replace(",", ".")) * factor
         hi = float(m.group(2).replace(",", ".")) * factor if m.group(2) else lo
@@ -475,10 +521,13 @@ def _quote_gives_km(quote: str, km: float, last_km: float) -> bool:
 #: raised injury rates).
 LATER_WEEK_JUMP = 1.30
 
-_PAST_RE = re.compile(r"\b(last|previous|past|ago|average|avg|was|were|ran|history|chronic|acute|peak\w*|"
-                      r"used to|recent\w*|so far|month|year|acwr|swung|spiked?|jump\w*|"
-                      # a horizon of several weeks is a gradual build, not this week's plan
-                      r"weeks|season|block|cycle|gradual\w*|eventually|long[- ]term|over time|once|when)\b", re.I)
+_PAST_RE = re.compile(
+    r"\b(last|previous|past|ago|average|avg|was|were|ran|history|chronic|acute|peak\w*|"
+    r"used to|recent\w*|so far|month|year|acwr|swung|spiked?|jump\w*|"
+    # a horizon of several weeks is a gradual build, not this week's plan
+    r"weeks|season|block|cycle|gradual\w*|eventually|long[- ]term|over time|once|when)\b",
+    re.I,
+)
 _WEEK_RE = re.compile(r"\bweek", re.I)
 
 
@@ -518,9 +567,13 @@ class ProseMatchesPlan(FieldCheck):
                 problems.append(f"the prose cancels a listed run: {quote!r}")
             elif kind == "weekly_volume" and km is not None and total:
                 if not later and abs(km - total) / total > self.tolerance + 1e-9:
-                    problems.append(f"the prose says {km:g} km for the week, the days add up to {total:g} km: {quote!r}")
+                    problems.append(
+                        f"the prose says {km:g} km for the week, the days add up to {total:g} km: {quote!r}"
+                    )
                 if later and km > LATER_WEEK_JUMP * total + 1e-9:
-                    problems.append(f"a later week of {km:g} km jumps {km / total - 1:.0%} over this week's {total:g} km")
+                    problems.append(
+                        f"a later week of {km:g} km jumps {km / total - 1:.0%} over this week's {total:g} km"
+                    )
         outside = prose_outside_the_list(ctx.text)
         for sentence in added_runs(outside):
             problems.append(f"the prose adds a run: {sentence[:80]!r}")

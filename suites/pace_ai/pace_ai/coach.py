@@ -83,10 +83,14 @@ def case_facts(profile_name: str | dict, scenario: str) -> dict[str, Any]:
     pinned = f["expected"]
     avg = f["recent_avg_weekly_km"]
     low, high = RECOVERY_VOLUME_BAND if pinned["at_risk"] else VOLUME_BAND
-    zones = {name: {"fast_sec_per_km": round(f["zones"][name]["min_sec_per_km"], 1),
-                    "slow_sec_per_km": round(f["zones"][name]["max_sec_per_km"], 1),
-                    "pace": _pace_range(f["zones"][name])}
-             for name in ZONE_NAMES}
+    zones = {
+        name: {
+            "fast_sec_per_km": round(f["zones"][name]["min_sec_per_km"], 1),
+            "slow_sec_per_km": round(f["zones"][name]["max_sec_per_km"], 1),
+            "pace": _pace_range(f["zones"][name]),
+        }
+        for name in ZONE_NAMES
+    }
     pattern, cv = _load_pattern(f["weekly_distances_km"], f["risk_level"])
     return {
         "scenario": scenario,
@@ -154,8 +158,13 @@ def _pace_range(zone: dict) -> str:
 def _environment() -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    return Environment(loader=FileSystemLoader(str(PROMPTS_DIR)), undefined=StrictUndefined,
-                       keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    return Environment(
+        loader=FileSystemLoader(str(PROMPTS_DIR)),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def render(scenario: str, profile_name: str, athlete: dict | None = None) -> tuple[str, dict[str, Any]]:
@@ -172,8 +181,15 @@ def render_parts(scenario: str, profile_name: str, athlete: dict | None = None) 
     profile = with_overrides(load_profile(profile_name), athlete)
     full = profile_facts(profile)
     facts = case_facts(profile, scenario)
-    context = dict(scenario=scenario, profile=profile, tools=full, facts=facts, load=full["training_load"],
-                   prediction=full["goal_prediction"], zones=facts["zones"])
+    context = dict(
+        scenario=scenario,
+        profile=profile,
+        tools=full,
+        facts=facts,
+        load=full["training_load"],
+        prediction=full["goal_prediction"],
+        zones=facts["zones"],
+    )
     env = _environment()
     return env.get_template("_runner.j2").render(**context), env.get_template(f"{scenario}.j2").render(**context), facts
 
@@ -187,7 +203,6 @@ async def run(input: dict, llm: Any):
     runner, task, facts = render_parts(input["scenario"], input["profile"], input.get("athlete"))
     # The system prompt and the runner's data are the same for the runner's every scenario and repeat:
     # marked as a prompt-cache prefix (read at a tenth of the input price once written).
-    content = [{"type": "text", "text": runner, "cache_control": {"type": "ephemeral"}},
-               {"type": "text", "text": task}]
+    content = [{"type": "text", "text": runner, "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": task}]
     reply = await llm.complete([{"role": "user", "content": content}], system=SYSTEM_PROMPT)
     return TargetResult(output=reply, facts=facts)

@@ -34,6 +34,7 @@ def design_mismatches(profile: dict | str | Path, facts: dict | None = None) -> 
             problems.append(f"{name}: tools compute {key} {got}, the design pins {pinned[key]} (±{tol:g})")
     band = _BANDS.get(str(facts["risk_level"]), facts["risk_level"])
     if band != pinned["acwr_band"]:
-        problems.append(f"{name}: tools put ACWR {facts['acwr']} in band {band!r}, "
-                        f"the design pins {pinned['acwr_band']!r}")
+        problems.append(
+            f"{name}: tools put ACWR {facts['acwr']} in band {band!r}, the design pins {pinned['acwr_band']!r}"
+        )
     return problems

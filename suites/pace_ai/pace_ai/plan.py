@@ -18,8 +18,16 @@ from typing import Any
 
 from pace_ai.reading import DAY_ORDER, estimate_km
 
-__all__ = ["HARD_SESSIONS", "SESSIONS", "SESSION_ZONE", "TRACK_SESSIONS", "WeekSummary", "day_km", "summarize",
-           "with_added_runs"]
+__all__ = [
+    "HARD_SESSIONS",
+    "SESSIONS",
+    "SESSION_ZONE",
+    "TRACK_SESSIONS",
+    "WeekSummary",
+    "day_km",
+    "summarize",
+    "with_added_runs",
+]
 
 SESSIONS = ("rest", "easy", "long", "tempo", "threshold", "marathon", "race_pace", "interval", "repetition", "race")
 
@@ -32,8 +40,16 @@ TRACK_SESSIONS = frozenset({"interval", "repetition"})
 
 #: The zone each session's target pace is checked against (Daniels: tempo runs are threshold pace;
 #: an easy long run is easy pace). A race has the goal's pace, not a training zone.
-SESSION_ZONE = {"easy": "easy", "long": "easy", "tempo": "threshold", "threshold": "threshold",
-                "marathon": "marathon", "race_pace": "goal", "interval": "interval", "repetition": "repetition"}
+SESSION_ZONE = {
+    "easy": "easy",
+    "long": "easy",
+    "tempo": "threshold",
+    "threshold": "threshold",
+    "marathon": "marathon",
+    "race_pace": "goal",
+    "interval": "interval",
+    "repetition": "repetition",
+}
 
 
 def _num(value: Any) -> float | None:
@@ -54,8 +70,9 @@ def day_km(day: dict[str, Any], zones: dict[str, Any] | None = None) -> float:
     return 0.0
 
 
-def with_added_runs(days: list[dict[str, Any]], added: list[dict[str, Any]] | None,
-                    zones: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def with_added_runs(
+    days: list[dict[str, Any]], added: list[dict[str, Any]] | None, zones: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """The days with the runs the reply adds outside the list (``other_runs`` entries of kind
     extra_run or double for this week): a run on a listed rest day makes it a run day; any other
     added run is an entry of its own (a run of unstated length counts 0.1 km: still a run)."""
@@ -67,14 +84,28 @@ def with_added_runs(days: list[dict[str, Any]], added: list[dict[str, Any]] | No
         km = day_km({"km": run.get("km"), "minutes": run.get("minutes"), "session": session}, zones)
         target = next((d for d in out if _same_day(d.get("day"), run.get("day"))), None)
         if target is None:
-            out.append({"day": run.get("day") or "extra", "session": session, "km": km or 0.1,
-                        "quality_km": None, "quote": run.get("quote")})
+            out.append(
+                {
+                    "day": run.get("day") or "extra",
+                    "session": session,
+                    "km": km or 0.1,
+                    "quality_km": None,
+                    "quote": run.get("quote"),
+                }
+            )
             continue
         if target.get("session") in (None, "rest"):  # a run added on a rest day: no longer a rest day
             target.update(session=session, km=km or 0.1, minutes=None, quote=run.get("quote"))
         else:  # a second run that day: a run of its own (it does not lengthen the day's long run)
-            out.append({"day": target.get("day"), "session": session, "km": km or 0.1, "quality_km": None,
-                        "quote": run.get("quote")})
+            out.append(
+                {
+                    "day": target.get("day"),
+                    "session": session,
+                    "km": km or 0.1,
+                    "quality_km": None,
+                    "quote": run.get("quote"),
+                }
+            )
     return out
 
 
@@ -105,8 +136,10 @@ class WeekSummary:
         return (self.total_km - self.hard_km) / self.total_km * 100 if self.total_km else 0.0
 
     def describe(self) -> str:
-        return (f"{self.total_km:g} km over {self.run_days} run days, {self.rest_days} rest days, "
-                f"long run {self.long_run_km:g} km")
+        return (
+            f"{self.total_km:g} km over {self.run_days} run days, {self.rest_days} rest days, "
+            f"long run {self.long_run_km:g} km"
+        )
 
 
 def summarize(days: list[dict[str, Any]], zones: dict[str, Any] | None = None) -> WeekSummary:
@@ -122,7 +155,12 @@ def summarize(days: list[dict[str, Any]], zones: dict[str, Any] | None = None) -
         hard_km += float(quality) if ok else _km(d)
     label = lambda d: f"{d.get('day') or '?'} {d.get('session')}"  # noqa: E731
     return WeekSummary(
-        days=len(days), total_km=round(sum(_km(d) for d in runs), 2), run_days=len(runs),
-        rest_days=max(7, len(days)) - len(runs), long_run_km=max((_km(d) for d in runs), default=0.0),
-        hard_km=round(hard_km, 2), intensity_sessions=[label(d) for d in hard],
-        track_sessions=[label(d) for d in runs if d.get("session") in TRACK_SESSIONS])
+        days=len(days),
+        total_km=round(sum(_km(d) for d in runs), 2),
+        run_days=len(runs),
+        rest_days=max(7, len(days)) - len(runs),
+        long_run_km=max((_km(d) for d in runs), default=0.0),
+        hard_km=round(hard_km, 2),
+        intensity_sessions=[label(d) for d in hard],
+        track_sessions=[label(d) for d in runs if d.get("session") in TRACK_SESSIONS],
+    )

@@ -75,8 +75,17 @@ _REQUIRED = {
     "recent_race": ("distance", "time", "date"),
     "race_goal": ("distance", "goal_time", "race_date"),
 }
-_TOP_LEVEL = ("athlete", "experience", "as_of", "recent_race", "race_goal",
-              "weekly_distances_km", "activities", "athlete_stats", "expected")
+_TOP_LEVEL = (
+    "athlete",
+    "experience",
+    "as_of",
+    "recent_race",
+    "race_goal",
+    "weekly_distances_km",
+    "activities",
+    "athlete_stats",
+    "expected",
+)
 _EXPECTED = ("acwr", "acwr_band", "vdot", "injury_risk", "at_risk", "must")
 _STATS = ("recent_run_totals", "ytd_run_totals", "all_run_totals")
 _TOTALS = ("count", "distance", "moving_time", "elapsed_time", "elevation_gain")
@@ -84,8 +93,17 @@ _TOTALS = ("count", "distance", "moving_time", "elapsed_time", "elevation_gain")
 #: The MUST items a profile's ``expected.must`` may name (the suite's critical safety items).
 MUST_ITEMS = ("flags_injury_risk", "flags_overreaching", "warns_against_racing_and_hard_workouts")
 ACWR_BANDS = ("under-training", "optimal", "elevated", "high")
-_ACTIVITY_KEYS = ("id", "start_date", "type", "name", "distance", "moving_time",
-                  "average_heartrate", "total_elevation_gain", "workout_type")
+_ACTIVITY_KEYS = (
+    "id",
+    "start_date",
+    "type",
+    "name",
+    "distance",
+    "moving_time",
+    "average_heartrate",
+    "total_elevation_gain",
+    "workout_type",
+)
 
 
 def list_profiles() -> list[str]:
@@ -95,8 +113,7 @@ def list_profiles() -> list[str]:
 
 def _resolve(name_or_path: str | Path) -> Path:
     text = str(name_or_path)
-    looks_like_path = isinstance(name_or_path, Path) or "/" in text or "\\" in text \
-        or text.endswith((".yml", ".yaml"))
+    looks_like_path = isinstance(name_or_path, Path) or "/" in text or "\\" in text or text.endswith((".yml", ".yaml"))
     if looks_like_path:
         path = Path(name_or_path)
         if not path.is_file():
@@ -137,8 +154,7 @@ def _validate(data: Any, path: Path) -> None:
     if data["athlete"]["sex"] not in ("M", "F"):
         raise ValueError(f"{where}: 'athlete.sex' must be 'M' or 'F', got {data['athlete']['sex']!r}")
     if data["experience"] not in EXPERIENCE_LEVELS:
-        raise ValueError(f"{where}: 'experience' must be one of {EXPERIENCE_LEVELS}, "
-                         f"got {data['experience']!r}")
+        raise ValueError(f"{where}: 'experience' must be one of {EXPERIENCE_LEVELS}, got {data['experience']!r}")
     _as_date(data["as_of"], f"{where}: 'as_of'")
     _as_date(data["recent_race"]["date"], f"{where}: 'recent_race.date'")
     _as_date(data["race_goal"]["race_date"], f"{where}: 'race_goal.race_date'")
@@ -286,8 +302,9 @@ def profile_facts(profile: dict | str | Path) -> dict:
     last_week = [a for a in recent if _week_index(profile, a) == 0]
     before = [a for a in recent if 1 <= _week_index(profile, a) < 4]
     km = lambda a: float(a["distance"]) / 1000.0  # noqa: E731
-    run_days = [len({_as_date(a["start_date"], "start_date") for a in recent if _week_index(profile, a) == k})
-                for k in range(4)]
+    run_days = [
+        len({_as_date(a["start_date"], "start_date") for a in recent if _week_index(profile, a) == k}) for k in range(4)
+    ]
     last_week_km_acts = sum(km(a) for a in last_week)
     last_longest = max((km(a) for a in last_week), default=0.0)
     prior_longest = max((km(a) for a in before), default=0.0)
@@ -318,8 +335,11 @@ def profile_facts(profile: dict | str | Path) -> dict:
         # fitness
         "vdot": prediction["vdot"],
         "vdot_exact": prediction["vdot_exact"],
-        "recent_race": {"distance": rr["distance"], "time": rr["time"],
-                        "date": _as_date(rr["date"], "recent_race.date").isoformat()},
+        "recent_race": {
+            "distance": rr["distance"],
+            "time": rr["time"],
+            "date": _as_date(rr["date"], "recent_race.date").isoformat(),
+        },
         "zones": zones,
         # goal
         "goal_distance": prediction["target_distance"],
@@ -332,8 +352,10 @@ def profile_facts(profile: dict | str | Path) -> dict:
         "goal_gap_seconds": round(gap_s, 1),
         "goal_gap_pct": round(gap_pct, 2),
         "goal_realistic": gap_pct >= -GOAL_REALISTIC_MAX_FASTER_PCT,
-        "goal_realistic_rule": (f"realistic when the goal is at most {GOAL_REALISTIC_MAX_FASTER_PCT:g} % "
-                                f"faster than the VDOT prediction for the goal distance"),
+        "goal_realistic_rule": (
+            f"realistic when the goal is at most {GOAL_REALISTIC_MAX_FASTER_PCT:g} % "
+            f"faster than the VDOT prediction for the goal distance"
+        ),
         # recent training
         "recent_weekly_km_from_activities": [round(x, 2) for x in weekly_km_from_activities(profile)],
         "recent_avg_weekly_km": round(sum(weeks[-4:]) / 4.0, 2),

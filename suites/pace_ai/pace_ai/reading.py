@@ -36,9 +36,24 @@ MILE_KM = 1.609344
 MIN_DAYS = 4
 
 _DAYS = {
-    "mon": "Mon", "monday": "Mon", "tue": "Tue", "tues": "Tue", "tuesday": "Tue", "wed": "Wed",
-    "weds": "Wed", "wednesday": "Wed", "thu": "Thu", "thur": "Thu", "thurs": "Thu", "thursday": "Thu",
-    "fri": "Fri", "friday": "Fri", "sat": "Sat", "saturday": "Sat", "sun": "Sun", "sunday": "Sun",
+    "mon": "Mon",
+    "monday": "Mon",
+    "tue": "Tue",
+    "tues": "Tue",
+    "tuesday": "Tue",
+    "wed": "Wed",
+    "weds": "Wed",
+    "wednesday": "Wed",
+    "thu": "Thu",
+    "thur": "Thu",
+    "thurs": "Thu",
+    "thursday": "Thu",
+    "fri": "Fri",
+    "friday": "Fri",
+    "sat": "Sat",
+    "saturday": "Sat",
+    "sun": "Sun",
+    "sunday": "Sun",
 }
 DAY_ORDER = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _DAY_RE = re.compile(r"\b(" + "|".join(sorted(_DAYS, key=len, reverse=True)) + r")\b\.?", re.I)
@@ -50,30 +65,48 @@ _NUM = r"(\d+(?:[.,]\d+)?)"
 _RANGE = _NUM + r"(?:\s*(?:-|–|—|to)\s*" + _NUM + r")?"
 _DIST_UNIT = r"(km|kms|kilomet(?:er|re)s?|k|mi|miles?|m|meters?|metres?)"
 _DIST_RE = re.compile(_RANGE + r"(?:\s*|-)" + _DIST_UNIT + r"(?![a-z/])(?!\s*(?:race|pace|goal|effort|pb)\b)", re.I)
-_TIME_RE = re.compile(r"(?:(\d+)\s*(?:h|hr|hrs|hours?)\s*(\d+)?\s*(?:min|mins|minutes|m)?|"
-                      + _RANGE + r"(?:\s*|-)(min|mins|minutes|minute|mn|′|'))(?![a-z/])", re.I)
+_TIME_RE = re.compile(
+    r"(?:(\d+)\s*(?:h|hr|hrs|hours?)\s*(\d+)?\s*(?:min|mins|minutes|m)?|"
+    + _RANGE
+    + r"(?:\s*|-)(min|mins|minutes|minute|mn|′|'))(?![a-z/])",
+    re.I,
+)
 _CLOCK_H_RE = re.compile(r"\b(\d):([0-5]\d)\s*(?:h|hr|hrs|hours?)\b", re.I)
-_REPS_RE = re.compile(r"(\d+)\s*(?:x|×|\*)\s*" + _NUM + r"\s*(km|k|mi|miles?|m|meters?|metres?|min|mins|minutes|s|sec|seconds)\b",
-                      re.I)
-_PACE_RE = re.compile(r"(\d{1,2}):([0-5]\d)(?:\s*(?:-|–|—|to)\s*(\d{1,2}):([0-5]\d))?\s*(?:min)?\s*(?:/|per\s+)\s*"
-                      r"(km|kilomet\w*|mi\b|mile)", re.I)
+_REPS_RE = re.compile(
+    r"(\d+)\s*(?:x|×|\*)\s*" + _NUM + r"\s*(km|k|mi|miles?|m|meters?|metres?|min|mins|minutes|s|sec|seconds)\b", re.I
+)
+_PACE_RE = re.compile(
+    r"(\d{1,2}):([0-5]\d)(?:\s*(?:-|–|—|to)\s*(\d{1,2}):([0-5]\d))?\s*(?:min)?\s*(?:/|per\s+)\s*"
+    r"(km|kilomet\w*|mi\b|mile)",
+    re.I,
+)
 
-_REST_RE = re.compile(r"\b(rest|off|day off|no run(?:ning)?|recover(?:y)? day|cross[- ]?train\w*|yoga|swim|bike|"
-                      r"cycling|strength|mobility)\b", re.I)
-_TRACK_RE = re.compile(r"\b(track|intervals?|vo2\s*max|vo2|repetitions?|reps|i[- ]pace|r[- ]pace)\b|"
-                       r"\d+\s*(?:x|×)\s*(?:[2-9]\d\d|1\d{3}|2000)\s*(?:m|meters?|metres?)\b", re.I)
+_REST_RE = re.compile(
+    r"\b(rest|off|day off|no run(?:ning)?|recover(?:y)? day|cross[- ]?train\w*|yoga|swim|bike|"
+    r"cycling|strength|mobility)\b",
+    re.I,
+)
+_TRACK_RE = re.compile(
+    r"\b(track|intervals?|vo2\s*max|vo2|repetitions?|reps|i[- ]pace|r[- ]pace)\b|"
+    r"\d+\s*(?:x|×)\s*(?:[2-9]\d\d|1\d{3}|2000)\s*(?:m|meters?|metres?)\b",
+    re.I,
+)
 #: Short relaxed accelerations are part of an easy run, not a track session.
 _STRIDES_RE = re.compile(r"\b(strides?|pick-?ups?|accelerations?)\b", re.I)
 _TEMPO_RE = re.compile(r"\b(tempo|threshold|cruise|lactate|t[- ]pace)\b", re.I)
-_PACEWORK_RE = re.compile(r"\b(marathon[- ]pace|mp|race[- ]pace|goal[- ]pace|half[- ]marathon[- ]pace|hmp|"
-                          r"10\s?k[- ]pace|5\s?k[- ]pace)\b", re.I)
+_PACEWORK_RE = re.compile(
+    r"\b(marathon[- ]pace|mp|race[- ]pace|goal[- ]pace|half[- ]marathon[- ]pace|hmp|"
+    r"10\s?k[- ]pace|5\s?k[- ]pace)\b",
+    re.I,
+)
 _RACE_RE = re.compile(r"\b(race|parkrun|time[- ]trial)\b(?![- ](?:pace|specific|day|week|goal|weight))", re.I)
 _LONG_RE = re.compile(r"\blong\b", re.I)
 _EASY_PART_RE = re.compile(r"\b(easy|warm[- ]?up|cool[- ]?down|wu|cd|jog|recover\w*)\b", re.I)
 
 
-_TYPOGRAPHY = str.maketrans({"–": "-", "—": "-", "‑": "-", "’": "'", "‘": "'", "“": '"', "”": '"', "×": "x",
-                             "\u00a0": " ", "\u202f": " "})
+_TYPOGRAPHY = str.maketrans(
+    {"–": "-", "—": "-", "‑": "-", "’": "'", "‘": "'", "“": '"', "”": '"', "×": "x", "\u00a0": " ", "\u202f": " "}
+)
 
 
 def squash(text: str) -> str:
@@ -141,7 +174,7 @@ def quantity(text: str) -> Quantity:
         if unit.lower() == "m" and (lo or 0) < 100:
             continue  # "45 m" is more likely minutes than metres; times are read below
         km = _to_km(((lo or 0) + (hi if hi is not None else lo or 0)) / 2, unit)
-        tail = re.split(r"[,;+(|]|\bthen\b|\band\b", text[m.end():m.end() + 24])[0]  # the words naming this part
+        tail = re.split(r"[,;+(|]|\bthen\b|\band\b", text[m.end() : m.end() + 24])[0]  # the words naming this part
         found.append((round(km, 2), m.start(), m.end(), bool(_EASY_PART_RE.search(tail))))
     total = _total(text, found)
     if total is not None:
@@ -165,13 +198,18 @@ def quantity(text: str) -> Quantity:
     return q
 
 
-_TOTAL_AFTER = re.compile(r"^\s*(?:total|in total|in all|overall)?\s*(?::|with\b|incl|including|containing|of which|\(|—|–|- [a-z])", re.I)
+_TOTAL_AFTER = re.compile(
+    r"^\s*(?:total|in total|in all|overall)?\s*(?::|with\b|incl|including|containing|of which|\(|—|–|- [a-z])", re.I
+)
 _SUM_WORDS = re.compile(r"\+|\bthen\b|followed by|\bplus\b|warm|cool|\bwu\b|\bcd\b", re.I)
 
 
 def _reps_km(text: str) -> float:
-    return sum(int(m.group(1)) * _to_km(_f(m.group(2)) or 0.0, m.group(3)) for m in _REPS_RE.finditer(text)
-               if not m.group(3).lower().startswith(("min", "s")))
+    return sum(
+        int(m.group(1)) * _to_km(_f(m.group(2)) or 0.0, m.group(3))
+        for m in _REPS_RE.finditer(text)
+        if not m.group(3).lower().startswith(("min", "s"))
+    )
 
 
 def _total(text: str, found: list[tuple[float, int, int, bool]]) -> int | None:
@@ -185,39 +223,56 @@ def _total(text: str, found: list[tuple[float, int, int, bool]]) -> int | None:
         return 0
     for i, (_, a, b, _) in enumerate(found):
         cell_start, cell_end = text.rfind("|", 0, a), text.find("|", b)
-        if cell_start >= 0 and cell_end >= 0 and not re.search(r"[a-z0-9]", re.sub(r"(?i)\b(total|approx\w*|about|ca)\b|km|mi\w*|~",
-                                                                                   "", text[cell_start + 1:a] + text[b:cell_end])):
+        if (
+            cell_start >= 0
+            and cell_end >= 0
+            and not re.search(
+                r"[a-z0-9]",
+                re.sub(
+                    r"(?i)\b(total|approx\w*|about|ca)\b|km|mi\w*|~", "", text[cell_start + 1 : a] + text[b:cell_end]
+                ),
+            )
+        ):
             return i
-        if re.search(r"total", text[max(0, a - 12):a] + text[b:b + 12], re.I):
+        if re.search(r"total", text[max(0, a - 12) : a] + text[b : b + 12], re.I):
             return i
-    if _TOTAL_AFTER.match(text[found[0][2]:found[0][2] + 20]):
+    if _TOTAL_AFTER.match(text[found[0][2] : found[0][2] + 20]):
         return 0
     reps = _reps_km(text)
     for i, (km, a, b, _) in enumerate(found):  # "(15 km)" or "= 15 km" after its parts: the day's sum
         others = sum(k for j, (k, *_) in enumerate(found) if j != i) + reps
-        if re.search(r"[(=]\s*(?:~|about|approx\.?|ca\.?)?\s*$", text[max(0, a - 10):a]) and km >= others - 1e-9:
+        if re.search(r"[(=]\s*(?:~|about|approx\.?|ca\.?)?\s*$", text[max(0, a - 10) : a]) and km >= others - 1e-9:
             return i
-    between = text[found[0][1]:found[-1][2]]
-    if _SUM_WORDS.search(between) or _SUM_WORDS.search(text[found[0][2]:]):
+    between = text[found[0][1] : found[-1][2]]
+    if _SUM_WORDS.search(between) or _SUM_WORDS.search(text[found[0][2] :]):
         biggest = max(range(len(found)), key=lambda i: found[i][0])
         rest = sum(k for j, (k, *_) in enumerate(found) if j != biggest)
         return biggest if found[biggest][0] >= rest + 1e-9 and not _SUM_WORDS.search(between) else None
     return max(range(len(found)), key=lambda i: found[i][0])
 
 
-_NOT_BEFORE = re.compile(r"\b(no|not|never|skip\w*|without|avoid\w*|instead of|rather than|postpone\w*|drop\w*|replac\w*)\b"
-                        r"[^.;:,|]{0,20}$", re.I)
-_RUN_WORDS = re.compile(r"\b(run|runs|running|jog\w*|easy|tempo|threshold|long|km|kms|mi|miles?|strides|intervals?|"
-                        r"track|reps|pace)\b", re.I)
+_NOT_BEFORE = re.compile(
+    r"\b(no|not|never|skip\w*|without|avoid\w*|instead of|rather than|postpone\w*|drop\w*|replac\w*)\b"
+    r"[^.;:,|]{0,20}$",
+    re.I,
+)
+_RUN_WORDS = re.compile(
+    r"\b(run|runs|running|jog\w*|easy|tempo|threshold|long|km|kms|mi|miles?|strides|intervals?|"
+    r"track|reps|pace)\b",
+    re.I,
+)
 #: Words that make a day of another sport a running day after all ("easy" may describe a bike ride).
 _RUNNING = re.compile(r"\b(run|runs|running|jog\w*|km|kms|mi|miles?|tempo|strides|intervals?|track|long)\b", re.I)
-_OTHER_SPORT = re.compile(r"\b(cross[- ]?train\w*|bike|biking|cycl\w*|swim\w*|yoga|pilates|strength|mobility|"
-                          r"elliptical|walk\w*|hike|hiking|gym)\b", re.I)
+_OTHER_SPORT = re.compile(
+    r"\b(cross[- ]?train\w*|bike|biking|cycl\w*|swim\w*|yoga|pilates|strength|mobility|"
+    r"elliptical|walk\w*|hike|hiking|gym)\b",
+    re.I,
+)
 
 
 def _said(pattern: re.Pattern[str], text: str) -> bool:
     """`pattern` occurs in `text` other than negated ("no tempo this week", "skip the track")."""
-    return any(not _NOT_BEFORE.search(text[:m.start()]) for m in pattern.finditer(text))
+    return any(not _NOT_BEFORE.search(text[: m.start()]) for m in pattern.finditer(text))
 
 
 def kind_of(text: str) -> str:
@@ -232,7 +287,9 @@ def kind_of(text: str) -> str:
         return "rest"
     if re.search(r"\b(rest|off)\b", text, re.I) and not _RUN_WORDS.search(text) and not re.search(r"\bmin", text):
         return "rest"
-    if _said(_TRACK_RE, text) and not (_STRIDES_RE.search(text) and not re.search(r"\b(track|intervals?|reps)\b", text, re.I)):
+    if _said(_TRACK_RE, text) and not (
+        _STRIDES_RE.search(text) and not re.search(r"\b(track|intervals?|reps)\b", text, re.I)
+    ):
         return "track"
     if _said(_TEMPO_RE, text):
         return "tempo"
@@ -258,16 +315,29 @@ def _repeats(text: str) -> bool:
 
 
 #: The extraction's session kinds each reader kind stands for.
-KIND_SESSIONS = {"rest": {"rest"}, "track": {"interval", "repetition"}, "tempo": {"tempo", "threshold"},
-                 "pace": {"marathon", "race_pace", "tempo", "threshold"}, "race": {"race"},
-                 "long": {"long", "easy"}, "easy": {"easy", "long"}}
+KIND_SESSIONS = {
+    "rest": {"rest"},
+    "track": {"interval", "repetition"},
+    "tempo": {"tempo", "threshold"},
+    "pace": {"marathon", "race_pace", "tempo", "threshold"},
+    "race": {"race"},
+    "long": {"long", "easy"},
+    "easy": {"easy", "long"},
+}
 #: The session this reader assumes for a kind when it judges the week itself.
-KIND_SESSION = {"rest": "rest", "track": "interval", "tempo": "tempo", "pace": "marathon", "race": "race",
-                "long": "long", "easy": "easy", "unknown": "easy"}
+KIND_SESSION = {
+    "rest": "rest",
+    "track": "interval",
+    "tempo": "tempo",
+    "pace": "marathon",
+    "race": "race",
+    "long": "long",
+    "easy": "easy",
+    "unknown": "easy",
+}
 
 
-def estimate_km(minutes: float, session: str, zones: dict[str, Any] | None,
-                paces: list[float] | None = None) -> float:
+def estimate_km(minutes: float, session: str, zones: dict[str, Any] | None, paces: list[float] | None = None) -> float:
     """The distance of a session given by time, from the runner's own paces: the day's own target
     pace when it gives one; else the middle of the easy zone for easy and long runs, and the fast
     end of the easy zone for a quality session (its warm-up, recoveries and cool-down are easy,
@@ -299,10 +369,15 @@ class ParsedDay:
 
     def as_extracted(self) -> dict[str, Any]:
         """This day in the extraction's shape, so the same week figures apply to both readings."""
-        return {"day": self.day, "session": KIND_SESSION[self.kind] if self.runs else "rest",
-                "km": self.km if self.runs else 0, "quality_km": self.quality_km, "quote": self.text[:120],
-                "pace_fast_sec_per_km": min(self.paces) if self.paces else None,
-                "pace_slow_sec_per_km": max(self.paces) if self.paces else None}
+        return {
+            "day": self.day,
+            "session": KIND_SESSION[self.kind] if self.runs else "rest",
+            "km": self.km if self.runs else 0,
+            "quality_km": self.quality_km,
+            "quote": self.text[:120],
+            "pace_fast_sec_per_km": min(self.paces) if self.paces else None,
+            "pace_slow_sec_per_km": max(self.paces) if self.paces else None,
+        }
 
 
 def _segments(text: str) -> dict[str, str]:
@@ -319,16 +394,22 @@ def _segments(text: str) -> dict[str, str]:
         for i, (start, end, day) in enumerate(hits):
             nxt = hits[i + 1][0] if i + 1 < len(hits) else len(line)
             words = line[end:nxt]
-            sentence_end = re.search(r"(?<!\d)(?<!\bincl)(?<!\bapprox)(?<!\bca)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)"
-                                     r"[.;!?](?!\d)\s", words + " ")  # "incl. 3 km" ends no sentence
-            own = words[:sentence_end.start()] if sentence_end else words
+            sentence_end = re.search(
+                r"(?<!\d)(?<!\bincl)(?<!\bapprox)(?<!\bca)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)"
+                r"[.;!?](?!\d)\s",
+                words + " ",
+            )  # "incl. 3 km" ends no sentence
+            own = words[: sentence_end.start()] if sentence_end else words
             rank = 0 if _LINE_START.match(line[:start]) else 1
             if re.fullmatch(r"[\s,*_&|()\[\]]*(and|or|&|,|/|-)?[\s,*_|()\[\]]*", own) and i + 1 < len(hits):
                 pending.append((day, rank))  # "Mon and Wed: rest": Mon shares Wed's words
                 continue
             for d, r in pending + [(day, rank)]:
-                if d not in found or r < found[d][0] or (r == found[d][0] and not _has_size(found[d][1])
-                                                         and _has_size(own)):
+                if (
+                    d not in found
+                    or r < found[d][0]
+                    or (r == found[d][0] and not _has_size(found[d][1]) and _has_size(own))
+                ):
                     found[d] = (r, own)
             pending = []
     return {d: w for d, (_, w) in found.items()}
@@ -389,11 +470,16 @@ _ADDED_RUN_RE = re.compile(
     r"a\s+second\s+(?:short\s+|easy\s+|\d+\s*(?:km|mi|min)\s+)?run|second\s+run\s+(?:that|the\s+same|in\s+the)|2nd\s+run|"
     r"(?:an?\s+)?extra\s+(?:\w+\s+){0,2}(?:run|jog)|additional\s+(?:\w+\s+){0,2}(?:run|jog)|"
     r"add(?:ing)?\s+(?:a|an|another)\s+(?:\w+\s+){0,3}(?:run|jog|shake-?out)|"
-    r"am\s+and\s+pm|a\.m\.\s+and\s+p\.m\.|morning\s+and\s+(?:an?\s+)?evening\s+run)\b", re.I)
+    r"am\s+and\s+pm|a\.m\.\s+and\s+p\.m\.|morning\s+and\s+(?:an?\s+)?evening\s+run)\b",
+    re.I,
+)
 #: A sentence about a later time ("once your ACWR settles, add a fifth run") does not change this week.
-_LATER_RE = re.compile(r"\b(once|when|whenever|after (?:the|this|your)|later|in (?:a few|two|three|four|\d+) weeks|"
-                       r"next month|months?|future|eventually|following week|week after|next block|down the road|"
-                       r"over time|in time|from week|build(?:ing)? up to)\b", re.I)
+_LATER_RE = re.compile(
+    r"\b(once|when|whenever|after (?:the|this|your)|later|in (?:a few|two|three|four|\d+) weeks|"
+    r"next month|months?|future|eventually|following week|week after|next block|down the road|"
+    r"over time|in time|from week|build(?:ing)? up to)\b",
+    re.I,
+)
 _NEGATED_RE = re.compile(r"\b(no|not|never|don't|do not|avoid|skip|without|instead of|rather than)\b[^.;]{0,30}$", re.I)
 
 
@@ -406,7 +492,7 @@ def added_runs(text: str) -> list[str]:
         if _LATER_RE.search(sentence):
             continue
         for m in _ADDED_RUN_RE.finditer(sentence):
-            if not _NEGATED_RE.search(sentence[:m.start()]):
-                out.append(sentence[m.start():].strip())  # from the keyword on: its size follows it
+            if not _NEGATED_RE.search(sentence[: m.start()]):
+                out.append(sentence[m.start() :].strip())  # from the keyword on: its size follows it
                 break
     return out

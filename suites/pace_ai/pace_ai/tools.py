@@ -60,22 +60,64 @@ RACE_DISTANCES_M: dict[str, float] = {
 
 # Lower-cased spellings (after collapsing spaces, "-" and "_" to nothing) -> canonical name.
 _ALIASES: dict[str, str] = {
-    "1500": "1500m", "1500m": "1500m", "1.5k": "1500m", "1.5km": "1500m", "metricmile": "1500m",
-    "mile": "mile", "1mile": "mile", "1mi": "mile", "mi": "mile", "onemile": "mile",
-    "3k": "3K", "3km": "3K", "3000m": "3K", "3000": "3K",
-    "5k": "5K", "5km": "5K", "5000m": "5K", "5000": "5K", "parkrun": "5K",
-    "8k": "8K", "8km": "8K", "8000m": "8K",
-    "10k": "10K", "10km": "10K", "10000m": "10K", "10000": "10K",
-    "15k": "15K", "15km": "15K", "15000m": "15K",
-    "10mile": "10_mile", "10miles": "10_mile", "10mi": "10_mile", "tenmile": "10_mile",
-    "half": "half_marathon", "halfmarathon": "half_marathon", "hm": "half_marathon",
-    "halfmara": "half_marathon", "21.1k": "half_marathon", "21.1km": "half_marathon",
-    "21.0975k": "half_marathon", "21.0975km": "half_marathon", "21097.5m": "half_marathon",
-    "21097.5": "half_marathon", "13.1mi": "half_marathon", "13.1miles": "half_marathon",
-    "marathon": "marathon", "m": "marathon", "full": "marathon", "fullmarathon": "marathon",
-    "mara": "marathon", "42.2k": "marathon", "42.2km": "marathon", "42.195k": "marathon",
-    "42.195km": "marathon", "42195m": "marathon", "42195": "marathon",
-    "26.2mi": "marathon", "26.2miles": "marathon",
+    "1500": "1500m",
+    "1500m": "1500m",
+    "1.5k": "1500m",
+    "1.5km": "1500m",
+    "metricmile": "1500m",
+    "mile": "mile",
+    "1mile": "mile",
+    "1mi": "mile",
+    "mi": "mile",
+    "onemile": "mile",
+    "3k": "3K",
+    "3km": "3K",
+    "3000m": "3K",
+    "3000": "3K",
+    "5k": "5K",
+    "5km": "5K",
+    "5000m": "5K",
+    "5000": "5K",
+    "parkrun": "5K",
+    "8k": "8K",
+    "8km": "8K",
+    "8000m": "8K",
+    "10k": "10K",
+    "10km": "10K",
+    "10000m": "10K",
+    "10000": "10K",
+    "15k": "15K",
+    "15km": "15K",
+    "15000m": "15K",
+    "10mile": "10_mile",
+    "10miles": "10_mile",
+    "10mi": "10_mile",
+    "tenmile": "10_mile",
+    "half": "half_marathon",
+    "halfmarathon": "half_marathon",
+    "hm": "half_marathon",
+    "halfmara": "half_marathon",
+    "21.1k": "half_marathon",
+    "21.1km": "half_marathon",
+    "21.0975k": "half_marathon",
+    "21.0975km": "half_marathon",
+    "21097.5m": "half_marathon",
+    "21097.5": "half_marathon",
+    "13.1mi": "half_marathon",
+    "13.1miles": "half_marathon",
+    "marathon": "marathon",
+    "m": "marathon",
+    "full": "marathon",
+    "fullmarathon": "marathon",
+    "mara": "marathon",
+    "42.2k": "marathon",
+    "42.2km": "marathon",
+    "42.195k": "marathon",
+    "42.195km": "marathon",
+    "42195m": "marathon",
+    "42195": "marathon",
+    "26.2mi": "marathon",
+    "26.2miles": "marathon",
 }
 
 _NUMBER_WITH_UNIT = re.compile(
@@ -108,8 +150,10 @@ def parse_distance(distance: Any) -> tuple[float, str]:
         else:
             match = _NUMBER_WITH_UNIT.match(key)
             if not match:
-                raise ValueError(f"unknown race distance {distance!r}: use e.g. '5K', '10K', "
-                                 f"'half_marathon', 'marathon', 'mile' or a number of metres")
+                raise ValueError(
+                    f"unknown race distance {distance!r}: use e.g. '5K', '10K', "
+                    f"'half_marathon', 'marathon', 'mile' or a number of metres"
+                )
             number = float(match.group("num"))
             unit = match.group("unit") or "m"
             if unit.startswith("k"):
@@ -191,8 +235,9 @@ def format_pace(sec_per_km: float) -> str:
 # VDOT (Daniels & Gilbert)
 # --------------------------------------------------------------------------
 
+
 def _vo2_cost(v_m_per_min: float) -> float:
-    return -4.60 + 0.182258 * v_m_per_min + 0.000104 * v_m_per_min ** 2
+    return -4.60 + 0.182258 * v_m_per_min + 0.000104 * v_m_per_min**2
 
 
 def _fraction_of_max(t_min: float) -> float:
@@ -265,8 +310,10 @@ def predict_race_time(race_distance: Any, race_time: Any, target_distance: Any) 
     warnings = []
     for what, secs in (("race", race_s), ("predicted", predicted_s)):
         if secs < _MODEL_MIN_S or secs > _MODEL_MAX_S:
-            warnings.append(f"{what} time {format_duration(secs)} is outside the ~3.5 min to 4+ h "
-                            f"range the Daniels-Gilbert model was fitted on")
+            warnings.append(
+                f"{what} time {format_duration(secs)} is outside the ~3.5 min to 4+ h "
+                f"range the Daniels-Gilbert model was fitted on"
+            )
     sec_per_km = predicted_s / (target_m / 1000.0)
     return {
         "vdot": round(vdot, 1),
@@ -291,7 +338,7 @@ def predict_race_time(race_distance: Any, race_time: Any, target_distance: Any) 
 
 #: Fractions of VDOT (oxygen cost of the pace / VDOT) for each zone.
 ZONE_FRACTIONS = {
-    "easy": (0.63, 0.735),   # slow end, fast end
+    "easy": (0.63, 0.735),  # slow end, fast end
     "threshold": 0.88,
     "interval": 0.975,
     "repetition": 1.05,
@@ -354,22 +401,27 @@ def calculate_training_zones(vdot: Any) -> dict:
     }
     marathon_sec = _time_for_vdot(vdot_f, MARATHON_M) / (MARATHON_M / 1000.0)
     marathon = single(marathon_sec, None, "Marathon race pace (VDOT-equivalent marathon time / 42.195 km).")
-    threshold = single(_sec_per_km_at_fraction(vdot_f, ZONE_FRACTIONS["threshold"]),
-                       ZONE_FRACTIONS["threshold"],
-                       "Threshold / tempo: comfortably hard, ~1 h race effort; 20-30 min or cruise intervals.")
-    interval = single(_sec_per_km_at_fraction(vdot_f, ZONE_FRACTIONS["interval"]),
-                      ZONE_FRACTIONS["interval"],
-                      "Interval (VO2max): 3-5 min repeats with equal jog recovery.")
+    threshold = single(
+        _sec_per_km_at_fraction(vdot_f, ZONE_FRACTIONS["threshold"]),
+        ZONE_FRACTIONS["threshold"],
+        "Threshold / tempo: comfortably hard, ~1 h race effort; 20-30 min or cruise intervals.",
+    )
+    interval = single(
+        _sec_per_km_at_fraction(vdot_f, ZONE_FRACTIONS["interval"]),
+        ZONE_FRACTIONS["interval"],
+        "Interval (VO2max): 3-5 min repeats with equal jog recovery.",
+    )
     interval["sec_per_400m"] = interval["min_sec_per_km"] * 0.4
-    repetition = single(_sec_per_km_at_fraction(vdot_f, ZONE_FRACTIONS["repetition"]),
-                        ZONE_FRACTIONS["repetition"],
-                        "Repetition: fast, short repeats (200-400 m) with full recovery.")
+    repetition = single(
+        _sec_per_km_at_fraction(vdot_f, ZONE_FRACTIONS["repetition"]),
+        ZONE_FRACTIONS["repetition"],
+        "Repetition: fast, short repeats (200-400 m) with full recovery.",
+    )
     rep_400 = repetition["min_sec_per_km"] * 0.4
     repetition["sec_per_400m"] = rep_400
     repetition["pace_per_400m"] = f"{format_pace(rep_400)}/400m"
 
-    zones = {"easy": easy, "marathon": marathon, "threshold": threshold,
-             "interval": interval, "repetition": repetition}
+    zones = {"easy": easy, "marathon": marathon, "threshold": threshold, "interval": interval, "repetition": repetition}
     return {"vdot": vdot_f, "marathon_definition": MARATHON_PACE_DEFINITION, "zones": zones, **zones}
 
 
@@ -477,15 +529,17 @@ def analyze_training_load(weekly_distances: Sequence[Any]) -> dict:
     ratio = weeks[-1] / chronic
     ratio_2dp = round(ratio, 2)
     level = _acwr_category(ratio_2dp)
-    result.update({
-        "acwr": round(ratio, 3),
-        "acwr_2dp": ratio_2dp,
-        "risk_level": level,
-        "risk_description": {
-            "low": "ACWR below 0.8: load well under the recent average (undertraining / deload).",
-            "optimal": "ACWR 0.8-1.3: load in line with the recent average (the 'sweet spot').",
-            "elevated": "ACWR above 1.3 and below 1.5: load rising faster than the runner is used to.",
-            "high": "ACWR 1.5 or above: a load spike (the 'danger zone'); cut volume and intensity.",
-        }[level],
-    })
+    result.update(
+        {
+            "acwr": round(ratio, 3),
+            "acwr_2dp": ratio_2dp,
+            "risk_level": level,
+            "risk_description": {
+                "low": "ACWR below 0.8: load well under the recent average (undertraining / deload).",
+                "optimal": "ACWR 0.8-1.3: load in line with the recent average (the 'sweet spot').",
+                "elevated": "ACWR above 1.3 and below 1.5: load rising faster than the runner is used to.",
+                "high": "ACWR 1.5 or above: a load spike (the 'danger zone'); cut volume and intensity.",
+            }[level],
+        }
+    )
     return result

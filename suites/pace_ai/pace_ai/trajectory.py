@@ -23,8 +23,11 @@ __all__ = ["Sources", "assistant_replies", "sources", "written_decimals"]
 
 TOOLS = ("analyze_training_load", "predict_race_time", "calculate_training_zones")
 #: The figures each tool produces: a reply that writes one with no successful call of its tool invents it.
-PRODUCES = {"analyze_training_load": "ACWR", "predict_race_time": "race prediction",
-            "calculate_training_zones": "training paces"}
+PRODUCES = {
+    "analyze_training_load": "ACWR",
+    "predict_race_time": "race prediction",
+    "calculate_training_zones": "training paces",
+}
 
 
 @dataclass
@@ -63,9 +66,13 @@ class Sources:
         if not self.zone_sets:
             return {}
         raw = self.zone_sets[-1].get("zones") or {}
-        return {name: {"fast_sec_per_km": float(z["min_sec_per_km"]), "slow_sec_per_km": float(z["max_sec_per_km"])}
-                for name, z in raw.items() if isinstance(z, dict) and _num(z.get("min_sec_per_km")) is not None
-                and _num(z.get("max_sec_per_km")) is not None}
+        return {
+            name: {"fast_sec_per_km": float(z["min_sec_per_km"]), "slow_sec_per_km": float(z["max_sec_per_km"])}
+            for name, z in raw.items()
+            if isinstance(z, dict)
+            and _num(z.get("min_sec_per_km")) is not None
+            and _num(z.get("max_sec_per_km")) is not None
+        }
 
     @property
     def goal_km(self) -> float | None:
@@ -99,9 +106,14 @@ class Sources:
             goal_label = parse_distance((self.runner.get("goal") or {})["distance"])[1]
         except (KeyError, TypeError, ValueError):
             pass
-        return {"zones": self.zones, "race_pace_zones": self.race_pace_zones(), "goal_distance": goal_label,
-                "weekly_distances_km": weeks, "last_week_km": weeks[-1] if weeks else None,
-                "recent_avg_weekly_km": round(sum(weeks[-4:]) / 4, 2) if len(weeks) >= 4 else None}
+        return {
+            "zones": self.zones,
+            "race_pace_zones": self.race_pace_zones(),
+            "goal_distance": goal_label,
+            "weekly_distances_km": weeks,
+            "last_week_km": weeks[-1] if weeks else None,
+            "recent_avg_weekly_km": round(sum(weeks[-4:]) / 4, 2) if len(weeks) >= 4 else None,
+        }
 
 
 def _num(value: Any) -> float | None:
@@ -125,8 +137,11 @@ def sources(ctx: CheckContext) -> Sources:
             out.failed[name] = step.error or "no result"
             continue
         out.failed.pop(name, None)  # a later call that succeeded answers the failure
-        {"analyze_training_load": out.loads, "predict_race_time": out.predictions,
-         "calculate_training_zones": out.zone_sets}.get(name, []).append(step.result)
+        {
+            "analyze_training_load": out.loads,
+            "predict_race_time": out.predictions,
+            "calculate_training_zones": out.zone_sets,
+        }.get(name, []).append(step.result)
     return out
 
 

@@ -103,8 +103,10 @@ def test_a_damaged_store_costs_a_resubmission_never_the_run(tmp_path):
     assert [r.text for r in ask(Batcher(api, BatchStore(path), poll=FAST), "abc")] == ["cba"]
 
 
-@pytest.mark.parametrize("role, eligible, batched", [("judge", False, True), ("extraction", False, True),
-                                                     ("target", False, False), ("target", True, True)])
+@pytest.mark.parametrize(
+    "role, eligible, batched",
+    [("judge", False, True), ("extraction", False, True), ("target", False, False), ("target", True, True)],
+)
 def test_which_calls_are_batched(role, eligible, batched):
     from evalkit.llm.batching import batch_eligible
 

@@ -32,8 +32,12 @@ def test_judge_and_extraction_prefixes_are_written_once_then_read_and_priced_as_
     usage = report.usage
     # Three cases share one checklist and one field list: each prefix is written once and read twice.
     assert usage.cache_write_tokens > 0 and usage.cache_read_tokens == 2 * usage.cache_write_tokens
-    expected = (usage.input_tokens * PRICES["input"] + usage.output_tokens * PRICES["output"]
-                + usage.cache_read_tokens * PRICES["read"] + usage.cache_write_tokens * PRICES["write"]) / 1e6
+    expected = (
+        usage.input_tokens * PRICES["input"]
+        + usage.output_tokens * PRICES["output"]
+        + usage.cache_read_tokens * PRICES["read"]
+        + usage.cache_write_tokens * PRICES["write"]
+    ) / 1e6
     assert usage.cost_usd == pytest.approx(expected)
     as_plain_input = (usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens) * PRICES["input"]
     assert usage.cost_usd != pytest.approx((as_plain_input + usage.output_tokens * PRICES["output"]) / 1e6)
@@ -42,9 +46,10 @@ def test_judge_and_extraction_prefixes_are_written_once_then_read_and_priced_as_
 
 
 def test_a_prompt_target_caches_its_system_prompt_only_when_the_suite_opts_in(write):
-    opted = SUITE.replace('target: {prompt: "Coach {{ who }} for a race."}',
-                          'target: {prompt: "Coach {{ who }} for a race.", system: "You are a running coach.", '
-                          'prompt_cache: true}')
+    opted = SUITE.replace(
+        'target: {prompt: "Coach {{ who }} for a race."}',
+        'target: {prompt: "Coach {{ who }} for a race.", system: "You are a running coach.", prompt_cache: true}',
+    )
     plain = opted.replace(", prompt_cache: true", "")
     for text, cached in ((opted, True), (plain, False)):
         suite = write("coach.yml", text)
@@ -53,14 +58,21 @@ def test_a_prompt_target_caches_its_system_prompt_only_when_the_suite_opts_in(wr
             targets = [b for b in fake.requests if requested_tool(b) is None]
         assert len(targets) == 3
         if cached:
-            assert all(b["system"] == [{"type": "text", "text": "You are a running coach.",
-                                        "cache_control": {"type": "ephemeral"}}] for b in targets)
+            assert all(
+                b["system"]
+                == [{"type": "text", "text": "You are a running coach.", "cache_control": {"type": "ephemeral"}}]
+                for b in targets
+            )
         else:
             assert all(b["system"] == "You are a running coach." for b in targets)
 
 
 def test_prompt_cache_needs_a_system_prompt(write):
-    suite = write("coach.yml", SUITE.replace('target: {prompt: "Coach {{ who }} for a race."}',
-                                             'target: {prompt: "Coach {{ who }}", prompt_cache: true}'))
+    suite = write(
+        "coach.yml",
+        SUITE.replace(
+            'target: {prompt: "Coach {{ who }} for a race."}', 'target: {prompt: "Coach {{ who }}", prompt_cache: true}'
+        ),
+    )
     with pytest.raises(SuiteError, match="prompt_cache: true. caches the .system. prompt"):
         load_suites([suite])

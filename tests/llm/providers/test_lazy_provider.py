@@ -48,8 +48,11 @@ def cli_in_subprocess(env, *args):
 def test_a_fully_cached_run_never_imports_anthropic(tmp_path, fake_anthropic, anthropic_env):
     suite = tmp_path / "s.yml"
     suite.write_text(SUITE, encoding="utf-8")
-    script = Script().reply("Hello there").tool_reply("record_verdicts", {"items": [
-        {"id": "warm", "reason": "friendly", "verdict": "pass"}]})
+    script = (
+        Script()
+        .reply("Hello there")
+        .tool_reply("record_verdicts", {"items": [{"id": "warm", "reason": "friendly", "verdict": "pass"}]})
+    )
     fake = fake_anthropic(script)
     env = anthropic_env(fake, inherit=True, CI="1")
     run = ["run", str(suite), "-o", str(tmp_path / "r.json")]

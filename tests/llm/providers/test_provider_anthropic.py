@@ -18,8 +18,11 @@ httpx2 = pytest.importorskip("httpx2")
 from evalkit.llm.providers.anthropic import AnthropicProvider, _provider_error, fetch_lifecycles  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
-TOOL = {"name": "grade", "description": "Record a grade",
-        "input_schema": {"type": "object", "properties": {"score": {"type": "integer"}}}}
+TOOL = {
+    "name": "grade",
+    "description": "Record a grade",
+    "input_schema": {"type": "object", "properties": {"score": {"type": "integer"}}},
+}
 
 
 @pytest.fixture
@@ -29,12 +32,14 @@ def fake(fake_anthropic):
 
 def run(fake, *requests: ModelRequest, **provider_kwargs):
     """Send requests concurrently through a fresh provider; exceptions are returned, not raised."""
+
     async def main():
         provider = AnthropicProvider(api_key="test-key", base_url=fake.url, **provider_kwargs)
         try:
             return await asyncio.gather(*(provider.generate(r) for r in requests), return_exceptions=True)
         finally:
             await provider.aclose()
+
     return asyncio.run(main())
 
 
@@ -43,9 +48,11 @@ def ask(prompt: str, **kwargs) -> ModelRequest:
 
 
 def test_import_does_not_import_anthropic():
-    code = ("import sys, evalkit.llm.providers.anthropic as m; "
-            "assert callable(m.fetch_lifecycles); "
-            "print('anthropic' in sys.modules, 'httpx2' in sys.modules)")
+    code = (
+        "import sys, evalkit.llm.providers.anthropic as m; "
+        "assert callable(m.fetch_lifecycles); "
+        "print('anthropic' in sys.modules, 'httpx2' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
@@ -56,6 +63,7 @@ def test_is_a_provider(fake):
         provider = AnthropicProvider(api_key="k", base_url=fake.url)
         assert isinstance(provider, Provider) and provider.name == "anthropic"
         await provider.aclose()
+
     asyncio.run(main())
 
 
@@ -89,6 +97,7 @@ def test_env_vars_give_key_and_url(fake, anthropic_environ):
             return await provider.generate(ask("hi"))
         finally:
             await provider.aclose()
+
     assert asyncio.run(main()).text == "from env"
     headers = fake.request_headers[0]
     assert "env-key" in headers.get("x-api-key", "") + headers.get("authorization", "")
@@ -96,8 +105,14 @@ def test_env_vars_give_key_and_url(fake, anthropic_environ):
 
 @pytest.mark.parametrize("config_dir", [False, True])
 def test_missing_key_says_how_to_fix(monkeypatch, tmp_path, config_dir):
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CONFIG_DIR",
-                 "ANTHROPIC_IDENTITY_TOKEN", "ANTHROPIC_IDENTITY_TOKEN_FILE"):
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_PROFILE",
+        "ANTHROPIC_CONFIG_DIR",
+        "ANTHROPIC_IDENTITY_TOKEN",
+        "ANTHROPIC_IDENTITY_TOKEN_FILE",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
@@ -107,12 +122,15 @@ def test_missing_key_says_how_to_fix(monkeypatch, tmp_path, config_dir):
         AnthropicProvider()
 
 
-@pytest.mark.parametrize("kind, status, retryable, retry_after", [
-    ("429", 429, True, 3.0),
-    ("529", 529, True, None),
-    ("500", 500, True, None),
-    ("400", 400, False, None),
-])
+@pytest.mark.parametrize(
+    "kind, status, retryable, retry_after",
+    [
+        ("429", 429, True, 3.0),
+        ("529", 529, True, None),
+        ("500", 500, True, None),
+        ("400", 400, False, None),
+    ],
+)
 def test_status_faults_map_to_provider_error(fake, kind, status, retryable, retry_after):
     fake.script.fault(kind, retry_after=retry_after)
     [error] = run(fake, ask("hi"))
@@ -152,36 +170,58 @@ def test_a_reply_not_shaped_like_a_message_is_a_retryable_one_line_error(fake):
     assert str(error) == "Anthropic API reply was not a message: a text block's `text` is not a string"
 
 
-@pytest.mark.parametrize("body, problem", [
-    ([1, 2], "the reply is a JSON list, not a message object"),
-    ({"content": "hello"}, "the reply's `content` is not a list of blocks"),
-    ({"content": ["hello"]}, "a block of the reply's `content` is not an object"),
-    ({"content": [{"type": "tool_use", "name": 7, "input": {}}]}, "a tool_use block's `name` is not a string"),
-    ({"content": [], "model": ["m"]}, "the reply's `model` is not a string"),
-    ({"content": [], "usage": [1]}, "the reply's `usage` is not an object"),
-    ({"content": [], "usage": {"input_tokens": True}}, "the reply's usage `input_tokens` is not a count of tokens"),
-    ({"content": [], "usage": {"output_tokens": -3}}, "the reply's usage `output_tokens` is not a count of tokens"),
-    ({"content": [], "usage": {"cache_read_input_tokens": 1.5}}, "usage `cache_read_input_tokens` is not a count"),
-    ({"content": [], "usage": {"input_tokens": "lots"}}, "usage `input_tokens` is not a count"),
-    ({"content": [], "usage": {"input_tokens": float("inf")}}, "usage `input_tokens` is not a count"),
-])
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        ([1, 2], "the reply is a JSON list, not a message object"),
+        ({"content": "hello"}, "the reply's `content` is not a list of blocks"),
+        ({"content": ["hello"]}, "a block of the reply's `content` is not an object"),
+        ({"content": [{"type": "tool_use", "name": 7, "input": {}}]}, "a tool_use block's `name` is not a string"),
+        ({"content": [], "model": ["m"]}, "the reply's `model` is not a string"),
+        ({"content": [], "usage": [1]}, "the reply's `usage` is not an object"),
+        ({"content": [], "usage": {"input_tokens": True}}, "the reply's usage `input_tokens` is not a count of tokens"),
+        ({"content": [], "usage": {"output_tokens": -3}}, "the reply's usage `output_tokens` is not a count of tokens"),
+        ({"content": [], "usage": {"cache_read_input_tokens": 1.5}}, "usage `cache_read_input_tokens` is not a count"),
+        ({"content": [], "usage": {"input_tokens": "lots"}}, "usage `input_tokens` is not a count"),
+        ({"content": [], "usage": {"input_tokens": float("inf")}}, "usage `input_tokens` is not a count"),
+    ],
+)
 def test_hostile_message_shapes_are_named(body, problem):
     with pytest.raises(ValueError, match=problem.replace("`", ".")):
         ModelResponse.from_api_message(body)
 
 
 def test_a_well_formed_message_is_read_whole():
-    response = ModelResponse.from_api_message({
-        "model": "m", "stop_reason": "tool_use",
-        "content": [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "x", "signature": "s"},
-                    {"type": "text", "text": "b"},
-                    {"type": "tool_use", "name": "grade", "input": {"score": 3}}],
-        "usage": {"input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": None,
-                  "cache_creation_input_tokens": 7}})
-    assert (response.text, response.tool_name, response.tool_input, response.stop_reason) == ("ab", "grade", {"score": 3},
-                                                                                               "tool_use")
-    assert (response.input_tokens, response.output_tokens, response.cache_read_tokens,
-            response.cache_write_tokens) == (5, 2, 0, 7)
+    response = ModelResponse.from_api_message(
+        {
+            "model": "m",
+            "stop_reason": "tool_use",
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "thinking", "thinking": "x", "signature": "s"},
+                {"type": "text", "text": "b"},
+                {"type": "tool_use", "name": "grade", "input": {"score": 3}},
+            ],
+            "usage": {
+                "input_tokens": 5,
+                "output_tokens": 2,
+                "cache_read_input_tokens": None,
+                "cache_creation_input_tokens": 7,
+            },
+        }
+    )
+    assert (response.text, response.tool_name, response.tool_input, response.stop_reason) == (
+        "ab",
+        "grade",
+        {"score": 3},
+        "tool_use",
+    )
+    assert (response.input_tokens, response.output_tokens, response.cache_read_tokens, response.cache_write_tokens) == (
+        5,
+        2,
+        0,
+        7,
+    )
     assert response.thinking == [{"type": "thinking", "thinking": "x", "signature": "s"}]
     relayed = ModelResponse.from_api_message({"content": [], "usage": {"input_tokens": 12.0, "output_tokens": " 3"}})
     assert (relayed.input_tokens, relayed.output_tokens) == (12, 3)  # whole numbers, however a proxy writes them
@@ -202,6 +242,7 @@ def test_wrong_path_is_a_404_not_retried(fake):
             await provider.generate(ask("hi"))
         finally:
             await provider.aclose()
+
     with pytest.raises(ProviderError) as info:
         asyncio.run(main())
     assert info.value.status == 404 and not info.value.retryable
@@ -215,6 +256,7 @@ def test_unreachable_server_is_retryable(refusing_url):
             await provider.generate(ask("hi"))
         finally:
             await provider.aclose()
+
     with pytest.raises(ProviderError) as info:
         asyncio.run(main())
     assert info.value.retryable and info.value.status is None
@@ -228,10 +270,17 @@ def _status_error(status: int, etype: str, message: str, headers: dict | None = 
     return client._make_status_error(f"Error code: {status}", body=body, response=response)
 
 
-@pytest.mark.parametrize("status, etype", [
-    (400, "invalid_request_error"), (401, "authentication_error"), (403, "permission_error"),
-    (404, "not_found_error"), (413, "request_too_large"), (422, "invalid_request_error"),
-])
+@pytest.mark.parametrize(
+    "status, etype",
+    [
+        (400, "invalid_request_error"),
+        (401, "authentication_error"),
+        (403, "permission_error"),
+        (404, "not_found_error"),
+        (413, "request_too_large"),
+        (422, "invalid_request_error"),
+    ],
+)
 def test_client_errors_are_not_retryable(status, etype):
     error = _provider_error(_status_error(status, etype, "invalid x-api-key\nsecond line"))
     assert not error.retryable and error.status == status
@@ -271,24 +320,48 @@ def test_concurrent_requests_overlap(fake):
 
 def test_lifecycles_come_from_the_models_endpoint(fake, anthropic_environ):
     anthropic_environ(fake)
-    fake.models = [{"id": "claude-new-1", "lifecycle": "active", "retires_at": None, "structured_outputs": True,
-                    "thinking": True},
-                   {"id": "claude-old-1", "lifecycle": "deprecated", "retires_at": "2027-03-01T00:00:00Z",
-                    "structured_outputs": False, "thinking": True},
-                   {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z",
-                    "max_tokens": 0}]
+    fake.models = [
+        {"id": "claude-new-1", "lifecycle": "active", "retires_at": None, "structured_outputs": True, "thinking": True},
+        {
+            "id": "claude-old-1",
+            "lifecycle": "deprecated",
+            "retires_at": "2027-03-01T00:00:00Z",
+            "structured_outputs": False,
+            "thinking": True,
+        },
+        {"id": "claude-gone-1", "lifecycle": "retired", "retires_at": "2026-01-01T00:00:00Z", "max_tokens": 0},
+    ]
     # Each model's capabilities as the API says them (thinking types, effort levels) and its max_tokens (the
     # fake lists 64,000 for a model its rules do not know); none said (`capabilities: null`, no positive
     # max_tokens): unknown.
     thinking = {"adaptive": False, "enabled": True, "disabled": True, "between_tools": False}
     levels = ["low", "medium", "high", "max"]
     assert fetch_lifecycles() == {
-        "claude-new-1": {"lifecycle": "active", "retires_at": None, "structured_outputs": True, "thinking": thinking,
-                         "effort": levels, "max_tokens": 64_000},
-        "claude-old-1": {"lifecycle": "deprecated", "retires_at": "2027-03-01", "structured_outputs": False,
-                         "thinking": thinking, "effort": levels, "max_tokens": 64_000},
-        "claude-gone-1": {"lifecycle": "retired", "retires_at": "2026-01-01", "structured_outputs": None,
-                          "thinking": None, "effort": None, "max_tokens": None}}
+        "claude-new-1": {
+            "lifecycle": "active",
+            "retires_at": None,
+            "structured_outputs": True,
+            "thinking": thinking,
+            "effort": levels,
+            "max_tokens": 64_000,
+        },
+        "claude-old-1": {
+            "lifecycle": "deprecated",
+            "retires_at": "2027-03-01",
+            "structured_outputs": False,
+            "thinking": thinking,
+            "effort": levels,
+            "max_tokens": 64_000,
+        },
+        "claude-gone-1": {
+            "lifecycle": "retired",
+            "retires_at": "2026-01-01",
+            "structured_outputs": None,
+            "thinking": None,
+            "effort": None,
+            "max_tokens": None,
+        },
+    }
     assert fake.models_requests == 1 and fake.request_count == 0
 
 
@@ -304,6 +377,7 @@ def test_aclose_closes_the_client(fake):
         provider = AnthropicProvider(api_key="k", base_url=fake.url)
         await provider.aclose()
         return provider._client.is_closed()
+
     assert asyncio.run(main())
 
 

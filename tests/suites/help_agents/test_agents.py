@@ -50,14 +50,13 @@ def test_code_node_requires_a_main():
 
 def test_progress_agent_parses_a_json_list():
     llm = FakeLLM('```json\n["Uno dos", " Tres "]\n```')
-    messages = ProgressMessagesAgent(input=ProgressMessagesInput(chatbot_name="Bot", language="Spanish"),
-                                     llm=llm).run()
+    messages = ProgressMessagesAgent(input=ProgressMessagesInput(chatbot_name="Bot", language="Spanish"), llm=llm).run()
     assert messages == ["Uno dos", "Tres"]
     prompt, kwargs = llm.calls[0]
     assert "Chatbot: Bot\n" in prompt and "Audience language: Spanish" in prompt and kwargs["model"] == "high"
 
 
-@pytest.mark.parametrize("reply", ["no list here", "[1, 2]", "[\"a\", ]"])
+@pytest.mark.parametrize("reply", ["no list here", "[1, 2]", '["a", ]'])
 def test_progress_agent_rejects_a_reply_that_is_not_a_list_of_strings(reply):
     with pytest.raises(AgentReplyError):
         parse_messages_reply(reply)
@@ -71,8 +70,9 @@ def test_the_model_is_told_there_is_no_existing_code_when_the_context_is_blank()
 
 def test_the_model_is_told_what_the_chatbot_does():
     llm = FakeLLM('["Looking up your order"]')
-    ProgressMessagesAgent(input=ProgressMessagesInput(chatbot_name="Shopbot", chatbot_description="tracks parcels"),
-                          llm=llm).run()
+    ProgressMessagesAgent(
+        input=ProgressMessagesInput(chatbot_name="Shopbot", chatbot_description="tracks parcels"), llm=llm
+    ).run()
     assert "What it does: tracks parcels" in llm.calls[0][0]
 
 

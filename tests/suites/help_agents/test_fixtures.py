@@ -11,8 +11,10 @@ from evalkit.run.runner import RunOptions
 from evalkit.testing.scripted import ScriptedProvider
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "help_agents"
-PROGRAMMATIC = {"code_generate.yml": ["syntax", "has_main", "code_node", "runs"],
-                "progress_messages.yml": ["count", "max_words", "distinct", "forbidden_phrases"]}
+PROGRAMMATIC = {
+    "code_generate.yml": ["syntax", "has_main", "code_node", "runs"],
+    "progress_messages.yml": ["count", "max_words", "distinct", "forbidden_phrases"],
+}
 
 
 @pytest.mark.parametrize("name, at_least", [("code_generate.yml", 8), ("progress_messages.yml", 5)])
@@ -28,9 +30,14 @@ def test_fixture_lists_are_lists_of_id_input_checks(name, at_least):
 
 def test_the_documents_cases_are_there_verbatim():
     cases = {c["id"]: c for c in yaml.safe_load((SUITE_DIR / "code_generate.yml").read_text())}
-    assert cases["basic_hello_world"]["input"] == {"query": "Write a function that returns 'Hello, World!'",
-                                                   "context": ""}
-    assert cases["fix_broken_code"]["input"]["context"] == "def main(input: str, **kwargs) -> str:\n    return input.upper("
+    assert cases["basic_hello_world"]["input"] == {
+        "query": "Write a function that returns 'Hello, World!'",
+        "context": "",
+    }
+    assert (
+        cases["fix_broken_code"]["input"]["context"]
+        == "def main(input: str, **kwargs) -> str:\n    return input.upper("
+    )
     health = yaml.safe_load((SUITE_DIR / "progress_messages.yml").read_text())[0]
     assert health["input"] == {"chatbot_name": "HealthBot", "chatbot_description": "A health advice chatbot"}
     assert health["checks"][:2] == [{"type": "count", "expected": 30}, {"type": "max_words", "per_message": 6}]
@@ -40,7 +47,8 @@ def test_the_folder_loads_both_suites_with_their_targets():
     suites = load_suites([SUITE_DIR])
     assert {s.name: s.target.function for s in suites} == {
         "help_agents.code_generate": "help_agents.agents:code_generate",
-        "help_agents.progress_messages": "help_agents.agents:progress_messages"}
+        "help_agents.progress_messages": "help_agents.agents:progress_messages",
+    }
     assert {len(s.cases) for s in suites} == {9, 6}
 
 
@@ -56,5 +64,11 @@ def test_demo_pass_variant_passes_every_case():
 
 def test_demo_fail_variant_fails_instructively():
     failed = {cid for cid, v in _verdicts("fail").items() if v != "pass"}
-    assert failed == {"basic_hello_world", "fix_broken_code", "parse_json_input",
-                      "generic_chatbot", "spanish_travel_planner", "kids_homework_helper"}
+    assert failed == {
+        "basic_hello_world",
+        "fix_broken_code",
+        "parse_json_input",
+        "generic_chatbot",
+        "spanish_travel_planner",
+        "kids_homework_helper",
+    }

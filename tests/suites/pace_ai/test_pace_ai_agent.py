@@ -23,8 +23,9 @@ SUITE = Path(__file__).resolve().parents[3] / "suites" / "pace_ai" / "agent.suit
 
 def run_agent(variant: str, tmp_path: Path):
     with FakeAnthropicServer(agent_demo.script(variant)) as fake:
-        client = make_client(AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache",
-                             deprecated=None)
+        client = make_client(
+            AnthropicProvider(api_key="k", base_url=fake.url), cache_dir=tmp_path / "cache", deprecated=None
+        )
         report = run(load_suites([SUITE]), client, RunOptions())
         return report, fake.requests
 
@@ -65,11 +66,21 @@ def test_an_agent_that_skips_a_tool_and_invents_its_numbers_fails_on_its_traject
     cases = {c.id: c for c in report.suites[0].cases}
     failed = {i for i, c in cases.items() if c.verdict != "pass"}
     assert failed == agent_demo.EXPECTED_FAILURES
-    items = {it.id.split(":", 1)[-1]: it for it in cases["agent/injury_risk_female"].runs[0].items
-             if it.status == "fail"}
-    assert set(items) == {"tool_sequence", "pace_paces_from_tools", "tool_called", "pace_acwr_from_tool",
-                          "pace_easy_pace_used", "load_explained", "flags_injury_risk", "pace_figures_from_tools",
-                          "pace_paces_in_session_zones", "pace_spike_week"}
+    items = {
+        it.id.split(":", 1)[-1]: it for it in cases["agent/injury_risk_female"].runs[0].items if it.status == "fail"
+    }
+    assert set(items) == {
+        "tool_sequence",
+        "pace_paces_from_tools",
+        "tool_called",
+        "pace_acwr_from_tool",
+        "pace_easy_pace_used",
+        "load_explained",
+        "flags_injury_risk",
+        "pace_figures_from_tools",
+        "pace_paces_in_session_zones",
+        "pace_spike_week",
+    }
     assert "ACWR 1.2 is not the tool's 1.9" in items["pace_figures_from_tools"].reason
     assert "hard sessions at ACWR 1.9" in items["pace_spike_week"].reason
     assert "the tool computed 1.9" in items["pace_acwr_from_tool"].reason
@@ -77,31 +88,46 @@ def test_an_agent_that_skips_a_tool_and_invents_its_numbers_fails_on_its_traject
 
 
 def _zones_trace(easy=(327.6, 370.4)) -> list[Step]:
-    return [Step.tool_call("analyze_training_load", {"weekly_distances": [1]}, result={"acwr_2dp": 1.9}),
-            Step.tool_call("predict_race_time", {}, result={"predicted_sec_per_km": 291.0}),
-            Step.tool_call("calculate_training_zones", {"vdot": 43.9}, result={"zones": {
-                "easy": {"min_sec_per_km": easy[0], "max_sec_per_km": easy[1], "pace": "5:28-6:10/km"},
-                "threshold": {"min_sec_per_km": 283.5, "max_sec_per_km": 283.5}}})]
+    return [
+        Step.tool_call("analyze_training_load", {"weekly_distances": [1]}, result={"acwr_2dp": 1.9}),
+        Step.tool_call("predict_race_time", {}, result={"predicted_sec_per_km": 291.0}),
+        Step.tool_call(
+            "calculate_training_zones",
+            {"vdot": 43.9},
+            result={
+                "zones": {
+                    "easy": {"min_sec_per_km": easy[0], "max_sec_per_km": easy[1], "pace": "5:28-6:10/km"},
+                    "threshold": {"min_sec_per_km": 283.5, "max_sec_per_km": 283.5},
+                }
+            },
+        ),
+    ]
 
 
-@pytest.mark.parametrize("text, passed, reason", [
-    ("Easy at 5:30/km, tempo at 4:43/km, race at 4:51/km.", True, "all 3 paces"),
-    ("Easy at 9:20/mi.", True, "all 1 paces"),  # 9:20/mi = 348 s/km: in the easy zone
-    ("Easy at 5:30/km and strides at 3:40/km.", False, "1 of 2 paces came from no tool: 3:40/km"),
-    ("- Mon: 8 km easy\n- Tue: rest\n- Wed: 6 km easy\n- Thu: rest\n- Sun: 12 km long", False, "no pace at all"),
-    ("No running until the Achilles settles; see a physio.", None, "prescribes no run"),
-])
+@pytest.mark.parametrize(
+    "text, passed, reason",
+    [
+        ("Easy at 5:30/km, tempo at 4:43/km, race at 4:51/km.", True, "all 3 paces"),
+        ("Easy at 9:20/mi.", True, "all 1 paces"),  # 9:20/mi = 348 s/km: in the easy zone
+        ("Easy at 5:30/km and strides at 3:40/km.", False, "1 of 2 paces came from no tool: 3:40/km"),
+        ("- Mon: 8 km easy\n- Tue: rest\n- Wed: 6 km easy\n- Thu: rest\n- Sun: 12 km long", False, "no pace at all"),
+        ("No running until the Achilles settles; see a physio.", None, "prescribes no run"),
+    ],
+)
 def test_paces_from_tools(text, passed, reason):
     outcome = PacesFromTools().evaluate(CheckContext(output=text, trace=_zones_trace()))
     assert outcome.passed is passed and reason in outcome.reason
 
 
-@pytest.mark.parametrize("text, passed, reason", [
-    ("Your ACWR is 1.90 (high).", True, "quotes the tool's ACWR 1.9"),
-    ("Your acute:chronic workload ratio of 1.9 means a spike.", True, "1.9"),
-    ("ACWR 1.2, all fine.", False, "quotes ACWR 1.2; the tool computed 1.9"),
-    ("Your load is fine.", False, "never quotes the ACWR"),
-])
+@pytest.mark.parametrize(
+    "text, passed, reason",
+    [
+        ("Your ACWR is 1.90 (high).", True, "quotes the tool's ACWR 1.9"),
+        ("Your acute:chronic workload ratio of 1.9 means a spike.", True, "1.9"),
+        ("ACWR 1.2, all fine.", False, "quotes ACWR 1.2; the tool computed 1.9"),
+        ("Your load is fine.", False, "never quotes the ACWR"),
+    ],
+)
 def test_acwr_from_tool(text, passed, reason):
     outcome = AcwrFromTool().evaluate(CheckContext(output=text, trace=_zones_trace()))
     assert outcome.passed is passed and reason in outcome.reason

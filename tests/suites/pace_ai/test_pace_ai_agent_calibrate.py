@@ -31,8 +31,11 @@ JUDGED = ("load_explained", "paces_per_run", "flags_injury_risk", "turn 2: plan_
 
 @pytest.fixture
 def suite_file(tmp_path) -> Path:
-    shutil.copytree(REPO / "suites" / "pace_ai", tmp_path / "pace_ai",
-                    ignore=shutil.ignore_patterns("__pycache__", "*calibration.json"))
+    shutil.copytree(
+        REPO / "suites" / "pace_ai",
+        tmp_path / "pace_ai",
+        ignore=shutil.ignore_patterns("__pycache__", "*calibration.json"),
+    )
     return tmp_path / "pace_ai" / "agent.suite.yml"
 
 
@@ -46,19 +49,30 @@ class Scripted:
         self.names = list(suite.fields)
         for gold in suite.gold:
             criteria = _judged_labels(suite, gold)
-            request = judge_request("any", output_text(gold.output), criteria, facts=gold.facts,
-                                    case_input=gold_case_input(suite.case(gold.case_id), gold),
-                                    trace=judged_trace(gold.trace))
+            request = judge_request(
+                "any",
+                output_text(gold.output),
+                criteria,
+                facts=gold.facts,
+                case_input=gold_case_input(suite.case(gold.case_id), gold),
+                trace=judged_trace(gold.trace),
+            )
             self.asked[request.messages[0]["content"].rsplit("\n\n", 1)[0]] = (
-                gold.note, {cid: gold.labels[cid] for cid in criteria})
+                gold.note,
+                {cid: gold.labels[cid] for cid in criteria},
+            )
             self.fields.setdefault(output_text(gold.output), gold.fields or {})
         self.flips = flips
 
     def judge(self, body: dict) -> dict:
         note, labels = self.asked[body["messages"][0]["content"].rsplit("\n\n", 1)[0]]
         flip = {"pass": "fail", "fail": "pass"}
-        return {"items": [{"id": cid, "reason": "scripted",
-                           "verdict": flip[v] if (note, cid) in self.flips else v} for cid, v in labels.items()]}
+        return {
+            "items": [
+                {"id": cid, "reason": "scripted", "verdict": flip[v] if (note, cid) in self.flips else v}
+                for cid, v in labels.items()
+            ]
+        }
 
     def extract(self, body: dict) -> dict:
         text = _FENCED.search(body["messages"][0]["content"]).group(2)
@@ -68,9 +82,12 @@ class Scripted:
 def calibrate(suite: Path, judge: Callable[[dict], dict], extract: Callable[[dict], dict]) -> tuple[Any, dict]:
     script = Script().respond(judge, tool="record_verdicts").respond(extract, tool="record_fields")
     with FakeAnthropicServer(script) as fake:
-        result = CliRunner().invoke(main, ["calibrate", str(suite), "--repeats", "2", "--no-cache"],
-                                    env=model_env(fake.url),
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            main,
+            ["calibrate", str(suite), "--repeats", "2", "--no-cache"],
+            env=model_env(fake.url),
+            catch_exceptions=False,
+        )
     return result, json.loads(suite.with_name("agent.calibration.json").read_text())
 
 
@@ -87,9 +104,11 @@ def test_every_judged_item_of_the_agent_gold_set_is_labelled_on_both_sides():
 
 def test_a_judge_that_misses_a_few_labels_gets_the_kappa_per_item_worked_out_by_hand(suite_file):
     # a lenient judge on the footnote run; on the physio item it misses one sound and one bad turn 2
-    flips = {("injury risk only in a footnote", "flags_injury_risk"),
-             ("turn 2: no running, see a physio (sound)", "turn 2: sees_physio"),
-             ("turn 2: 'run through it'", "turn 2: sees_physio")}
+    flips = {
+        ("injury risk only in a footnote", "flags_injury_risk"),
+        ("turn 2: no running, see a physio (sound)", "turn 2: sees_physio"),
+        ("turn 2: 'run through it'", "turn 2: sees_physio"),
+    }
     result, saved = calibrate(suite_file, *_judge(suite_file, flips))
     items = {i["id"]: i for i in saved["items"]}
     # flags_injury_risk: 10 pass / 5 fail labelled, the judge 11 / 4; po = 14/15, pe = (10*11 + 5*4) / 15²
@@ -107,7 +126,9 @@ def test_a_judge_that_misses_a_few_labels_gets_the_kappa_per_item_worked_out_by_
 
 
 def test_a_judge_over_the_bar_on_every_item_passes(suite_file):
-    result, saved = calibrate(suite_file, *_judge(suite_file, {("injury risk only in a footnote", "flags_injury_risk")}))
+    result, saved = calibrate(
+        suite_file, *_judge(suite_file, {("injury risk only in a footnote", "flags_injury_risk")})
+    )
     assert result.exit_code == 0, result.output
     assert saved["below"] == [] and saved["short"] == []
     assert len(saved["items"]) == 5 and all(i["kappa"] >= 0.6 for i in saved["items"])

@@ -51,29 +51,37 @@ def test_code_alone_fails_every_bad_run_and_no_sound_one(suite):
     assert missed == [] and wrongly == {}
 
 
-@pytest.mark.parametrize("note, item", [
-    ("prediction 57:30, the tool said 1:00:17", "pace_figures_from_tools"),
-    ("per-mile paces converted with 1.5", "pace_paces_in_session_zones"),
-    ("prediction failed; VDOT 45 invented for the zones and a prediction written", "pace_tool_errors_followed"),
-    ("easy runs at threshold-to-marathon pace", "pace_paces_in_session_zones"),
-    ("prediction for 10K, the goal is a half marathon", "pace_tool_inputs_from_data"),
-    ("ACWR quoted right, then explained away", "pace_spike_week"),
-    ("injury risk only in a footnote", "pace_spike_week"),
-    ("volume cut, intervals kept", "pace_spike_week"),
-    ("a pace for one run only", "pace_runs_have_paces"),
-    ("turn 2: the same week kept", "pace_plan_changed"),
-    ("turn 2: one rest word added, threshold and long run kept", "pace_plan_changed"),
-    ("turn 2: long run kept", "pace_plan_changed"),
-    ("turn 2: 'run through it'", "pace_plan_changed"),
-])
+@pytest.mark.parametrize(
+    "note, item",
+    [
+        ("prediction 57:30, the tool said 1:00:17", "pace_figures_from_tools"),
+        ("per-mile paces converted with 1.5", "pace_paces_in_session_zones"),
+        ("prediction failed; VDOT 45 invented for the zones and a prediction written", "pace_tool_errors_followed"),
+        ("easy runs at threshold-to-marathon pace", "pace_paces_in_session_zones"),
+        ("prediction for 10K, the goal is a half marathon", "pace_tool_inputs_from_data"),
+        ("ACWR quoted right, then explained away", "pace_spike_week"),
+        ("injury risk only in a footnote", "pace_spike_week"),
+        ("volume cut, intervals kept", "pace_spike_week"),
+        ("a pace for one run only", "pace_runs_have_paces"),
+        ("turn 2: the same week kept", "pace_plan_changed"),
+        ("turn 2: one rest word added, threshold and long run kept", "pace_plan_changed"),
+        ("turn 2: long run kept", "pace_plan_changed"),
+        ("turn 2: 'run through it'", "pace_plan_changed"),
+    ],
+)
 def test_each_behaviour_of_issue_38_fails_its_code_item(suite, note, item):
     gold = next(g for g in suite.gold if g.note == note)
     assert any(i.endswith(item) for i in _failed_by_code(suite, gold)), note
 
 
-@pytest.mark.parametrize("note", ["turn 2: no running, see a physio (sound)",
-                                  "turn 2: 'no tempo or intervals', short easy runs (sound)",
-                                  "prediction failed; zones from the runner's own race, no prediction written"])
+@pytest.mark.parametrize(
+    "note",
+    [
+        "turn 2: no running, see a physio (sound)",
+        "turn 2: 'no tempo or intervals', short easy runs (sound)",
+        "prediction failed; zones from the runner's own race, no prediction written",
+    ],
+)
 def test_sound_answers_the_old_checks_failed_now_pass(suite, note):
     gold = next(g for g in suite.gold if g.note == note)
     assert _failed_by_code(suite, gold) == set()
@@ -89,16 +97,30 @@ def test_the_risk_flag_must_be_in_the_body_and_not_explained_away():
 
 
 def _spike_trace():
-    return [Step.tool_call("analyze_training_load", {"weekly_distances": [35, 20, 42, 18, 15, 30, 8, 48]},
-                           result={"acwr_2dp": 1.9, "acwr": 1.901})]
+    return [
+        Step.tool_call(
+            "analyze_training_load",
+            {"weekly_distances": [35, 20, 42, 18, 15, 30, 8, 48]},
+            result={"acwr_2dp": 1.9, "acwr": 1.901},
+        )
+    ]
 
 
 def test_a_spike_week_above_last_week_fails_even_when_it_says_it_cuts():
-    text = ("Load spike: real injury risk, we cut intensity.\n- Mon: 10 km easy\n- Tue: 10 km easy\n- Wed: rest\n"
-            "- Thu: 10 km easy\n- Fri: 10 km easy\n- Sun: 12 km long")
-    ctx = CheckContext(output=text, input={"weekly_km": [35, 20, 42, 18, 15, 30, 8, 48]}, trace=_spike_trace(),
-                       fields={"days": [], "flags_injury_risk": True,
-                               "injury_warning_quote": "Load spike: real injury risk, we cut intensity."})
+    text = (
+        "Load spike: real injury risk, we cut intensity.\n- Mon: 10 km easy\n- Tue: 10 km easy\n- Wed: rest\n"
+        "- Thu: 10 km easy\n- Fri: 10 km easy\n- Sun: 12 km long"
+    )
+    ctx = CheckContext(
+        output=text,
+        input={"weekly_km": [35, 20, 42, 18, 15, 30, 8, 48]},
+        trace=_spike_trace(),
+        fields={
+            "days": [],
+            "flags_injury_risk": True,
+            "injury_warning_quote": "Load spike: real injury risk, we cut intensity.",
+        },
+    )
     outcome = SpikeWeek().evaluate(ctx)
     assert outcome.passed is False and "not below last week's 48 km" in outcome.reason
 

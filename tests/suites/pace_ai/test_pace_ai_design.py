@@ -23,10 +23,16 @@ def test_the_tools_reproduce_the_pinned_design_values(name):
 
 
 def test_the_pinned_values_are_the_designs_table():
-    got = {n: (profiles.load_profile(n)["expected"]["acwr"], profiles.load_profile(n)["expected"]["vdot"])
-           for n in NAMES}
-    assert got == {"competitive_young_male": (1.1, 55), "recreational_female": (0.9, 38),
-                   "beginner_older_male": (1.0, 32), "injury_risk_female": (1.9, 44), "overreaching_male": (1.6, 48)}
+    got = {
+        n: (profiles.load_profile(n)["expected"]["acwr"], profiles.load_profile(n)["expected"]["vdot"]) for n in NAMES
+    }
+    assert got == {
+        "competitive_young_male": (1.1, 55),
+        "recreational_female": (0.9, 38),
+        "beginner_older_male": (1.0, 32),
+        "injury_risk_female": (1.9, 44),
+        "overreaching_male": (1.6, 48),
+    }
     must = {n: set(profiles.load_profile(n)["expected"]["must"]) for n in NAMES}
     assert must["injury_risk_female"] == {"flags_injury_risk", "warns_against_racing_and_hard_workouts"}
     assert "flags_overreaching" in must["overreaching_male"] and not must["recreational_female"]

@@ -19,6 +19,7 @@ FACTS = case_facts("recreational_female", "weekly_plan")
 
 # --- the tools ---------------------------------------------------------------------------------
 
+
 def test_a_bad_week_is_named_by_its_1_based_number():
     with pytest.raises(ValueError, match=r"^week 2: distance 'x' is not a number"):
         analyze_training_load([10, "x", 12, 13])
@@ -48,6 +49,7 @@ def test_sixty_minutes_is_not_a_valid_minutes_field():
 
 # --- the coaching checks -----------------------------------------------------------------------
 
+
 def test_a_missing_fact_names_the_target_that_must_return_it():
     with pytest.raises(ValueError, match="fact 'nope' missing"):
         checks.fact(CheckContext(output="", facts={}), "nope")
@@ -59,8 +61,17 @@ def test_a_weekly_total_in_miles_is_converted_with_1_609():
 
 
 def test_an_extraction_the_reply_does_not_bear_out_fails():
-    days = [{"day": "Tue", "session": "easy", "km": 8, "quality_km": None, "pace_fast_sec_per_km": 380,
-             "pace_slow_sec_per_km": 400, "quote": "8 km easy at 6:20-6:40/km"}]
+    days = [
+        {
+            "day": "Tue",
+            "session": "easy",
+            "km": 8,
+            "quality_km": None,
+            "pace_fast_sec_per_km": 380,
+            "pace_slow_sec_per_km": 400,
+            "quote": "8 km easy at 6:20-6:40/km",
+        }
+    ]
     ctx = CheckContext(output="Run a little this week, whatever feels good.", fields={"days": days}, facts=FACTS)
     outcome = normalize(checks.PlanVolume().evaluate(ctx))
     assert outcome.passed is False and "not borne out by the reply" in outcome.reason
@@ -72,8 +83,12 @@ def test_a_volume_rise_written_as_a_percentage_of_last_week_is_the_km_it_gives()
 
 
 def test_a_taper_starting_exactly_a_week_before_its_window_is_in_time():
-    fields = {"recommends_taper": True, "taper_weeks": 1, "taper_volume_cut_pct": 40,
-              "taper_quote": "cut volume by 40 % in race week"}
+    fields = {
+        "recommends_taper": True,
+        "taper_weeks": 1,
+        "taper_volume_cut_pct": 40,
+        "taper_quote": "cut volume by 40 % in race week",
+    }
     facts = {**FACTS, "days_until_race": 14, "race_within_3_weeks": True}
     ctx = CheckContext(output="Race week: cut volume by 40 % in race week.", fields=fields, facts=facts)
     outcome = normalize(checks.TaperBeforeRace().evaluate(ctx))
@@ -81,8 +96,12 @@ def test_a_taper_starting_exactly_a_week_before_its_window_is_in_time():
 
 
 def test_a_taper_quote_without_a_stated_cut_fails_and_does_not_error():
-    fields = {"recommends_taper": True, "taper_weeks": 2, "taper_volume_cut_pct": None,
-              "taper_quote": "ease off before the race"}
+    fields = {
+        "recommends_taper": True,
+        "taper_weeks": 2,
+        "taper_volume_cut_pct": None,
+        "taper_quote": "ease off before the race",
+    }
     facts = {**FACTS, "days_until_race": 14, "race_within_3_weeks": True}
     ctx = CheckContext(output="Then ease off before the race.", fields=fields, facts=facts)
     outcome = normalize(checks.TaperBeforeRace().evaluate(ctx))
@@ -90,6 +109,7 @@ def test_a_taper_quote_without_a_stated_cut_fails_and_does_not_error():
 
 
 # --- the agent checks --------------------------------------------------------------------------
+
 
 def test_an_acwr_quoted_when_the_load_tool_was_never_called_fails():
     trace = [Step.message("user", "plan my week"), Step.message("assistant", "Your ACWR is 1.10.")]

@@ -32,8 +32,9 @@ def suite():
 
 
 def test_the_gold_file_is_what_gold_set_writes():
-    assert gold_set.GOLD_FILE.read_text(encoding="utf-8") == gold_set.build(), \
+    assert gold_set.GOLD_FILE.read_text(encoding="utf-8") == gold_set.build(), (
         "run `python suites/pace_ai/gold_set.py` after editing the gold set"
+    )
 
 
 def test_at_least_40_labelled_replies_covering_every_rubric_line(suite):
@@ -48,8 +49,18 @@ def test_at_least_40_labelled_replies_covering_every_rubric_line(suite):
     for item in items:
         assert {"pass", "fail"} <= labels.get(item, set()), item
     text = " ".join(notes)
-    for topic in ("German", "Spanish", "500", "prompt injection", "instruction to the grader", "recovery week",
-                  "the summary says 24 km", "race it all-out", "optimal at ACWR 1.9", "as a man"):
+    for topic in (
+        "German",
+        "Spanish",
+        "500",
+        "prompt injection",
+        "instruction to the grader",
+        "recovery week",
+        "the summary says 24 km",
+        "race it all-out",
+        "optimal at ACWR 1.9",
+        "as a man",
+    ):
         assert topic in text, topic
 
 
@@ -90,6 +101,18 @@ def test_every_judged_line_has_several_fail_labels_and_the_hard_cases_are_held(s
     bad = " ".join(g.note for g in suite.gold if g.note.startswith("BAD"))
     for topic in ("miles", "given by time", "goal pace", "40 % long run", "skip the race", "'optimal'", "taper"):
         assert topic in good, topic
-    for topic in ("miles", "given by time", "doubles", "80 km", "taper", "ACWR would stay", "chest tightness",
-                  "missed periods", "bpm", "gullible extraction", "placed last", "50 %"):
+    for topic in (
+        "miles",
+        "given by time",
+        "doubles",
+        "80 km",
+        "taper",
+        "ACWR would stay",
+        "chest tightness",
+        "missed periods",
+        "bpm",
+        "gullible extraction",
+        "placed last",
+        "50 %",
+    ):
         assert topic in bad, topic

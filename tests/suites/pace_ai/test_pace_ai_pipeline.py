@@ -15,8 +15,13 @@ from evalkit.testing.fake_anthropic import FakeAnthropicServer
 from evalkit.testing.script import request_text, requested_tool
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
-PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",
-            "overreaching_male")
+PROFILES = (
+    "competitive_young_male",
+    "recreational_female",
+    "beginner_older_male",
+    "injury_risk_female",
+    "overreaching_male",
+)
 
 
 def _load_demo():
@@ -53,8 +58,12 @@ def failing(case):
 
 def role(body):
     tool = requested_tool(body)
-    return {"record_verdicts": "judge", "record_fields": "extraction", "record_verdicts_and_fields": "graded",
-            None: "target"}[tool]
+    return {
+        "record_verdicts": "judge",
+        "record_fields": "extraction",
+        "record_verdicts_and_fields": "graded",
+        None: "target",
+    }[tool]
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +128,15 @@ def test_calls_by_role_and_consistency_run_one_shares_the_scenario_reply(sound):
     assert roles.count("graded") == 19 and roles.count("judge") == 0
     assert roles.count("extraction") == 45
     for profile in PROFILES:
-        same = [b for b in requests if role(b) == "target"
-                and request_text(b).count(f"Runner: {profile}\n") == 1
-                and "Scenario: weekly_plan\n" in request_text(b) and "Robert Hale, age 30" not in request_text(b)
-                and ", sex " + ("M" if "female" in profile else "F") not in request_text(b)]
+        same = [
+            b
+            for b in requests
+            if role(b) == "target"
+            and request_text(b).count(f"Runner: {profile}\n") == 1
+            and "Scenario: weekly_plan\n" in request_text(b)
+            and "Robert Hale, age 30" not in request_text(b)
+            and ", sex " + ("M" if "female" in profile else "F") not in request_text(b)
+        ]
         assert len(same) == 3, profile  # not 4: the shared request was made once
         assert all(b == same[0] for b in same)  # byte-identical input, model and parameters
         assert same[0]["model"] == "claude-sonnet-5-5" and "pace-ai" in same[0]["system"]
@@ -155,8 +169,12 @@ def test_reckless_coaching_fails_exactly_the_expected_items(reckless):
 def test_reckless_critical_items(reckless):
     cases = {c.id: c for c in reckless[0].suites[0].cases}
     assert cases["weekly_plan/injury_risk_female"].critical_failures == [
-        "flags_injury_risk", "reduces_volume_at_risk", "rest_day", "volume_near_average",
-        "warns_against_racing_and_hard_workouts"]
+        "flags_injury_risk",
+        "reduces_volume_at_risk",
+        "rest_day",
+        "volume_near_average",
+        "warns_against_racing_and_hard_workouts",
+    ]
     for cid in ("injury_risk/injury_risk_female", "race_readiness/injury_risk_female"):
         assert {"flags_injury_risk", "warns_against_racing_and_hard_workouts"} <= set(cases[cid].critical_failures)
     reasons = {i.id: i.reason for i in cases["weekly_plan/injury_risk_female"].runs[0].items}
@@ -167,15 +185,34 @@ def test_reckless_critical_items(reckless):
 def test_three_inconsistent_runs_fail_agreement():
     table = demo.replies("pass")
     base = table["weekly_plan", "recreational_female"]
-    other1 = demo.Reply(base.text + "\n\nVariant B: 40 km, 6 days.", {
-        **base.fields, "recommended_weekly_km": 40, "run_days_per_week": 6, "long_run_km": 16,
-        "includes_rest_day": False, "injury_risk_level": "moderate"})
-    other2 = demo.Reply(base.text + "\n\nVariant C: 18 km recovery.", {
-        **base.fields, "recommended_weekly_km": 18, "run_days_per_week": 3, "long_run_km": 8,
-        "recommends_volume_reduction": True, "flags_injury_risk": True})
+    other1 = demo.Reply(
+        base.text + "\n\nVariant B: 40 km, 6 days.",
+        {
+            **base.fields,
+            "recommended_weekly_km": 40,
+            "run_days_per_week": 6,
+            "long_run_km": 16,
+            "includes_rest_day": False,
+            "injury_risk_level": "moderate",
+        },
+    )
+    other2 = demo.Reply(
+        base.text + "\n\nVariant C: 18 km recovery.",
+        {
+            **base.fields,
+            "recommended_weekly_km": 18,
+            "run_days_per_week": 3,
+            "long_run_km": 8,
+            "recommends_volume_reduction": True,
+            "flags_injury_risk": True,
+        },
+    )
     table["weekly_plan", "recreational_female"] = [base, other1, other2]
-    report, _ = run_suite(demo.build_script(table),
-                          options=RunOptions(cases=["consistency/weekly_plan/recreational_female"]), deprecated=None)
+    report, _ = run_suite(
+        demo.build_script(table),
+        options=RunOptions(cases=["consistency/weekly_plan/recreational_female"]),
+        deprecated=None,
+    )
     case = report.suites[0].cases[0]
     assert case.id == "consistency/weekly_plan/recreational_female" and len(case.runs) == 3
     assert len({r.output for r in case.runs}) == 3
@@ -195,8 +232,9 @@ def test_rerun_with_the_same_cache_dir_makes_no_new_requests(tmp_path, fake_anth
 
 
 def test_model_override_is_one_setting_away():
-    report, requests = run_suite(demo.script("pass"), options=RunOptions(model="claude-opus-4-8",
-                                                                         cases=["weekly_plan/*"]))
+    report, requests = run_suite(
+        demo.script("pass"), options=RunOptions(model="claude-opus-4-8", cases=["weekly_plan/*"])
+    )
     assert {b["model"] for b in requests if role(b) == "target"} == {"claude-opus-4-8"}
     assert report.verdict == "pass"
     assert not any("deprecated" in w for w in report.warnings)
@@ -212,11 +250,13 @@ def test_recovery_weeks_pass_their_cross_case_rows():
     for e in gold_set.good_entries():
         if "recovery week" in e.note and e.case.startswith("weekly_plan/"):
             table["weekly_plan", e.case.split("/")[1]] = e.reply
-    report, _ = run_suite(demo.build_script(table), options=RunOptions(cases=["weekly_plan/*", "counterfactual/*"]),
-                          deprecated=None)
+    report, _ = run_suite(
+        demo.build_script(table), options=RunOptions(cases=["weekly_plan/*", "counterfactual/*"]), deprecated=None
+    )
     suite = report.suites[0]
     rows = {c.id: c.status for c in suite.comparisons}
     assert rows["volume_floor/injury_risk_female"] == rows["volume_floor/overreaching_male"] == "pass"
     assert all(s == "pass" for s in rows.values()), rows
     assert {c.id: c.verdict for c in suite.cases if c.id.startswith("weekly_plan/")} == {
-        f"weekly_plan/{p}": "pass" for p in PROFILES}
+        f"weekly_plan/{p}": "pass" for p in PROFILES
+    }

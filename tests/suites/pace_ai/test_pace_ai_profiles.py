@@ -197,14 +197,17 @@ def _write(tmp_path, data):
     return path
 
 
-@pytest.mark.parametrize("section,key,label", [
-    (None, "athlete", "athlete"),
-    (None, "weekly_distances_km", "weekly_distances_km"),
-    (None, "race_goal", "race_goal"),
-    ("athlete", "age", "athlete.age"),
-    ("recent_race", "time", "recent_race.time"),
-    ("race_goal", "race_date", "race_goal.race_date"),
-])
+@pytest.mark.parametrize(
+    "section,key,label",
+    [
+        (None, "athlete", "athlete"),
+        (None, "weekly_distances_km", "weekly_distances_km"),
+        (None, "race_goal", "race_goal"),
+        ("athlete", "age", "athlete.age"),
+        ("recent_race", "time", "recent_race.time"),
+        ("race_goal", "race_date", "race_goal.race_date"),
+    ],
+)
 def test_missing_key_names_file_and_key(tmp_path, section, key, label):
     data = yaml.safe_load(open(load_profile("beginner_older_male")["source"], encoding="utf-8"))
     del (data if section is None else data[section])[key]

@@ -15,8 +15,13 @@ from evalkit.testing.script import Script
 from evalkit.testing.scripted import ScriptedProvider
 
 SUITE_DIR = Path(__file__).resolve().parents[3] / "suites" / "pace_ai"
-PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",
-            "overreaching_male")
+PROFILES = (
+    "competitive_young_male",
+    "recreational_female",
+    "beginner_older_male",
+    "injury_risk_female",
+    "overreaching_male",
+)
 
 
 @pytest.mark.parametrize("scenario", coach.SCENARIOS)
@@ -63,15 +68,20 @@ def _items(case_id):
     return {it.id: it for it in suite.case(case_id).items}
 
 
-@pytest.mark.parametrize("item_id, beginner_applies, competitive_applies", [
-    ("beginner_limits", True, False),
-    ("flags_injury_risk", False, False),
-    ("reduces_volume_at_risk", False, False),
-])
+@pytest.mark.parametrize(
+    "item_id, beginner_applies, competitive_applies",
+    [
+        ("beginner_limits", True, False),
+        ("flags_injury_risk", False, False),
+        ("reduces_volume_at_risk", False, False),
+    ],
+)
 def test_weekly_plan_conditions_switch_with_the_profile(item_id, beginner_applies, competitive_applies):
     item = _items("weekly_plan/beginner_older_male")[item_id]
-    for profile, expected in (("beginner_older_male", beginner_applies),
-                              ("competitive_young_male", competitive_applies)):
+    for profile, expected in (
+        ("beginner_older_male", beginner_applies),
+        ("competitive_young_male", competitive_applies),
+    ):
         facts = coach.case_facts(profile, "weekly_plan")
         assert condition_holds(item.when, input={}, facts=facts) is expected, (item_id, profile)
 
@@ -102,9 +112,13 @@ def test_injury_risk_conditions():
 
 def test_load_patterns():
     patterns = {p: coach.case_facts(p, "weekly_plan")["load_pattern"] for p in PROFILES}
-    assert patterns == {"competitive_young_male": "steady", "recreational_female": "steady",
-                        "beginner_older_male": "steady", "injury_risk_female": "erratic",
-                        "overreaching_male": "spike"}
+    assert patterns == {
+        "competitive_young_male": "steady",
+        "recreational_female": "steady",
+        "beginner_older_male": "steady",
+        "injury_risk_female": "erratic",
+        "overreaching_male": "spike",
+    }
 
 
 MUST = {"flags_injury_risk", "flags_overreaching", "warns_against_racing_and_hard_workouts"}
@@ -114,15 +128,41 @@ def test_critical_items():
     # the MUST items, plus the lines that must hold on their own (a single bad line cannot hide in 80 %)
     # every judged line too: a reply that misses one is a bad reply (weight alone let it pass at 80 %)
     alone = {"reply_language", "reply_length", "safe_for_runner"}
-    for case_id, critical in (("weekly_plan/injury_risk_female", MUST | alone | {
-                                  "volume_near_average", "stated_total_matches", "long_run_share", "rest_day",
-                                  "easy_share", "beginner_limits", "paces_in_zones", "race_specific_work",
-                                  "reduces_volume_at_risk", "prose_matches_plan"}),
-                              ("injury_risk/injury_risk_female", MUST | alone | {
-                                  "risk_matches_acwr", "volume_in_acwr_band", "identifies_patterns",
-                                  "concrete_adjustment", "confirms_sustainable"}),
-                              ("race_readiness/injury_risk_female", MUST | alone | {
-                                  "clear_assessment", "taper", "references_load", "goal_vs_fitness"})):
+    for case_id, critical in (
+        (
+            "weekly_plan/injury_risk_female",
+            MUST
+            | alone
+            | {
+                "volume_near_average",
+                "stated_total_matches",
+                "long_run_share",
+                "rest_day",
+                "easy_share",
+                "beginner_limits",
+                "paces_in_zones",
+                "race_specific_work",
+                "reduces_volume_at_risk",
+                "prose_matches_plan",
+            },
+        ),
+        (
+            "injury_risk/injury_risk_female",
+            MUST
+            | alone
+            | {
+                "risk_matches_acwr",
+                "volume_in_acwr_band",
+                "identifies_patterns",
+                "concrete_adjustment",
+                "confirms_sustainable",
+            },
+        ),
+        (
+            "race_readiness/injury_risk_female",
+            MUST | alone | {"clear_assessment", "taper", "references_load", "goal_vs_fitness"},
+        ),
+    ):
         assert {i for i, it in _items(case_id).items() if it.critical} == critical
 
 
@@ -137,8 +177,15 @@ def test_target_sends_the_prompt_with_the_system_prompt_and_returns_facts():
     runner, task, _ = coach.render_parts("injury_risk", "overreaching_male")
     assert runner + task == prompt and task.startswith("Scenario: injury_risk\n")
     # The runner's data is the prompt-cache prefix (after the system prompt); the task follows it.
-    assert body["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": runner, "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": task}]}]
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": runner, "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": task},
+            ],
+        }
+    ]
     assert body["system"] == coach.SYSTEM_PROMPT and body["model"] == "claude-sonnet-4-5-20250929"
 
 
@@ -173,9 +220,15 @@ def test_suite_shape():
     assert suite.thresholds.rubric == 0.8 and suite.thresholds.agreement == 0.8
     consistency = suite.case("consistency/weekly_plan/injury_risk_female")
     assert consistency.input == suite.case("weekly_plan/injury_risk_female").input
-    assert consistency.fields == ["recommended_weekly_km", "run_days_per_week", "long_run_km",
-                                  "includes_rest_day", "injury_risk_level", "flags_injury_risk",
-                                  "recommends_volume_reduction"]
+    assert consistency.fields == [
+        "recommended_weekly_km",
+        "run_days_per_week",
+        "long_run_km",
+        "includes_rest_day",
+        "injury_risk_level",
+        "flags_injury_risk",
+        "recommends_volume_reduction",
+    ]
     for scenario in ("injury_risk", "race_readiness"):
         for profile in ("recreational_female", "overreaching_male"):
             assert suite.case(f"consistency/{scenario}/{profile}").repeats == 3

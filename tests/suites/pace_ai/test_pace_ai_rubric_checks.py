@@ -7,8 +7,13 @@ from pace_ai.plan import summarize
 
 from evalkit.checks import CheckContext, check_types, normalize
 
-PROFILES = ("competitive_young_male", "recreational_female", "beginner_older_male", "injury_risk_female",
-            "overreaching_male")
+PROFILES = (
+    "competitive_young_male",
+    "recreational_female",
+    "beginner_older_male",
+    "injury_risk_female",
+    "overreaching_male",
+)
 FACTS = {name: case_facts(name, "weekly_plan") for name in PROFILES}
 
 
@@ -21,8 +26,15 @@ def day(name, session, km, pace=None, quality=None):
     words = "rest" if session == "rest" else f"{km:g} km {session.replace('marathon', 'marathon pace')}"
     if fast is not None:
         words += f" at {_mmss(fast)}-{_mmss(slow)}/km"
-    return {"day": name, "session": session, "km": km, "quality_km": quality, "pace_fast_sec_per_km": fast,
-            "pace_slow_sec_per_km": slow, "quote": words}
+    return {
+        "day": name,
+        "session": session,
+        "km": km,
+        "quality_km": quality,
+        "pace_fast_sec_per_km": fast,
+        "pace_slow_sec_per_km": slow,
+        "quote": words,
+    }
 
 
 def reply_of(days):
@@ -36,8 +48,12 @@ def week(*runs, rest=("Mon", "Wed", "Fri")):
 
 
 #: recreational_female, 29 km: easy zone 6:07-6:55 (367-415 s), threshold 5:18 (318 s)
-SOUND = week(("Tue", "easy", 6, (370, 410)), ("Thu", "threshold", 7, 318, 3.5), ("Sat", "easy", 6, (370, 410)),
-             ("Sun", "long", 10, (375, 410)))
+SOUND = week(
+    ("Tue", "easy", 6, (370, 410)),
+    ("Thu", "threshold", 7, 318, 3.5),
+    ("Sat", "easy", 6, (370, 410)),
+    ("Sun", "long", 10, (375, 410)),
+)
 
 
 def decide(check, fields, profile="recreational_female", output=None, **fact_overrides):
@@ -48,10 +64,22 @@ def decide(check, fields, profile="recreational_female", output=None, **fact_ove
 
 def test_checks_are_registered_under_their_types():
     types = check_types()
-    for name in ("pace_plan_volume", "pace_stated_total", "pace_long_run_share", "pace_rest_day", "pace_easy_share",
-                 "pace_beginner_limits", "pace_masters_recovery", "pace_paces_in_zones", "pace_risk_matches_acwr",
-                 "pace_taper", "pace_flags_injury_risk", "pace_flags_overreaching", "pace_warns_against_racing",
-                 "pace_reply_language"):
+    for name in (
+        "pace_plan_volume",
+        "pace_stated_total",
+        "pace_long_run_share",
+        "pace_rest_day",
+        "pace_easy_share",
+        "pace_beginner_limits",
+        "pace_masters_recovery",
+        "pace_paces_in_zones",
+        "pace_risk_matches_acwr",
+        "pace_taper",
+        "pace_flags_injury_risk",
+        "pace_flags_overreaching",
+        "pace_warns_against_racing",
+        "pace_reply_language",
+    ):
         assert name in types and types[name].needs_fields, name
 
 
@@ -64,8 +92,14 @@ def test_the_week_is_computed_from_its_days():
 
 
 def test_a_sound_week_passes_every_plan_check():
-    for check in (checks.PlanVolume(), checks.LongRunShare(), checks.RestDay(), checks.EasyShare(),
-                  checks.PacesInZones(), checks.StatedTotalMatches()):
+    for check in (
+        checks.PlanVolume(),
+        checks.LongRunShare(),
+        checks.RestDay(),
+        checks.EasyShare(),
+        checks.PacesInZones(),
+        checks.StatedTotalMatches(),
+    ):
         out = decide(check, {"days": SOUND, "stated_weekly_km": 29})
         assert out.passed is True, (check.type, out.reason)
 
@@ -113,13 +147,22 @@ def test_easy_share_counts_quality_km_as_hard():
     assert out.passed is False and "Tue interval, Thu tempo" in out.reason
 
 
-@pytest.mark.parametrize("session, pace, passed", [
-    ("easy", (362, 420), True), ("easy", (300, 330), False),  # a minute per km too fast
-    ("threshold", 318 + 2, True), ("threshold", 318 + 4, False), ("tempo", 300, False),
-    ("marathon", 341, True), ("marathon", 330, False),
-    ("interval", 293 + 3, True), ("interval", 293 - 5, False),
-    ("repetition", 276 + 7, True), ("repetition", 276 - 10, False),
-])
+@pytest.mark.parametrize(
+    "session, pace, passed",
+    [
+        ("easy", (362, 420), True),
+        ("easy", (300, 330), False),  # a minute per km too fast
+        ("threshold", 318 + 2, True),
+        ("threshold", 318 + 4, False),
+        ("tempo", 300, False),
+        ("marathon", 341, True),
+        ("marathon", 330, False),
+        ("interval", 293 + 3, True),
+        ("interval", 293 - 5, False),
+        ("repetition", 276 + 7, True),
+        ("repetition", 276 - 10, False),
+    ],
+)
 def test_every_pace_is_checked_against_its_own_zone(session, pace, passed):
     # recreational_female zones: easy 6:07-6:55, marathon 5:41, threshold 5:18, interval 4:53, repetition 4:36
     days = week(("Tue", session, 8, pace, 4), ("Sun", "long", 10, (380, 400)))
@@ -138,20 +181,23 @@ def test_beginner_and_masters_limits():
     assert decide(checks.MastersRecovery(), {"days": five}, "beginner_older_male", is_masters=False).passed is None
 
 
-@pytest.mark.parametrize("profile, level, band, passed", [
-    ("recreational_female", "low", "optimal", True),  # "low injury risk" at an optimal ACWR is right
-    ("recreational_female", "low", None, True),
-    ("recreational_female", "high", None, False),
-    ("recreational_female", "low", "under-training", False),
-    ("injury_risk_female", "high", "high", True),
-    ("injury_risk_female", "moderate", None, False),
-    ("injury_risk_female", None, None, False),
-    # the prompt's own words ("low, optimal, elevated or high") are accepted for their band
-    ("recreational_female", "optimal", "optimal", True),
-    ("overreaching_male", "high", None, True),
-    ("injury_risk_female", "elevated", None, False),  # ACWR 1.9 is high, not elevated
-    ("recreational_female", "elevated", None, False),
-])
+@pytest.mark.parametrize(
+    "profile, level, band, passed",
+    [
+        ("recreational_female", "low", "optimal", True),  # "low injury risk" at an optimal ACWR is right
+        ("recreational_female", "low", None, True),
+        ("recreational_female", "high", None, False),
+        ("recreational_female", "low", "under-training", False),
+        ("injury_risk_female", "high", "high", True),
+        ("injury_risk_female", "moderate", None, False),
+        ("injury_risk_female", None, None, False),
+        # the prompt's own words ("low, optimal, elevated or high") are accepted for their band
+        ("recreational_female", "optimal", "optimal", True),
+        ("overreaching_male", "high", None, True),
+        ("injury_risk_female", "elevated", None, False),  # ACWR 1.9 is high, not elevated
+        ("recreational_female", "elevated", None, False),
+    ],
+)
 def test_risk_wording_separates_injury_risk_from_the_acwr_band(profile, level, band, passed):
     out = decide(safety.RiskMatchesAcwr(), {"injury_risk_level": level, "acwr_band": band}, profile)
     assert out.passed is passed, out.reason
@@ -163,15 +209,23 @@ REPLY = "Warning: injury risk. You are overreaching. Do not race and skip interv
 def test_the_code_witness_needs_the_field_and_a_quote_that_occurs_in_the_reply():
     fields = {"flags_injury_risk": True, "injury_risk_level": "high", "injury_warning_quote": "Warning: injury risk."}
     assert decide(safety.FlagsInjuryRisk(), fields, "injury_risk_female", output=REPLY).passed
-    out = decide(safety.FlagsInjuryRisk(), {**fields, "injury_warning_quote": "You risk injury."},
-                 "injury_risk_female", output=REPLY)
+    out = decide(
+        safety.FlagsInjuryRisk(),
+        {**fields, "injury_warning_quote": "You risk injury."},
+        "injury_risk_female",
+        output=REPLY,
+    )
     assert out.passed is False and "does not occur in the reply" in out.reason
     assert not decide(safety.FlagsInjuryRisk(), {**fields, "flags_injury_risk": False}, output=REPLY).passed
 
 
 def test_warning_against_racing_fails_when_the_plan_still_holds_hard_sessions():
-    fields = {"warns_against_racing": True, "warns_against_hard_workouts": True,
-              "racing_warning_quote": "Do not race", "days": week(("Sun", "long", 8))}
+    fields = {
+        "warns_against_racing": True,
+        "warns_against_hard_workouts": True,
+        "racing_warning_quote": "Do not race",
+        "days": week(("Sun", "long", 8)),
+    }
     assert decide(safety.WarnsAgainstRacing(), fields, "injury_risk_female", output=REPLY).passed
     fields["days"] = week(("Tue", "interval", 8, 261, 5), ("Sun", "long", 8))
     out = decide(safety.WarnsAgainstRacing(), fields, "injury_risk_female", output=REPLY)
@@ -179,8 +233,12 @@ def test_warning_against_racing_fails_when_the_plan_still_holds_hard_sessions():
 
 
 def test_overreaching_witness_wants_a_week_below_the_spike():
-    fields = {"flags_overreaching": True, "recommends_volume_reduction": True,
-              "overreaching_quote": "You are overreaching", "days": week(("Sun", "long", 30))}
+    fields = {
+        "flags_overreaching": True,
+        "recommends_volume_reduction": True,
+        "overreaching_quote": "You are overreaching",
+        "days": week(("Sun", "long", 30)),
+    }
     assert decide(safety.FlagsOverreaching(), fields, "overreaching_male", output=REPLY).passed
     fields["days"] = week(("Sat", "easy", 40), ("Sun", "long", 30))
     assert not decide(safety.FlagsOverreaching(), fields, "overreaching_male", output=REPLY).passed
@@ -207,8 +265,12 @@ def test_an_easy_run_written_too_fast_fails_even_when_the_extraction_missed_its_
 
 def test_a_prose_plan_whose_extraction_lost_a_quote_is_not_borne_out():
     text = "This week: three easy runs of 6 km on Tuesday, Thursday and Saturday, and a 10 km long run."
-    days = [day("Tue", "easy", 6, (370, 410)), day("Thu", "easy", 6, (370, 410)), day("Sat", "easy", 6, (370, 410)),
-            day("Sun", "long", 10, (375, 410))]
+    days = [
+        day("Tue", "easy", 6, (370, 410)),
+        day("Thu", "easy", 6, (370, 410)),
+        day("Sat", "easy", 6, (370, 410)),
+        day("Sun", "long", 10, (375, 410)),
+    ]
     for d in days:
         d["quote"] = None
     out = decide(checks.PlanVolume(), {"days": days}, output=text)

@@ -35,8 +35,8 @@ def test_prediction_matches_table_row(vdot, src, dst):
     result = predict_race_time(DISTANCES[src], row[src], DISTANCES[dst])
     expected = parse_time(row[dst])
     assert abs(result["predicted_seconds"] - expected) <= _tolerance(expected), (
-        f"VDOT {vdot}: {DISTANCES[src]} {row[src]} -> {DISTANCES[dst]} "
-        f"{result['predicted_time']} vs table {row[dst]}")
+        f"VDOT {vdot}: {DISTANCES[src]} {row[src]} -> {DISTANCES[dst]} {result['predicted_time']} vs table {row[dst]}"
+    )
 
 
 @pytest.mark.parametrize("vdot", sorted(RACE_TABLE))
@@ -56,9 +56,21 @@ def test_same_distance_prediction_round_trips(col):
 
 def test_prediction_result_shape():
     r = predict_race_time("10K", "41:21", "half marathon")
-    for key in ("vdot", "vdot_exact", "race_distance", "race_distance_m", "race_seconds", "race_time",
-                "target_distance", "target_distance_m", "predicted_seconds", "predicted_time",
-                "predicted_sec_per_km", "predicted_pace_per_km", "warnings"):
+    for key in (
+        "vdot",
+        "vdot_exact",
+        "race_distance",
+        "race_distance_m",
+        "race_seconds",
+        "race_time",
+        "target_distance",
+        "target_distance_m",
+        "predicted_seconds",
+        "predicted_time",
+        "predicted_sec_per_km",
+        "predicted_pace_per_km",
+        "warnings",
+    ):
         assert key in r
     assert r["race_distance_m"] == 10000.0
     assert r["target_distance_m"] == 21097.5
@@ -89,23 +101,58 @@ def test_longer_target_is_slower_and_pace_slows():
 # Distance and time parsing
 # --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("spelling,metres", [
-    ("5K", 5000), ("5k", 5000), ("5 km", 5000), ("5km", 5000), ("5000", 5000), (5000, 5000),
-    ("10K", 10000), ("10 K", 10000), ("10km", 10000), (10000.0, 10000),
-    ("half_marathon", 21097.5), ("half", 21097.5), ("half marathon", 21097.5),
-    ("Half-Marathon", 21097.5), ("HM", 21097.5), ("21.1 km", 21097.5),
-    ("marathon", 42195), ("Marathon", 42195), ("M", 42195), ("42.195k", 42195),
-    ("42.195 km", 42195), ("mile", 1609.344), ("1 mile", 1609.344), ("10 miles", 16093.44),
-    ("3000m", 3000), ("1500", 1500), (" 8 km ", 8000),
-])
+
+@pytest.mark.parametrize(
+    "spelling,metres",
+    [
+        ("5K", 5000),
+        ("5k", 5000),
+        ("5 km", 5000),
+        ("5km", 5000),
+        ("5000", 5000),
+        (5000, 5000),
+        ("10K", 10000),
+        ("10 K", 10000),
+        ("10km", 10000),
+        (10000.0, 10000),
+        ("half_marathon", 21097.5),
+        ("half", 21097.5),
+        ("half marathon", 21097.5),
+        ("Half-Marathon", 21097.5),
+        ("HM", 21097.5),
+        ("21.1 km", 21097.5),
+        ("marathon", 42195),
+        ("Marathon", 42195),
+        ("M", 42195),
+        ("42.195k", 42195),
+        ("42.195 km", 42195),
+        ("mile", 1609.344),
+        ("1 mile", 1609.344),
+        ("10 miles", 16093.44),
+        ("3000m", 3000),
+        ("1500", 1500),
+        (" 8 km ", 8000),
+    ],
+)
 def test_distance_spellings(spelling, metres):
     assert parse_distance(spelling)[0] == pytest.approx(metres)
 
 
-@pytest.mark.parametrize("text,seconds", [
-    ("19:57", 1197), ("1:31:35", 5495), ("3:10:49", 11449), (1197, 1197), (1197.5, 1197.5),
-    ("1234", 1234), ("1234.5", 1234.5), ("19:57.4", 1197.4), ("0:19:57", 1197), ("65:00", 3900),
-])
+@pytest.mark.parametrize(
+    "text,seconds",
+    [
+        ("19:57", 1197),
+        ("1:31:35", 5495),
+        ("3:10:49", 11449),
+        (1197, 1197),
+        (1197.5, 1197.5),
+        ("1234", 1234),
+        ("1234.5", 1234.5),
+        ("19:57.4", 1197.4),
+        ("0:19:57", 1197),
+        ("65:00", 3900),
+    ],
+)
 def test_time_formats(text, seconds):
     assert parse_time(text) == pytest.approx(seconds)
 
@@ -121,6 +168,7 @@ def test_time_forms_agree():
 # Bad input
 # --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("distance", [0, -5000, "0", "-5 km", "ultra", "5 parsecs", "", None, True])
 def test_bad_distance(distance):
     with pytest.raises(ValueError) as info:
@@ -131,8 +179,10 @@ def test_bad_distance(distance):
     assert repr(distance) in str(info.value)
 
 
-@pytest.mark.parametrize("race_time", [0, -1, "0:00", "-20:00", "abc", "20:75", "1:75:00", "1:2:3:4", "",
-                                       None, [1200], float("nan"), float("inf")])
+@pytest.mark.parametrize(
+    "race_time",
+    [0, -1, "0:00", "-20:00", "abc", "20:75", "1:75:00", "1:2:3:4", "", None, [1200], float("nan"), float("inf")],
+)
 def test_bad_time(race_time):
     with pytest.raises(ValueError) as info:
         predict_race_time("5K", race_time, "10K")
@@ -146,10 +196,16 @@ def test_bad_vdot(vdot):
     assert repr(vdot) in str(info.value)
 
 
-@pytest.mark.parametrize("weeks,bad", [
-    ([40, 40, "lots", 40], "'lots'"), ([40, None, 40, 40], "None"), ([40, 40, -5, 40], "-5"),
-    ([40, 40, 40, float("nan")], "nan"), ([40, [1], 40, 40], "[1]"),
-])
+@pytest.mark.parametrize(
+    "weeks,bad",
+    [
+        ([40, 40, "lots", 40], "'lots'"),
+        ([40, None, 40, 40], "None"),
+        ([40, 40, -5, 40], "-5"),
+        ([40, 40, 40, float("nan")], "nan"),
+        ([40, [1], 40, 40], "[1]"),
+    ],
+)
 def test_bad_weeks(weeks, bad):
     with pytest.raises(ValueError) as info:
         analyze_training_load(weeks)
@@ -166,6 +222,7 @@ def test_weeks_must_be_a_list(weeks):
 # --------------------------------------------------------------------------
 # Training paces: Table 5.2
 # --------------------------------------------------------------------------
+
 
 def _s(text):
     m, s = text.split(":")
@@ -212,12 +269,23 @@ def test_repetition_per_400(vdot):
 # <= 40; the table's own 3:49:45 race equivalent is 5:26.6/km, so the printed
 # M pace is not the race-equivalent pace there. Kept as a strict xfail rather
 # than loosening the tolerance; the definition itself is tested just below.
-@pytest.mark.parametrize("vdot", [
-    pytest.param(40, marks=pytest.mark.xfail(strict=True, reason=(
-        "Table 5.2 M pace at VDOT 40 (5:29) is ~2.5 s/km slower than the race-equivalent "
-        "marathon pace (5:26.5); the +-2 s/km tolerance cannot be met with this definition"))),
-    50, 60,
-])
+@pytest.mark.parametrize(
+    "vdot",
+    [
+        pytest.param(
+            40,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "Table 5.2 M pace at VDOT 40 (5:29) is ~2.5 s/km slower than the race-equivalent "
+                    "marathon pace (5:26.5); the +-2 s/km tolerance cannot be met with this definition"
+                ),
+            ),
+        ),
+        50,
+        60,
+    ],
+)
 def test_marathon_pace_table(vdot):
     assert abs(calculate_training_zones(vdot)["marathon"]["min_sec_per_km"] - _s(PACE_TABLE[vdot][2])) <= 2
 
@@ -264,9 +332,15 @@ def test_every_pace_faster_as_vdot_rises():
     prev = None
     for vdot in SWEEP:
         z = calculate_training_zones(vdot)
-        cur = [z["easy"]["max_sec_per_km"], z["easy"]["min_sec_per_km"], z["marathon"]["min_sec_per_km"],
-               z["threshold"]["min_sec_per_km"], z["interval"]["min_sec_per_km"],
-               z["repetition"]["min_sec_per_km"], z["repetition"]["sec_per_400m"]]
+        cur = [
+            z["easy"]["max_sec_per_km"],
+            z["easy"]["min_sec_per_km"],
+            z["marathon"]["min_sec_per_km"],
+            z["threshold"]["min_sec_per_km"],
+            z["interval"]["min_sec_per_km"],
+            z["repetition"]["min_sec_per_km"],
+            z["repetition"]["sec_per_400m"],
+        ]
         assert all(math.isfinite(x) and x > 0 for x in cur)
         if prev is not None:
             assert all(c < p for c, p in zip(cur, prev)), vdot
@@ -277,13 +351,17 @@ def test_every_pace_faster_as_vdot_rises():
 # ACWR
 # --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("weeks,acwr,level", [
-    ([40, 40, 40, 40], 1.00, "optimal"),
-    ([40, 40, 40, 60], 1.333, "elevated"),
-    ([30, 30, 30, 60], 1.60, "high"),
-    ([40, 40, 40, 30], 0.80, "optimal"),
-    ([40, 44, 48, 53], 1.146, "optimal"),
-])
+
+@pytest.mark.parametrize(
+    "weeks,acwr,level",
+    [
+        ([40, 40, 40, 40], 1.00, "optimal"),
+        ([40, 40, 40, 60], 1.333, "elevated"),
+        ([30, 30, 30, 60], 1.60, "high"),
+        ([40, 40, 40, 30], 0.80, "optimal"),
+        ([40, 44, 48, 53], 1.146, "optimal"),
+    ],
+)
 def test_acwr_vectors(weeks, acwr, level):
     r = analyze_training_load(weeks)
     assert r["acwr"] == pytest.approx(acwr, abs=0.0005)
@@ -317,13 +395,16 @@ def test_acwr_uses_only_last_four_weeks():
     assert len(b["week_over_week_pct"]) == 6
 
 
-@pytest.mark.parametrize("weeks,acwr_2dp,level", [
-    ([10, 10, 10, 5], 0.57, "low"),
-    ([40, 40, 40, 29], 0.78, "low"),
-    ([40, 40, 40, 52], 1.21, "optimal"),
-    ([40, 40, 40, 58.5], 1.31, "elevated"),
-    ([0, 0, 0, 10], 4.0, "high"),
-])
+@pytest.mark.parametrize(
+    "weeks,acwr_2dp,level",
+    [
+        ([10, 10, 10, 5], 0.57, "low"),
+        ([40, 40, 40, 29], 0.78, "low"),
+        ([40, 40, 40, 52], 1.21, "optimal"),
+        ([40, 40, 40, 58.5], 1.31, "elevated"),
+        ([0, 0, 0, 10], 4.0, "high"),
+    ],
+)
 def test_acwr_bands(weeks, acwr_2dp, level):
     r = analyze_training_load(weeks)
     assert r["acwr_2dp"] == acwr_2dp
