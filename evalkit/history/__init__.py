@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from evalkit.history.location import shown
     from evalkit.history.merge import add_missing_runs
     from evalkit.history.migrations import SCHEMA_VERSION
-    from evalkit.history.report_past import DEFAULT_CHART_RUNS, NOT_RUN, ReportPast, SuitePast, SuiteRun
+    from evalkit.history.queries import SuiteRun
+    from evalkit.history.report_past import DEFAULT_CHART_RUNS, NOT_RUN, ReportPast, SuitePast
 
 # What the other rooms (and a team's code) use of this one; each name loads its module on first use.
 __all__ = [
@@ -52,7 +53,7 @@ __getattr__, __dir__ = lazy_exports(
         "NOT_RUN": "evalkit.history.report_past",
         "ReportPast": "evalkit.history.report_past",
         "SuitePast": "evalkit.history.report_past",
-        "SuiteRun": "evalkit.history.report_past",
+        "SuiteRun": "evalkit.history.queries",
     },
 )
 

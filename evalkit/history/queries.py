@@ -23,11 +23,13 @@ class RunRow:
 
 
 @dataclass(frozen=True)
-class SuitePoint:
-    """One run of a suite: its pass rate, cost and latency then."""
+class SuiteRun:
+    """One run of a suite: when, which commit, and its figures then (pass rate, cost, latency)."""
 
-    run: int
+    number: int | None  # the run's number in the history; None: a report's own run, not recorded
     started_at: str
+    commit: str | None
+    current: bool  # a report's own run (evalkit.history.report_past), drawn apart from its past
     cases: int
     passed: int
     cost_usd: float
@@ -41,7 +43,7 @@ class SuitePoint:
 @dataclass(frozen=True)
 class SuiteTrend:
     suite: str
-    points: list[SuitePoint]  # oldest first
+    points: list[SuiteRun]  # oldest first
 
 
 @dataclass(frozen=True)
@@ -76,13 +78,17 @@ def suite_trends(conn: HistoryConnection, *, last: int = 10, branch: str | None 
     names = [r[0] for r in conn.execute("SELECT DISTINCT suite FROM suite_runs ORDER BY suite")]
     for name in names:
         rows = conn.execute(
-            "SELECT s.run, r.started_at, s.cases, s.passed, s.cost_usd, s.latency_median FROM suite_runs s "
+            "SELECT s.run, r.started_at, r.git_commit, s.cases, s.passed, s.cost_usd, s.latency_median FROM suite_runs s "
             "JOIN runs r ON r.id = s.run WHERE s.suite = ? AND (CAST(? AS TEXT) IS NULL OR r.branch = ?) "
             "ORDER BY s.run DESC LIMIT ?",
             (name, branch, branch, last),
         ).fetchall()
         if rows:
-            trends.append(SuiteTrend(suite=name, points=[SuitePoint(*row) for row in reversed(rows)]))
+            points = [
+                SuiteRun(number, started, commit, False, cases, passed, cost, median)
+                for number, started, commit, cases, passed, cost, median in reversed(rows)
+            ]
+            trends.append(SuiteTrend(suite=name, points=points))
     return trends
 
 

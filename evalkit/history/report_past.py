@@ -12,29 +12,12 @@ from dataclasses import dataclass, field
 from evalkit.compare.flaky import FlakyIndex, index
 from evalkit.history.connection import HistoryConnection
 from evalkit.history.flaky import DEFAULT_BRANCH, flaky_cases
+from evalkit.history.queries import SuiteRun
 from evalkit.history.recording import run_key, suite_figures
 from evalkit.results.report import Report, SuiteResult
 
 DEFAULT_CHART_RUNS = 20  # runs a chart and a strip show, the report's own included
 NOT_RUN = "not run"  # a case absent from a run of its suite (added later, or left out by --case)
-
-
-@dataclass(frozen=True)
-class SuiteRun:
-    """One run of a suite: when, which commit, and its figures then."""
-
-    number: int | None  # the run's number in the history; None: the report's own, not recorded
-    started_at: str
-    commit: str | None
-    current: bool  # the report's own run
-    cases: int
-    passed: int
-    cost_usd: float
-    latency_median: float | None
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.passed / self.cases if self.cases else None
 
 
 @dataclass(frozen=True)
