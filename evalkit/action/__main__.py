@@ -264,7 +264,9 @@ def _keep_history(inputs: Inputs, event: Event, outcome: Outcome, report: Report
     the branch's last runs with it, for the charts (None when not recorded)."""
     if not (inputs.history and is_default_branch_push(event)):
         return None
-    kept = record_default_branch_run(outcome.api, event, outcome.out_dir / "results.json", outcome.out_dir, None)
+    kept = record_default_branch_run(
+        outcome.api, event, outcome.out_dir / "results.json", outcome.out_dir, None, keep=inputs.history_keep
+    )
     if kept is None:
         return None
     outcome.outputs.set(history_artifact=ARTIFACT, history_artifact_path=outcome.outputs.show(kept))

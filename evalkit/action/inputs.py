@@ -53,6 +53,7 @@ class Inputs:
     federation: Federation | None = None  # workload identity federation instead of anthropic_api_key
     check_run: bool = False  # also report the verdict as a check run (needs `checks: write`)
     history: bool = True  # the default branch records its runs in the kept history; a PR reads its flaky cases
+    history_keep: int = 500  # runs the kept history keeps (the newest); older ones are pruned after a recording
     # What the parent holds for the API once resolved (the key, or a federated token); set by the entrypoint.
     credential: Credential | None = field(default=None, compare=False)
 
@@ -102,6 +103,13 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         concurrency = 0
     if not 1 <= concurrency <= 256:
         problems.append(f"concurrency: {raw_conc!r} is not a whole number from 1 to 256")
+    raw_keep = read_input(env, "history_keep") or "500"
+    try:
+        history_keep = int(raw_keep)
+    except ValueError:
+        history_keep = 0
+    if not 1 <= history_keep <= 100_000:
+        problems.append(f"history_keep: {raw_keep!r} is not a whole number from 1 to 100000")
     names, env_problems = passthrough(env)
     problems += env_problems
     inputs = Inputs(
@@ -136,6 +144,7 @@ def parse_inputs(env: Mapping[str, str]) -> Inputs:
         federation=_federation(env, problems),
         check_run=boolean("check_run", "false"),
         history=boolean("history", "true"),
+        history_keep=history_keep,
     )
     if inputs.federation and inputs.anthropic_api_key:
         problems.append("anthropic_api_key and anthropic_federation_rule_id: set one way to reach the API, not both")

@@ -24,7 +24,7 @@ from evalkit.github import commands
 from evalkit.github.api import GitHubAPI, GitHubAPIError
 from evalkit.github.artifacts import artifact_files, branch_artifacts
 from evalkit.github.event import Event
-from evalkit.history.access import read_flaky, read_report_past, record_file
+from evalkit.history.access import prune_file, read_flaky, read_report_past, record_file
 from evalkit.history.database import open_history
 from evalkit.history.merge import add_missing_runs
 from evalkit.history.migrations import SCHEMA_VERSION
@@ -116,7 +116,7 @@ def past_of_recorded(history: Path, report: Report, event: Event) -> ReportPast 
 
 
 def record_default_branch_run(
-    api: GitHubAPI | None, event: Event, results: Path, out_dir: Path, commit: str | None
+    api: GitHubAPI | None, event: Event, results: Path, out_dir: Path, commit: str | None, *, keep: int = 500
 ) -> Path | None:
     """On a push to the default branch: the newest history joined with the copies before it, this run
     recorded in it, written to `out_dir/history/history.sqlite`; the folder, or None (with a line why)
@@ -159,6 +159,13 @@ def record_default_branch_run(
         f"evalkit: run recorded in the history of {event.default_branch} as #{done.number}: upload "
         f"{FOLDER}/{FILE} as artifact {ARTIFACT}"
     )
+    try:
+        gone = prune_file(target, keep=keep)
+    except UsageError as exc:  # the run is recorded: a history that cannot be pruned now is still whole
+        warn(f"the history could not be pruned to its newest {keep} runs ({_short(exc)})")
+    else:
+        if gone:
+            print(f"evalkit: {gone} run(s) older than the newest {keep} removed from the history (history_keep)")
     return folder
 
 

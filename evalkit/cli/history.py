@@ -91,3 +91,22 @@ def case(ctx: click.Context, case_id: str, history_path: str | None, suite: str 
     finally:
         conn.close()
     click.echo("\n".join(text.case_text(case_id, outcomes)))
+
+
+@history.command("prune")
+@history_option
+@click.option("--keep", type=click.IntRange(1, None), required=True, help="Runs to keep: the newest ones.")
+@click.pass_context
+@guard
+def prune(ctx: click.Context, history_path: str | None, keep: int) -> None:
+    """Remove every run but the newest KEEP (a file is compacted after): all of them or none."""
+    from evalkit.history import shown
+    from evalkit.history.access import prune_file
+
+    where = _path(ctx, history_path)
+    gone = prune_file(where, keep=keep)
+    click.echo(
+        f"removed {gone} run{'s' if gone != 1 else ''} from {shown(where)}; the newest {keep} kept"
+        if gone
+        else f"{shown(where)} holds no more than {keep} runs: nothing removed"
+    )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from evalkit._runtime.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from evalkit.history.access import read_flaky, read_report_past, record_file
+    from evalkit.history.access import prune_file, read_flaky, read_report_past, record_file
     from evalkit.history.database import DEFAULT_PATH, open_history
     from evalkit.history.flaky import DEFAULT_BRANCH, flaky_cases
     from evalkit.history.location import shown
@@ -30,6 +30,7 @@ __all__ = [
     "add_missing_runs",
     "flaky_cases",
     "open_history",
+    "prune_file",
     "read_flaky",
     "read_report_past",
     "record_file",
@@ -44,6 +45,7 @@ __getattr__, __dir__ = lazy_exports(
         "read_flaky": "evalkit.history.access",
         "read_report_past": "evalkit.history.access",
         "record_file": "evalkit.history.access",
+        "prune_file": "evalkit.history.access",
         "DEFAULT_PATH": "evalkit.history.database",
         "open_history": "evalkit.history.database",
         "DEFAULT_BRANCH": "evalkit.history.flaky",

@@ -13,6 +13,7 @@ from evalkit.errors import UsageError
 from evalkit.history.connection import HistoryConflict, HistoryError
 from evalkit.history.database import busy_or_broken, open_history
 from evalkit.history.flaky import DEFAULT_BRANCH, DEFAULT_WINDOW, flaky_cases
+from evalkit.history.pruning import prune
 from evalkit.history.recording import Recorded, record, refuse_unfinished
 from evalkit.history.report_past import DEFAULT_CHART_RUNS, ReportPast, report_past
 from evalkit.results.report import Report
@@ -79,6 +80,17 @@ def read_report_past(
     conn = open_history(history)
     try:
         return report_past(conn, report, branch=branch, last=last)
+    except HistoryError as exc:
+        raise busy_or_broken(history, exc) from None
+    finally:
+        conn.close()
+
+
+def prune_file(history: str | Path, *, keep: int) -> int:
+    """Remove every run but the newest `keep` from the history at `history` (which must exist)."""
+    conn = open_history(history)
+    try:
+        return prune(conn, keep=keep)
     except HistoryError as exc:
         raise busy_or_broken(history, exc) from None
     finally:

@@ -1,7 +1,7 @@
 """Join two histories by run key: the runs of another history file that this one lacks are copied
 in (each with its suites, cases and items, renumbered), oldest first, in one transaction. Two copies
 of the history that each recorded a run of their own (two default-branch jobs at once) join into one
-that has both."""
+that has both. A run older than all of this history's runs is not copied: it was pruned from it."""
 
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ def add_missing_runs(conn: HistoryConnection, other: str | Path) -> int:
     conn.execute("ATTACH DATABASE ? AS other", (str(other),))
     try:
         with conn.transaction():
+            # A run older than every run this history holds was pruned from it (evalkit.history.pruning):
+            # it stays out. Runs an overlapping upload left out are newer, and come back.
             missing = conn.execute(
-                "SELECT id FROM other.runs WHERE run_key NOT IN (SELECT run_key FROM main.runs) ORDER BY started_at, id"
+                "SELECT id FROM other.runs WHERE run_key NOT IN (SELECT run_key FROM main.runs) "
+                "AND (NOT EXISTS (SELECT 1 FROM main.runs) OR started_at >= (SELECT MIN(started_at) FROM main.runs)) "
+                "ORDER BY started_at, id"
             ).fetchall()
             run_columns = [c for c in _columns(conn, "runs") if c != "id"]
             listed = ", ".join(run_columns)

@@ -58,7 +58,9 @@ def bob_says(verdict: str):
     return greet_script(reply_bob="Go away.", verdict_bob="fail", reason_bob="rude")
 
 
-def main_run(action, repo: Path, github: FakeGitHub, tmp_path: Path, bob: str, *, upload: bool = True):
+def main_run(
+    action, repo: Path, github: FakeGitHub, tmp_path: Path, bob: str, *, upload: bool = True, inputs: dict | None = None
+):
     """One push to main (a commit that changes a watched file, not the suite) in which bob's answer
     `bob`s; like the workflow's upload-artifact steps, the files the outputs name become artifacts."""
     prompt = repo / "prompts/greet.txt"
@@ -66,7 +68,7 @@ def main_run(action, repo: Path, github: FakeGitHub, tmp_path: Path, bob: str, *
     git(repo, "commit", "-qam", f"main: {bob}")
     shutil.rmtree(tmp_path / "home" / ".cache", ignore_errors=True)  # the judge is asked afresh each run
     with FakeAnthropicServer(bob_says(bob)) as llm:
-        run = action(repo, push_event(repo), "push", github=github, anthropic=llm, inputs=GREET)
+        run = action(repo, push_event(repo), "push", github=github, anthropic=llm, inputs={**GREET, **(inputs or {})})
     assert run.code == (0 if bob == "pass" else 1), run.log
     if upload:
         for name, path in (("history_artifact", "history_artifact_path"), ("base_artifact", "base_artifact_path")):
@@ -270,3 +272,13 @@ def test_a_sharded_pull_request_reads_mains_flaky_cases_in_its_merge_job(action,
     )
     assert "history of main: 1 flaky case(s)" in merged.log, merged.log
     assert "history_artifact" not in merged.outputs  # a pull request never writes it
+
+
+@pytest.mark.slow
+def test_the_kept_history_holds_the_newest_history_keep_runs(action, tmp_path, github):
+    repo = committed(tmp_path)
+    for bob in ("pass", "fail", "pass"):
+        last = main_run(action, repo, github, tmp_path, bob, inputs={"history_keep": "2"})
+    # the third run joins the two copies before it and records itself: the oldest run goes, and stays gone
+    assert history_runs(last) == [("main", "fail"), ("main", "pass")]
+    assert "1 run(s) older than the newest 2 removed from the history (history_keep)" in last.log, last.log

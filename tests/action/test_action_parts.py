@@ -270,3 +270,12 @@ def test_the_max_cost_input_is_an_amount_of_dollars():
     for bad, why in (("abc", "'abc' is not an amount of US dollars"), ("-1", "'-1' must be more than 0")):
         with pytest.raises(UsageError, match=f"^invalid input: max_cost: {why}"):
             parse_inputs({**base, "INPUT_MAX_COST": bad})
+
+
+def test_the_history_keep_input_is_a_number_of_runs():
+    base = {"INPUT_SUITES": "suites", "INPUT_ANTHROPIC_API_KEY": "k"}
+    assert parse_inputs(base).history_keep == 500
+    assert parse_inputs({**base, "INPUT_HISTORY_KEEP": " 40 "}).history_keep == 40
+    for bad in ("0", "many", "100001"):
+        with pytest.raises(UsageError, match=f"^invalid input: history_keep: '{bad}' is not a whole number"):
+            parse_inputs({**base, "INPUT_HISTORY_KEEP": bad})
