@@ -57,6 +57,7 @@ def calls_of_a_run(suites, script, cache: Path) -> int:
         return len(fake.requests)
 
 
+@pytest.mark.slow  # the plan runs the suite's targets in workers: over 8 s on a loaded machine
 @pytest.mark.parametrize("name", CASES)
 def test_the_plans_call_count_is_the_runs(name, tmp_path, monkeypatch):
     path, script, exact = CASES[name]()

@@ -76,6 +76,7 @@ def test_plan_prices_a_prompt_target_suite_at_half_with_batch(tmp_path) -> None:
     assert est.cost()[0] > 0 and est.batch_cost() == pytest.approx(est.cost()[0] * BATCH_DISCOUNT)
 
 
+@pytest.mark.slow  # the plan runs the suite's targets in workers: over 8 s on a loaded machine
 def test_plan_prices_interactive_and_batch(tmp_path) -> None:
     from evalkit.engine import load_suites
 

@@ -70,6 +70,7 @@ def test_the_bundled_suites_end_with_a_verdict_on_each_family(tmp_path, family):
     )
 
 
+@pytest.mark.slow  # the plan runs the suite's targets in workers: over 8 s on a loaded machine
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_plan_of_the_bundled_suites_takes_each_familys_route(family):
     """`evalkit plan` builds the judge's requests by the run's route for the model, and prices the room
