@@ -30,7 +30,7 @@ def test_inputs_are_snake_case_with_string_defaults():
         "gate", "baseline", "install",
         "inconclusive", "compare_models", "batch", "tags", "comment_mode", "summary", "env", "working_directory", "max_cost",
         "reuse_base", "anthropic_federation_rule_id", "anthropic_organization_id", "anthropic_service_account_id",
-        "anthropic_workspace_id", "oidc_audience", "check_run", "history",
+        "anthropic_workspace_id", "oidc_audience", "check_run", "history", "history_keep",
     }  # fmt: skip
     assert set(inputs) == expected
     for name, spec in inputs.items():
