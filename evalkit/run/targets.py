@@ -100,8 +100,8 @@ def resolve_target(target: Target, suite_dir: Path) -> CaseTarget:
 
 
 class CallableTarget(CaseTarget):
-    """A `module:function` called in evalkit's own process (`evalkit plan`'s dry run, gold replays; a
-    run calls user code in a worker process instead: evalkit.run.user_code.WorkerTarget)."""
+    """A `module:function` called in evalkit's own process (gold replays). A run resolves it too, for a
+    clear error and what it takes, then calls it in a worker process: evalkit.run.user_code.WorkerTarget."""
 
     def __init__(self, fn: Callable[..., Any], name: str):
         self.fn, self.name = fn, name
